@@ -1,0 +1,68 @@
+// pinbench's entry point: parse the command line, run one subcommand, and turn every failure
+// into one line on stderr and a documented exit code (see README.md, "Exit codes").
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "core/errors.hpp"
+#include "version.hpp"
+
+namespace {
+
+int fail(pinbench::ExitCode code, const std::string& what) {
+  std::fprintf(stderr, "pinbench: error: %s\n", what.c_str());
+  return static_cast<int>(code);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using pinbench::ExitCode;
+  CLI::App app{
+      "pinbench: measures, explains and speeds up copies between host memory and a GPU.\n"
+      "GB/s means 10^9 bytes per second; MiB means 2^20 bytes."};
+  app.name("pinbench");
+  app.set_version_flag("--version", pinbench::kVersion);
+  app.require_subcommand(1, 1);
+  app.footer(
+      "Exit codes: 0 success, 1 a gate or check failed, 2 bad usage or input, 3 no usable GPU "
+      "where one is required (or a CUDA call failed).");
+
+  const std::vector<pinbench::cli::Command> commands = {pinbench::cli::add_info(app),
+                                                        pinbench::cli::add_lesson(app)};
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(ExitCode::kBadInput, std::string(e.what()) + " (see pinbench --help)");
+  }
+
+  try {
+    for (const pinbench::cli::Command& c : commands) {
+      if (c.app->parsed()) return c.run();
+    }
+    return fail(ExitCode::kBadInput, "no subcommand given (see pinbench --help)");
+  } catch (const pinbench::InputError& e) {
+    return fail(ExitCode::kBadInput, e.what());
+  } catch (const pinbench::NoGpuError& e) {
+    return fail(ExitCode::kNoGpu, e.what());
+  } catch (const pinbench::CudaError& e) {
+    return fail(ExitCode::kNoGpu, e.what());
+  } catch (const pinbench::CheckFailedError& e) {
+    return fail(ExitCode::kCheckFailed, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(ExitCode::kBadInput, "out of host memory");
+  } catch (const std::exception& e) {
+    return fail(ExitCode::kCheckFailed, std::string("unexpected failure: ") + e.what());
+  }
+}

@@ -1,0 +1,13 @@
+// The committed runs under data/runs/: finding the one a no-GPU replay should show.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace pinbench {
+
+// The path of the newest measured record of `experiment` in `dir` (by its created_utc), or
+// nothing when the folder has none. Files that are not run records are skipped.
+std::optional<std::string> newest_record(const std::string& dir, const std::string& experiment);
+
+}  // namespace pinbench

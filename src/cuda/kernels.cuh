@@ -1,0 +1,16 @@
+// Kernel launchers. The kernels themselves live in kernels.cu; callers see only these plain
+// functions, so no other file needs nvcc.
+#pragma once
+
+#include <cstddef>
+
+#include <cuda_runtime_api.h>
+
+namespace pinbench::cuda {
+
+// out[i] = scale * in[i] for i < n. `in` may be device memory or a mapped host pointer.
+// Reads n floats once and writes n floats once, fully coalesced. Checks the launch.
+void launch_scale_copy(const float* in, float* out, std::size_t n, float scale,
+                       cudaStream_t stream);
+
+}  // namespace pinbench::cuda

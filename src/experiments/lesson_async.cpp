@@ -1,0 +1,106 @@
+// Part 2 of the lesson: how long does cudaMemcpyAsync hold the host thread? One copy of the
+// probe size on a non-blocking stream, from (or to) a pageable and a pinned buffer, in both
+// directions. The host clock is read only at settled points: before the call, when the call has
+// returned, and when cudaStreamSynchronize has returned. The warm-up copy doubles as the gate:
+// its destination is checked byte for byte before anything is timed, and again afterwards.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/pattern.hpp"
+#include "core/units.hpp"
+#include "cuda/buffers.hpp"
+#include "cuda/check.hpp"
+#include "cuda/nvtx.hpp"
+#include "cuda/stream.hpp"
+#include "experiments/lesson_parts.hpp"
+
+namespace pinbench::lesson {
+namespace {
+
+constexpr std::uint64_t kSeed = 0xA5C0053;
+
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+void run_async(PartContext& ctx) {
+  const LessonConfig& cfg = ctx.config;
+  const std::size_t bytes = cfg.async_bytes;
+  cuda::HostBuffer expected(bytes, cuda::HostKind::kPageable);
+  fill_pattern(expected.data(), bytes, kSeed);
+  cuda::HostBuffer pageable(bytes, cuda::HostKind::kPageable);
+  cuda::HostBuffer pinned(bytes, cuda::HostKind::kPinned);
+  cuda::HostBuffer check(bytes, cuda::HostKind::kPinned);
+  cuda::DeviceBuffer device(bytes);
+  cuda::Stream stream(cudaStreamNonBlocking);
+  add_kind_gate(ctx.record, "kind/async/pageable", pageable.data(), "pageable");
+  add_kind_gate(ctx.record, "kind/async/pinned", pinned.data(), "pinned");
+
+  for (const bool h2d : {true, false}) {
+    for (cuda::HostBuffer* host : {&pageable, &pinned}) {
+      const std::string direction = h2d ? "h2d" : "d2h";
+      const std::string memory = cuda::to_string(host->kind());
+      const std::string group = fmt::format("part2 async {} {}", direction, memory);
+      ctx.progress(fmt::format("{} {}", group, format_size(bytes)));
+      const cuda::NvtxRange range(group);
+
+      Case c;
+      c.part = "async";
+      c.direction = direction;
+      c.memory = memory;
+      c.method = "cudaMemcpyAsync";
+      c.timing = "host_clock";
+      c.bytes = bytes;
+      c.warmups = std::max(1, cfg.async_warmups);  // the first copy is also the gate
+      c.gate = case_key("async", direction, memory, bytes);
+
+      // Each path starts from a cleared destination and a source holding the reference bytes.
+      if (h2d) {
+        std::memcpy(host->data(), expected.data(), bytes);
+        PINBENCH_CUDA_TRY(cudaMemset(device.data(), 0, bytes));
+      } else {
+        PINBENCH_CUDA_TRY(
+            cudaMemcpy(device.data(), expected.data(), bytes, cudaMemcpyHostToDevice));
+        std::memset(host->data(), 0, bytes);
+      }
+      void* dst = h2d ? device.data() : host->data();
+      const void* src = h2d ? host->data() : device.data();
+      const cudaMemcpyKind kind = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+      auto verify = [&]() -> std::optional<std::size_t> {
+        if (!h2d) return first_mismatch(host->data(), expected.data(), bytes);
+        std::memset(check.data(), 0, bytes);
+        PINBENCH_CUDA_TRY(cudaMemcpy(check.data(), device.data(), bytes, cudaMemcpyDeviceToHost));
+        return first_mismatch(check.data(), expected.data(), bytes);
+      };
+
+      for (int i = 0; i < std::max(1, cfg.async_warmups); ++i) {
+        PINBENCH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()));
+        stream.synchronize();
+      }
+      if (auto mismatch = verify()) {
+        add_gate(ctx.record, c.gate + " (before timing)", mismatch, bytes);
+        ctx.record.cases.push_back(c);
+        continue;
+      }
+
+      for (int i = 0; i < cfg.async_iterations; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        PINBENCH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()));
+        const auto t1 = std::chrono::steady_clock::now();  // the call has returned
+        stream.synchronize();
+        const auto t2 = std::chrono::steady_clock::now();  // the copy has completed
+        c.call_ms.push_back(ms_between(t0, t1));
+        c.samples_ms.push_back(ms_between(t0, t2));
+      }
+      c.verified = add_gate(ctx.record, c.gate, verify(), bytes);
+      ctx.record.cases.push_back(c);
+    }
+  }
+}
+
+}  // namespace pinbench::lesson

@@ -1,0 +1,136 @@
+// Part 1 of the lesson: blocking cudaMemcpy from a pageable and from a pinned host buffer at
+// each size, and the exercise's reverse sweep (device to host). Both host buffers hold the same
+// bytes. Before a path is timed, one copy of it is checked byte for byte against the reference
+// bytes; after its timed copies, the destination is checked again. Each timed copy sits between
+// two CUDA events on the legacy default stream, after the configured warm-ups.
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/pattern.hpp"
+#include "core/units.hpp"
+#include "cuda/buffers.hpp"
+#include "cuda/check.hpp"
+#include "cuda/nvtx.hpp"
+#include "cuda/stream.hpp"
+#include "experiments/lesson_parts.hpp"
+
+namespace pinbench::lesson {
+namespace {
+
+constexpr std::uint64_t kSeed = 0x5EED0053;
+
+struct Buffers {
+  cuda::HostBuffer& expected;  // the reference bytes, never copied into or out of
+  cuda::HostBuffer& pageable;
+  cuda::HostBuffer& pinned;
+  cuda::HostBuffer& check;  // pinned; receives device contents for verification
+  cuda::DeviceBuffer& device;
+};
+
+// Copies the device's first `bytes` into the check buffer and compares them with the reference.
+std::optional<std::size_t> verify_device(const Buffers& b, std::size_t bytes) {
+  std::memset(b.check.data(), 0, bytes);
+  PINBENCH_CUDA_TRY(cudaMemcpy(b.check.data(), b.device.data(), bytes, cudaMemcpyDeviceToHost));
+  return first_mismatch(b.check.data(), b.expected.data(), bytes);
+}
+
+void copy_once(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  PINBENCH_CUDA_TRY(cudaMemcpy(dst, src, bytes, kind));
+}
+
+Case measure(PartContext& ctx, const Buffers& b, bool h2d, cuda::HostBuffer& host,
+             std::size_t bytes) {
+  const LessonConfig& cfg = ctx.config;
+  const std::string direction = h2d ? "h2d" : "d2h";
+  const std::string memory = cuda::to_string(host.kind());
+  Case c;
+  c.part = "copy";
+  c.direction = direction;
+  c.memory = memory;
+  c.method = "cudaMemcpy";
+  c.timing = "cuda_events";
+  c.bytes = bytes;
+  c.warmups = cfg.warmups;
+  c.gate = case_key("copy", direction, memory, bytes);
+
+  void* dst = h2d ? b.device.data() : host.data();
+  const void* src = h2d ? host.data() : b.device.data();
+  const cudaMemcpyKind kind = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+
+  // Gate: one copy into a cleared destination must deliver exactly the reference bytes.
+  std::optional<std::size_t> mismatch;
+  if (h2d) {
+    PINBENCH_CUDA_TRY(cudaMemset(b.device.data(), 0, bytes));
+    copy_once(dst, src, bytes, kind);
+    mismatch = verify_device(b, bytes);
+  } else {
+    std::memset(host.data(), 0, bytes);
+    copy_once(dst, src, bytes, kind);
+    mismatch = first_mismatch(host.data(), b.expected.data(), bytes);
+  }
+  if (mismatch) {
+    add_gate(ctx.record, c.gate + " (before timing)", mismatch, bytes);
+    return c;
+  }
+
+  for (int i = 0; i < cfg.warmups; ++i) copy_once(dst, src, bytes, kind);
+  std::vector<cuda::Event> starts(cfg.iterations);
+  std::vector<cuda::Event> stops(cfg.iterations);
+  for (int i = 0; i < cfg.iterations; ++i) {
+    starts[i].record();
+    copy_once(dst, src, bytes, kind);
+    stops[i].record();
+  }
+  stops.back().synchronize();
+  for (int i = 0; i < cfg.iterations; ++i) {
+    c.samples_ms.push_back(cuda::Event::elapsed_ms(starts[i], stops[i]));
+  }
+
+  // After timing, the destination must still hold exactly the reference bytes.
+  mismatch = h2d ? verify_device(b, bytes) : first_mismatch(host.data(), b.expected.data(), bytes);
+  c.verified = add_gate(ctx.record, c.gate, mismatch, bytes);
+  return c;
+}
+
+}  // namespace
+
+void run_copies(PartContext& ctx) {
+  const auto& sizes = ctx.config.sizes;
+  const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
+  ctx.progress(fmt::format("part 1: allocating {} pageable and pinned buffers",
+                           format_size(largest)));
+  cuda::HostBuffer expected(largest, cuda::HostKind::kPageable);
+  fill_pattern(expected.data(), largest, kSeed);
+  cuda::HostBuffer pageable(largest, cuda::HostKind::kPageable);
+  cuda::HostBuffer pinned(largest, cuda::HostKind::kPinned);
+  cuda::HostBuffer check(largest, cuda::HostKind::kPinned);
+  cuda::DeviceBuffer device(largest);
+  std::memcpy(pageable.data(), expected.data(), largest);
+  std::memcpy(pinned.data(), expected.data(), largest);
+
+  add_kind_gate(ctx.record, "kind/copy/pageable", pageable.data(), "pageable");
+  add_kind_gate(ctx.record, "kind/copy/pinned", pinned.data(), "pinned");
+  add_kind_gate(ctx.record, "kind/copy/check", check.data(), "pinned");
+
+  const Buffers b{expected, pageable, pinned, check, device};
+  for (const bool h2d : {true, false}) {
+    if (!h2d) {
+      // The reverse sweep reads the reference bytes from the device.
+      PINBENCH_CUDA_TRY(
+          cudaMemcpy(device.data(), pinned.data(), largest, cudaMemcpyHostToDevice));
+    }
+    for (cuda::HostBuffer* host : {&pageable, &pinned}) {
+      const std::string group =
+          fmt::format("part1 {} {}", h2d ? "h2d" : "d2h", cuda::to_string(host->kind()));
+      const cuda::NvtxRange range(group);
+      for (std::size_t bytes : sizes) {
+        ctx.progress(fmt::format("{} {}", group, format_size(bytes)));
+        ctx.record.cases.push_back(measure(ctx, b, h2d, *host, bytes));
+      }
+    }
+  }
+}
+
+}  // namespace pinbench::lesson

@@ -1,0 +1,125 @@
+// Part 3 of the lesson: what skipping the copy costs. The scale_copy kernel reads the input
+// and writes the output (always in device memory) once per launch. The input is either
+// device-resident (it paid PCIe once, before timing) or a mapped pinned host buffer that every
+// launch reads across PCIe again. Each variant gets one gate launch whose output is compared
+// byte for byte with the host's own result, then warm-ups and timed launches between CUDA events;
+// the output is checked again after timing. A device-to-device cudaMemcpy of the same bytes is
+// measured beside them as the card's own copy rate.
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/pattern.hpp"
+#include "core/units.hpp"
+#include "cuda/buffers.hpp"
+#include "cuda/check.hpp"
+#include "cuda/kernels.cuh"
+#include "cuda/nvtx.hpp"
+#include "cuda/stream.hpp"
+#include "experiments/lesson_parts.hpp"
+
+namespace pinbench::lesson {
+namespace {
+
+// Scaling by 3 is exact for these inputs (multiples of 1/4 below 2^14), so the device's output
+// must equal the host's bit for bit.
+constexpr float kScale = 3.0f;
+
+template <typename Launch>
+Case time_variant(PartContext& ctx, const std::string& part, const std::string& direction,
+                  const std::string& memory, const std::string& method, std::size_t bytes,
+                  const cuda::Stream& stream, const cuda::DeviceBuffer& out,
+                  const cuda::HostBuffer& expected, cuda::HostBuffer& result, Launch launch) {
+  const LessonConfig& cfg = ctx.config;
+  Case c;
+  c.part = part;
+  c.direction = direction;
+  c.memory = memory;
+  c.method = method;
+  c.timing = "cuda_events";
+  c.bytes = bytes;
+  c.warmups = cfg.kernel_warmups;
+  c.gate = case_key(part, direction, memory, bytes);
+
+  auto verify = [&]() {
+    stream.synchronize();
+    std::memset(result.data(), 0, bytes);
+    PINBENCH_CUDA_TRY(cudaMemcpy(result.data(), out.data(), bytes, cudaMemcpyDeviceToHost));
+    return first_mismatch(result.data(), expected.data(), bytes);
+  };
+
+  PINBENCH_CUDA_TRY(cudaMemset(out.data(), 0, bytes));
+  launch();
+  if (auto mismatch = verify()) {
+    add_gate(ctx.record, c.gate + " (before timing)", mismatch, bytes);
+    return c;
+  }
+  for (int i = 0; i < cfg.kernel_warmups; ++i) launch();
+  std::vector<cuda::Event> starts(cfg.kernel_iterations);
+  std::vector<cuda::Event> stops(cfg.kernel_iterations);
+  for (int i = 0; i < cfg.kernel_iterations; ++i) {
+    starts[i].record(stream.view());
+    launch();
+    stops[i].record(stream.view());
+  }
+  stops.back().synchronize();
+  for (int i = 0; i < cfg.kernel_iterations; ++i) {
+    c.samples_ms.push_back(cuda::Event::elapsed_ms(starts[i], stops[i]));
+  }
+  c.verified = add_gate(ctx.record, c.gate, verify(), bytes);
+  return c;
+}
+
+}  // namespace
+
+void run_zero_copy(PartContext& ctx) {
+  const std::size_t bytes = ctx.config.kernel_bytes;
+  const std::size_t n = bytes / sizeof(float);
+  ctx.progress(fmt::format("part 3: scale_copy over {}", format_size(bytes)));
+
+  cuda::HostBuffer input(bytes, cuda::HostKind::kPageable);
+  cuda::HostBuffer scaled(bytes, cuda::HostKind::kPageable);
+  auto* in = static_cast<float*>(input.data());
+  auto* want = static_cast<float*>(scaled.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    in[i] = static_cast<float>(i % 65536) * 0.25f;
+    want[i] = kScale * in[i];
+  }
+  cuda::HostBuffer mapped(bytes, cuda::HostKind::kMapped);
+  std::memcpy(mapped.data(), input.data(), bytes);
+  add_kind_gate(ctx.record, "kind/kernel/mapped", mapped.data(), "pinned");
+  const auto* mapped_in = static_cast<const float*>(mapped.device_pointer());
+
+  cuda::HostBuffer result(bytes, cuda::HostKind::kPinned);
+  cuda::DeviceBuffer resident_in(bytes);
+  cuda::DeviceBuffer out(bytes);
+  cuda::Stream stream(cudaStreamNonBlocking);
+  PINBENCH_CUDA_TRY(cudaMemcpy(resident_in.data(), input.data(), bytes, cudaMemcpyHostToDevice));
+  const auto* resident = static_cast<const float*>(resident_in.data());
+  auto* dev_out = static_cast<float*>(out.data());
+
+  {
+    const cuda::NvtxRange range("part3 kernel device-resident");
+    ctx.record.cases.push_back(time_variant(
+        ctx, "kernel", "d2d", "device", "scale_copy", bytes, stream, out, scaled, result,
+        [&] { cuda::launch_scale_copy(resident, dev_out, n, kScale, stream.get()); }));
+  }
+  {
+    const cuda::NvtxRange range("part3 kernel zero-copy");
+    ctx.record.cases.push_back(time_variant(
+        ctx, "kernel", "h2d", "mapped", "scale_copy", bytes, stream, out, scaled, result,
+        [&] { cuda::launch_scale_copy(mapped_in, dev_out, n, kScale, stream.get()); }));
+  }
+  {
+    const cuda::NvtxRange range("part3 device-to-device copy");
+    ctx.record.cases.push_back(time_variant(
+        ctx, "device_copy", "d2d", "device", "cudaMemcpyAsync", bytes, stream, out, input, result,
+        [&] {
+          PINBENCH_CUDA_TRY(cudaMemcpyAsync(dev_out, resident, bytes, cudaMemcpyDeviceToDevice,
+                                            stream.get()));
+        }));
+  }
+}
+
+}  // namespace pinbench::lesson
