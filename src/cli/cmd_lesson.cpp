@@ -70,14 +70,20 @@ int report(const RunRecord& record, const LessonOptions& o) {
   return analysis.checks_passed() ? 0 : 1;
 }
 
+int report_replay(const RunRecord& record, const LessonOptions& o) {
+  const int code = report(record, o);
+  if (record.wall_ms > 0.0) {
+    std::printf("\nRecorded wall time: %.2f s.\n", record.wall_ms / 1000.0);
+  }
+  return code;
+}
+
 int run(const LessonOptions& o) {
   if (!o.replay_path.empty()) {
     const RunRecord record = load_record(o.replay_path);
     std::printf("Replaying %s: %s, recorded %s.\n\n", o.replay_path.c_str(),
                 record.machine.device_name.c_str(), record.created_utc.c_str());
-    const int code = report(record, o);
-    std::printf("\nRecorded wall time: %.2f s.\n", record.wall_ms / 1000.0);
-    return code;
+    return report_replay(record, o);
   }
 
   const LessonConfig config = config_from(o);  // bad input is exit 2, GPU or not
@@ -96,9 +102,7 @@ int run(const LessonOptions& o) {
         "--require-gpu to fail instead.\n\n",
         no_gpu.c_str(), record.created_utc.substr(0, 10).c_str(),
         record.machine.device_name.c_str(), path->c_str());
-    const int code = report(record, o);
-    std::printf("\nRecorded wall time: %.2f s.\n", record.wall_ms / 1000.0);
-    return code;
+    return report_replay(record, o);
   }
 
   RunRecord record;

@@ -1,5 +1,6 @@
 // pinbench's entry point: parse the command line, run one subcommand, and turn every failure
 // into one line on stderr and a documented exit code (see README.md, "Exit codes").
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -30,10 +31,23 @@ int main(int argc, char** argv) {
   app.require_subcommand(1, 1);
   app.footer(
       "Exit codes: 0 success, 1 a gate or check failed, 2 bad usage or input, 3 no usable GPU "
-      "where one is required (or a CUDA call failed).");
+      "where one is required (or a CUDA call failed).\n");
 
   const std::vector<pinbench::cli::Command> commands = {pinbench::cli::add_info(app),
                                                         pinbench::cli::add_lesson(app)};
+
+  // CLI11 reports a mistyped subcommand as a missing one; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string name = argv[1];
+    const bool known = std::any_of(commands.begin(), commands.end(),
+                                   [&](const pinbench::cli::Command& c) {
+                                     return c.app->get_name() == name;
+                                   });
+    if (!known) {
+      return fail(ExitCode::kBadInput,
+                  "unknown subcommand '" + name + "' (see pinbench --help)");
+    }
+  }
 
   try {
     app.parse(argc, argv);

@@ -79,11 +79,12 @@ struct ZeroCopyModel {
   std::uint64_t bytes = 0;
   std::uint64_t resident_pcie_bytes = 0, resident_device_bytes = 0;
   std::uint64_t mapped_pcie_bytes = 0, mapped_device_bytes = 0;
-  double pcie_gb_per_s = 0;      // part 1 pinned H2D rate at the kernel's size
-  double device_gb_per_s = 0;    // device memory rate, read + written
-  std::string device_rate_source;
-  double page_predicted_ratio = 0;      // device rate / PCIe rate, as the page reasons
-  double accounted_predicted_ratio = 0;  // from the byte accounting
+  double pcie_gb_per_s = 0;    // part 1 pinned H2D rate at the kernel's size
+  double device_gb_per_s = 0;  // the resident kernel's rate, read + written (the page's choice)
+  std::optional<double> copy_gb_per_s;  // device-to-device cudaMemcpy, read + written, if run
+  double page_predicted_ratio = 0;       // device rate / PCIe rate, as the page reasons
+  double accounted_predicted_ratio = 0;  // the same rates, bytes counted per link
+  std::optional<double> accounted_copy_rate_ratio;  // with the device copy rate instead
   double measured_ratio = 0;            // mapped ms / resident ms
   double mapped_pcie_read_gb_per_s = 0;  // bytes the mapped kernel read across PCIe per second
   std::string finding;

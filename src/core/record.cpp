@@ -5,6 +5,7 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,11 @@ const Case* RunRecord::find(const std::string& part, const std::string& directio
     }
   }
   return nullptr;
+}
+
+Case* RunRecord::find(const std::string& part, const std::string& direction,
+                      const std::string& memory, std::uint64_t bytes) {
+  return const_cast<Case*>(std::as_const(*this).find(part, direction, memory, bytes));
 }
 
 bool RunRecord::all_gates_passed() const {

@@ -83,6 +83,8 @@ struct RunRecord {
   // The first case matching every given field, or nullptr.
   const Case* find(const std::string& part, const std::string& direction,
                    const std::string& memory, std::uint64_t bytes) const;
+  Case* find(const std::string& part, const std::string& direction, const std::string& memory,
+             std::uint64_t bytes);
   bool all_gates_passed() const;
 };
 

@@ -110,11 +110,12 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
                    format_size(m.mapped_device_bytes)});
     out += bytes.render("    ");
     out += fmt::format(
-        "    PCIe rate {:.1f} GB/s (part 1 pinned H2D); device rate {:.1f} GB/s ({}).\n"
+        "    PCIe rate {:.1f} GB/s (part 1 pinned H2D); device rate {:.1f} GB/s (resident kernel, "
+        "read + written).\n"
         "    Predicted mapped/resident ratio: {:.2f}x as the page reasons, {:.2f}x from the "
         "accounting; measured {:.2f}x.\n",
-        m.pcie_gb_per_s, m.device_gb_per_s, m.device_rate_source, m.page_predicted_ratio,
-        m.accounted_predicted_ratio, m.measured_ratio);
+        m.pcie_gb_per_s, m.device_gb_per_s, m.page_predicted_ratio, m.accounted_predicted_ratio,
+        m.measured_ratio);
     out += fmt::format("    {}\n", m.finding);
   }
 
@@ -129,8 +130,8 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
   out += "\nChecks\n";
   if (a.checks_passed()) {
     out += fmt::format(
-        "  All {} gates passed: every buffer is the memory kind it claims and every timed path "
-        "copied its bytes exactly; no pinned row is slower than its pageable row.\n",
+        "  Passed ({} gates): every buffer is the memory kind it claims, every timed path copied "
+        "its bytes exactly, and no pinned row is slower than its pageable row.\n",
         rec.gates.size());
   } else {
     for (const std::string& f : a.check_failures) out += fmt::format("  FAILED: {}\n", f);

@@ -1,1 +1,116 @@
+// The CLI as a user meets it: exit codes, one clear line on stderr for every bad input, and the
+// no-GPU replay. These run the real binary.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/record.hpp"
+#include "fixtures.hpp"
+
+namespace pinbench {
+namespace {
+
+const std::string kBin = std::string(PINBENCH_BINARY) + " ";
+
+bool gpu_present() { return test::run(kBin + "info").exit_code != 3; }
+
+void expect_one_line_error(const test::Result& r, int code, const std::string& contains) {
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("pinbench: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(contains), std::string::npos) << r.err;
+}
+
+TEST(Cli, HelpAndVersion) {
+  const test::Result help = test::run(kBin + "--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("lesson"), std::string::npos);
+  EXPECT_NE(help.out.find("Exit codes"), std::string::npos);
+  EXPECT_EQ(test::run(kBin + "lesson --help").exit_code, 0);
+  const test::Result version = test::run(kBin + "--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_FALSE(version.out.empty());
+}
+
+TEST(Cli, BadUsageIsExitTwo) {
+  expect_one_line_error(test::run(kBin), 2, "subcommand");
+  expect_one_line_error(test::run(kBin + "frobnicate"), 2, "unknown subcommand 'frobnicate'");
+  expect_one_line_error(test::run(kBin + "lesson --frobnicate"), 2, "--frobnicate");
+  expect_one_line_error(test::run(kBin + "lesson --iterations many"), 2, "--iterations");
+  expect_one_line_error(test::run(kBin + "lesson --replay a.json --json b.json"), 2, "excludes");
+}
+
+TEST(Cli, BadSizesAreExitTwoWithOrWithoutAGpu) {
+  expect_one_line_error(test::run(kBin + "lesson --sizes 0"), 2, "size '0' is zero");
+  expect_one_line_error(test::run(kBin + "lesson --sizes=-4MiB"), 2, "size '-4MiB' is negative");
+  expect_one_line_error(test::run(kBin + "lesson --sizes 4MiB,lots"), 2, "size 'lots'");
+  expect_one_line_error(test::run(kBin + "lesson --sizes ''"), 2, "size list is empty");
+  expect_one_line_error(test::run(kBin + "lesson --async-size 12QB"), 2, "unknown unit 'QB'");
+  expect_one_line_error(test::run(kBin + "lesson --kernel-size 6"), 2, "multiple of 4 bytes");
+  expect_one_line_error(test::run(kBin + "lesson --iterations 0"), 2, "at least 1");
+  expect_one_line_error(test::run(kBin + "lesson --warmups=-1"), 2, "cannot be negative");
+}
+
+TEST(Cli, SizeLargerThanTheDeviceIsExitTwo) {
+  if (!gpu_present()) GTEST_SKIP() << "needs a GPU to know the device's free memory";
+  expect_one_line_error(test::run(kBin + "lesson --sizes 1MiB,900GiB"), 2, "free");
+}
+
+TEST(Cli, BadReplayFilesAreExitTwo) {
+  const std::string dir = test::temp_dir();
+  expect_one_line_error(test::run(kBin + "lesson --replay " + dir + "/absent.json"), 2,
+                        "cannot open run record");
+  const std::string whole = test::read_file(test::h200_lesson_path());
+  test::write_file(dir + "/cut.json", whole.substr(0, whole.size() - 100));
+  expect_one_line_error(test::run(kBin + "lesson --replay " + dir + "/cut.json"), 2,
+                        "not valid JSON (truncated?)");
+  test::write_file(dir + "/foreign.json", R"({"traceEvents": []})");
+  expect_one_line_error(test::run(kBin + "lesson --replay " + dir + "/foreign.json"), 2,
+                        "not a pinbench run record");
+  expect_one_line_error(test::run(kBin + "lesson --replay " + test::h200_lesson_path() +
+                                  " --reference " + dir + "/foreign.json"),
+                        2, "not a pinbench run record");
+}
+
+TEST(Cli, ReplayOfTheCommittedRun) {
+  const test::Result r = test::run(kBin + "lesson --replay " + test::h200_lesson_path() +
+                                   " --reference " + test::t4_reference_path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos);
+  EXPECT_NE(r.out.find("2. [held]"), std::string::npos);
+  EXPECT_NE(r.out.find("not within 20%"), std::string::npos);
+  EXPECT_NE(r.out.find("Recorded wall time: 3.88 s."), std::string::npos);
+}
+
+TEST(Cli, ReplayOfARecordWithAFailedGateIsExitOne) {
+  RunRecord rec = load_record(test::h200_lesson_path());
+  rec.gates[5].passed = false;
+  const std::string path = test::temp_dir() + "/failed.json";
+  save_record(rec, path);
+  const test::Result r = test::run(kBin + "lesson --replay " + path);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("FAILED: gate " + rec.gates[5].name), std::string::npos);
+}
+
+TEST(Cli, WithoutAGpuTheLessonReplaysTheNewestCommittedRun) {
+  if (gpu_present()) GTEST_SKIP() << "a GPU is present; the lesson would measure";
+  const test::Result r =
+      test::run("PINBENCH_DATA_DIR=" + std::string(PINBENCH_DATA_DIR) + " " + kBin + "lesson");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("No usable GPU here", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("replaying the lesson recorded on 2026-11-30 on NVIDIA H200"),
+            std::string::npos);
+  expect_one_line_error(test::run(kBin + "lesson --require-gpu"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "info"), 3, "no usable GPU");
+}
+
+TEST(Cli, WithoutAGpuOrRecordsTheLessonSaysWhy) {
+  if (gpu_present()) GTEST_SKIP() << "a GPU is present; the lesson would measure";
+  const std::string empty = test::temp_dir();
+  expect_one_line_error(test::run("PINBENCH_DATA_DIR=" + empty + " " + kBin + "lesson"), 3,
+                        "no recorded lesson");
+}
+
+}  // namespace
+}  // namespace pinbench

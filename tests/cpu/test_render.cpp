@@ -1,1 +1,75 @@
+// Renderers against whole expected files. Regenerate them after an intended change with
+// PINBENCH_UPDATE_GOLDEN=1 and read the diff before committing it.
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+
+#include "core/lesson.hpp"
+#include "core/record.hpp"
+#include "fixtures.hpp"
+#include "report/lesson_text.hpp"
+#include "report/text_table.hpp"
+
+namespace pinbench {
+namespace {
+
+void expect_matches_golden(const std::string& actual, const std::string& name) {
+  const std::string path = std::string(PINBENCH_TEST_DATA_DIR) + "/" + name;
+  if (const char* update = std::getenv("PINBENCH_UPDATE_GOLDEN"); update && *update == '1') {
+    test::write_file(path, actual);
+  }
+  const std::string expected = test::read_file(path);
+  ASSERT_FALSE(expected.empty()) << "missing golden file " << path;
+  EXPECT_EQ(actual, expected) << "rendering differs from " << path;
+}
+
+std::string render(const RunRecord& r, const std::optional<ReferenceComparison>& ref = {}) {
+  return render_lesson_text(r, analyse_lesson(r), ref);
+}
+
+TEST(TextTable, AlignsColumns) {
+  TextTable t({"name", "value"});
+  t.add_row({"a", "1.5"});
+  t.add_row({"longer", "—"});
+  EXPECT_EQ(t.render(""),
+            "name    value\n"
+            "-------------\n"
+            "a         1.5\n"
+            "longer      —\n");
+  EXPECT_THROW(t.add_row({"only one"}), std::invalid_argument);
+}
+
+TEST(RenderLesson, CommittedH200Run) {
+  const RunRecord r = load_record(test::h200_lesson_path());
+  const RunRecord t4 = load_record(test::t4_reference_path());
+  expect_matches_golden(render(r, compare_with_reference(analyse_lesson(r), t4)),
+                        "lesson-h200.txt");
+}
+
+TEST(RenderLesson, PublishedT4Tables) {
+  expect_matches_golden(render(load_record(test::t4_reference_path())), "lesson-t4.txt");
+}
+
+TEST(RenderLesson, FailedGateShowsADashAndTheFailure) {
+  RunRecord r = test::make_lesson_record();
+  r.find("copy", "h2d", "pinned", 64 << 20)->verified = false;
+  r.gates.push_back({"copy/h2d/pinned/64MiB", false, "first difference at byte 12 of 67108864"});
+  const std::string text = render(r);
+  EXPECT_TRUE(std::regex_search(text, std::regex("\n  64 MiB +14\\.690 +4\\.57 +— +— +—\n")))
+      << text;
+  EXPECT_NE(text.find("FAILED: gate copy/h2d/pinned/64MiB failed: first difference at byte 12"),
+            std::string::npos);
+  EXPECT_EQ(text.find("Passed ("), std::string::npos);
+}
+
+TEST(RenderLesson, PinnedSlowerRowIsMarked) {
+  test::LessonFigures f;
+  f.h2d_pinned_ms[0] = 0.5;
+  const std::string text = render(test::make_lesson_record(f));
+  EXPECT_NE(text.find("0.60x !"), std::string::npos) << text;
+  EXPECT_NE(text.find("may not be pinned"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pinbench

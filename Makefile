@@ -1,0 +1,40 @@
+# The README's two commands. Both install what is missing first (apt as root; otherwise they
+# print the command to run).
+#   make run    build, then run `pinbench lesson` (a replay of the newest recorded run without a GPU)
+#   make test   build, then run every test (GPU tests report as skipped without a GPU)
+# Also:
+#   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer
+#   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/
+
+.PHONY: all deps build run test test-sanitize gpu-bundle format clean
+
+all: build
+
+deps:
+	@scripts/ensure-deps.sh
+
+build: deps
+	@cmake --preset default >/dev/null
+	@cmake --build --preset default
+
+run: build
+	./build/pinbench lesson
+
+test: build
+	ctest --preset default
+
+test-sanitize: deps
+	@cmake --preset sanitize >/dev/null
+	@cmake --build --preset sanitize
+	ctest --preset sanitize
+
+gpu-bundle: build
+	@mkdir -p .gpu
+	cp build/pinbench build/tests/pinbench_gpu_tests build/tests/pinbench_cpu_tests .gpu/
+	cp -r data .gpu/
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh')
+
+clean:
+	rm -rf build build-sanitize

@@ -1,0 +1,44 @@
+// Hand-made lesson records for analysis tests, the committed records, and a subprocess runner
+// for CLI tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/record.hpp"
+
+namespace pinbench::test {
+
+// Paths of committed data.
+std::string h200_lesson_path();  // the H200 lesson run under data/runs/
+std::string t4_reference_path();  // the page's published tables under data/reference/
+
+// A complete, verified lesson record built from the figures given. Part 1 uses the page's five
+// sizes; pinned_ms and pageable_ms list one median per size (each case gets exactly that sample).
+struct LessonFigures {
+  std::vector<double> h2d_pageable_ms{0.30, 0.93, 3.46, 14.69, 59.18};
+  std::vector<double> h2d_pinned_ms{0.10, 0.36, 1.39, 5.46, 21.75};
+  std::vector<double> d2h_pageable_ms{0.30, 0.90, 3.40, 13.00, 52.00};
+  std::vector<double> d2h_pinned_ms{0.10, 0.36, 1.39, 5.46, 21.75};
+  double async_pageable_call_ms = 14.7, async_pageable_completion_ms = 14.8;
+  double async_pinned_call_ms = 0.006, async_pinned_completion_ms = 5.46;
+  double resident_ms = 0.55, mapped_ms = 5.43, device_copy_ms = 0.5;
+};
+RunRecord make_lesson_record(const LessonFigures& f = {});
+
+// Runs `command` through the shell; captures stdout and stderr separately.
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+Result run(const std::string& command);
+
+// A fresh empty directory under the system's temp folder.
+std::string temp_dir();
+
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& text);
+
+}  // namespace pinbench::test
