@@ -30,8 +30,7 @@ test-sanitize: deps
 
 gpu-bundle: build
 	@mkdir -p .gpu
-	cp build/pinbench build/tests/pinbench_gpu_tests build/tests/pinbench_cpu_tests .gpu/
-	cp -r data .gpu/
+	cp build/pinbench build/tests/pinbench_gpu_tests .gpu/
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh')

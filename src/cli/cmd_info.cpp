@@ -9,15 +9,16 @@ namespace pinbench::cli {
 
 Command add_info(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
-      "info", "Show the GPU, its compute capability, driver and runtime versions, PCIe link "
-              "(current and max, from sysfs), NUMA node and host CPU.");
+      "info",
+      "Show the GPU, its compute capability, driver and runtime versions, PCIe link "
+      "(current and max, from sysfs), NUMA node and host CPU.");
   return {sub, [] {
-    const MachineInfo m = cuda::query_machine(0);  // NoGpuError (exit 3) without a GPU
-    std::fputs(render_machine(m).c_str(), stdout);
-    std::printf("Pageable memory access from kernels: %s\n",
-                m.pageable_memory_access != 0 ? "yes" : "no");
-    return 0;
-  }};
+            const MachineInfo m = cuda::query_machine(0);  // NoGpuError (exit 3) without a GPU
+            std::fputs(render_machine(m).c_str(), stdout);
+            std::printf("Pageable memory access from kernels: %s\n",
+                        m.pageable_memory_access != 0 ? "yes" : "no");
+            return 0;
+          }};
 }
 
 }  // namespace pinbench::cli

@@ -45,6 +45,7 @@ LessonConfig config_from(const LessonOptions& o) {
   c.kernel_iterations = o.iterations;
   c.async_iterations = o.iterations;
   c.ratio_bytes = c.async_bytes;
+  c.normalize();
   c.validate();
   return c;
 }
@@ -93,10 +94,14 @@ int run(const LessonOptions& o) {
     const std::string dir = data_dir() + "/runs";
     const std::optional<std::string> path = newest_record(dir, "lesson");
     if (!path) {
-      throw NoGpuError(fmt::format("no usable GPU ({}) and no recorded lesson under {}", no_gpu,
-                                   dir));
+      throw NoGpuError(
+          fmt::format("no usable GPU ({}) and no recorded lesson under {}", no_gpu, dir));
     }
     const RunRecord record = load_record(*path);
+    if (!o.json_path.empty()) {
+      std::fprintf(stderr, "pinbench: note: nothing was measured, so %s was not written\n",
+                   o.json_path.c_str());
+    }
     std::printf(
         "No usable GPU here (%s): replaying the lesson recorded on %s on %s\n(%s). Use "
         "--require-gpu to fail instead.\n\n",
@@ -115,9 +120,10 @@ int run(const LessonOptions& o) {
   end_progress();
   if (!o.json_path.empty()) save_record(record, o.json_path);
   const int code = report(record, o);
-  std::printf("\nLesson wall time: %.2f s (device set-up, allocations, gates and all three "
-              "parts).\n",
-              record.wall_ms / 1000.0);
+  std::printf(
+      "\nLesson wall time: %.2f s (device set-up, allocations, gates and all three "
+      "parts).\n",
+      record.wall_ms / 1000.0);
   if (!o.json_path.empty()) std::printf("Run record written to %s.\n", o.json_path.c_str());
   return code;
 }
@@ -143,13 +149,13 @@ Command add_lesson(CLI::App& app) {
   sub->add_option("--iterations", opts->iterations, "Timed copies or launches per case")
       ->capture_default_str();
   CLI::Option* json = sub->add_option("--json", opts->json_path, "Write the run record here");
-  CLI::Option* replay = sub->add_option(
-      "--replay", opts->replay_path, "Analyse and print a recorded run instead of measuring");
+  CLI::Option* replay = sub->add_option("--replay", opts->replay_path,
+                                        "Analyse and print a recorded run instead of measuring");
   sub->add_option("--reference", opts->reference_path,
                   "Compare ratios with this reference record (e.g. data/reference/"
                   "day53-tesla-t4.json)");
-  CLI::Option* require =
-      sub->add_flag("--require-gpu", opts->require_gpu, "Exit 3 instead of replaying without a GPU");
+  CLI::Option* require = sub->add_flag("--require-gpu", opts->require_gpu,
+                                       "Exit 3 instead of replaying without a GPU");
   replay->excludes(json);
   replay->excludes(require);
   return {sub, [opts] { return run(*opts); }};

@@ -28,12 +28,6 @@ class NoGpuError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A correctness gate failed: bytes that arrived differ from bytes that were sent.
-class CheckFailedError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 }  // namespace pinbench
 
 namespace pinbench {

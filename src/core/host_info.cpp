@@ -107,8 +107,12 @@ std::string host_cpu_model() {
   return "unknown";
 }
 
-std::uint64_t host_memory_bytes() { return meminfo_bytes("MemTotal"); }
-std::uint64_t host_available_bytes() { return meminfo_bytes("MemAvailable"); }
+std::uint64_t host_memory_bytes() {
+  return meminfo_bytes("MemTotal");
+}
+std::uint64_t host_available_bytes() {
+  return meminfo_bytes("MemAvailable");
+}
 
 std::string os_description() {
   utsname u{};

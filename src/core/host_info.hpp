@@ -19,10 +19,10 @@ PcieLink read_pcie_link(const std::string& bus_id, const std::string& sysfs_root
 // The device's NUMA node, or -1 when sysfs does not say.
 int read_numa_node(const std::string& bus_id, const std::string& sysfs_root = "/sys");
 
-std::string host_cpu_model();        // "model name" of /proc/cpuinfo
-std::uint64_t host_memory_bytes();   // MemTotal
+std::string host_cpu_model();          // "model name" of /proc/cpuinfo
+std::uint64_t host_memory_bytes();     // MemTotal
 std::uint64_t host_available_bytes();  // MemAvailable
-std::string os_description();        // "Linux 6.1.0 x86_64"
-std::string nvidia_driver_release();  // "580.159.04", or "" when not readable
+std::string os_description();          // "Linux 6.1.0 x86_64"
+std::string nvidia_driver_release();   // "580.159.04", or "" when not readable
 
 }  // namespace pinbench

@@ -40,6 +40,14 @@ void LessonConfig::validate() const {
   }
 }
 
+void LessonConfig::normalize() {
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  if (!sizes.empty() && std::find(sizes.begin(), sizes.end(), ratio_bytes) == sizes.end()) {
+    ratio_bytes = sizes.back();
+  }
+}
+
 json to_json(const LessonConfig& c) {
   return json{{"sizes_bytes", c.sizes},
               {"warmups", c.warmups},
@@ -68,10 +76,11 @@ LessonConfig lesson_config_from(const json& j) {
     c.kernel_warmups = j.value("kernel_warmups", d.kernel_warmups);
     c.kernel_iterations = j.value("kernel_iterations", d.kernel_iterations);
     c.ratio_bytes = j.value("ratio_bytes", d.ratio_bytes);
+    c.normalize();
     return c;
   } catch (const json::exception& e) {
-    throw InputError(fmt::format("run record: 'config' has a field of the wrong type ({})",
-                                 e.what()));
+    throw InputError(
+        fmt::format("run record: 'config' has a field of the wrong type ({})", e.what()));
   }
 }
 
@@ -135,7 +144,9 @@ std::optional<double> ratio_at(const std::vector<CopyRow>& rows, std::uint64_t b
   return r != nullptr ? r->ratio : std::nullopt;
 }
 
-Verdict verdict_of(bool held) { return held ? Verdict::kHeld : Verdict::kDied; }
+Verdict verdict_of(bool held) {
+  return held ? Verdict::kHeld : Verdict::kDied;
+}
 
 // A prediction dies with any of its claims, and holds only when every claim was judged and held.
 Verdict combine(const std::vector<Claim>& claims) {
@@ -185,12 +196,11 @@ Prediction prediction_1(const std::vector<CopyRow>& h2d) {
     }
   }
   if (every.verdict == Verdict::kHeld) {
-    every.evidence = fmt::format("smallest ratio {:.2f}x",
-                                 *(*std::min_element(rows.begin(), rows.end(),
-                                                     [](const CopyRow* a, const CopyRow* b) {
-                                                       return *a->ratio < *b->ratio;
-                                                     }))
-                                      ->ratio);
+    every.evidence = fmt::format(
+        "smallest ratio {:.2f}x",
+        *(*std::min_element(rows.begin(), rows.end(), [](const CopyRow* a, const CopyRow* b) {
+           return *a->ratio < *b->ratio;
+         }))->ratio);
   }
   p.claims.push_back(every);
 
@@ -199,11 +209,11 @@ Prediction prediction_1(const std::vector<CopyRow>& h2d) {
   for (const CopyRow* r : rows) {
     if (r->bytes == 256 * kMiB) floor_row = r;
   }
-  p.claims.push_back({"floor: pageable costs at least 1.3x pinned at 256 MiB",
-                      verdict_of(*floor_row->ratio >= 1.3),
-                      fmt::format("{:.2f}x at {} ({:.3f} ms pageable, {:.3f} ms pinned)",
-                                  *floor_row->ratio, format_size(floor_row->bytes),
-                                  *floor_row->pageable_ms, *floor_row->pinned_ms)});
+  p.claims.push_back(
+      {"floor: pageable costs at least 1.3x pinned at 256 MiB",
+       verdict_of(*floor_row->ratio >= 1.3),
+       fmt::format("{:.2f}x at {} ({:.3f} ms pageable, {:.3f} ms pinned)", *floor_row->ratio,
+                   format_size(floor_row->bytes), *floor_row->pageable_ms, *floor_row->pinned_ms)});
 
   // "Grows" allows the 5% the page itself treats as noise between neighbouring sizes, and asks
   // that the largest size's ratio clear the smallest's by more than that.
@@ -466,9 +476,10 @@ LessonAnalysis analyse_lesson(const RunRecord& rec) {
     const char* memory;
     const char* variant;
   };
-  for (const KernelSpec& k : {KernelSpec{"kernel", "d2d", "device", "device-resident"},
-                              KernelSpec{"kernel", "h2d", "mapped", "mapped (zero-copy)"},
-                              KernelSpec{"device_copy", "d2d", "device", "device-to-device copy"}}) {
+  for (const KernelSpec& k :
+       {KernelSpec{"kernel", "d2d", "device", "device-resident"},
+        KernelSpec{"kernel", "h2d", "mapped", "mapped (zero-copy)"},
+        KernelSpec{"device_copy", "d2d", "device", "device-to-device copy"}}) {
     const Case* c = rec.find(k.part, k.direction, k.memory, a.config.kernel_bytes);
     if (c == nullptr) continue;
     KernelRow r;
@@ -518,8 +529,8 @@ ReferenceComparison compare_with_reference(const LessonAnalysis& run, const RunR
     c.summary = fmt::format(
         "Host-to-device pageable/pinned ratio at {}: {:.2f}x here, {:.2f}x on the reference "
         "({}): {:+.0f}%, {} 20%.",
-        format_size(c.bytes), *c.run_h2d_ratio, *c.ref_h2d_ratio, c.reference_machine,
-        100.0 * rel, *c.h2d_within_20_percent ? "within" : "not within");
+        format_size(c.bytes), *c.run_h2d_ratio, *c.ref_h2d_ratio, c.reference_machine, 100.0 * rel,
+        *c.h2d_within_20_percent ? "within" : "not within");
   } else {
     c.summary = fmt::format("No host-to-device ratio at {} in {}.", format_size(c.bytes),
                             c.run_h2d_ratio ? "the reference" : "this run");
@@ -528,9 +539,10 @@ ReferenceComparison compare_with_reference(const LessonAnalysis& run, const RunR
     c.summary += fmt::format(" Device-to-host: {:.2f}x here, {:.2f}x on the reference.",
                              *c.run_d2h_ratio, *c.ref_d2h_ratio);
   } else if (c.run_d2h_ratio) {
-    c.summary += fmt::format(" The reference has no device-to-host figures; this run's ratio is "
-                             "{:.2f}x.",
-                             *c.run_d2h_ratio);
+    c.summary += fmt::format(
+        " The reference has no device-to-host figures; this run's ratio is "
+        "{:.2f}x.",
+        *c.run_d2h_ratio);
   }
   return c;
 }

@@ -28,6 +28,9 @@ struct LessonConfig {
 
   static LessonConfig defaults();  // the page's: 1-256 MiB, 3 + 10, 64 MiB probes
   void validate() const;           // throws InputError
+  // Sorts and de-duplicates the sizes, and reads the exercise's ratios at `ratio_bytes` if it is
+  // one of them, else at the largest size.
+  void normalize();
 };
 
 nlohmann::json to_json(const LessonConfig& c);
@@ -69,8 +72,8 @@ struct KernelRow {
   std::string memory;
   std::uint64_t bytes = 0;
   std::optional<double> ms;
-  std::optional<double> read_gb_per_s;          // bytes read per second
-  std::optional<double> read_write_gb_per_s;    // bytes read + bytes written per second
+  std::optional<double> read_gb_per_s;        // bytes read per second
+  std::optional<double> read_write_gb_per_s;  // bytes read + bytes written per second
 };
 
 // Where the bytes of part 3 go, and the ratio that follows from counting them.
@@ -81,11 +84,11 @@ struct ZeroCopyModel {
   std::uint64_t mapped_pcie_bytes = 0, mapped_device_bytes = 0;
   double pcie_gb_per_s = 0;    // part 1 pinned H2D rate at the kernel's size
   double device_gb_per_s = 0;  // the resident kernel's rate, read + written (the page's choice)
-  std::optional<double> copy_gb_per_s;  // device-to-device cudaMemcpy, read + written, if run
+  std::optional<double> copy_gb_per_s;   // device-to-device cudaMemcpy, read + written, if run
   double page_predicted_ratio = 0;       // device rate / PCIe rate, as the page reasons
   double accounted_predicted_ratio = 0;  // the same rates, bytes counted per link
   std::optional<double> accounted_copy_rate_ratio;  // with the device copy rate instead
-  double measured_ratio = 0;            // mapped ms / resident ms
+  double measured_ratio = 0;                        // mapped ms / resident ms
   double mapped_pcie_read_gb_per_s = 0;  // bytes the mapped kernel read across PCIe per second
   std::string finding;
 };

@@ -69,15 +69,9 @@ json to_json(const Gate& g) {
 }
 
 json to_json(const Case& c) {
-  json j{{"part", c.part},
-         {"direction", c.direction},
-         {"memory", c.memory},
-         {"method", c.method},
-         {"timing", c.timing},
-         {"bytes", c.bytes},
-         {"warmups", c.warmups},
-         {"samples_ms", c.samples_ms},
-         {"gate", c.gate},
+  json j{{"part", c.part},        {"direction", c.direction},   {"memory", c.memory},
+         {"method", c.method},    {"timing", c.timing},         {"bytes", c.bytes},
+         {"warmups", c.warmups},  {"samples_ms", c.samples_ms}, {"gate", c.gate},
          {"verified", c.verified}};
   if (!c.call_ms.empty()) j["call_ms"] = c.call_ms;
   return j;
@@ -97,8 +91,8 @@ class Reader {
     try {
       return v.get<T>();
     } catch (const json::exception&) {
-      throw InputError(fmt::format("run record: '{}' has the wrong type ({})", name(key),
-                                   v.type_name()));
+      throw InputError(
+          fmt::format("run record: '{}' has the wrong type ({})", name(key), v.type_name()));
     }
   }
 
@@ -118,7 +112,8 @@ class Reader {
   std::string name(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(fmt::format("run record: {}{}", path_.empty() ? "" : "'" + path_ + "' ", what));
+    throw InputError(
+        fmt::format("run record: {}{}", path_.empty() ? "" : "'" + path_ + "' ", what));
   }
 
  private:
@@ -217,8 +212,8 @@ RunRecord record_from_json(const json& j) {
   const json& gates = r.array("gates");
   for (std::size_t i = 0; i < gates.size(); ++i) {
     const Reader g(gates[i], fmt::format("gates[{}]", i));
-    rec.gates.push_back({g.get<std::string>("name"), g.get<bool>("passed"),
-                         g.get_or<std::string>("detail", "")});
+    rec.gates.push_back(
+        {g.get<std::string>("name"), g.get<bool>("passed"), g.get_or<std::string>("detail", "")});
   }
   const json& cases = r.array("cases");
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -253,8 +248,8 @@ RunRecord load_record(const std::string& path) {
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("run record '{}' is not valid JSON (truncated?) near byte {}",
-                                 path, e.byte));
+    throw InputError(
+        fmt::format("run record '{}' is not valid JSON (truncated?) near byte {}", path, e.byte));
   }
   try {
     return record_from_json(j);

@@ -32,8 +32,8 @@ struct MachineInfo {
   int copy_engines = 0;
   std::uint64_t device_memory_bytes = 0;
   std::string pci_bus_id;
-  int driver_version = 0;   // CUDA's encoding: 1000 * major + 10 * minor
-  int runtime_version = 0;  // same encoding
+  int driver_version = 0;      // CUDA's encoding: 1000 * major + 10 * minor
+  int runtime_version = 0;     // same encoding
   std::string driver_release;  // e.g. "580.159.04", from /proc/driver/nvidia/version when readable
   PcieLink pcie;
   int numa_node = -1;  // the GPU's NUMA node; -1 when the platform does not say
@@ -54,11 +54,11 @@ struct Gate {
 // One measured case. `samples_ms` holds every timed sample; for async cases it is the time to
 // completion and `call_ms` the time the call held the host thread.
 struct Case {
-  std::string part;       // "copy", "async", "kernel", "device_copy"
-  std::string direction;  // "h2d", "d2h", "d2d"
-  std::string memory;     // "pageable", "pinned", "mapped", "device"
-  std::string method;     // "cudaMemcpy", "cudaMemcpyAsync", "scale_copy"
-  std::string timing;     // "cuda_events" or "host_clock"
+  std::string part;         // "copy", "async", "kernel", "device_copy"
+  std::string direction;    // "h2d", "d2h", "d2d"
+  std::string memory;       // "pageable", "pinned", "mapped", "device"
+  std::string method;       // "cudaMemcpy", "cudaMemcpyAsync", "scale_copy"
+  std::string timing;       // "cuda_events" or "host_clock"
   std::uint64_t bytes = 0;  // bytes moved per sample (for kernels: bytes read)
   int warmups = 0;
   std::vector<double> samples_ms;
@@ -71,7 +71,7 @@ struct RunRecord {
   int schema_version = kRecordSchemaVersion;
   std::string experiment;  // "lesson"
   std::string pinbench_version;
-  std::string created_utc;  // ISO 8601, e.g. "2026-11-30T16:04:05Z"
+  std::string created_utc;          // ISO 8601, e.g. "2026-11-30T16:04:05Z"
   std::string source = "measured";  // or "published" for tables copied from a document
   std::string note;
   MachineInfo machine;
@@ -81,8 +81,8 @@ struct RunRecord {
   double wall_ms = 0.0;
 
   // The first case matching every given field, or nullptr.
-  const Case* find(const std::string& part, const std::string& direction,
-                   const std::string& memory, std::uint64_t bytes) const;
+  const Case* find(const std::string& part, const std::string& direction, const std::string& memory,
+                   std::uint64_t bytes) const;
   Case* find(const std::string& part, const std::string& direction, const std::string& memory,
              std::uint64_t bytes);
   bool all_gates_passed() const;

@@ -58,7 +58,8 @@ std::uint64_t parse_size(std::string_view text) {
     if (!t.empty() && t.front() == '-') {
       throw InputError(fmt::format("size '{}' is negative", t));
     }
-    throw InputError(fmt::format("size '{}' is not a number with an optional unit (e.g. 64MiB)", t));
+    throw InputError(
+        fmt::format("size '{}' is not a number with an optional unit (e.g. 64MiB)", t));
   }
   const std::string number(t.substr(0, i));
   const std::string unit = lower(trim(t.substr(i)));
@@ -101,7 +102,8 @@ std::string format_size(std::uint64_t bytes) {
   static constexpr Unit kUnits[] = {{kGiB, "GiB"}, {kMiB, "MiB"}, {kKiB, "KiB"}};
   for (const Unit& u : kUnits) {
     if (bytes >= u.size) {
-      std::string s = fmt::format("{:.2f}", static_cast<double>(bytes) / static_cast<double>(u.size));
+      std::string s =
+          fmt::format("{:.2f}", static_cast<double>(bytes) / static_cast<double>(u.size));
       while (s.back() == '0') s.pop_back();
       if (s.back() == '.') s.pop_back();
       return s + " " + u.name;

@@ -71,7 +71,9 @@ void HostBuffer::release() noexcept {
   ptr_ = nullptr;
 }
 
-HostBuffer::~HostBuffer() { release(); }
+HostBuffer::~HostBuffer() {
+  release();
+}
 
 HostBuffer::HostBuffer(HostBuffer&& other) noexcept
     : ptr_(std::exchange(other.ptr_, nullptr)),

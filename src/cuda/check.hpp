@@ -19,18 +19,18 @@ void report_cuda_error(cudaError_t err, const char* call, const char* file, int 
 
 }  // namespace pinbench::cuda
 
-#define PINBENCH_CUDA_TRY(call)                                                \
-  do {                                                                         \
-    const cudaError_t pinbench_err_ = (call);                                  \
-    if (pinbench_err_ != cudaSuccess) {                                        \
+#define PINBENCH_CUDA_TRY(call)                                                     \
+  do {                                                                              \
+    const cudaError_t pinbench_err_ = (call);                                       \
+    if (pinbench_err_ != cudaSuccess) {                                             \
       ::pinbench::cuda::throw_cuda_error(pinbench_err_, #call, __FILE__, __LINE__); \
-    }                                                                          \
+    }                                                                               \
   } while (0)
 
-#define PINBENCH_CUDA_TRY_NOTHROW(call)                                         \
-  do {                                                                          \
-    const cudaError_t pinbench_err_ = (call);                                   \
-    if (pinbench_err_ != cudaSuccess) {                                         \
+#define PINBENCH_CUDA_TRY_NOTHROW(call)                                              \
+  do {                                                                               \
+    const cudaError_t pinbench_err_ = (call);                                        \
+    if (pinbench_err_ != cudaSuccess) {                                              \
       ::pinbench::cuda::report_cuda_error(pinbench_err_, #call, __FILE__, __LINE__); \
-    }                                                                           \
+    }                                                                                \
   } while (0)

@@ -57,8 +57,8 @@ MachineInfo query_machine(int device) {
   m.host_logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
   m.host_memory_bytes = host_memory_bytes();
   m.os = os_description();
-  PINBENCH_CUDA_TRY(cudaDeviceGetAttribute(&m.pageable_memory_access,
-                                           cudaDevAttrPageableMemoryAccess, device));
+  PINBENCH_CUDA_TRY(
+      cudaDeviceGetAttribute(&m.pageable_memory_access, cudaDevAttrPageableMemoryAccess, device));
   return m;
 }
 

@@ -4,6 +4,8 @@
 namespace pinbench::cuda {
 namespace {
 
+constexpr unsigned kThreads = 256;
+
 // A grid-stride loop so any n works with a grid sized to fill the device once.
 __global__ void scale_copy_kernel(const float* __restrict__ in, float* __restrict__ out,
                                   std::size_t n, float scale) {
@@ -16,18 +18,19 @@ __global__ void scale_copy_kernel(const float* __restrict__ in, float* __restric
 
 }  // namespace
 
-void launch_scale_copy(const float* in, float* out, std::size_t n, float scale,
-                       cudaStream_t stream) {
+unsigned scale_copy_blocks(std::size_t n) {
   int device = 0;
   int sms = 0;
   PINBENCH_CUDA_TRY(cudaGetDevice(&device));
   PINBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  constexpr int kThreads = 256;
-  // Enough blocks for several waves per SM keeps loads in flight, which is what a mapped
-  // pointer (long PCIe latency) needs to reach the link's rate.
   const std::size_t wanted = (n + kThreads - 1) / kThreads;
   const std::size_t cap = static_cast<std::size_t>(sms) * 32;
-  const unsigned blocks = static_cast<unsigned>(wanted < cap ? wanted : cap);
+  const std::size_t blocks = wanted < cap ? wanted : cap;
+  return static_cast<unsigned>(blocks > 0 ? blocks : 1);
+}
+
+void launch_scale_copy(const float* in, float* out, std::size_t n, float scale, unsigned blocks,
+                       cudaStream_t stream) {
   scale_copy_kernel<<<blocks, kThreads, 0, stream>>>(in, out, n, scale);
   PINBENCH_CUDA_TRY(cudaGetLastError());
 }

@@ -6,9 +6,13 @@
 
 namespace pinbench::cuda {
 
-void StreamView::synchronize() const { PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream_)); }
+void StreamView::synchronize() const {
+  PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
+}
 
-Stream::Stream(unsigned flags) { PINBENCH_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, flags)); }
+Stream::Stream(unsigned flags) {
+  PINBENCH_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, flags));
+}
 
 Stream::~Stream() {
   if (stream_ != nullptr) PINBENCH_CUDA_TRY_NOTHROW(cudaStreamDestroy(stream_));
@@ -24,7 +28,9 @@ Stream& Stream::operator=(Stream&& other) noexcept {
   return *this;
 }
 
-Event::Event() { PINBENCH_CUDA_TRY(cudaEventCreate(&event_)); }
+Event::Event() {
+  PINBENCH_CUDA_TRY(cudaEventCreate(&event_));
+}
 
 Event::~Event() {
   if (event_ != nullptr) PINBENCH_CUDA_TRY_NOTHROW(cudaEventDestroy(event_));
@@ -40,9 +46,13 @@ Event& Event::operator=(Event&& other) noexcept {
   return *this;
 }
 
-void Event::record(StreamView stream) { PINBENCH_CUDA_TRY(cudaEventRecord(event_, stream.get())); }
+void Event::record(StreamView stream) {
+  PINBENCH_CUDA_TRY(cudaEventRecord(event_, stream.get()));
+}
 
-void Event::synchronize() const { PINBENCH_CUDA_TRY(cudaEventSynchronize(event_)); }
+void Event::synchronize() const {
+  PINBENCH_CUDA_TRY(cudaEventSynchronize(event_));
+}
 
 float Event::elapsed_ms(const Event& start, const Event& stop) {
   float ms = 0.0f;

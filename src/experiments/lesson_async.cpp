@@ -2,7 +2,9 @@
 // probe size on a non-blocking stream, from (or to) a pageable and a pinned buffer, in both
 // directions. The host clock is read only at settled points: before the call, when the call has
 // returned, and when cudaStreamSynchronize has returned. The warm-up copy doubles as the gate:
-// its destination is checked byte for byte before anything is timed, and again afterwards.
+// its destination is checked byte for byte before anything is timed. The destination is then
+// cleared, and checked again after the timed copies. All set-up work goes on the probe's own
+// stream, so nothing on another stream can race it.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -22,7 +24,8 @@ namespace {
 
 constexpr std::uint64_t kSeed = 0xA5C0053;
 
-double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+double ms_between(std::chrono::steady_clock::time_point a,
+                  std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
@@ -38,8 +41,9 @@ void run_async(PartContext& ctx) {
   cuda::HostBuffer check(bytes, cuda::HostKind::kPinned);
   cuda::DeviceBuffer device(bytes);
   cuda::Stream stream(cudaStreamNonBlocking);
-  add_kind_gate(ctx.record, "kind/async/pageable", pageable.data(), "pageable");
-  add_kind_gate(ctx.record, "kind/async/pinned", pinned.data(), "pinned");
+  const bool pageable_ok =
+      add_kind_gate(ctx.record, "kind/async/pageable", pageable.data(), "pageable");
+  const bool pinned_ok = add_kind_gate(ctx.record, "kind/async/pinned", pinned.data(), "pinned");
 
   for (const bool h2d : {true, false}) {
     for (cuda::HostBuffer* host : {&pageable, &pinned}) {
@@ -59,34 +63,47 @@ void run_async(PartContext& ctx) {
       c.warmups = std::max(1, cfg.async_warmups);  // the first copy is also the gate
       c.gate = case_key("async", direction, memory, bytes);
 
-      // Each path starts from a cleared destination and a source holding the reference bytes.
-      if (h2d) {
-        std::memcpy(host->data(), expected.data(), bytes);
-        PINBENCH_CUDA_TRY(cudaMemset(device.data(), 0, bytes));
-      } else {
-        PINBENCH_CUDA_TRY(
-            cudaMemcpy(device.data(), expected.data(), bytes, cudaMemcpyHostToDevice));
-        std::memset(host->data(), 0, bytes);
-      }
       void* dst = h2d ? device.data() : host->data();
       const void* src = h2d ? host->data() : device.data();
       const cudaMemcpyKind kind = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+      auto clear_destination = [&] {
+        if (h2d) {
+          PINBENCH_CUDA_TRY(cudaMemsetAsync(device.data(), 0, bytes, stream.get()));
+          stream.synchronize();
+        } else {
+          std::memset(host->data(), 0, bytes);
+        }
+      };
       auto verify = [&]() -> std::optional<std::size_t> {
         if (!h2d) return first_mismatch(host->data(), expected.data(), bytes);
         std::memset(check.data(), 0, bytes);
-        PINBENCH_CUDA_TRY(cudaMemcpy(check.data(), device.data(), bytes, cudaMemcpyDeviceToHost));
+        PINBENCH_CUDA_TRY(cudaMemcpyAsync(check.data(), device.data(), bytes,
+                                          cudaMemcpyDeviceToHost, stream.get()));
+        stream.synchronize();
         return first_mismatch(check.data(), expected.data(), bytes);
       };
+
+      // Each path starts from a cleared destination and a source holding the reference bytes.
+      if (h2d) {
+        std::memcpy(host->data(), expected.data(), bytes);
+      } else {
+        PINBENCH_CUDA_TRY(cudaMemcpyAsync(device.data(), expected.data(), bytes,
+                                          cudaMemcpyHostToDevice, stream.get()));
+        stream.synchronize();
+      }
+      clear_destination();
 
       for (int i = 0; i < std::max(1, cfg.async_warmups); ++i) {
         PINBENCH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()));
         stream.synchronize();
       }
       if (auto mismatch = verify()) {
-        add_gate(ctx.record, c.gate + " (before timing)", mismatch, bytes);
+        c.gate += " (before timing)";
+        add_gate(ctx.record, c.gate, mismatch, bytes);
         ctx.record.cases.push_back(c);
         continue;
       }
+      clear_destination();
 
       for (int i = 0; i < cfg.async_iterations; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -97,7 +114,8 @@ void run_async(PartContext& ctx) {
         c.call_ms.push_back(ms_between(t0, t1));
         c.samples_ms.push_back(ms_between(t0, t2));
       }
-      c.verified = add_gate(ctx.record, c.gate, verify(), bytes);
+      const bool kind_ok = host == &pinned ? pinned_ok : pageable_ok;
+      c.verified = add_gate(ctx.record, c.gate, verify(), bytes) && kind_ok;
       ctx.record.cases.push_back(c);
     }
   }

@@ -2,8 +2,9 @@
 // and writes the output (always in device memory) once per launch. The input is either
 // device-resident (it paid PCIe once, before timing) or a mapped pinned host buffer that every
 // launch reads across PCIe again. Each variant gets one gate launch whose output is compared
-// byte for byte with the host's own result, then warm-ups and timed launches between CUDA events;
-// the output is checked again after timing. A device-to-device cudaMemcpy of the same bytes is
+// byte for byte with the host's own result, then warm-ups, a cleared output, and timed launches
+// between CUDA events; the output is checked again after timing. Everything after set-up runs on
+// one stream. A device-to-device cudaMemcpy of the same bytes is
 // measured beside them as the card's own copy rate.
 #include <cstring>
 #include <vector>
@@ -30,7 +31,8 @@ template <typename Launch>
 Case time_variant(PartContext& ctx, const std::string& part, const std::string& direction,
                   const std::string& memory, const std::string& method, std::size_t bytes,
                   const cuda::Stream& stream, const cuda::DeviceBuffer& out,
-                  const cuda::HostBuffer& expected, cuda::HostBuffer& result, Launch launch) {
+                  const cuda::HostBuffer& expected, cuda::HostBuffer& result, bool kind_ok,
+                  Launch launch) {
   const LessonConfig& cfg = ctx.config;
   Case c;
   c.part = part;
@@ -43,19 +45,25 @@ Case time_variant(PartContext& ctx, const std::string& part, const std::string& 
   c.gate = case_key(part, direction, memory, bytes);
 
   auto verify = [&]() {
-    stream.synchronize();
     std::memset(result.data(), 0, bytes);
-    PINBENCH_CUDA_TRY(cudaMemcpy(result.data(), out.data(), bytes, cudaMemcpyDeviceToHost));
+    PINBENCH_CUDA_TRY(
+        cudaMemcpyAsync(result.data(), out.data(), bytes, cudaMemcpyDeviceToHost, stream.get()));
+    stream.synchronize();
     return first_mismatch(result.data(), expected.data(), bytes);
   };
+  auto clear_output = [&] {
+    PINBENCH_CUDA_TRY(cudaMemsetAsync(out.data(), 0, bytes, stream.get()));
+  };
 
-  PINBENCH_CUDA_TRY(cudaMemset(out.data(), 0, bytes));
+  clear_output();
   launch();
   if (auto mismatch = verify()) {
-    add_gate(ctx.record, c.gate + " (before timing)", mismatch, bytes);
+    c.gate += " (before timing)";
+    add_gate(ctx.record, c.gate, mismatch, bytes);
     return c;
   }
   for (int i = 0; i < cfg.kernel_warmups; ++i) launch();
+  clear_output();
   std::vector<cuda::Event> starts(cfg.kernel_iterations);
   std::vector<cuda::Event> stops(cfg.kernel_iterations);
   for (int i = 0; i < cfg.kernel_iterations; ++i) {
@@ -67,7 +75,7 @@ Case time_variant(PartContext& ctx, const std::string& part, const std::string& 
   for (int i = 0; i < cfg.kernel_iterations; ++i) {
     c.samples_ms.push_back(cuda::Event::elapsed_ms(starts[i], stops[i]));
   }
-  c.verified = add_gate(ctx.record, c.gate, verify(), bytes);
+  c.verified = add_gate(ctx.record, c.gate, verify(), bytes) && kind_ok;
   return c;
 }
 
@@ -88,37 +96,40 @@ void run_zero_copy(PartContext& ctx) {
   }
   cuda::HostBuffer mapped(bytes, cuda::HostKind::kMapped);
   std::memcpy(mapped.data(), input.data(), bytes);
-  add_kind_gate(ctx.record, "kind/kernel/mapped", mapped.data(), "pinned");
+  const bool mapped_ok = add_kind_gate(ctx.record, "kind/kernel/mapped", mapped.data(), "pinned");
   const auto* mapped_in = static_cast<const float*>(mapped.device_pointer());
 
   cuda::HostBuffer result(bytes, cuda::HostKind::kPinned);
   cuda::DeviceBuffer resident_in(bytes);
   cuda::DeviceBuffer out(bytes);
   cuda::Stream stream(cudaStreamNonBlocking);
-  PINBENCH_CUDA_TRY(cudaMemcpy(resident_in.data(), input.data(), bytes, cudaMemcpyHostToDevice));
+  PINBENCH_CUDA_TRY(cudaMemcpyAsync(resident_in.data(), input.data(), bytes, cudaMemcpyHostToDevice,
+                                    stream.get()));
+  stream.synchronize();
+  const unsigned blocks = cuda::scale_copy_blocks(n);
   const auto* resident = static_cast<const float*>(resident_in.data());
   auto* dev_out = static_cast<float*>(out.data());
 
   {
     const cuda::NvtxRange range("part3 kernel device-resident");
     ctx.record.cases.push_back(time_variant(
-        ctx, "kernel", "d2d", "device", "scale_copy", bytes, stream, out, scaled, result,
-        [&] { cuda::launch_scale_copy(resident, dev_out, n, kScale, stream.get()); }));
+        ctx, "kernel", "d2d", "device", "scale_copy", bytes, stream, out, scaled, result, true,
+        [&] { cuda::launch_scale_copy(resident, dev_out, n, kScale, blocks, stream.get()); }));
   }
   {
     const cuda::NvtxRange range("part3 kernel zero-copy");
     ctx.record.cases.push_back(time_variant(
-        ctx, "kernel", "h2d", "mapped", "scale_copy", bytes, stream, out, scaled, result,
-        [&] { cuda::launch_scale_copy(mapped_in, dev_out, n, kScale, stream.get()); }));
+        ctx, "kernel", "h2d", "mapped", "scale_copy", bytes, stream, out, scaled, result, mapped_ok,
+        [&] { cuda::launch_scale_copy(mapped_in, dev_out, n, kScale, blocks, stream.get()); }));
   }
   {
     const cuda::NvtxRange range("part3 device-to-device copy");
-    ctx.record.cases.push_back(time_variant(
-        ctx, "device_copy", "d2d", "device", "cudaMemcpyAsync", bytes, stream, out, input, result,
-        [&] {
-          PINBENCH_CUDA_TRY(cudaMemcpyAsync(dev_out, resident, bytes, cudaMemcpyDeviceToDevice,
-                                            stream.get()));
-        }));
+    ctx.record.cases.push_back(
+        time_variant(ctx, "device_copy", "d2d", "device", "cudaMemcpyAsync", bytes, stream, out,
+                     input, result, true, [&] {
+                       PINBENCH_CUDA_TRY(cudaMemcpyAsync(dev_out, resident, bytes,
+                                                         cudaMemcpyDeviceToDevice, stream.get()));
+                     }));
   }
 }
 

@@ -26,7 +26,8 @@ std::string TextTable::render(const std::string& indent) const {
   std::vector<std::size_t> width(header_.size(), 0);
   for (std::size_t i = 0; i < header_.size(); ++i) width[i] = display_width(header_[i]);
   for (const auto& row : rows_) {
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
+    for (std::size_t i = 0; i < row.size(); ++i)
+      width[i] = std::max(width[i], display_width(row[i]));
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out = indent;

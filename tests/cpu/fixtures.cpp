@@ -58,10 +58,9 @@ RunRecord make_lesson_record(const LessonFigures& f) {
     const char* memory;
     const std::vector<double>& ms;
   };
-  for (const Sweep& s : {Sweep{"h2d", "pageable", f.h2d_pageable_ms},
-                         Sweep{"h2d", "pinned", f.h2d_pinned_ms},
-                         Sweep{"d2h", "pageable", f.d2h_pageable_ms},
-                         Sweep{"d2h", "pinned", f.d2h_pinned_ms}}) {
+  for (const Sweep& s :
+       {Sweep{"h2d", "pageable", f.h2d_pageable_ms}, Sweep{"h2d", "pinned", f.h2d_pinned_ms},
+        Sweep{"d2h", "pageable", f.d2h_pageable_ms}, Sweep{"d2h", "pinned", f.d2h_pinned_ms}}) {
     for (std::size_t i = 0; i < s.ms.size() && i < sizes.size(); ++i) {
       r.cases.push_back(make_case("copy", s.direction, s.memory, sizes[i], s.ms[i]));
     }

@@ -12,7 +12,9 @@ namespace {
 
 const std::string kBin = std::string(PINBENCH_BINARY) + " ";
 
-bool gpu_present() { return test::run(kBin + "info").exit_code != 3; }
+bool gpu_present() {
+  return test::run(kBin + "info").exit_code != 3;
+}
 
 void expect_one_line_error(const test::Result& r, int code, const std::string& contains) {
   EXPECT_EQ(r.exit_code, code) << r.err;

@@ -13,7 +13,9 @@ namespace {
 using test::LessonFigures;
 using test::make_lesson_record;
 
-const Prediction& prediction(const LessonAnalysis& a, int n) { return a.predictions.at(n - 1); }
+const Prediction& prediction(const LessonAnalysis& a, int n) {
+  return a.predictions.at(n - 1);
+}
 
 Verdict claim(const LessonAnalysis& a, int n, const std::string& starts_with) {
   for (const Claim& c : prediction(a, n).claims) {

@@ -80,8 +80,8 @@ TEST(GpuEvents, TimeAKernel) {
   Event start;
   Event stop;
   start.record(stream.view());
-  launch_scale_copy(static_cast<const float*>(in.data()), static_cast<float*>(out.data()), n,
-                    2.0f, stream.get());
+  launch_scale_copy(static_cast<const float*>(in.data()), static_cast<float*>(out.data()), n, 2.0f,
+                    scale_copy_blocks(n), stream.get());
   stop.record(stream.view());
   stop.synchronize();
   const float ms = Event::elapsed_ms(start, stop);
@@ -115,10 +115,10 @@ TEST(GpuKernels, ScaleCopyReadsAMappedPointer) {
   for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<float>(i % 1000) * 0.5f;
   DeviceBuffer out(n * sizeof(float));
   launch_scale_copy(static_cast<const float*>(mapped.device_pointer()),
-                    static_cast<float*>(out.data()), n, 3.0f, nullptr);
+                    static_cast<float*>(out.data()), n, 3.0f, scale_copy_blocks(n), nullptr);
   std::vector<float> result(n);
-  PINBENCH_CUDA_TRY(cudaMemcpy(result.data(), out.data(), n * sizeof(float),
-                               cudaMemcpyDeviceToHost));
+  PINBENCH_CUDA_TRY(
+      cudaMemcpy(result.data(), out.data(), n * sizeof(float), cudaMemcpyDeviceToHost));
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(result[i], 3.0f * in[i]) << i;
 }
 
