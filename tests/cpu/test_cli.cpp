@@ -82,7 +82,7 @@ TEST(Cli, ReplayOfTheCommittedRun) {
   EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos);
   EXPECT_NE(r.out.find("2. [held]"), std::string::npos);
   EXPECT_NE(r.out.find("not within 20%"), std::string::npos);
-  EXPECT_NE(r.out.find("Recorded wall time: 3.88 s."), std::string::npos);
+  EXPECT_NE(r.out.find("Recorded wall time: 3.74 s."), std::string::npos);
 }
 
 TEST(Cli, ReplayOfARecordWithAFailedGateIsExitOne) {
@@ -103,6 +103,7 @@ TEST(Cli, WithoutAGpuTheLessonReplaysTheNewestCommittedRun) {
   EXPECT_EQ(r.out.rfind("No usable GPU here", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("replaying the lesson recorded on 2026-11-30 on NVIDIA H200"),
             std::string::npos);
+  EXPECT_NE(r.out.find(test::h200_lesson_path()), std::string::npos) << "not the newest run";
   expect_one_line_error(test::run(kBin + "lesson --require-gpu"), 3, "no usable GPU");
   expect_one_line_error(test::run(kBin + "info"), 3, "no usable GPU");
 }

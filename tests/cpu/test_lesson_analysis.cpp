@@ -219,16 +219,28 @@ TEST(LessonAnalysis, CommittedH200Run) {
   const LessonAnalysis a = analyse_lesson(load_record(test::h200_lesson_path()));
   EXPECT_TRUE(a.checks_passed());
   // What the H200 said on 2026-11-30: pinning pays far more than on the page's T4.
-  EXPECT_EQ(claim(a, 1, "pinned is faster"), Verdict::kHeld);
+  EXPECT_EQ(prediction(a, 1).verdict, Verdict::kHeld);  // 3.17 4.00 4.11 7.46 7.67
+  EXPECT_EQ(prediction(a, 2).verdict, Verdict::kHeld);
+  EXPECT_EQ(prediction(a, 3).verdict, Verdict::kHeld);
+  EXPECT_EQ(prediction(a, 4).verdict, Verdict::kNotEvaluated);
+  EXPECT_NEAR(*a.h2d_ratio_at, 7.46, 0.01);
+  EXPECT_NEAR(*a.d2h_ratio_at, 3.95, 0.01);
+  EXPECT_EQ(a.direction_sentence,
+            "Pinning buys more host-to-device at 64 MiB: 7.46x against 3.95x device-to-host.");
+  // The mapped kernel loses by about what counting bytes predicts, half the page's figure.
+  EXPECT_GT(a.model.measured_ratio, a.model.accounted_predicted_ratio);
+  EXPECT_LT(a.model.measured_ratio, 1.2 * a.model.accounted_predicted_ratio);
+}
+
+TEST(LessonAnalysis, EarlierH200RunOfTheSameDay) {
+  // Eight minutes earlier the 64 MiB pageable copy ran slower (5.6 GB/s against 7.3), which
+  // pushed the 64 MiB ratio above the 256 MiB one: the growth claim is fragile on this host.
+  const LessonAnalysis a = analyse_lesson(load_record(test::h200_earlier_lesson_path()));
+  EXPECT_TRUE(a.checks_passed());
   EXPECT_EQ(claim(a, 1, "floor"), Verdict::kHeld);
   EXPECT_EQ(claim(a, 1, "growth"), Verdict::kDied);  // 9.68x at 64 MiB, 7.80x at 256 MiB
   EXPECT_EQ(prediction(a, 2).verdict, Verdict::kHeld);
   EXPECT_EQ(prediction(a, 3).verdict, Verdict::kHeld);
-  EXPECT_EQ(prediction(a, 4).verdict, Verdict::kNotEvaluated);
-  EXPECT_NEAR(*a.h2d_ratio_at, 9.68, 0.01);
-  EXPECT_NEAR(*a.d2h_ratio_at, 4.03, 0.01);
-  EXPECT_GT(a.model.measured_ratio, a.model.accounted_predicted_ratio);
-  EXPECT_LT(a.model.measured_ratio, a.model.page_predicted_ratio);
 }
 
 TEST(LessonAnalysis, PublishedT4Tables) {
