@@ -74,6 +74,7 @@ json to_json(const Case& c) {
          {"warmups", c.warmups},  {"samples_ms", c.samples_ms}, {"gate", c.gate},
          {"verified", c.verified}};
   if (!c.call_ms.empty()) j["call_ms"] = c.call_ms;
+  if (!c.extra.empty()) j["extra"] = c.extra;
   return j;
 }
 
@@ -231,6 +232,10 @@ RunRecord record_from_json(const json& j) {
     if (cases[i].contains("call_ms")) k.call_ms = samples_from(c, "call_ms");
     k.gate = c.get<std::string>("gate");
     k.verified = c.get<bool>("verified");
+    if (cases[i].contains("extra")) {
+      if (!cases[i]["extra"].is_object()) c.fail("'extra' is not an object");
+      k.extra = cases[i]["extra"];
+    }
     rec.cases.push_back(std::move(k));
   }
   rec.wall_ms = r.get<double>("wall_ms");

@@ -65,6 +65,8 @@ struct Case {
   std::vector<double> call_ms;
   std::string gate;       // the Gate that covers this case
   bool verified = false;  // that gate passed, before and after timing
+  // Experiment-specific annotations (e.g. why sampling stopped); written only when not empty.
+  nlohmann::json extra = nlohmann::json::object();
 };
 
 struct RunRecord {
