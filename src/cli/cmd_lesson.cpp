@@ -1,7 +1,5 @@
 // `pinbench lesson`: the Day 53 program on this machine's GPU, or a recorded run of it where
 // there is none, judged prediction by prediction.
-#include <unistd.h>
-
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -10,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/paths.hpp"
+#include "cli/progress.hpp"
 #include "core/errors.hpp"
 #include "core/lesson.hpp"
 #include "core/record.hpp"
@@ -48,17 +47,6 @@ LessonConfig config_from(const LessonOptions& o) {
   c.normalize();
   c.validate();
   return c;
-}
-
-// Progress goes to stderr, and only to a terminal, so piped output stays clean.
-void progress(const std::string& what) {
-  static const bool tty = isatty(STDERR_FILENO) != 0;
-  if (tty) std::fprintf(stderr, "\r\033[K[pinbench] %s", what.c_str());
-}
-
-void end_progress() {
-  static const bool tty = isatty(STDERR_FILENO) != 0;
-  if (tty) std::fputs("\r\033[K", stderr);
 }
 
 int report(const RunRecord& record, const LessonOptions& o) {
@@ -110,14 +98,7 @@ int run(const LessonOptions& o) {
     return report_replay(record, o);
   }
 
-  RunRecord record;
-  try {
-    record = run_lesson(config, progress);
-  } catch (...) {
-    end_progress();
-    throw;
-  }
-  end_progress();
+  const RunRecord record = with_progress([&] { return run_lesson(config, terminal_progress); });
   if (!o.json_path.empty()) save_record(record, o.json_path);
   const int code = report(record, o);
   std::printf(

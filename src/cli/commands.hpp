@@ -15,5 +15,8 @@ struct Command {
 
 Command add_info(CLI::App& app);
 Command add_lesson(CLI::App& app);
+Command add_sweep(CLI::App& app);
+Command add_bandwidthtest(CLI::App& app);
+Command add_race(CLI::App& app);
 
 }  // namespace pinbench::cli

@@ -1,5 +1,7 @@
 #include "cuda/buffers.hpp"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -30,43 +32,78 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   return *this;
 }
 
-const char* to_string(HostKind kind) {
-  switch (kind) {
-    case HostKind::kPageable:
-      return "pageable";
-    case HostKind::kPinned:
-      return "pinned";
-    case HostKind::kMapped:
-      return "mapped";
-  }
-  return "?";
+namespace {
+
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kHugePage = 2 << 20;
+
+void* aligned_zeroed(std::size_t bytes, std::size_t alignment, bool huge) {
+  const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  void* p = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  // Ask for huge pages before the first touch; the kernel may still say no (THP "never").
+  if (huge) (void)madvise(p, rounded, MADV_HUGEPAGE);
+  std::memset(p, 0, bytes);
+  return p;
 }
+
+}  // namespace
 
 HostBuffer::HostBuffer(std::size_t bytes, HostKind kind) : bytes_(bytes), kind_(kind) {
   switch (kind) {
-    case HostKind::kPageable: {
-      constexpr std::size_t kPage = 4096;
-      const std::size_t rounded = (bytes + kPage - 1) / kPage * kPage;
-      ptr_ = std::aligned_alloc(kPage, rounded);
-      if (ptr_ == nullptr) throw std::bad_alloc();
-      std::memset(ptr_, 0, bytes);
+    case HostKind::kPageable:
+      ptr_ = aligned_zeroed(bytes, kPage, false);
       break;
-    }
+    case HostKind::kPageableThp:
+      ptr_ = aligned_zeroed(bytes, kHugePage, true);
+      break;
     case HostKind::kPinned:
       PINBENCH_CUDA_TRY(cudaMallocHost(&ptr_, bytes));
       break;
+    case HostKind::kRegistered: {
+      void* p = aligned_zeroed(bytes, kPage, false);
+      const cudaError_t err =
+          cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
+      if (err != cudaSuccess) {
+        std::free(p);
+        throw_cuda_error(err, "cudaHostRegister(p, bytes, Mapped | Portable)", __FILE__, __LINE__);
+      }
+      ptr_ = p;
+      break;
+    }
+    case HostKind::kWriteCombined:
+      PINBENCH_CUDA_TRY(
+          cudaHostAlloc(&ptr_, bytes, cudaHostAllocWriteCombined | cudaHostAllocMapped));
+      break;
     case HostKind::kMapped:
       PINBENCH_CUDA_TRY(cudaHostAlloc(&ptr_, bytes, cudaHostAllocMapped));
+      break;
+    case HostKind::kManaged:
+      PINBENCH_CUDA_TRY(cudaMallocManaged(&ptr_, bytes, cudaMemAttachGlobal));
+      std::memset(ptr_, 0, bytes);
       break;
   }
 }
 
 void HostBuffer::release() noexcept {
   if (ptr_ == nullptr) return;
-  if (kind_ == HostKind::kPageable) {
-    std::free(ptr_);
-  } else {
-    PINBENCH_CUDA_TRY_NOTHROW(cudaFreeHost(ptr_));
+  switch (kind_) {
+    case HostKind::kPageable:
+    case HostKind::kPageableThp:
+      std::free(ptr_);
+      break;
+    case HostKind::kRegistered:
+      PINBENCH_CUDA_TRY_NOTHROW(cudaHostUnregister(ptr_));
+      std::free(ptr_);
+      break;
+    case HostKind::kManaged:
+      PINBENCH_CUDA_TRY_NOTHROW(cudaFree(ptr_));
+      break;
+    case HostKind::kPinned:
+    case HostKind::kWriteCombined:
+    case HostKind::kMapped:
+      PINBENCH_CUDA_TRY_NOTHROW(cudaFreeHost(ptr_));
+      break;
   }
   ptr_ = nullptr;
 }
@@ -91,8 +128,9 @@ HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
 }
 
 void* HostBuffer::device_pointer() const {
-  if (kind_ != HostKind::kMapped) {
-    throw std::logic_error("device_pointer() asked of a host buffer that is not mapped");
+  if (kind_ == HostKind::kManaged) return ptr_;
+  if (!is_page_locked(kind_)) {
+    throw std::logic_error("device_pointer() asked of pageable memory");
   }
   void* dev = nullptr;
   PINBENCH_CUDA_TRY(cudaHostGetDevicePointer(&dev, ptr_, 0));
@@ -113,6 +151,15 @@ std::string observed_memory_kind(const void* ptr) {
       return "managed";
   }
   return "unknown";
+}
+
+}  // namespace pinbench::cuda
+
+namespace pinbench::cuda {
+
+std::string expected_observed_kind(HostKind kind) {
+  if (kind == HostKind::kManaged) return "managed";
+  return is_page_locked(kind) ? "pinned" : "pageable";
 }
 
 }  // namespace pinbench::cuda

@@ -1,10 +1,12 @@
-// Owning, move-only buffers: device memory, and host memory of each kind the lesson compares.
+// Owning, move-only buffers: device memory, and host memory of every kind pinbench compares.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
 #include <cuda_runtime_api.h>
+
+#include "core/sweep_plan.hpp"
 
 namespace pinbench::cuda {
 
@@ -26,19 +28,22 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-enum class HostKind {
-  kPageable,  // ordinary memory from the C++ allocator, touched once so its pages exist
-  kPinned,    // cudaMallocHost: page-locked
-  kMapped,    // cudaHostAlloc(cudaHostAllocMapped): page-locked and addressable by kernels
-};
-
-const char* to_string(HostKind kind);
+// Host memory of one MemoryKind (core/sweep_plan.hpp names them all):
+//   pageable        page-aligned from the C allocator, zeroed so every page exists
+//   pageable-thp    2 MiB aligned, madvise(MADV_HUGEPAGE) before it is zeroed
+//   pinned          cudaMallocHost
+//   registered      pageable memory, zeroed, then cudaHostRegister(Mapped | Portable)
+//   write-combined  cudaHostAlloc(WriteCombined | Mapped): fast for the GPU to read, slow for
+//                   the CPU to read
+//   mapped          cudaHostAlloc(Mapped)
+//   managed         cudaMallocManaged, zeroed on the host so its pages start there
+using HostKind = MemoryKind;
 
 class HostBuffer {
  public:
   HostBuffer() = default;
-  // Allocates `bytes` of `kind`; throws CudaError (pinned, mapped) or std::bad_alloc (pageable)
-  // when the memory is not there. Pageable memory is page-aligned and zeroed, which touches it.
+  // Allocates `bytes` of `kind`; throws CudaError (CUDA allocations) or std::bad_alloc (the C
+  // allocator) when the memory is not there, and releases anything half-made first.
   HostBuffer(std::size_t bytes, HostKind kind);
   ~HostBuffer();
   HostBuffer(HostBuffer&& other) noexcept;
@@ -49,7 +54,9 @@ class HostBuffer {
   void* data() const { return ptr_; }
   std::size_t size() const { return bytes_; }
   HostKind kind() const { return kind_; }
-  // For kMapped: the address a kernel uses to reach this memory. Throws for other kinds.
+  // The address a kernel uses to reach this memory: for page-locked kinds the mapped device
+  // address, for managed memory the pointer itself. Throws std::logic_error for pageable kinds
+  // (a kernel can reach those only where the device reports pageable memory access).
   void* device_pointer() const;
 
  private:
@@ -63,5 +70,8 @@ class HostBuffer {
 // What the driver says `ptr` is, via cudaPointerGetAttributes: "pageable" (not registered),
 // "pinned" (page-locked host), "device" or "managed".
 std::string observed_memory_kind(const void* ptr);
+
+// What observed_memory_kind() should say for memory of `kind`.
+std::string expected_observed_kind(HostKind kind);
 
 }  // namespace pinbench::cuda

@@ -2,15 +2,11 @@
 // cases and gates of one RunRecord. The analysis lives in core/lesson.hpp and never needs a GPU.
 #pragma once
 
-#include <functional>
-#include <string>
-
 #include "core/lesson.hpp"
 #include "core/record.hpp"
+#include "experiments/progress.hpp"
 
 namespace pinbench {
-
-using ProgressFn = std::function<void(const std::string&)>;
 
 // Checks that the run fits the device and the host (InputError when it cannot), then measures
 // parts 1 to 3. Throws NoGpuError without a usable GPU and CudaError when CUDA fails; a failed

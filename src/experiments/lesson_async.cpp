@@ -48,7 +48,7 @@ void run_async(PartContext& ctx) {
   for (const bool h2d : {true, false}) {
     for (cuda::HostBuffer* host : {&pageable, &pinned}) {
       const std::string direction = h2d ? "h2d" : "d2h";
-      const std::string memory = cuda::to_string(host->kind());
+      const std::string memory = to_string(host->kind());
       const std::string group = fmt::format("part2 async {} {}", direction, memory);
       ctx.progress(fmt::format("{} {}", group, format_size(bytes)));
       const cuda::NvtxRange range(group);

@@ -47,7 +47,7 @@ Case measure(PartContext& ctx, const Buffers& b, bool h2d, cuda::HostBuffer& hos
              std::size_t bytes, bool kind_ok) {
   const LessonConfig& cfg = ctx.config;
   const std::string direction = h2d ? "h2d" : "d2h";
-  const std::string memory = cuda::to_string(host.kind());
+  const std::string memory = to_string(host.kind());
   Case c;
   c.part = "copy";
   c.direction = direction;
@@ -132,7 +132,7 @@ void run_copies(PartContext& ctx) {
     }
     for (cuda::HostBuffer* host : {&pageable, &pinned}) {
       const std::string group =
-          fmt::format("part1 {} {}", h2d ? "h2d" : "d2h", cuda::to_string(host->kind()));
+          fmt::format("part1 {} {}", h2d ? "h2d" : "d2h", to_string(host->kind()));
       const cuda::NvtxRange range(group);
       for (std::size_t bytes : sizes) {
         ctx.progress(fmt::format("{} {}", group, format_size(bytes)));

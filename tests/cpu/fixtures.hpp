@@ -11,9 +11,9 @@
 namespace pinbench::test {
 
 // Paths of committed data.
-std::string h200_lesson_path();        // the newest H200 lesson run under data/runs/
+std::string h200_lesson_path();          // the newest H200 lesson run under data/runs/
 std::string h200_earlier_lesson_path();  // an earlier run of the same day, same machine
-std::string t4_reference_path();  // the page's published tables under data/reference/
+std::string t4_reference_path();         // the page's published tables under data/reference/
 
 // A complete, verified lesson record built from the figures given. Part 1 uses the page's five
 // sizes; pinned_ms and pageable_ms list one median per size (each case gets exactly that sample).

@@ -1,0 +1,151 @@
+// `pinbench sweep`, `pinbench bandwidthtest` and `pinbench race`: the general measurements.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "core/errors.hpp"
+#include "core/sweep_plan.hpp"
+#include "core/units.hpp"
+#include "experiments/bandwidthtest.hpp"
+#include "experiments/race.hpp"
+#include "experiments/sweep.hpp"
+#include "report/sweep_text.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+struct SweepOptions {
+  std::string kinds = "pageable,pageable-thp,pinned,registered,write-combined,mapped,managed";
+  std::string directions = "h2d,d2h,bidir";
+  std::string methods = "ce,sm";
+  std::string sizes = "4KiB:256MiB:x4";
+  int warmups = 3;
+  double max_spread_pct = 1.0;
+  double time_cap_ms = 500.0;
+  int min_samples = 10;
+  int max_samples = 2000;
+  std::string pin_cost = "1GiB";
+  bool no_numa = false;
+  bool force = false;
+  std::string json_path, csv_path, markdown_path;
+};
+
+int exit_code(const RunRecord& record) {
+  return record.all_gates_passed() ? 0 : 1;
+}
+
+void write_outputs(const RunRecord& record, const std::string& json_path) {
+  if (!json_path.empty()) {
+    save_record(record, json_path);
+    std::printf("Run record written to %s.\n", json_path.c_str());
+  }
+}
+
+int run_sweep_command(const SweepOptions& o) {
+  SweepConfig c;
+  c.kinds = parse_memory_kinds(o.kinds);
+  c.directions = parse_directions(o.directions);
+  c.methods = parse_copy_methods(o.methods);
+  c.sizes = parse_sizes(o.sizes);
+  c.warmups = o.warmups;
+  c.stop.max_spread = o.max_spread_pct / 100.0;
+  c.stop.time_cap_ms = o.time_cap_ms;
+  c.stop.min_samples = o.min_samples;
+  c.stop.max_samples = o.max_samples;
+  c.pin_cost_bytes = o.pin_cost == "0" || o.pin_cost == "off" ? 0 : parse_size(o.pin_cost);
+  c.place_on_gpu_node = !o.no_numa;
+  c.force = o.force;
+  c.normalize();
+  c.validate();
+  const RunRecord record = with_progress([&] { return run_sweep(c, terminal_progress); });
+  std::fputs(render_sweep_text(record).c_str(), stdout);
+  std::printf("\nSweep wall time: %.1f s.\n", record.wall_ms / 1000.0);
+  write_outputs(record, o.json_path);
+  return exit_code(record);
+}
+
+}  // namespace
+
+Command add_sweep(CLI::App& app) {
+  auto o = std::make_shared<SweepOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "sweep",
+      "Measure every host-memory kind, direction and copy method over a range of sizes, each "
+      "sample checked byte for byte, sampling until the spread is small or a time cap is hit.");
+  sub->add_option("--kinds", o->kinds, "Host-memory kinds, comma-separated")->capture_default_str();
+  sub->add_option("--directions", o->directions, "h2d, d2h, bidir (both at once)")
+      ->capture_default_str();
+  sub->add_option("--methods", o->methods, "ce (copy engine), sm (kernel on the SMs)")
+      ->capture_default_str();
+  sub->add_option("--sizes", o->sizes, "A list (4KiB,1MiB) or a range START:END:xF or :+STEP")
+      ->capture_default_str();
+  sub->add_option("--warmups", o->warmups, "Untimed copies before each case")
+      ->capture_default_str();
+  sub->add_option("--max-spread", o->max_spread_pct,
+                  "Stop sampling when stddev/mean of the times is at most this many percent")
+      ->capture_default_str();
+  sub->add_option("--time-cap", o->time_cap_ms, "Stop sampling a case after this many ms")
+      ->capture_default_str();
+  sub->add_option("--min-samples", o->min_samples, "Never fewer timed samples per case")
+      ->capture_default_str();
+  sub->add_option("--max-samples", o->max_samples, "Never more timed samples per case")
+      ->capture_default_str();
+  sub->add_option("--pin-cost", o->pin_cost, "Size for the cost-of-pinning probe, or 0 to skip it")
+      ->capture_default_str();
+  sub->add_flag("--no-numa", o->no_numa,
+                "Do not bind the allocating thread to the GPU's NUMA node");
+  sub->add_flag("--force", o->force, "Allow pinning more than half of host memory");
+  sub->add_option("--json", o->json_path, "Write the run record here");
+  sub->add_option("--csv", o->csv_path, "Write one row per case here");
+  sub->add_option("--markdown", o->markdown_path, "Write the tables as markdown here");
+  return {sub, [o] { return run_sweep_command(*o); }};
+}
+
+Command add_bandwidthtest(CLI::App& app) {
+  auto size = std::make_shared<std::string>("16MiB");
+  auto json = std::make_shared<std::string>();
+  CLI::App* sub = app.add_subcommand(
+      "bandwidthtest",
+      "The devblog's bandwidthtest: pageable and pinned, host to device and back, GB/s, and a "
+      "check that the data came back unchanged.");
+  sub->add_option("--size", *size, "Transfer size (a multiple of 4 bytes: it holds floats)")
+      ->capture_default_str();
+  sub->add_option("--json", *json, "Write the run record here");
+  return {sub, [size, json] {
+            BandwidthTestConfig c;
+            c.bytes = parse_size(*size);
+            const RunRecord record = run_bandwidthtest(c);
+            std::fputs(render_bandwidthtest_text(record).c_str(), stdout);
+            write_outputs(record, *json);
+            return exit_code(record);
+          }};
+}
+
+Command add_race(CLI::App& app) {
+  auto size = std::make_shared<std::string>("64MiB");
+  auto trials = std::make_shared<int>(5);
+  auto json = std::make_shared<std::string>();
+  CLI::App* sub = app.add_subcommand(
+      "race",
+      "Overwrite a copy's pinned source right after cudaMemcpyAsync returns and count how many "
+      "of the bytes that reached the device are old and how many new; then the same after "
+      "synchronising, and with a pageable source.");
+  sub->add_option("--size", *size, "Bytes per copy (a multiple of 8)")->capture_default_str();
+  sub->add_option("--trials", *trials, "Copies per mode")->capture_default_str();
+  sub->add_option("--json", *json, "Write the run record here");
+  return {sub, [size, trials, json] {
+            RaceConfig c;
+            c.bytes = parse_size(*size);
+            c.trials = *trials;
+            const RunRecord record = with_progress([&] { return run_race(c, terminal_progress); });
+            std::fputs(render_race_text(record).c_str(), stdout);
+            write_outputs(record, *json);
+            return exit_code(record);
+          }};
+}
+
+}  // namespace pinbench::cli

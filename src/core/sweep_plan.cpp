@@ -1,0 +1,265 @@
+#include "core/sweep_plan.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "core/stats.hpp"
+#include "core/units.hpp"
+
+namespace pinbench {
+namespace {
+
+struct KindName {
+  MemoryKind kind;
+  const char* name;
+};
+constexpr KindName kKinds[] = {
+    {MemoryKind::kPageable, "pageable"},
+    {MemoryKind::kPageableThp, "pageable-thp"},
+    {MemoryKind::kPinned, "pinned"},
+    {MemoryKind::kRegistered, "registered"},
+    {MemoryKind::kWriteCombined, "write-combined"},
+    {MemoryKind::kMapped, "mapped"},
+    {MemoryKind::kManaged, "managed"},
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+template <typename T, typename Parse>
+std::vector<T> parse_list(std::string_view list, const char* what, Parse parse) {
+  if (trim(list).empty()) throw InputError(fmt::format("the {} list is empty", what));
+  std::vector<T> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', start);
+    const std::string_view item =
+        trim(list.substr(start, comma == std::string_view::npos ? list.npos : comma - start));
+    const T value = parse(item);
+    bool seen = false;
+    for (const T& v : out) seen = seen || v == value;
+    if (!seen) out.push_back(value);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(MemoryKind k) {
+  for (const KindName& n : kKinds) {
+    if (n.kind == k) return n.name;
+  }
+  return "?";
+}
+
+MemoryKind parse_memory_kind(std::string_view name) {
+  for (const KindName& n : kKinds) {
+    if (name == n.name) return n.kind;
+  }
+  throw InputError(fmt::format(
+      "unknown host-memory kind '{}' (choose from pageable, pageable-thp, pinned, registered, "
+      "write-combined, mapped, managed)",
+      name));
+}
+
+std::vector<MemoryKind> all_memory_kinds() {
+  std::vector<MemoryKind> out;
+  for (const KindName& n : kKinds) out.push_back(n.kind);
+  return out;
+}
+
+bool is_page_locked(MemoryKind k) {
+  return k == MemoryKind::kPinned || k == MemoryKind::kRegistered ||
+         k == MemoryKind::kWriteCombined || k == MemoryKind::kMapped;
+}
+
+const char* to_string(Direction d) {
+  switch (d) {
+    case Direction::kH2D:
+      return "h2d";
+    case Direction::kD2H:
+      return "d2h";
+    case Direction::kBidir:
+      return "bidir";
+  }
+  return "?";
+}
+
+Direction parse_direction(std::string_view name) {
+  if (name == "h2d") return Direction::kH2D;
+  if (name == "d2h") return Direction::kD2H;
+  if (name == "bidir") return Direction::kBidir;
+  throw InputError(fmt::format("unknown direction '{}' (choose from h2d, d2h, bidir)", name));
+}
+
+const char* to_string(CopyMethod m) {
+  return m == CopyMethod::kCopyEngine ? "ce" : "sm";
+}
+
+CopyMethod parse_copy_method(std::string_view name) {
+  if (name == "ce") return CopyMethod::kCopyEngine;
+  if (name == "sm") return CopyMethod::kSmKernel;
+  throw InputError(fmt::format("unknown copy method '{}' (choose from ce, sm)", name));
+}
+
+std::vector<MemoryKind> parse_memory_kinds(std::string_view list) {
+  return parse_list<MemoryKind>(list, "host-memory kind", parse_memory_kind);
+}
+
+std::vector<Direction> parse_directions(std::string_view list) {
+  return parse_list<Direction>(list, "direction", parse_direction);
+}
+
+std::vector<CopyMethod> parse_copy_methods(std::string_view list) {
+  return parse_list<CopyMethod>(list, "copy method", parse_copy_method);
+}
+
+std::vector<std::uint64_t> parse_sizes(std::string_view text) {
+  constexpr std::size_t kMaxSizes = 4096;
+  const std::string_view t = trim(text);
+  const std::size_t colon = t.find(':');
+  if (colon == std::string_view::npos) {
+    std::vector<std::uint64_t> sizes = parse_size_list(t);
+    if (sizes.size() > kMaxSizes) throw InputError("more than 4096 sizes");
+    return sizes;
+  }
+  const std::size_t colon2 = t.find(':', colon + 1);
+  if (colon2 == std::string_view::npos || t.find(':', colon2 + 1) != std::string_view::npos) {
+    throw InputError(fmt::format(
+        "size range '{}' is not START:END:xFACTOR or START:END:+STEP (e.g. 4KiB:1GiB:x2)", t));
+  }
+  const std::uint64_t start = parse_size(t.substr(0, colon));
+  const std::uint64_t end = parse_size(t.substr(colon + 1, colon2 - colon - 1));
+  const std::string_view step = trim(t.substr(colon2 + 1));
+  if (end < start) {
+    throw InputError(fmt::format("size range '{}' is inverted: {} is below {}", t, format_size(end),
+                                 format_size(start)));
+  }
+  std::vector<std::uint64_t> sizes;
+  if (!step.empty() && (step[0] == 'x' || step[0] == '*')) {
+    const std::string factor_text(trim(step.substr(1)));
+    std::size_t used = 0;
+    unsigned long factor = 0;
+    try {
+      factor = std::stoul(factor_text, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != factor_text.size() || factor < 2) {
+      throw InputError(
+          fmt::format("size range '{}' needs a whole factor of at least 2 after 'x'", t));
+    }
+    for (std::uint64_t s = start; s <= end; s *= factor) {
+      sizes.push_back(s);
+      if (sizes.size() > kMaxSizes)
+        throw InputError(fmt::format("size range '{}' has more than 4096 sizes", t));
+      if (s > std::numeric_limits<std::uint64_t>::max() / factor) break;
+    }
+  } else if (!step.empty() && step[0] == '+') {
+    const std::uint64_t inc = parse_size(step.substr(1));  // zero is rejected there
+    for (std::uint64_t s = start; s <= end; s += inc) {
+      sizes.push_back(s);
+      if (sizes.size() > kMaxSizes)
+        throw InputError(fmt::format("size range '{}' has more than 4096 sizes", t));
+      if (s > std::numeric_limits<std::uint64_t>::max() - inc) break;
+    }
+  } else {
+    throw InputError(
+        fmt::format("size range '{}' needs a step: xFACTOR or +STEP (e.g. 4KiB:1GiB:x2)", t));
+  }
+  return sizes;
+}
+
+const char* to_string(StopReason r) {
+  switch (r) {
+    case StopReason::kContinue:
+      return "continue";
+    case StopReason::kSpread:
+      return "spread";
+    case StopReason::kTimeCap:
+      return "time cap";
+    case StopReason::kSampleCap:
+      return "sample cap";
+  }
+  return "?";
+}
+
+double relative_spread(const std::vector<double>& samples_ms) {
+  if (samples_ms.size() < 2) return 0.0;
+  const Summary s = summarize(samples_ms);
+  return s.mean > 0.0 ? s.stddev / s.mean : 0.0;
+}
+
+StopReason should_stop(const StopRule& rule, const std::vector<double>& samples_ms,
+                       double elapsed_ms) {
+  const int n = static_cast<int>(samples_ms.size());
+  if (n >= rule.max_samples) return StopReason::kSampleCap;
+  if (n < rule.min_samples) {
+    // Even the minimum yields to the time cap once there are two samples to summarise.
+    return n >= 2 && elapsed_ms >= rule.time_cap_ms ? StopReason::kTimeCap : StopReason::kContinue;
+  }
+  if (relative_spread(samples_ms) <= rule.max_spread) return StopReason::kSpread;
+  if (elapsed_ms >= rule.time_cap_ms) return StopReason::kTimeCap;
+  return StopReason::kContinue;
+}
+
+}  // namespace pinbench
+
+namespace pinbench {
+
+SweepConfig SweepConfig::defaults() {
+  SweepConfig c;
+  c.sizes = parse_sizes("4KiB:256MiB:x4");
+  return c;
+}
+
+void SweepConfig::normalize() {
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+}
+
+void SweepConfig::validate() const {
+  if (kinds.empty()) throw InputError("no host-memory kind to measure");
+  if (directions.empty()) throw InputError("no direction to measure");
+  if (methods.empty()) throw InputError("no copy method to measure");
+  if (sizes.empty()) throw InputError("no size to measure");
+  if (warmups < 0) throw InputError("warm-up count cannot be negative");
+  if (!(stop.max_spread > 0.0)) throw InputError("the spread target must be above 0%");
+  if (!(stop.time_cap_ms > 0.0)) throw InputError("the time cap must be above 0 ms");
+  if (stop.min_samples < 2) throw InputError("at least 2 samples per case are needed");
+  if (stop.max_samples < stop.min_samples) {
+    throw InputError("the sample cap is below the minimum sample count");
+  }
+}
+
+nlohmann::json to_json(const SweepConfig& c) {
+  nlohmann::json kinds = nlohmann::json::array();
+  for (MemoryKind k : c.kinds) kinds.push_back(to_string(k));
+  nlohmann::json dirs = nlohmann::json::array();
+  for (Direction d : c.directions) dirs.push_back(to_string(d));
+  nlohmann::json methods = nlohmann::json::array();
+  for (CopyMethod m : c.methods) methods.push_back(to_string(m));
+  return {{"kinds", kinds},
+          {"directions", dirs},
+          {"methods", methods},
+          {"sizes_bytes", c.sizes},
+          {"warmups", c.warmups},
+          {"max_spread", c.stop.max_spread},
+          {"time_cap_ms", c.stop.time_cap_ms},
+          {"min_samples", c.stop.min_samples},
+          {"max_samples", c.stop.max_samples},
+          {"place_on_gpu_node", c.place_on_gpu_node},
+          {"pin_cost_bytes", c.pin_cost_bytes}};
+}
+
+}  // namespace pinbench

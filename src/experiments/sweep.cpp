@@ -1,0 +1,145 @@
+// `pinbench sweep`: for every host-memory kind asked for, allocate its buffers once (on the
+// GPU's NUMA node where the platform names one), then measure each direction, copy method and
+// size with sweep_measure.cpp's engine, and finally what pinning itself costs (pin_cost.cpp).
+#include "experiments/sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "core/host_info.hpp"
+#include "core/numa.hpp"
+#include "core/pattern.hpp"
+#include "core/units.hpp"
+#include "cuda/buffers.hpp"
+#include "cuda/device.hpp"
+#include "experiments/sweep_measure.hpp"
+#include "version.hpp"
+
+namespace pinbench {
+namespace {
+
+constexpr std::uint64_t kSeed = 0x5EEB;
+
+// Refuses plans that cannot fit before anything is allocated.
+void check_fits(const SweepConfig& c, std::uint64_t largest) {
+  const std::uint64_t free_bytes = cuda::device_free_bytes();
+  // Device: the destination and the reference copy; managed memory may also move there.
+  const bool managed =
+      std::find(c.kinds.begin(), c.kinds.end(), MemoryKind::kManaged) != c.kinds.end();
+  const std::uint64_t device_need = 2 * largest + (managed ? 2 * largest : 0);
+  if (device_need > free_bytes) {
+    throw InputError(fmt::format(
+        "{} at {} needs {} of device memory{} and the device has {} free",
+        managed ? "the managed kind" : "the sweep", format_size(largest), format_size(device_need),
+        managed ? " (managed buffers never exceed free memory)" : "", format_size(free_bytes)));
+  }
+  // Host: two buffers of the kind being measured (one kind at a time) plus the reference bytes;
+  // the pin-cost probe pins its size once more.
+  const std::uint64_t pinned_need = std::max<std::uint64_t>(2 * largest, c.pin_cost_bytes);
+  const std::uint64_t total = host_memory_bytes();
+  if (!c.force && total > 0 && pinned_need > total / 2) {
+    throw InputError(fmt::format(
+        "the sweep would pin {} of this host's {} (more than half); pass --force to allow it",
+        format_size(pinned_need), format_size(total)));
+  }
+  const std::uint64_t available = host_available_bytes();
+  if (available > 0 && 3 * largest + c.pin_cost_bytes > available) {
+    throw InputError(fmt::format("the sweep needs {} of host memory and {} is available",
+                                 format_size(3 * largest + c.pin_cost_bytes),
+                                 format_size(available)));
+  }
+}
+
+}  // namespace
+
+RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
+                    const SweepHooks& hooks) {
+  const auto start = std::chrono::steady_clock::now();
+  config.validate();
+  cuda::require_device();
+  const std::uint64_t largest = config.sizes.back();
+  check_fits(config, largest);
+
+  RunRecord record;
+  record.experiment = "sweep";
+  record.pinbench_version = kVersion;
+  record.created_utc = utc_now_iso8601();
+  record.machine = cuda::query_machine(0);
+  record.config = to_json(config);
+
+  // Host buffers are allocated and first touched by a thread on the GPU's NUMA node, so the
+  // kernel's first-touch policy places their pages there.
+  const int gpu_node = record.machine.numa_node;
+  bool bound = false;
+  if (config.place_on_gpu_node && gpu_node >= 0) bound = bind_thread_to_cpus(node_cpus(gpu_node));
+  record.config["placement"] =
+      gpu_node < 0 ? "the platform names no NUMA node for the GPU; buffers left where the OS "
+                     "puts them"
+      : bound      ? fmt::format("allocating thread bound to node {}", gpu_node)
+                   : fmt::format("could not bind to node {}", gpu_node);
+
+  cuda::HostBuffer expected(largest, MemoryKind::kPageable);
+  fill_pattern(expected.data(), largest, kSeed);
+  sweep::Measurer measurer(config, record.machine.pageable_memory_access != 0, hooks);
+
+  nlohmann::json skipped = nlohmann::json::array();
+  nlohmann::json landed = nlohmann::json::object();
+  std::size_t total_cases =
+      config.kinds.size() * config.directions.size() * config.methods.size() * config.sizes.size();
+  std::size_t n = 0;
+  for (MemoryKind kind : config.kinds) {
+    progress(fmt::format("allocating {} of {} memory", format_size(2 * largest), to_string(kind)));
+    sweep::KindBuffers buffers(kind, largest, expected);
+    const int node = page_node(buffers.host.data());
+    landed[to_string(kind)] = node;
+    Gate kind_gate;
+    kind_gate.name = fmt::format("kind/{}", to_string(kind));
+    const std::string seen = cuda::observed_memory_kind(buffers.host.data());
+    kind_gate.passed = seen == cuda::expected_observed_kind(kind);
+    kind_gate.detail = fmt::format("cudaPointerGetAttributes says {}, expected {}", seen,
+                                   cuda::expected_observed_kind(kind));
+    record.gates.push_back(kind_gate);
+
+    for (Direction d : config.directions) {
+      for (CopyMethod m : config.methods) {
+        for (std::uint64_t bytes : config.sizes) {
+          ++n;
+          progress(fmt::format("[{}/{}] {} {} {} {}", n, total_cases, to_string(kind), to_string(d),
+                               to_string(m), format_size(bytes)));
+          const std::size_t before = record.cases.size();
+          const std::string why = measurer.measure(buffers, d, m, bytes, record);
+          if (!why.empty()) {
+            skipped.push_back({{"memory", to_string(kind)},
+                               {"direction", to_string(d)},
+                               {"method", to_string(m)},
+                               {"bytes", bytes},
+                               {"reason", why}});
+          }
+          // A buffer that is not the kind it claims gates every rate measured on it.
+          for (std::size_t i = before; i < record.cases.size(); ++i) {
+            record.cases[i].verified = record.cases[i].verified && kind_gate.passed;
+            record.cases[i].extra["host_numa_node"] = node;
+          }
+        }
+      }
+    }
+  }
+  record.config["skipped"] = skipped;
+  record.config["host_numa_node_by_kind"] = landed;
+
+  if (config.pin_cost_bytes > 0) {
+    for (Case& c : measure_pin_cost(config.pin_cost_bytes, 2, progress)) {
+      record.gates.push_back({c.gate, c.verified, c.verified ? "allocated and freed" : "failed"});
+      record.cases.push_back(std::move(c));
+    }
+  }
+  if (bound) unbind_thread();
+  record.wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return record;
+}
+
+}  // namespace pinbench
