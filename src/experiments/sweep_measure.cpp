@@ -20,10 +20,6 @@ namespace {
 constexpr std::uint64_t kLatchTimeoutNs = 5'000'000'000ull;
 constexpr int kMaxBatch = 32;
 constexpr double kBatchTargetMs = 20.0;  // how long one latched batch of samples should run
-#ifndef PINBENCH_ONE_SAMPLE_BYTES
-#define PINBENCH_ONE_SAMPLE_BYTES (8u << 20)
-#endif
-constexpr std::size_t kOneSampleBytes = PINBENCH_ONE_SAMPLE_BYTES;
 constexpr unsigned char kPlanted = 0xA5;
 
 using Clock = std::chrono::steady_clock;
@@ -43,11 +39,12 @@ struct Leg {
   const void* ref = nullptr;       // reference bytes in device memory
   const void* expected = nullptr;  // reference bytes in host memory
   cudaStream_t stream = nullptr;
+  cudaMemcpyKind kind = cudaMemcpyDefault;  // named by measure(), as a user would name it
 };
 
 void enqueue_op(const Leg& l, CopyMethod m, std::size_t bytes) {
   if (m == CopyMethod::kCopyEngine) {
-    PINBENCH_CUDA_TRY(cudaMemcpyAsync(l.dst, l.src, bytes, cudaMemcpyDefault, l.stream));
+    PINBENCH_CUDA_TRY(cudaMemcpyAsync(l.dst, l.src, bytes, l.kind, l.stream));
   } else {
     cuda::launch_sm_copy(l.dst_dev, l.src_dev, bytes, l.stream);
   }
@@ -164,10 +161,9 @@ struct Measurer::Impl {
   }
 
   // Samples to queue behind the next latch: enough to fill about kBatchTargetMs, never past the
-  // sample cap, and one at a time for large copies, whose enqueue cost is negligible anyway.
-  int next_batch(const std::vector<double>& ms, std::size_t bytes) const {
+  // sample cap.
+  int next_batch(const std::vector<double>& ms) const {
     const int left = cfg.stop.max_samples - static_cast<int>(ms.size());
-    if (bytes >= kOneSampleBytes) return std::max(1, std::min(1, left));
     const double per = ms.empty() ? 1.0 : std::max(ms.back(), 1e-3);
     return std::max(
         1, std::min(std::clamp(static_cast<int>(kBatchTargetMs / per), 2, kMaxBatch), left));
@@ -183,7 +179,7 @@ struct Measurer::Impl {
                std::string& stop) {
     const auto t0 = Clock::now();
     int done = 0;
-    int k = bytes >= kOneSampleBytes ? 1 : std::min(cfg.stop.min_samples, kMaxBatch);
+    int k = std::min(cfg.stop.min_samples, kMaxBatch);
     while (true) {
       PINBENCH_CUDA_TRY(cudaMemsetAsync(counters.data(), 0, kMaxBatch * 8, a.stream));
       arm_latch({a.stream});
@@ -210,15 +206,18 @@ struct Measurer::Impl {
         stop = out.failed ? "gate failed" : to_string(r);
         return;
       }
-      k = next_batch(out.ms, bytes);
+      k = next_batch(out.ms);
     }
   }
 
+  // Both directions at once, page-locked memory: one latch on each stream holds a batch of
+  // samples. In each sample the streams meet at a pair of events, a base event is recorded, each
+  // copy runs between events of its own, and the checks wait for both copies.
   void latched_bidir(const Leg& a, const Leg& b, CopyMethod m, std::size_t bytes, Samples& oa,
                      Samples& ob, Samples& total, bool& timed_out_flag, std::string& stop) {
     const auto t0 = Clock::now();
     int done = 0;
-    int k = bytes >= kOneSampleBytes ? 1 : std::min(cfg.stop.min_samples, kMaxBatch);
+    int k = std::min(cfg.stop.min_samples, kMaxBatch);
     const cuda::StreamView va(a.stream);
     const cuda::StreamView vb(b.stream);
     while (true) {
@@ -248,6 +247,11 @@ struct Measurer::Impl {
         e[5].record(vb);
         enqueue_op(b, m, bytes);
         e[6].record(vb);
+        // The checks wait for both copies: a check reading host memory across PCIe while the
+        // other direction's copy still ran slowed that copy (on the H200 the host-to-device half
+        // fell to about half rate).
+        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(a.stream, e[6].get(), 0));
+        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(b.stream, e[4].get(), 0));
         if (planted(done + i)) enqueue_plant(a, bytes);
         enqueue_check(a, bytes, counter(i));
         enqueue_check(b, bytes, counter(kMaxBatch + i));
@@ -270,7 +274,7 @@ struct Measurer::Impl {
         stop = failed ? "gate failed" : to_string(r);
         return;
       }
-      k = next_batch(total.ms, bytes);
+      k = next_batch(total.ms);
     }
   }
 
@@ -418,6 +422,7 @@ std::string Measurer::measure(KindBuffers& b, Direction direction, CopyMethod me
   h2d.ref = b.ref.data();
   h2d.expected = b.expected.data();
   h2d.stream = m.sa.get();
+  h2d.kind = cudaMemcpyHostToDevice;
 
   cuda::HostBuffer& d2h_dst = direction == Direction::kBidir ? b.host2 : b.host;
   Leg d2h;
@@ -430,10 +435,13 @@ std::string Measurer::measure(KindBuffers& b, Direction direction, CopyMethod me
   d2h.ref = b.ref.data();
   d2h.expected = b.expected.data();
   d2h.stream = direction == Direction::kBidir ? m.sb.get() : m.sa.get();
+  d2h.kind = cudaMemcpyDeviceToHost;
 
   // Page-locked memory never makes the driver hold the host, so it can wait behind a latch.
   const bool latch = locked;
-  const std::string timing = latch ? "latch" : "blocking";
+  const std::string timing = !latch                           ? "blocking"
+                             : direction == Direction::kBidir ? "joined"
+                                                              : "latch";
   bool timed_out = false;
   std::string stop;
 

@@ -53,7 +53,8 @@ TEST(GpuSweep, SmallSweepPassesEveryGate) {
     EXPECT_TRUE(k.verified) << k.gate;
     EXPECT_GE(k.samples_ms.size(), 3u) << k.gate;
     EXPECT_LE(k.samples_ms.size(), 6u) << k.gate;
-    EXPECT_EQ(k.timing, is_page_locked(parse_memory_kind(k.memory)) ? "latch" : "blocking");
+    EXPECT_EQ(k.timing, is_page_locked(parse_memory_kind(k.memory)) ? "latch" : "blocking")
+        << k.gate;
     ++measured;
   }
   // Every kind x direction x method x size either ran (bidir: three cases) or was skipped.
