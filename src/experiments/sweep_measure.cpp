@@ -439,9 +439,7 @@ std::string Measurer::measure(KindBuffers& b, Direction direction, CopyMethod me
 
   // Page-locked memory never makes the driver hold the host, so it can wait behind a latch.
   const bool latch = locked;
-  const std::string timing = !latch                           ? "blocking"
-                             : direction == Direction::kBidir ? "joined"
-                                                              : "latch";
+  const std::string timing = latch ? "latch" : "blocking";
   bool timed_out = false;
   std::string stop;
 
