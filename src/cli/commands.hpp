@@ -15,5 +15,6 @@ struct Command {
 
 Command add_info(CLI::App& app);
 Command add_lesson(CLI::App& app);
+Command add_compare(CLI::App& app);
 
 }  // namespace pinbench::cli

@@ -1,0 +1,76 @@
+// `pinbench compare` as a user meets it: the real binary, its exit codes, and one clear line on
+// stderr for every bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/record.hpp"
+#include "fixtures.hpp"
+
+namespace pinbench {
+namespace {
+
+const std::string kBin = std::string(PINBENCH_BINARY) + " ";
+
+void expect_one_line_error(const test::Result& r, const std::string& contains) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("pinbench: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(contains), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// Bad files of every kind, in a fresh folder.
+struct BadFiles {
+  std::string dir = test::temp_dir();
+  std::string absent = dir + "/absent.json";
+  std::string cut = dir + "/cut.json";
+  std::string foreign = dir + "/foreign.json";
+  BadFiles() {
+    const std::string whole = test::read_file(test::h200_lesson_path());
+    test::write_file(cut, whole.substr(0, whole.size() / 2));
+    test::write_file(foreign, R"({"traceEvents": []})");
+  }
+};
+
+TEST(CompareCli, ExitOneWhenACaseDiffersBeyondTheThreshold) {
+  const std::string runs = test::h200_earlier_lesson_path() + " " + test::h200_lesson_path();
+  const test::Result r = test::run(kBin + "compare " + runs);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(r.out.rfind("Same machine: NVIDIA H200", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("27 cases in common; 1 differs by more than 20%."), std::string::npos);
+  const test::Result loose = test::run(kBin + "compare " + runs + " --threshold 30");
+  EXPECT_EQ(loose.exit_code, 0) << loose.err;
+  EXPECT_NE(loose.out.find("none differs by more than 30%"), std::string::npos);
+}
+
+TEST(CompareCli, DifferentMachinesAreAllowedAndSaidFirst) {
+  const test::Result r =
+      test::run(kBin + "compare " + test::t4_reference_path() + " " + test::h200_lesson_path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out.rfind("Different machines (device Tesla T4 vs NVIDIA H200", 0), 0u) << r.out;
+}
+
+TEST(CompareCli, BadInputIsOneLineAndExitTwo) {
+  const BadFiles bad;
+  const std::string good = test::h200_lesson_path();
+  for (const std::string& path : {bad.absent, bad.cut, bad.foreign}) {
+    expect_one_line_error(test::run(kBin + "compare " + good + " " + path), path);
+    expect_one_line_error(test::run(kBin + "compare " + path + " " + good), path);
+  }
+  const std::string sweep = bad.dir + "/sweep.json";
+  save_record(test::make_sweep_record(), sweep);
+  expect_one_line_error(test::run(kBin + "compare " + good + " " + sweep), "no case in common");
+  expect_one_line_error(test::run(kBin + "compare " + good), "b is required");
+  expect_one_line_error(test::run(kBin + "compare " + good + " " + good + " --threshold=-5"),
+                        "threshold");
+  expect_one_line_error(test::run(kBin + "compare " + good + " " + good + " --threshold lots"),
+                        "--threshold");
+  expect_one_line_error(test::run(kBin + "compare " + good + " " + good + " --frobnicate"),
+                        "--frobnicate");
+}
+
+}  // namespace
+}  // namespace pinbench
