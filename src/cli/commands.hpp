@@ -15,6 +15,7 @@ struct Command {
 
 Command add_info(CLI::App& app);
 Command add_lesson(CLI::App& app);
+Command add_report(CLI::App& app);
 Command add_compare(CLI::App& app);
 
 }  // namespace pinbench::cli

@@ -34,9 +34,9 @@ int main(int argc, char** argv) {
       "the threshold), 2 bad usage or input, 3 no usable GPU where one is required (or a CUDA "
       "call failed).\n");
 
-  const std::vector<pinbench::cli::Command> commands = {pinbench::cli::add_info(app),
-                                                        pinbench::cli::add_lesson(app),
-                                                        pinbench::cli::add_compare(app)};
+  const std::vector<pinbench::cli::Command> commands = {
+      pinbench::cli::add_info(app), pinbench::cli::add_lesson(app), pinbench::cli::add_report(app),
+      pinbench::cli::add_compare(app)};
 
   // CLI11 reports a mistyped subcommand as a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

@@ -158,6 +158,10 @@ RunRecord make_sweep_record() {
   return r;
 }
 
+std::string sweep_trace_path() {
+  return std::string(PINBENCH_TEST_DATA_DIR) + "/sweep.trace.json";
+}
+
 Result run(const std::string& command) {
   const std::string err_path = temp_dir() + "/stderr";
   const std::string full = command + " 2>" + err_path;

@@ -35,6 +35,9 @@ RunRecord make_lesson_record(const LessonFigures& f = {});
 // 1 MiB), two carry `extra` annotations, and the note holds characters that need escaping.
 RunRecord make_sweep_record();
 
+// A hand-made Chrome trace for the sweep record: three streams of copies and kernels.
+std::string sweep_trace_path();
+
 // Runs `command` through the shell; captures stdout and stderr separately.
 struct Result {
   int exit_code = -1;

@@ -1,5 +1,5 @@
-// `pinbench compare` as a user meets it: the real binary, its exit codes, and one clear line on
-// stderr for every bad input.
+// `pinbench report` and `pinbench compare` as a user meets them: the real binary, its files,
+// its exit codes, and one clear line on stderr for every bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,6 +33,68 @@ struct BadFiles {
     test::write_file(foreign, R"({"traceEvents": []})");
   }
 };
+
+TEST(ReportCli, WritesTheExpectedFiles) {
+  const std::string dir = test::temp_dir();
+  const test::Result r =
+      test::run(kBin + "report " + test::h200_lesson_path() + " --html " + dir + "/r.html" +
+                " --markdown " + dir + "/r.md --csv " + dir + "/r.csv");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(r.out, "HTML report written to " + dir + "/r.html.\nMarkdown report written to " + dir +
+                       "/r.md.\nCSV report written to " + dir + "/r.csv.\n");
+  EXPECT_EQ(test::read_file(dir + "/r.html"),
+            test::read_file(test::golden_path("report-h200.html")));
+  EXPECT_EQ(test::read_file(dir + "/r.md"), test::read_file(test::golden_path("report-h200.md")));
+  EXPECT_EQ(test::read_file(dir + "/r.csv"), test::read_file(test::golden_path("report-h200.csv")));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.html.tmp"));
+}
+
+TEST(ReportCli, MarkdownToStdoutByDefault) {
+  const test::Result r = test::run(kBin + "report " + test::h200_lesson_path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, test::read_file(test::golden_path("report-h200.md")));
+  const test::Result csv = test::run(kBin + "report " + test::h200_lesson_path() + " --csv -");
+  EXPECT_EQ(csv.out, test::read_file(test::golden_path("report-h200.csv")));
+}
+
+TEST(ReportCli, ATraceBesideTheRecordAddsTheTimeline) {
+  const std::string dir = test::temp_dir();
+  save_record(test::make_sweep_record(), dir + "/sweep.json");
+  std::filesystem::copy_file(test::sweep_trace_path(), dir + "/sweep.trace.json");
+  const test::Result r =
+      test::run(kBin + "report " + dir + "/sweep.json --html " + dir + "/sweep.html");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::read_file(dir + "/sweep.html"),
+            test::read_file(test::golden_path("report-sweep.html")));
+
+  // A damaged trace costs the timeline, not the report, and says so once.
+  test::write_file(dir + "/sweep.trace.json", "{\"traceEvents\": [");
+  const test::Result damaged =
+      test::run(kBin + "report " + dir + "/sweep.json --html " + dir + "/damaged.html");
+  EXPECT_EQ(damaged.exit_code, 0) << damaged.err;
+  EXPECT_EQ(damaged.err.rfind("pinbench: note: no timeline in the HTML report: trace '", 0), 0u)
+      << damaged.err;
+  EXPECT_NE(test::read_file(dir + "/damaged.html").find("No timeline: trace"), std::string::npos);
+}
+
+TEST(ReportCli, BadInputIsOneLineAndExitTwo) {
+  const BadFiles bad;
+  expect_one_line_error(test::run(kBin + "report " + bad.absent), "cannot open run record");
+  expect_one_line_error(test::run(kBin + "report " + bad.cut), "not valid JSON (truncated?)");
+  expect_one_line_error(test::run(kBin + "report " + bad.foreign), "not a pinbench run record");
+  expect_one_line_error(test::run(kBin + "report"), "record is required");
+  expect_one_line_error(test::run(kBin + "report " + test::h200_lesson_path() + " --pdf x.pdf"),
+                        "--pdf");
+  expect_one_line_error(test::run(kBin + "report " + test::h200_lesson_path() + " --html " +
+                                  bad.dir + "/no/such/folder/r.html"),
+                        "cannot write");
+  const std::string copy = bad.dir + "/run.json";
+  std::filesystem::copy_file(test::h200_lesson_path(), copy);
+  expect_one_line_error(test::run(kBin + "report " + copy + " --csv " + copy),
+                        "would overwrite the run record");
+  EXPECT_EQ(test::read_file(copy), test::read_file(test::h200_lesson_path()));
+}
 
 TEST(CompareCli, ExitOneWhenACaseDiffersBeyondTheThreshold) {
   const std::string runs = test::h200_earlier_lesson_path() + " " + test::h200_lesson_path();
