@@ -39,6 +39,11 @@ std::string predictions(const LessonAnalysis& a) {
 std::string checks(const RunRecord& r, const LessonAnalysis* lesson) {
   std::vector<std::string> failures = lesson != nullptr ? lesson->check_failures : failed_gates(r);
   std::string out = "### Checks\n\n";
+  if (failures.empty() && r.source == "published") {
+    return out +
+           "Figures copied from published tables: pinbench did not verify their bytes or "
+           "buffers.\n";
+  }
   if (failures.empty()) {
     return out + fmt::format("All {} gates passed.\n", r.gates.size());
   }

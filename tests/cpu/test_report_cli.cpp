@@ -78,6 +78,16 @@ TEST(ReportCli, ATraceBesideTheRecordAddsTheTimeline) {
   EXPECT_NE(test::read_file(dir + "/damaged.html").find("No timeline: trace"), std::string::npos);
 }
 
+TEST(ReportCli, HelpAndThePublishedReference) {
+  EXPECT_EQ(test::run(kBin + "report --help").exit_code, 0);
+  EXPECT_EQ(test::run(kBin + "compare --help").exit_code, 0);
+  const test::Result r = test::run(kBin + "report " + test::t4_reference_path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("published tables, one figure per case"), std::string::npos);
+  EXPECT_NE(r.out.find("pinbench did not verify their bytes or buffers"), std::string::npos);
+  EXPECT_EQ(r.out.find("gates passed."), std::string::npos);
+}
+
 TEST(ReportCli, BadInputIsOneLineAndExitTwo) {
   const BadFiles bad;
   expect_one_line_error(test::run(kBin + "report " + bad.absent), "cannot open run record");
