@@ -5,25 +5,38 @@
 # Also:
 #   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer
 #   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/
+# `make build` and `make run` need only the build packages (scripts/debian-packages.txt); the
+# test targets also need the test packages (scripts/debian-packages-test.txt, e.g. Chromium).
 
-.PHONY: all deps build run test test-sanitize gpu-bundle format clean
+.PHONY: all deps deps-test build run test test-sanitize gpu-bundle format clean
+
+BUILD_PACKAGES := scripts/debian-packages.txt
+TEST_PACKAGES := $(BUILD_PACKAGES) scripts/debian-packages-test.txt
+
+define compile
+	@cmake --preset default >/dev/null
+	@cmake --build --preset default
+endef
 
 all: build
 
 deps:
-	@scripts/ensure-deps.sh
+	@scripts/ensure-deps.sh $(BUILD_PACKAGES)
+
+deps-test:
+	@scripts/ensure-deps.sh $(TEST_PACKAGES)
 
 build: deps
-	@cmake --preset default >/dev/null
-	@cmake --build --preset default
+	$(compile)
 
 run: build
 	./build/pinbench lesson
 
-test: build
+test: deps-test
+	$(compile)
 	ctest --preset default
 
-test-sanitize: deps
+test-sanitize: deps-test
 	@cmake --preset sanitize >/dev/null
 	@cmake --build --preset sanitize
 	ctest --preset sanitize

@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
-# Installs the Debian packages pinbench needs when they are missing (as root), or prints the
-# exact command to run (otherwise). Checks that a CUDA toolkit with nvcc is present.
+# Installs the Debian packages named in the given list files when they are missing (as root), or
+# prints the exact command to run (otherwise). Checks that a CUDA toolkit with nvcc is present.
+#   scripts/ensure-deps.sh [LIST...]    default: scripts/debian-packages.txt
+# A list has one package per line; '#' starts a comment line.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mapfile -t wanted < <(grep -v '^\s*#' "$here/debian-packages.txt" | grep -v '^\s*$')
+lists=("$@")
+[ ${#lists[@]} -gt 0 ] || lists=("$here/debian-packages.txt")
+
+wanted=()
+for list in "${lists[@]}"; do
+  if [ ! -r "$list" ]; then
+    echo "pinbench: no package list at $list" >&2
+    exit 1
+  fi
+  mapfile -t -O "${#wanted[@]}" wanted < <(grep -v '^\s*#' "$list" | grep -v '^\s*$')
+done
 
 missing=()
 for p in "${wanted[@]}"; do

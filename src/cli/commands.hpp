@@ -18,5 +18,7 @@ Command add_lesson(CLI::App& app);
 Command add_sweep(CLI::App& app);
 Command add_bandwidthtest(CLI::App& app);
 Command add_race(CLI::App& app);
+Command add_report(CLI::App& app);
+Command add_compare(CLI::App& app);
 
 }  // namespace pinbench::cli

@@ -30,12 +30,15 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", pinbench::kVersion);
   app.require_subcommand(1, 1);
   app.footer(
-      "Exit codes: 0 success, 1 a gate or check failed, 2 bad usage or input, 3 no usable GPU "
-      "where one is required (or a CUDA call failed).\n");
+      "Exit codes: 0 success, 1 a gate or check failed (compare: a case differs by more than "
+      "the threshold), 2 bad usage or input, 3 no usable GPU where one is required (or a CUDA "
+      "call failed).\n");
 
   const std::vector<pinbench::cli::Command> commands = {
-      pinbench::cli::add_info(app), pinbench::cli::add_lesson(app), pinbench::cli::add_sweep(app),
-      pinbench::cli::add_bandwidthtest(app), pinbench::cli::add_race(app)};
+      pinbench::cli::add_info(app),   pinbench::cli::add_lesson(app),
+      pinbench::cli::add_sweep(app),  pinbench::cli::add_bandwidthtest(app),
+      pinbench::cli::add_race(app),   pinbench::cli::add_report(app),
+      pinbench::cli::add_compare(app)};
 
   // CLI11 reports a mistyped subcommand as a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

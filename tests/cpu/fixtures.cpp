@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,9 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "core/lesson.hpp"
 #include "core/units.hpp"
@@ -83,6 +87,81 @@ RunRecord make_lesson_record(const LessonFigures& f) {
   return r;
 }
 
+RunRecord make_sweep_record() {
+  RunRecord r;
+  r.experiment = "sweep";
+  r.pinbench_version = "test";
+  r.created_utc = "2026-12-01T10:00:00Z";
+  r.note = "Hand-made <sweep> & \"quotes\", for tests | with a pipe";
+  r.machine.device_name = "Hand-made GPU";
+  r.machine.cc_major = 9;
+  r.machine.sm_count = 132;
+  r.machine.copy_engines = 3;
+  r.machine.driver_release = "580.1.2";
+  r.machine.driver_version = 13000;
+  r.machine.runtime_version = 13000;
+  r.machine.host_cpu = "Hand-made CPU";
+  r.machine.host_logical_cpus = 16;
+  r.machine.pcie = {5, 5, 16, 16, "32.0 GT/s PCIe", "32.0 GT/s PCIe"};
+  struct Kind {
+    const char* memory;
+    double h2d_gb_per_s, d2h_gb_per_s;
+  };
+  const Kind kinds[] = {{"pageable", 7.0, 14.0},
+                        {"pinned", 55.0, 55.0},
+                        {"registered", 54.0, 54.0},
+                        {"write-combined", 55.0, 2.5}};
+  for (const char* method : {"ce", "sm"}) {
+    // The copy engine starts slower and runs faster; SM copies the reverse.
+    const double latency_ms = method == std::string("ce") ? 0.010 : 0.006;
+    const double scale = method == std::string("ce") ? 1.0 : 0.9;
+    for (const char* direction : {"h2d", "d2h"}) {
+      for (const Kind& k : kinds) {
+        const double peak =
+            scale * (direction == std::string("h2d") ? k.h2d_gb_per_s : k.d2h_gb_per_s);
+        for (std::uint64_t bytes = 4 * kKiB; bytes <= kGiB; bytes *= 4) {
+          Case c;
+          c.part = "sweep";
+          c.direction = direction;
+          c.memory = k.memory;
+          c.method = method;
+          c.timing = "cuda_events";
+          c.bytes = bytes;
+          c.warmups = 2;
+          const double ms = latency_ms + static_cast<double>(bytes) / (peak * 1e6);
+          c.samples_ms = {ms * 1.02, ms, ms * 0.99};
+          std::string size = format_size(bytes);
+          size.erase(std::remove(size.begin(), size.end(), ' '), size.end());
+          c.gate = fmt::format("sweep/{}/{}/{}/{}", method, direction, k.memory, size);
+          c.verified = true;
+          r.cases.push_back(c);
+          r.gates.push_back({c.gate, true, fmt::format("all {} bytes match", bytes)});
+        }
+      }
+    }
+  }
+  for (Case& c : r.cases) {
+    if (c.method == "sm" && c.direction == "d2h" && c.memory == "write-combined" &&
+        c.bytes == kMiB) {
+      c.verified = false;
+      for (Gate& g : r.gates) {
+        if (g.name == c.gate) {
+          g.passed = false;
+          g.detail = "first difference at byte 4096 of 1048576";
+        }
+      }
+    }
+  }
+  r.find("sweep", "h2d", "pinned", kGiB)->extra = {{"stopped", "ci < 1%"}, {"samples_wanted", 30}};
+  r.find("sweep", "h2d", "pageable", 4 * kKiB)->extra = {{"note", "a \"quoted\", comma"}};
+  r.wall_ms = 12345.0;
+  return r;
+}
+
+std::string sweep_trace_path() {
+  return std::string(PINBENCH_TEST_DATA_DIR) + "/sweep.trace.json";
+}
+
 Result run(const std::string& command) {
   const std::string err_path = temp_dir() + "/stderr";
   const std::string full = command + " 2>" + err_path;
@@ -102,6 +181,20 @@ std::string temp_dir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "pinbench-test-XXXXXX").string();
   if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   return tmpl;
+}
+
+std::string golden_path(const std::string& name) {
+  return std::string(PINBENCH_TEST_DATA_DIR) + "/" + name;
+}
+
+void expect_matches_golden(const std::string& actual, const std::string& name) {
+  const std::string path = golden_path(name);
+  if (const char* update = std::getenv("PINBENCH_UPDATE_GOLDEN"); update && *update == '1') {
+    write_file(path, actual);
+  }
+  const std::string expected = read_file(path);
+  ASSERT_FALSE(expected.empty()) << "missing golden file " << path;
+  EXPECT_EQ(actual, expected) << "rendering differs from " << path;
 }
 
 std::string read_file(const std::string& path) {

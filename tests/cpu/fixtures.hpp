@@ -1,5 +1,5 @@
-// Hand-made lesson records for analysis tests, the committed records, and a subprocess runner
-// for CLI tests.
+// Hand-made records for analysis and report tests, the committed records, golden files, and a
+// subprocess runner for CLI tests.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,16 @@ struct LessonFigures {
 };
 RunRecord make_lesson_record(const LessonFigures& f = {});
 
+// A record of an experiment that is not the lesson, for the generic report path: experiment
+// and part "sweep", methods "ce" and "sm", directions h2d and d2h, memory kinds pageable,
+// pinned, registered and write-combined, sizes 4 KiB to 1 GiB in steps of 4x, three samples per
+// case from a latency + bandwidth model. One case failed its gate (sm d2h write-combined
+// 1 MiB), two carry `extra` annotations, and the note holds characters that need escaping.
+RunRecord make_sweep_record();
+
+// A hand-made Chrome trace for the sweep record: three streams of copies and kernels.
+std::string sweep_trace_path();
+
 // Runs `command` through the shell; captures stdout and stderr separately.
 struct Result {
   int exit_code = -1;
@@ -38,6 +48,11 @@ Result run(const std::string& command);
 
 // A fresh empty directory under the system's temp folder.
 std::string temp_dir();
+
+// Compares `actual` with tests/data/NAME, after rewriting it there first when
+// PINBENCH_UPDATE_GOLDEN=1. Read the diff before committing a rewritten file.
+void expect_matches_golden(const std::string& actual, const std::string& name);
+std::string golden_path(const std::string& name);
 
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);

@@ -2,7 +2,6 @@
 // PINBENCH_UPDATE_GOLDEN=1 and read the diff before committing it.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <regex>
 
 #include "core/lesson.hpp"
@@ -14,15 +13,7 @@
 namespace pinbench {
 namespace {
 
-void expect_matches_golden(const std::string& actual, const std::string& name) {
-  const std::string path = std::string(PINBENCH_TEST_DATA_DIR) + "/" + name;
-  if (const char* update = std::getenv("PINBENCH_UPDATE_GOLDEN"); update && *update == '1') {
-    test::write_file(path, actual);
-  }
-  const std::string expected = test::read_file(path);
-  ASSERT_FALSE(expected.empty()) << "missing golden file " << path;
-  EXPECT_EQ(actual, expected) << "rendering differs from " << path;
-}
+using test::expect_matches_golden;
 
 std::string render(const RunRecord& r, const std::optional<ReferenceComparison>& ref = {}) {
   return render_lesson_text(r, analyse_lesson(r), ref);

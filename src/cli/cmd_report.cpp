@@ -1,0 +1,133 @@
+// `pinbench report`: renders any run record, with no GPU, as a self-contained HTML page with
+// charts, as markdown to paste into an issue, or as CSV with one row per case. The HTML page
+// also draws a timeline when a trace sits beside the record (RUN.trace.json for RUN.json).
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/errors.hpp"
+#include "core/lesson.hpp"
+#include "core/record.hpp"
+#include "report/csv.hpp"
+#include "report/html.hpp"
+#include "report/markdown.hpp"
+#include "report/trace_timeline.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReportOptions {
+  std::string record_path;
+  std::string html_path;
+  std::string markdown_path;
+  std::string csv_path;
+};
+
+bool same_file(const std::string& x, const std::string& y) {
+  std::error_code ec;
+  return fs::weakly_canonical(x, ec) == fs::weakly_canonical(y, ec) && !ec;
+}
+
+// Written beside the target and renamed into place, so a failed write never leaves half a
+// report where a whole one was.
+void write_output(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(fmt::format("cannot write '{}'", path));
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw InputError(fmt::format("writing '{}' failed", path));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw InputError(fmt::format("cannot move the report into place at '{}'", path));
+  }
+}
+
+HtmlExtras html_extras(const std::string& record_path) {
+  HtmlExtras x;
+  x.record_name = fs::path(record_path).filename().string();
+  const std::string trace = trace_path_for(record_path);
+  std::error_code ec;
+  if (!fs::exists(trace, ec)) return x;
+  x.trace_name = fs::path(trace).filename().string();
+  try {
+    x.timeline = read_trace(trace);
+  } catch (const InputError& e) {
+    // The record is what was asked for; a damaged trace beside it costs only the timeline.
+    x.trace_problem = e.what();
+    std::fprintf(stderr, "pinbench: note: no timeline in the HTML report: %s\n", e.what());
+  }
+  return x;
+}
+
+int run(ReportOptions o) {
+  if (o.html_path.empty() && o.markdown_path.empty() && o.csv_path.empty()) o.markdown_path = "-";
+  const RunRecord record = load_record(o.record_path);
+  std::optional<LessonAnalysis> lesson;
+  if (record.experiment == "lesson") lesson = analyse_lesson(record);
+  const LessonAnalysis* analysis = lesson ? &*lesson : nullptr;
+
+  struct Output {
+    const std::string& path;
+    const char* what;
+  };
+  const Output outputs[] = {
+      {o.html_path, "HTML"}, {o.markdown_path, "Markdown"}, {o.csv_path, "CSV"}};
+  bool to_stdout = false;
+  for (const Output& out : outputs) {
+    if (out.path.empty()) continue;
+    to_stdout = to_stdout || out.path == "-";
+    if (out.path != "-" && same_file(out.path, o.record_path)) {
+      throw InputError(
+          fmt::format("the {} report would overwrite the run record '{}'", out.what, out.path));
+    }
+  }
+  if (!o.html_path.empty()) {
+    write_output(o.html_path, render_html(record, analysis, html_extras(o.record_path)));
+  }
+  if (!o.markdown_path.empty()) write_output(o.markdown_path, render_markdown(record, analysis));
+  if (!o.csv_path.empty()) write_output(o.csv_path, render_csv(record));
+  if (!to_stdout) {
+    for (const Output& out : outputs) {
+      if (!out.path.empty()) std::printf("%s report written to %s.\n", out.what, out.path.c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_report(CLI::App& app) {
+  auto opts = std::make_shared<ReportOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "report",
+      "Render a run record of any experiment, without a GPU: a self-contained HTML page with "
+      "charts, markdown tables and verdicts, or CSV with one row per case. With no output "
+      "option, prints the markdown.");
+  sub->add_option("record", opts->record_path, "The run record (JSON)")->required();
+  sub->add_option("--html", opts->html_path,
+                  "Write the HTML page here (a timeline is added when RECORD's .trace.json "
+                  "sits beside it)");
+  sub->add_option("--markdown", opts->markdown_path, "Write the markdown here ('-': stdout)");
+  sub->add_option("--csv", opts->csv_path, "Write the CSV here ('-': stdout)");
+  return {sub, [opts] { return run(*opts); }};
+}
+
+}  // namespace pinbench::cli

@@ -1,0 +1,71 @@
+#include "report/csv.hpp"
+
+#include <fmt/format.h>
+
+#include "core/case_figures.hpp"
+#include "core/units.hpp"
+
+namespace pinbench {
+namespace {
+
+// Full enough precision to recompute a rate: 1 ns in ms, 1 MB/s in GB/s.
+std::string ms(const std::optional<double>& v) {
+  return v ? fmt::format("{:.6f}", *v) : std::string();
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string render_csv(const RunRecord& r) {
+  std::string out =
+      "experiment,part,method,direction,memory,timing,bytes,size,samples,median_ms,min_ms,max_ms,"
+      "gb_per_s,call_median_ms,verified,gate,extra\r\n";
+  for (const Case& c : r.cases) {
+    const CaseFigures f = figures_of(c);
+    std::optional<double> median, min, max;
+    if (f.samples) {
+      median = f.samples->median;
+      min = f.samples->min;
+      max = f.samples->max;
+    }
+    const std::string extra =
+        c.extra.empty() ? std::string()
+                        : c.extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string fields[] = {r.experiment,
+                                  c.part,
+                                  c.method,
+                                  c.direction,
+                                  c.memory,
+                                  c.timing,
+                                  std::to_string(c.bytes),
+                                  format_size(c.bytes),
+                                  std::to_string(c.samples_ms.size()),
+                                  ms(median),
+                                  ms(min),
+                                  ms(max),
+                                  f.gb_per_s ? fmt::format("{:.3f}", *f.gb_per_s) : std::string(),
+                                  ms(f.call_median_ms),
+                                  c.verified ? "true" : "false",
+                                  c.gate,
+                                  extra};
+    bool first = true;
+    for (const std::string& field : fields) {
+      if (!first) out += ',';
+      out += csv_field(field);
+      first = false;
+    }
+    out += "\r\n";
+  }
+  return out;
+}
+
+}  // namespace pinbench

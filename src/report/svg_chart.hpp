@@ -1,0 +1,97 @@
+// Small SVG chart writers for the HTML report: a line chart of a figure against transfer size
+// (log2 x axis labelled in B/KiB/MiB/GiB, linear y axis from zero), a horizontal bar chart of
+// shares in percent, and the pieces they share (escaping, axes, legends, colours). The output is
+// inline SVG with no scripts and no external references, deterministic to the byte so reports
+// can be compared against whole expected files. Each point and bar carries a <title>, which
+// browsers show on hover, with its exact figure.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace pinbench {
+
+// Escapes &, <, >, " and ' for HTML and SVG text and attribute values.
+std::string xml_escape(std::string_view text);
+
+// A memory kind's colour, the same in every chart (pageable, pinned, registered,
+// write-combined, mapped, device); other kinds take palette colours from `fallback_index`.
+std::string kind_colour(const std::string& kind, std::size_t fallback_index);
+// Colours for series with no fixed meaning, chosen to stay distinct for colour-blind readers.
+std::string palette_colour(std::size_t index);
+
+struct LegendEntry {
+  std::string label;
+  std::string colour;
+  int marker = -1;  // a line with this marker (see marker_svg), or a filled swatch when < 0
+};
+
+// A point marker centred on (x, y): circle, square, diamond, triangle, by `shape` modulo four.
+// Shapes as well as colours tell series apart where their lines lie on top of each other.
+std::string marker_svg(int shape, double x, double y, const std::string& colour,
+                       const std::string& extra_attributes, const std::string& content);
+
+struct ChartRule {  // a dashed reference line at a value, with a label
+  double value = 0;
+  std::string label;
+};
+
+struct ChartSeries {
+  std::string label;
+  std::string colour;
+  // (bytes, value), ascending in bytes; a missing value is a gap in the line and no point.
+  std::vector<std::pair<double, std::optional<double>>> points;
+};
+
+struct SizeChart {
+  std::string title;
+  std::string y_title;       // with its unit, e.g. "median rate (GB/s)"
+  std::string value_suffix;  // after a value in tooltips, e.g. " GB/s" or "x"
+  int value_decimals = 2;
+  std::vector<ChartSeries> series;
+  std::vector<ChartRule> rules;
+  // The y axis reaches at least this far, so charts meant to be read side by side share a scale.
+  double y_at_least = 0;
+};
+
+std::string render_size_chart(const SizeChart& chart);
+
+struct ShareBar {
+  std::string label;
+  std::optional<double> share;  // 0..1; absent: no figure (shown as such)
+  std::string colour;
+  std::string detail;  // for the tooltip, e.g. "call 9.296 ms of 9.318 ms"
+};
+
+struct ShareChart {
+  std::string title;
+  std::string x_title;
+  std::vector<LegendEntry> legend;
+  std::vector<ShareBar> bars;
+  std::vector<ChartRule> rules;  // value as a share, 0..1
+};
+
+std::string render_share_chart(const ShareChart& chart);
+
+// Shared by the timeline: a linear axis from zero to a round number past `max_value`.
+struct LinearAxis {
+  double top = 1;
+  double step = 1;
+  int decimals = 0;
+};
+LinearAxis nice_axis(double max_value, int target_ticks = 5);
+std::string format_fixed(double value, int decimals);
+
+// Writes legend entries left to right from (x, y), wrapping at `width`; returns the rows used.
+int write_legend(std::string& out, const std::vector<LegendEntry>& entries, double x, double y,
+                 double width);
+// How many rows write_legend would use.
+int legend_rows(const std::vector<LegendEntry>& entries, double width);
+// Rough width of `text` at `font_px`, enough to lay out labels without a font engine.
+double text_width(std::string_view text, double font_px);
+
+}  // namespace pinbench

@@ -1,0 +1,240 @@
+// The report renderers (HTML, markdown, CSV), the SVG charts and the trace reader, against whole
+// expected files built from the committed H200 records and from a
+// hand-made sweep record that exercises the generic path. Regenerate the expected files after
+// an intended change with PINBENCH_UPDATE_GOLDEN=1 and read the diff before committing it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/errors.hpp"
+#include "core/lesson.hpp"
+#include "core/record.hpp"
+#include "core/units.hpp"
+#include "fixtures.hpp"
+#include "report/csv.hpp"
+#include "report/html.hpp"
+#include "report/markdown.hpp"
+#include "report/svg_chart.hpp"
+#include "report/trace_timeline.hpp"
+
+namespace pinbench {
+namespace {
+
+using test::expect_matches_golden;
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+std::string file_name(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+std::string h200_html() {
+  const RunRecord r = load_record(test::h200_lesson_path());
+  const LessonAnalysis a = analyse_lesson(r);
+  HtmlExtras x;
+  x.record_name = file_name(test::h200_lesson_path());
+  return render_html(r, &a, x);
+}
+
+std::string sweep_html() {
+  HtmlExtras x;
+  x.record_name = "sweep.json";
+  x.timeline = read_trace(test::sweep_trace_path());
+  x.trace_name = "sweep.trace.json";
+  return render_html(test::make_sweep_record(), nullptr, x);
+}
+
+// Self-contained: nothing a browser would fetch or run.
+void expect_self_contained(const std::string& html) {
+  for (const char* banned :
+       {"<script", "<link", "<img", "<iframe", "@import", "url(", "http:", "https:", "src="}) {
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+  }
+}
+
+TEST(ReportHtml, CommittedH200Run) {
+  const std::string html = h200_html();
+  expect_matches_golden(html, "report-h200.html");
+  expect_self_contained(html);
+  // Two rate charts (one per direction), the ratio chart and the call-share chart; no trace.
+  EXPECT_EQ(count(html, "<svg class=\"chart"), 4u);
+  EXPECT_EQ(count(html, "class=\"point\""), 4u * 5u + 2u * 5u);
+  EXPECT_EQ(count(html, "class=\"bar\""), 4u);
+  EXPECT_EQ(count(html, "<span class=\"badge held\">held</span>"), 3u + 3u + 8u);
+  EXPECT_NE(html.find("7.67x at 256 MiB (37.279 ms pageable, 4.861 ms pinned)"), std::string::npos);
+  EXPECT_EQ(html.find("timeline"), std::string::npos);
+}
+
+TEST(ReportHtml, GenericSweepWithATrace) {
+  const std::string html = sweep_html();
+  expect_matches_golden(html, "report-sweep.html");
+  expect_self_contained(html);
+  // Four rate charts (ce and sm, each direction) and the timeline; no lesson charts.
+  EXPECT_EQ(count(html, "<svg class=\"chart"), 5u);
+  EXPECT_EQ(count(html, "<svg class=\"chart timeline\""), 1u);
+  EXPECT_EQ(count(html, "class=\"event\""), 13u);
+  EXPECT_EQ(html.find("Predictions"), std::string::npos);
+  // 160 cases, one without a rate: its point is left out and the caption says why.
+  EXPECT_EQ(count(html, "class=\"point\""), 159u);
+  EXPECT_NE(html.find("No point where the gate failed: write-combined 1 MiB (gate "
+                      "sweep/sm/d2h/write-combined/1MiB)."),
+            std::string::npos);
+  EXPECT_NE(html.find("FAILED: gate sweep/sm/d2h/write-combined/1MiB failed: first difference"),
+            std::string::npos);
+  // Text from the record is escaped.
+  EXPECT_NE(html.find("Hand-made &lt;sweep&gt; &amp; &quot;quotes&quot;"), std::string::npos);
+  EXPECT_EQ(html.find("<sweep>"), std::string::npos);
+}
+
+TEST(ReportHtml, ATraceThatCannotBeReadIsNamedInsteadOfDrawn) {
+  const RunRecord r = test::make_sweep_record();
+  HtmlExtras x;
+  x.trace_problem = "trace 'x.trace.json' is not valid JSON (truncated?) near byte 7";
+  const std::string html = render_html(r, nullptr, x);
+  EXPECT_EQ(count(html, "<svg class=\"chart timeline\""), 0u);
+  EXPECT_NE(html.find("No timeline: trace &#39;x.trace.json&#39; is not valid JSON"),
+            std::string::npos);
+}
+
+TEST(ReportMarkdown, CommittedH200Run) {
+  const RunRecord r = load_record(test::h200_lesson_path());
+  const LessonAnalysis a = analyse_lesson(r);
+  expect_matches_golden(render_markdown(r, &a), "report-h200.md");
+}
+
+TEST(ReportMarkdown, GenericSweep) {
+  const std::string md = render_markdown(test::make_sweep_record(), nullptr);
+  expect_matches_golden(md, "report-sweep.md");
+  // Four tables of ten sizes and four kinds; the failed case is a dash with its reason below.
+  EXPECT_EQ(count(md,
+                  "| size | pageable GB/s | pinned GB/s | registered GB/s | write-combined "
+                  "GB/s |"),
+            4u);
+  EXPECT_NE(md.find("Gate failed, no figure: write-combined 1 MiB"), std::string::npos);
+  EXPECT_NE(md.find("for tests \\| with a pipe"), std::string::npos)
+      << "an unescaped pipe would split a table";
+}
+
+TEST(ReportMarkdown, EscapesTableAndInlineSyntax) {
+  EXPECT_EQ(markdown_escape("a|b *c* `d` <e> [f] \\ g\nh"),
+            "a\\|b \\*c\\* \\`d\\` \\<e> \\[f] \\\\ g h");
+}
+
+TEST(ReportCsv, CommittedH200Run) {
+  expect_matches_golden(render_csv(load_record(test::h200_lesson_path())), "report-h200.csv");
+}
+
+TEST(ReportCsv, GenericSweep) {
+  const std::string csv = render_csv(test::make_sweep_record());
+  expect_matches_golden(csv, "report-sweep.csv");
+  EXPECT_EQ(count(csv, "\r\n"), 161u);  // header and one row per case
+  EXPECT_NE(csv.find(",1048576,1 MiB,3,,,,,,false,sweep/sm/d2h/write-combined/1MiB,\r\n"),
+            std::string::npos)
+      << "a case whose gate failed has a row but no figures";
+  EXPECT_NE(csv.find(",\"{\"\"note\"\":\"\"a \\\"\"quoted\\\"\", comma\"\"}\"\r\n"),
+            std::string::npos)
+      << "extra is JSON, quoted per RFC 4180";
+}
+
+TEST(ReportCsv, QuotesFieldsPerRfc4180) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(csv_field(""), "");
+}
+
+TEST(SvgChart, NiceAxes) {
+  const LinearAxis a = nice_axis(55.22);
+  EXPECT_DOUBLE_EQ(a.step, 20.0);
+  EXPECT_DOUBLE_EQ(a.top, 60.0);
+  EXPECT_EQ(a.decimals, 0);
+  const LinearAxis b = nice_axis(7.67);
+  EXPECT_DOUBLE_EQ(b.step, 2.0);
+  EXPECT_DOUBLE_EQ(b.top, 8.0);
+  const LinearAxis c = nice_axis(0.6);
+  EXPECT_DOUBLE_EQ(c.step, 0.2);
+  EXPECT_EQ(c.decimals, 1);
+  EXPECT_DOUBLE_EQ(nice_axis(11.0).step, 2.5);
+  EXPECT_EQ(nice_axis(11.0).decimals, 1);
+  EXPECT_DOUBLE_EQ(nice_axis(0.0).top, 1.0);
+}
+
+TEST(SvgChart, SizeChartHasAxesLegendAndGaps) {
+  SizeChart chart;
+  chart.title = "t <1>";
+  chart.y_title = "median rate (GB/s)";
+  chart.value_suffix = " GB/s";
+  chart.series.push_back(
+      {"pinned", "#0072B2", {{4096.0, 1.0}, {65536.0, std::nullopt}, {kGiB * 1.0, 50.0}}});
+  const std::string svg = render_size_chart(chart);
+  EXPECT_NE(svg.find(">t &lt;1&gt;</text>"), std::string::npos);
+  for (const char* label :
+       {">4 KiB<", ">1 MiB<", ">1 GiB<", ">median rate (GB/s)<", ">pinned<", ">50<"}) {
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+  }
+  // The missing value is neither a point nor part of a line.
+  EXPECT_EQ(count(svg, "class=\"point\""), 2u);
+  EXPECT_EQ(count(svg, "<polyline"), 0u);
+  EXPECT_NE(svg.find("<title>pinned, 1 GiB: 50.00 GB/s</title>"), std::string::npos);
+}
+
+TEST(Trace, PathBesideTheRecord) {
+  EXPECT_EQ(trace_path_for("runs/a.json"), "runs/a.trace.json");
+  EXPECT_EQ(trace_path_for("a"), "a.trace.json");
+}
+
+TEST(Trace, ReadsLanesEventsAndNames) {
+  const Timeline t = read_trace(test::sweep_trace_path());
+  ASSERT_EQ(t.lanes.size(), 3u);
+  EXPECT_EQ(t.lanes[0].label, "stream 13: host to device");
+  EXPECT_EQ(t.lanes[1].label, "stream 14: device to host");
+  EXPECT_EQ(t.lanes[2].label, "stream 15: kernels");
+  EXPECT_EQ(t.event_count, 13u);  // the malformed and the instant events are left out
+  EXPECT_EQ(t.categories, (std::vector<std::string>{"copy", "kernel"}));
+  EXPECT_DOUBLE_EQ(t.lanes[0].events[0].start_ms, 0.0);
+  EXPECT_DOUBLE_EQ(t.lanes[0].events[1].start_ms, 1.25);
+  EXPECT_DOUBLE_EQ(t.lanes[0].events[0].duration_ms, 1.2205);
+  EXPECT_EQ(t.lanes[2].events.back().category, "copy") << "guessed from 'Memcpy DtoD'";
+  EXPECT_DOUBLE_EQ(t.span_ms, 3.75 + 1.28 + 1.231);
+}
+
+TEST(Trace, BareArrayFormAndUnnamedThreads) {
+  const Timeline t = timeline_from_json(nlohmann::json::parse(
+      R"([{"name": "k", "ph": "X", "ts": 10, "dur": 5, "pid": 1, "tid": 7},
+          {"name": "k", "ph": "X", "ts": 12, "dur": 1, "pid": 1, "tid": 2}])"));
+  ASSERT_EQ(t.lanes.size(), 2u);
+  EXPECT_EQ(t.lanes[0].label, "pid 1, tid 2");
+  EXPECT_EQ(t.categories, (std::vector<std::string>{"other"}));
+}
+
+TEST(Trace, BadTracesAreInputErrors) {
+  const std::string dir = test::temp_dir();
+  test::write_file(dir + "/cut.trace.json", R"({"traceEvents": [{"ph": "X")");
+  test::write_file(dir + "/record.trace.json", R"({"schema": "pinbench.run"})");
+  test::write_file(dir + "/empty.trace.json", R"({"traceEvents": [{"ph": "i", "ts": 1}]})");
+  const auto error_of = [](const std::string& path) -> std::string {
+    try {
+      read_trace(path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  EXPECT_NE(error_of(dir + "/absent.trace.json").find("cannot open trace"), std::string::npos);
+  EXPECT_NE(error_of(dir + "/cut.trace.json").find("not valid JSON (truncated?)"),
+            std::string::npos);
+  EXPECT_NE(error_of(dir + "/record.trace.json").find("no \"traceEvents\" array"),
+            std::string::npos);
+  EXPECT_NE(error_of(dir + "/empty.trace.json").find("no complete"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pinbench

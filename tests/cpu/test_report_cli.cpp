@@ -1,0 +1,148 @@
+// `pinbench report` and `pinbench compare` as a user meets them: the real binary, its files,
+// its exit codes, and one clear line on stderr for every bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/record.hpp"
+#include "fixtures.hpp"
+
+namespace pinbench {
+namespace {
+
+const std::string kBin = std::string(PINBENCH_BINARY) + " ";
+
+void expect_one_line_error(const test::Result& r, const std::string& contains) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("pinbench: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(contains), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// Bad files of every kind, in a fresh folder.
+struct BadFiles {
+  std::string dir = test::temp_dir();
+  std::string absent = dir + "/absent.json";
+  std::string cut = dir + "/cut.json";
+  std::string foreign = dir + "/foreign.json";
+  BadFiles() {
+    const std::string whole = test::read_file(test::h200_lesson_path());
+    test::write_file(cut, whole.substr(0, whole.size() / 2));
+    test::write_file(foreign, R"({"traceEvents": []})");
+  }
+};
+
+TEST(ReportCli, WritesTheExpectedFiles) {
+  const std::string dir = test::temp_dir();
+  const test::Result r =
+      test::run(kBin + "report " + test::h200_lesson_path() + " --html " + dir + "/r.html" +
+                " --markdown " + dir + "/r.md --csv " + dir + "/r.csv");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(r.out, "HTML report written to " + dir + "/r.html.\nMarkdown report written to " + dir +
+                       "/r.md.\nCSV report written to " + dir + "/r.csv.\n");
+  EXPECT_EQ(test::read_file(dir + "/r.html"),
+            test::read_file(test::golden_path("report-h200.html")));
+  EXPECT_EQ(test::read_file(dir + "/r.md"), test::read_file(test::golden_path("report-h200.md")));
+  EXPECT_EQ(test::read_file(dir + "/r.csv"), test::read_file(test::golden_path("report-h200.csv")));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.html.tmp"));
+}
+
+TEST(ReportCli, MarkdownToStdoutByDefault) {
+  const test::Result r = test::run(kBin + "report " + test::h200_lesson_path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, test::read_file(test::golden_path("report-h200.md")));
+  const test::Result csv = test::run(kBin + "report " + test::h200_lesson_path() + " --csv -");
+  EXPECT_EQ(csv.out, test::read_file(test::golden_path("report-h200.csv")));
+}
+
+TEST(ReportCli, ATraceBesideTheRecordAddsTheTimeline) {
+  const std::string dir = test::temp_dir();
+  save_record(test::make_sweep_record(), dir + "/sweep.json");
+  std::filesystem::copy_file(test::sweep_trace_path(), dir + "/sweep.trace.json");
+  const test::Result r =
+      test::run(kBin + "report " + dir + "/sweep.json --html " + dir + "/sweep.html");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::read_file(dir + "/sweep.html"),
+            test::read_file(test::golden_path("report-sweep.html")));
+
+  // A damaged trace costs the timeline, not the report, and says so once.
+  test::write_file(dir + "/sweep.trace.json", "{\"traceEvents\": [");
+  const test::Result damaged =
+      test::run(kBin + "report " + dir + "/sweep.json --html " + dir + "/damaged.html");
+  EXPECT_EQ(damaged.exit_code, 0) << damaged.err;
+  EXPECT_EQ(damaged.err.rfind("pinbench: note: no timeline in the HTML report: trace '", 0), 0u)
+      << damaged.err;
+  EXPECT_NE(test::read_file(dir + "/damaged.html").find("No timeline: trace"), std::string::npos);
+}
+
+TEST(ReportCli, HelpAndThePublishedReference) {
+  EXPECT_EQ(test::run(kBin + "report --help").exit_code, 0);
+  EXPECT_EQ(test::run(kBin + "compare --help").exit_code, 0);
+  const test::Result r = test::run(kBin + "report " + test::t4_reference_path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("published tables, one figure per case"), std::string::npos);
+  EXPECT_NE(r.out.find("pinbench did not verify their bytes or buffers"), std::string::npos);
+  EXPECT_EQ(r.out.find("gates passed."), std::string::npos);
+}
+
+TEST(ReportCli, BadInputIsOneLineAndExitTwo) {
+  const BadFiles bad;
+  expect_one_line_error(test::run(kBin + "report " + bad.absent), "cannot open run record");
+  expect_one_line_error(test::run(kBin + "report " + bad.cut), "not valid JSON (truncated?)");
+  expect_one_line_error(test::run(kBin + "report " + bad.foreign), "not a pinbench run record");
+  expect_one_line_error(test::run(kBin + "report"), "record is required");
+  expect_one_line_error(test::run(kBin + "report " + test::h200_lesson_path() + " --pdf x.pdf"),
+                        "--pdf");
+  expect_one_line_error(test::run(kBin + "report " + test::h200_lesson_path() + " --html " +
+                                  bad.dir + "/no/such/folder/r.html"),
+                        "cannot write");
+  const std::string copy = bad.dir + "/run.json";
+  std::filesystem::copy_file(test::h200_lesson_path(), copy);
+  expect_one_line_error(test::run(kBin + "report " + copy + " --csv " + copy),
+                        "would overwrite the run record");
+  EXPECT_EQ(test::read_file(copy), test::read_file(test::h200_lesson_path()));
+}
+
+TEST(CompareCli, ExitOneWhenACaseDiffersBeyondTheThreshold) {
+  const std::string runs = test::h200_earlier_lesson_path() + " " + test::h200_lesson_path();
+  const test::Result r = test::run(kBin + "compare " + runs);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(r.out.rfind("Same machine: NVIDIA H200", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("27 cases in common; 1 differs by more than 20%."), std::string::npos);
+  const test::Result loose = test::run(kBin + "compare " + runs + " --threshold 30");
+  EXPECT_EQ(loose.exit_code, 0) << loose.err;
+  EXPECT_NE(loose.out.find("none differs by more than 30%"), std::string::npos);
+}
+
+TEST(CompareCli, DifferentMachinesAreAllowedAndSaidFirst) {
+  const test::Result r =
+      test::run(kBin + "compare " + test::t4_reference_path() + " " + test::h200_lesson_path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out.rfind("Different machines (device Tesla T4 vs NVIDIA H200", 0), 0u) << r.out;
+}
+
+TEST(CompareCli, BadInputIsOneLineAndExitTwo) {
+  const BadFiles bad;
+  const std::string good = test::h200_lesson_path();
+  for (const std::string& path : {bad.absent, bad.cut, bad.foreign}) {
+    expect_one_line_error(test::run(kBin + "compare " + good + " " + path), path);
+    expect_one_line_error(test::run(kBin + "compare " + path + " " + good), path);
+  }
+  const std::string sweep = bad.dir + "/sweep.json";
+  save_record(test::make_sweep_record(), sweep);
+  expect_one_line_error(test::run(kBin + "compare " + good + " " + sweep), "no case in common");
+  expect_one_line_error(test::run(kBin + "compare " + good), "b is required");
+  expect_one_line_error(test::run(kBin + "compare " + good + " " + good + " --threshold=-5"),
+                        "threshold");
+  expect_one_line_error(test::run(kBin + "compare " + good + " " + good + " --threshold lots"),
+                        "--threshold");
+  expect_one_line_error(test::run(kBin + "compare " + good + " " + good + " --frobnicate"),
+                        "--frobnicate");
+}
+
+}  // namespace
+}  // namespace pinbench
