@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "core/lesson.hpp"
 #include "core/record.hpp"
+#include "core/text_file.hpp"
 #include "report/csv.hpp"
 #include "report/html.hpp"
 #include "report/markdown.hpp"
@@ -34,30 +35,6 @@ struct ReportOptions {
 bool same_file(const std::string& x, const std::string& y) {
   std::error_code ec;
   return fs::weakly_canonical(x, ec) == fs::weakly_canonical(y, ec) && !ec;
-}
-
-// Written beside the target and renamed into place, so a failed write never leaves half a
-// report where a whole one was.
-void write_output(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return;
-  }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(fmt::format("cannot write '{}'", path));
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError(fmt::format("writing '{}' failed", path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError(fmt::format("cannot move the report into place at '{}'", path));
-  }
 }
 
 HtmlExtras html_extras(const std::string& record_path) {
@@ -100,10 +77,10 @@ int run(ReportOptions o) {
     }
   }
   if (!o.html_path.empty()) {
-    write_output(o.html_path, render_html(record, analysis, html_extras(o.record_path)));
+    write_text_file(o.html_path, render_html(record, analysis, html_extras(o.record_path)));
   }
-  if (!o.markdown_path.empty()) write_output(o.markdown_path, render_markdown(record, analysis));
-  if (!o.csv_path.empty()) write_output(o.csv_path, render_csv(record));
+  if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(record, analysis));
+  if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(record));
   if (!to_stdout) {
     for (const Output& out : outputs) {
       if (!out.path.empty()) std::printf("%s report written to %s.\n", out.what, out.path.c_str());

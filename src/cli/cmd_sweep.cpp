@@ -13,6 +13,9 @@
 #include "experiments/bandwidthtest.hpp"
 #include "experiments/race.hpp"
 #include "experiments/sweep.hpp"
+#include "core/text_file.hpp"
+#include "report/csv.hpp"
+#include "report/markdown.hpp"
 #include "report/sweep_text.hpp"
 
 namespace pinbench::cli {
@@ -38,11 +41,14 @@ int exit_code(const RunRecord& record) {
   return record.all_gates_passed() ? 0 : 1;
 }
 
-void write_outputs(const RunRecord& record, const std::string& json_path) {
+void write_outputs(const RunRecord& record, const std::string& json_path,
+                   const std::string& csv_path = "", const std::string& markdown_path = "") {
   if (!json_path.empty()) {
     save_record(record, json_path);
     std::printf("Run record written to %s.\n", json_path.c_str());
   }
+  if (!csv_path.empty()) write_text_file(csv_path, render_csv(record));
+  if (!markdown_path.empty()) write_text_file(markdown_path, render_markdown(record, nullptr));
 }
 
 int run_sweep_command(const SweepOptions& o) {
@@ -64,7 +70,7 @@ int run_sweep_command(const SweepOptions& o) {
   const RunRecord record = with_progress([&] { return run_sweep(c, terminal_progress); });
   std::fputs(render_sweep_text(record).c_str(), stdout);
   std::printf("\nSweep wall time: %.1f s.\n", record.wall_ms / 1000.0);
-  write_outputs(record, o.json_path);
+  write_outputs(record, o.json_path, o.csv_path, o.markdown_path);
   return exit_code(record);
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/text_file.hpp"
 
 namespace pinbench {
 
@@ -264,21 +265,7 @@ RunRecord load_record(const std::string& path) {
 }
 
 void save_record(const RunRecord& record, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(fmt::format("cannot write '{}'", path));
-    out << to_json(record).dump(1) << '\n';
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError(fmt::format("writing '{}' failed", path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError(fmt::format("cannot move the record into place at '{}'", path));
-  }
+  write_text_file(path, to_json(record).dump(1) + "\n");
 }
 
 std::string utc_now_iso8601() {
