@@ -1,6 +1,7 @@
 #include "core/record.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -69,12 +70,20 @@ json to_json(const Gate& g) {
   return json{{"name", g.name}, {"passed", g.passed}, {"detail", g.detail}};
 }
 
+// Times are kept to the nanosecond: finer than any timer pinbench reads, and short in JSON.
+std::vector<double> to_ns_resolution(const std::vector<double>& ms) {
+  std::vector<double> out;
+  out.reserve(ms.size());
+  for (double x : ms) out.push_back(std::round(x * 1e6) / 1e6);
+  return out;
+}
+
 json to_json(const Case& c) {
   json j{{"part", c.part},        {"direction", c.direction},   {"memory", c.memory},
          {"method", c.method},    {"timing", c.timing},         {"bytes", c.bytes},
          {"warmups", c.warmups},  {"samples_ms", c.samples_ms}, {"gate", c.gate},
          {"verified", c.verified}};
-  if (!c.call_ms.empty()) j["call_ms"] = c.call_ms;
+  if (!c.call_ms.empty()) j["call_ms"] = to_ns_resolution(c.call_ms);
   if (!c.extra.empty()) j["extra"] = c.extra;
   return j;
 }

@@ -262,4 +262,33 @@ nlohmann::json to_json(const SweepConfig& c) {
           {"pin_cost_bytes", c.pin_cost_bytes}};
 }
 
+std::string sweep_fit_problem(const SweepConfig& c, std::uint64_t device_free,
+                              std::uint64_t host_total, std::uint64_t host_available) {
+  const std::uint64_t largest = c.sizes.back();
+  // Device: the destination and the reference copy; managed memory may move there too.
+  const bool managed =
+      std::find(c.kinds.begin(), c.kinds.end(), MemoryKind::kManaged) != c.kinds.end();
+  const std::uint64_t device_need = 2 * largest + (managed ? 2 * largest : 0);
+  if (device_need > device_free) {
+    return fmt::format(
+        "{} at {} needs {} of device memory{} and the device has {} free",
+        managed ? "the managed kind" : "the sweep", format_size(largest), format_size(device_need),
+        managed ? " (managed buffers never exceed free memory)" : "", format_size(device_free));
+  }
+  // Host: two buffers of the kind being measured (one kind at a time) plus the reference bytes;
+  // the pin-cost probe pins its size once more.
+  const std::uint64_t pinned_need = std::max<std::uint64_t>(2 * largest, c.pin_cost_bytes);
+  if (!c.force && host_total > 0 && pinned_need > host_total / 2) {
+    return fmt::format(
+        "the sweep would pin {} of this host's {} (more than half); pass --force to allow it",
+        format_size(pinned_need), format_size(host_total));
+  }
+  const std::uint64_t host_need = 3 * largest + c.pin_cost_bytes;
+  if (host_available > 0 && host_need > host_available) {
+    return fmt::format("the sweep needs {} of host memory and {} is available",
+                       format_size(host_need), format_size(host_available));
+  }
+  return "";
+}
+
 }  // namespace pinbench

@@ -92,4 +92,11 @@ struct SweepConfig {
 
 nlohmann::json to_json(const SweepConfig& c);
 
+// Why the plan cannot run on a device with `device_free` bytes free and a host with
+// `host_total` bytes of memory of which `host_available` are available, or "" when it can.
+// Managed memory never asks for more than the device has free; pinning more than half of the
+// host's memory needs `force`. A zero host figure means unknown and is not checked.
+std::string sweep_fit_problem(const SweepConfig& c, std::uint64_t device_free,
+                              std::uint64_t host_total, std::uint64_t host_available);
+
 }  // namespace pinbench

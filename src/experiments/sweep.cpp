@@ -23,36 +23,6 @@ namespace {
 
 constexpr std::uint64_t kSeed = 0x5EEB;
 
-// Refuses plans that cannot fit before anything is allocated.
-void check_fits(const SweepConfig& c, std::uint64_t largest) {
-  const std::uint64_t free_bytes = cuda::device_free_bytes();
-  // Device: the destination and the reference copy; managed memory may also move there.
-  const bool managed =
-      std::find(c.kinds.begin(), c.kinds.end(), MemoryKind::kManaged) != c.kinds.end();
-  const std::uint64_t device_need = 2 * largest + (managed ? 2 * largest : 0);
-  if (device_need > free_bytes) {
-    throw InputError(fmt::format(
-        "{} at {} needs {} of device memory{} and the device has {} free",
-        managed ? "the managed kind" : "the sweep", format_size(largest), format_size(device_need),
-        managed ? " (managed buffers never exceed free memory)" : "", format_size(free_bytes)));
-  }
-  // Host: two buffers of the kind being measured (one kind at a time) plus the reference bytes;
-  // the pin-cost probe pins its size once more.
-  const std::uint64_t pinned_need = std::max<std::uint64_t>(2 * largest, c.pin_cost_bytes);
-  const std::uint64_t total = host_memory_bytes();
-  if (!c.force && total > 0 && pinned_need > total / 2) {
-    throw InputError(fmt::format(
-        "the sweep would pin {} of this host's {} (more than half); pass --force to allow it",
-        format_size(pinned_need), format_size(total)));
-  }
-  const std::uint64_t available = host_available_bytes();
-  if (available > 0 && 3 * largest + c.pin_cost_bytes > available) {
-    throw InputError(fmt::format("the sweep needs {} of host memory and {} is available",
-                                 format_size(3 * largest + c.pin_cost_bytes),
-                                 format_size(available)));
-  }
-}
-
 }  // namespace
 
 RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
@@ -61,7 +31,10 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
   config.validate();
   cuda::require_device();
   const std::uint64_t largest = config.sizes.back();
-  check_fits(config, largest);
+  // Refused before anything is allocated.
+  const std::string problem = sweep_fit_problem(config, cuda::device_free_bytes(),
+                                                host_memory_bytes(), host_available_bytes());
+  if (!problem.empty()) throw InputError(problem);
 
   RunRecord record;
   record.experiment = "sweep";

@@ -117,3 +117,33 @@ TEST(Cli, WithoutAGpuOrRecordsTheLessonSaysWhy) {
 
 }  // namespace
 }  // namespace pinbench
+
+namespace pinbench {
+namespace {
+
+TEST(CliSweep, BadInputIsExitTwo) {
+  expect_one_line_error(test::run(kBin + "sweep --kinds pinned,vram"), 2,
+                        "unknown host-memory kind 'vram'");
+  expect_one_line_error(test::run(kBin + "sweep --directions sideways"), 2,
+                        "unknown direction 'sideways'");
+  expect_one_line_error(test::run(kBin + "sweep --methods dma"), 2, "unknown copy method 'dma'");
+  expect_one_line_error(test::run(kBin + "sweep --sizes 1GiB:4KiB:x2"), 2, "is inverted");
+  expect_one_line_error(test::run(kBin + "sweep --sizes ''"), 2, "empty");
+  expect_one_line_error(test::run(kBin + "sweep --sizes 4KiB:1MiB:x1"), 2, "factor");
+  expect_one_line_error(test::run(kBin + "sweep --max-spread 0"), 2, "spread target");
+  expect_one_line_error(test::run(kBin + "sweep --min-samples 1"), 2, "at least 2 samples");
+  expect_one_line_error(test::run(kBin + "sweep --pin-cost lots"), 2, "size 'lots'");
+  expect_one_line_error(test::run(kBin + "bandwidthtest --size 6"), 2, "multiple of 4 bytes");
+  expect_one_line_error(test::run(kBin + "race --size 12"), 2, "multiple of 8 bytes");
+  expect_one_line_error(test::run(kBin + "race --trials 0"), 2, "at least one trial");
+}
+
+TEST(CliSweep, WithoutAGpuMeasurementsAreExitThree) {
+  if (gpu_present()) GTEST_SKIP() << "a GPU is present";
+  expect_one_line_error(test::run(kBin + "sweep --sizes 4KiB"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "bandwidthtest"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "race"), 3, "no usable GPU");
+}
+
+}  // namespace
+}  // namespace pinbench

@@ -135,3 +135,36 @@ TEST(Numa, PageNodeOfTouchedMemoryIsANodeOrUnknown) {
 
 }  // namespace
 }  // namespace pinbench
+
+namespace pinbench {
+namespace {
+
+TEST(SweepFit, RefusesWhatCannotFit) {
+  SweepConfig c = SweepConfig::defaults();
+  c.sizes = {kGiB};
+  c.kinds = {MemoryKind::kPinned};
+  EXPECT_EQ(sweep_fit_problem(c, 100 * kGiB, 128 * kGiB, 100 * kGiB), "");
+  EXPECT_NE(sweep_fit_problem(c, kGiB, 128 * kGiB, 100 * kGiB).find("needs 2 GiB of device memory"),
+            std::string::npos);
+  // Managed buffers count against the device too, and are never asked for past free memory.
+  c.kinds = {MemoryKind::kManaged};
+  EXPECT_NE(sweep_fit_problem(c, 3 * kGiB, 128 * kGiB, 100 * kGiB).find("managed"),
+            std::string::npos);
+  // Pinning more than half of the host needs --force.
+  c.kinds = {MemoryKind::kPinned};
+  c.sizes = {40 * kGiB};
+  const std::string why = sweep_fit_problem(c, 200 * kGiB, 128 * kGiB, 120 * kGiB);
+  EXPECT_NE(why.find("would pin 80 GiB of this host's 128 GiB"), std::string::npos) << why;
+  EXPECT_NE(why.find("--force"), std::string::npos);
+  c.force = true;
+  EXPECT_NE(sweep_fit_problem(c, 200 * kGiB, 128 * kGiB, 120 * kGiB).find("available"),
+            std::string::npos);
+  c.sizes = {30 * kGiB};
+  EXPECT_EQ(sweep_fit_problem(c, 200 * kGiB, 128 * kGiB, 120 * kGiB), "");
+  // Unknown host figures are not checked.
+  c.force = false;
+  EXPECT_EQ(sweep_fit_problem(c, 200 * kGiB, 0, 0), "");
+}
+
+}  // namespace
+}  // namespace pinbench
