@@ -17,7 +17,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
-#include "version.hpp"
+#include "experiments/run_record.hpp"
 
 namespace pinbench {
 namespace {
@@ -56,12 +56,9 @@ RunRecord run_bandwidthtest(const BandwidthTestConfig& cfg) {
         fmt::format("{} does not fit in the device's free memory", format_size(cfg.bytes)));
   }
   const auto start = std::chrono::steady_clock::now();
-  RunRecord record;
-  record.experiment = "bandwidthtest";
-  record.pinbench_version = kVersion;
-  record.created_utc = utc_now_iso8601();
-  record.machine = cuda::query_machine(0);
-  record.config = {{"bytes", cfg.bytes}, {"warmups", cfg.warmups}, {"iterations", cfg.iterations}};
+  RunRecord record = start_record(
+      "bandwidthtest",
+      {{"bytes", cfg.bytes}, {"warmups", cfg.warmups}, {"iterations", cfg.iterations}});
 
   const std::size_t n = cfg.bytes / sizeof(float);
   cuda::DeviceBuffer device(cfg.bytes);
@@ -97,8 +94,7 @@ RunRecord run_bandwidthtest(const BandwidthTestConfig& cfg) {
       record.cases.push_back(c);
     }
   }
-  record.wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  finish_record(record, start);
   return record;
 }
 

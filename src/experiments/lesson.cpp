@@ -13,7 +13,7 @@
 #include "cuda/buffers.hpp"
 #include "cuda/device.hpp"
 #include "experiments/lesson_parts.hpp"
-#include "version.hpp"
+#include "experiments/run_record.hpp"
 
 namespace pinbench {
 namespace lesson {
@@ -74,20 +74,14 @@ RunRecord run_lesson(const LessonConfig& config, const ProgressFn& progress) {
         format_size(host_need), format_size(host_free)));
   }
 
-  RunRecord record;
-  record.experiment = "lesson";
-  record.pinbench_version = kVersion;
-  record.created_utc = utc_now_iso8601();
-  record.machine = cuda::query_machine(0);
-  record.config = to_json(config);
+  RunRecord record = start_record("lesson", to_json(config));
 
   lesson::PartContext ctx{config, record, progress};
   lesson::run_copies(ctx);
   lesson::run_async(ctx);
   lesson::run_zero_copy(ctx);
 
-  record.wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  finish_record(record, start);
   return record;
 }
 

@@ -20,7 +20,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
-#include "version.hpp"
+#include "experiments/run_record.hpp"
 
 namespace pinbench {
 namespace {
@@ -71,12 +71,7 @@ RunRecord run_race(const RaceConfig& config, const ProgressFn& progress) {
         fmt::format("{} does not fit in the device's free memory", format_size(config.bytes)));
   }
   const auto start = std::chrono::steady_clock::now();
-  RunRecord record;
-  record.experiment = "race";
-  record.pinbench_version = kVersion;
-  record.created_utc = utc_now_iso8601();
-  record.machine = cuda::query_machine(0);
-  record.config = {{"bytes", config.bytes}, {"trials", config.trials}};
+  RunRecord record = start_record("race", {{"bytes", config.bytes}, {"trials", config.trials}});
 
   const std::size_t bytes = config.bytes;
   cuda::HostBuffer old_bytes(bytes, MemoryKind::kPageable);
@@ -140,8 +135,7 @@ RunRecord run_race(const RaceConfig& config, const ProgressFn& progress) {
                     : "some words are neither the old nor the new value"});
     record.cases.push_back(c);
   }
-  record.wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  finish_record(record, start);
   return record;
 }
 

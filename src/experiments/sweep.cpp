@@ -15,8 +15,8 @@
 #include "core/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/device.hpp"
+#include "experiments/run_record.hpp"
 #include "experiments/sweep_measure.hpp"
-#include "version.hpp"
 
 namespace pinbench {
 namespace {
@@ -36,12 +36,7 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
                                                 host_memory_bytes(), host_available_bytes());
   if (!problem.empty()) throw InputError(problem);
 
-  RunRecord record;
-  record.experiment = "sweep";
-  record.pinbench_version = kVersion;
-  record.created_utc = utc_now_iso8601();
-  record.machine = cuda::query_machine(0);
-  record.config = to_json(config);
+  RunRecord record = start_record("sweep", to_json(config));
 
   // Host buffers are allocated and first touched by a thread on the GPU's NUMA node, so the
   // kernel's first-touch policy places their pages there.
@@ -110,8 +105,7 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
     }
   }
   if (bound) unbind_thread();
-  record.wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  finish_record(record, start);
   return record;
 }
 
