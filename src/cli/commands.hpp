@@ -15,5 +15,6 @@ struct Command {
 
 Command add_info(CLI::App& app);
 Command add_lesson(CLI::App& app);
+Command add_trace_check(CLI::App& app);
 
 }  // namespace pinbench::cli

@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
       "where one is required (or a CUDA call failed).\n");
 
   const std::vector<pinbench::cli::Command> commands = {pinbench::cli::add_info(app),
-                                                        pinbench::cli::add_lesson(app)};
+                                                        pinbench::cli::add_lesson(app),
+                                                        pinbench::cli::add_trace_check(app)};
 
   // CLI11 reports a mistyped subcommand as a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
