@@ -4,9 +4,12 @@
 #   make test   build, then run every test (GPU tests report as skipped without a GPU)
 # Also:
 #   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer
+#   make fuzz            the libFuzzer targets (Clang), 30 s each (FUZZ_SECONDS=N to change)
 #   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/
 
-.PHONY: all deps build run test test-sanitize gpu-bundle format clean
+FUZZ_SECONDS ?= 30
+
+.PHONY: all deps build run test test-sanitize fuzz gpu-bundle format clean
 
 all: build
 
@@ -28,6 +31,12 @@ test-sanitize: deps
 	@cmake --build --preset sanitize
 	ctest --preset sanitize
 
+fuzz:
+	@scripts/ensure-deps.sh scripts/debian-packages-fuzz.txt
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz
+	scripts/run-fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
 gpu-bundle: build
 	@mkdir -p .gpu
 	cp build/pinbench build/tests/pinbench_gpu_tests .gpu/
@@ -36,4 +45,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh')
 
 clean:
-	rm -rf build build-sanitize
+	rm -rf build build-sanitize build-fuzz

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages pinbench needs when they are missing (as root), or prints the
 # exact command to run (otherwise). Checks that a CUDA toolkit with nvcc is present.
+#   scripts/ensure-deps.sh [LIST]   LIST defaults to scripts/debian-packages.txt
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mapfile -t wanted < <(grep -v '^\s*#' "$here/debian-packages.txt" | grep -v '^\s*$')
+list=${1:-$here/debian-packages.txt}
+mapfile -t wanted < <(grep -v '^\s*#' "$list" | grep -v '^\s*$')
 
 missing=()
 for p in "${wanted[@]}"; do

@@ -208,7 +208,8 @@ double number(const Table& t, const CsvRecord& r, const std::string& key) {
 
 std::int64_t nanoseconds(const Table& t, const CsvRecord& r, const std::string& key) {
   const double v = number(t, r, key);
-  if (v > 9.0e18) {
+  // About 126 years: a start plus a duration still fits in 64 bits.
+  if (v > 4.0e18) {
     throw InputError(fmt::format("{} line {}: '{}' is out of range", t.source, r.line, key));
   }
   return static_cast<std::int64_t>(std::llround(v));

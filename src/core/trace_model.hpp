@@ -29,7 +29,11 @@ struct ApiCall {
   std::int64_t end_ns = 0;
   std::uint32_t thread = 0;
   std::uint32_t correlation = 0;  // the same number as the copy or kernel it started; 0: none
-  std::int64_t duration_ns() const { return end_ns - start_ns; }
+  // Never negative, and never overflows, whatever a damaged trace holds.
+  std::int64_t duration_ns() const {
+    std::int64_t d = 0;
+    return __builtin_sub_overflow(end_ns, start_ns, &d) || d < 0 ? 0 : d;
+  }
 };
 
 struct Copy {

@@ -24,12 +24,13 @@ namespace {
 constexpr int kHostPid = 1;
 constexpr int kGpuPid = 2;
 
-double us(std::int64_t ns) {
-  return static_cast<double>(ns) / 1000.0;
+// Differences in double: a damaged trace's times must not overflow 64-bit arithmetic.
+double us(std::int64_t ns, std::int64_t origin_ns) {
+  return (static_cast<double>(ns) - static_cast<double>(origin_ns)) / 1000.0;
 }
 
 double dur_us(std::int64_t start_ns, std::int64_t end_ns) {
-  return end_ns > start_ns ? us(end_ns - start_ns) : 0.0;
+  return end_ns > start_ns ? us(end_ns, start_ns) : 0.0;
 }
 
 json metadata(int pid, const char* what, std::int64_t tid, json args) {
@@ -44,7 +45,7 @@ json slice(const std::string& name, const char* cat, std::int64_t start_ns, std:
   json e{{"name", name},
          {"cat", cat},
          {"ph", "X"},
-         {"ts", us(start_ns - origin_ns)},
+         {"ts", us(start_ns, origin_ns)},
          {"dur", dur_us(start_ns, end_ns)},
          {"pid", pid},
          {"tid", tid}};
@@ -52,8 +53,10 @@ json slice(const std::string& name, const char* cat, std::int64_t start_ns, std:
   return e;
 }
 
-std::int64_t middle(std::int64_t start_ns, std::int64_t end_ns) {
-  return end_ns > start_ns ? start_ns + (end_ns - start_ns) / 2 : start_ns;
+double middle_us(std::int64_t start_ns, std::int64_t end_ns, std::int64_t origin_ns) {
+  if (end_ns <= start_ns) return us(start_ns, origin_ns);
+  const double mid_ns = (static_cast<double>(start_ns) + static_cast<double>(end_ns)) / 2.0;
+  return (mid_ns - static_cast<double>(origin_ns)) / 1000.0;
 }
 
 std::string copy_name(const Copy& c) {
@@ -80,7 +83,16 @@ json perfetto_json(const Trace& t) {
   for (const ApiCall& c : t.api_calls) thread_ids.insert(c.thread);
   for (const NvtxRange& r : t.ranges) thread_ids.insert(r.thread);
   std::map<std::uint32_t, int> host_tid;
-  for (std::uint32_t id : thread_ids) host_tid.emplace(id, static_cast<int>(host_tid.size()) + 1);
+  for (std::uint32_t id : thread_ids) {
+    if (id != 0) host_tid.emplace(id, static_cast<int>(host_tid.size()) + 1);
+  }
+  // Thread 0 means "not said": with one known thread it is that one, else a track of its own.
+  if (thread_ids.count(0) != 0) {
+    host_tid.emplace(
+        0, host_tid.size() == 1 ? host_tid.begin()->second : static_cast<int>(host_tid.size()) + 1);
+  }
+  std::set<int> host_tracks;
+  for (const auto& [id, tid] : host_tid) host_tracks.insert(tid);
   std::set<std::uint32_t> streams;
   for (const Copy& c : t.copies) streams.insert(c.stream);
   for (const Kernel& k : t.kernels) streams.insert(k.stream);
@@ -90,9 +102,9 @@ json perfetto_json(const Trace& t) {
   events.push_back(metadata(kHostPid, "process_sort_index", -1, {{"sort_index", 0}}));
   events.push_back(metadata(kGpuPid, "process_name", -1, {{"name", "GPU"}}));
   events.push_back(metadata(kGpuPid, "process_sort_index", -1, {{"sort_index", 1}}));
-  for (const auto& [id, tid] : host_tid) {
+  for (int tid : host_tracks) {
     const std::string name =
-        host_tid.size() == 1 ? std::string("host thread") : fmt::format("host thread {}", tid);
+        host_tracks.size() == 1 ? std::string("host thread") : fmt::format("host thread {}", tid);
     events.push_back(metadata(kHostPid, "thread_name", tid, {{"name", name}}));
   }
   for (std::uint32_t s : streams) {
@@ -154,7 +166,7 @@ json perfetto_json(const Trace& t) {
                           {"cat", "flow"},
                           {"ph", "s"},
                           {"id", c->correlation},
-                          {"ts", us(middle(c->start_ns, c->end_ns) - t.origin_ns)},
+                          {"ts", middle_us(c->start_ns, c->end_ns, t.origin_ns)},
                           {"pid", kHostPid},
                           {"tid", host_tid.at(c->thread)}});
     events.push_back(json{{"name", "launch"},
@@ -162,7 +174,7 @@ json perfetto_json(const Trace& t) {
                           {"ph", "f"},
                           {"bp", "e"},
                           {"id", c->correlation},
-                          {"ts", us(middle(to.start_ns, to.end_ns) - t.origin_ns)},
+                          {"ts", middle_us(to.start_ns, to.end_ns, t.origin_ns)},
                           {"pid", kGpuPid},
                           {"tid", to.stream}});
   }

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "core/errors.hpp"
 #include "fixtures.hpp"
@@ -69,6 +70,17 @@ TEST(Perfetto, TracksTimesAndArrows) {
   EXPECT_EQ(finishes, starts);
   EXPECT_EQ(names, 1u + 3u);  // the host thread; streams 7, 13 and 14
   EXPECT_EQ(doc["otherData"]["source"], "hand-made");
+}
+
+TEST(Perfetto, AnUnknownThreadJoinsTheOnlyKnownOne) {
+  Trace t = small_trace();
+  t.ranges[0].thread = 0;  // as when CUPTI named marker threads differently
+  const json doc = perfetto_json(t);
+  std::set<std::int64_t> host_tids;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["pid"] == 1 && e.contains("tid")) host_tids.insert(e["tid"].get<std::int64_t>());
+  }
+  EXPECT_EQ(host_tids, std::set<std::int64_t>{1});
 }
 
 TEST(Perfetto, AnyNameSerialises) {
