@@ -5,6 +5,7 @@
 #include "report/perfetto.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -220,6 +221,69 @@ void write_perfetto(const Trace& trace, const std::string& path) {
     std::remove(tmp.c_str());
     throw InputError(fmt::format("cannot move the trace into place at '{}'", path));
   }
+}
+
+Trace trace_from_perfetto(const json& doc) {
+  const auto fail = [](const std::string& why) -> Trace {
+    throw InputError("not a pinbench timeline: " + why);
+  };
+  if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array()) {
+    return fail("no traceEvents array");
+  }
+  Trace t;
+  try {
+    if (doc.contains("otherData")) {
+      const json& other = doc["otherData"];
+      t.source = other.value("source", std::string());
+      t.dropped_records = other.value("dropped_records", std::uint64_t{0});
+      t.notes = other.value("notes", std::vector<std::string>());
+    }
+    const auto ns = [](const json& e, const char* key) {
+      return static_cast<std::int64_t>(std::llround(e.at(key).get<double>() * 1000.0));
+    };
+    for (const json& e : doc["traceEvents"]) {
+      if (e.at("ph") != "X") continue;
+      const std::string cat = e.at("cat");
+      const std::int64_t start = ns(e, "ts");
+      const std::int64_t end = start + ns(e, "dur");
+      const auto tid = e.at("tid").get<std::uint32_t>();
+      const json args = e.value("args", json::object());
+      const auto corr = args.value("correlation", std::uint32_t{0});
+      if (cat == "nvtx") {
+        t.ranges.push_back({e.at("name"), args.value("domain", std::string()), start, end, tid});
+      } else if (cat == "cuda_api") {
+        t.api_calls.push_back({e.at("name"), start, end, tid, corr});
+      } else if (cat == "kernel") {
+        t.kernels.push_back({e.at("name"), start, end, tid, corr});
+      } else if (cat == "memcpy") {
+        Copy c;
+        const std::string name = e.at("name");  // "memcpy h2d pageable->device"
+        for (CopyDirection d : {CopyDirection::kH2D, CopyDirection::kD2H, CopyDirection::kD2D,
+                                CopyDirection::kH2H, CopyDirection::kP2P}) {
+          if (name.rfind(std::string("memcpy ") + to_string(d) + " ", 0) == 0) c.direction = d;
+        }
+        const auto kind = [&](const char* key) {
+          const std::string k = args.value(key, std::string());
+          for (MemoryKind m : {MemoryKind::kPageable, MemoryKind::kPinned, MemoryKind::kDevice,
+                               MemoryKind::kManaged, MemoryKind::kArray}) {
+            if (k == to_string(m)) return m;
+          }
+          return MemoryKind::kUnknown;
+        };
+        c.bytes = args.value("bytes", std::uint64_t{0});
+        c.start_ns = start;
+        c.end_ns = end;
+        c.stream = tid;
+        c.src_kind = kind("src_kind");
+        c.dst_kind = kind("dst_kind");
+        c.correlation = corr;
+        t.copies.push_back(c);
+      }
+    }
+  } catch (const json::exception& e) {
+    return fail(e.what());
+  }
+  return t;
 }
 
 }  // namespace pinbench

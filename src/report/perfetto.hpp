@@ -24,4 +24,8 @@ std::string perfetto_text(const Trace& trace);
 // InputError when the file cannot be written.
 void write_perfetto(const Trace& trace, const std::string& path);
 
+// The trace back from a timeline this writer made, times in ns from its origin (0), so a
+// committed timeline can be judged again. Throws InputError for anything else.
+Trace trace_from_perfetto(const nlohmann::json& doc);
+
 }  // namespace pinbench

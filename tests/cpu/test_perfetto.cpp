@@ -91,6 +91,19 @@ TEST(Perfetto, AnyNameSerialises) {
   EXPECT_NO_THROW(json::parse(text));
 }
 
+TEST(Perfetto, ReadsBackWhatItWrote) {
+  const Trace t = test::lesson_trace();
+  const Trace back = trace_from_perfetto(json::parse(perfetto_text(t)));
+  EXPECT_EQ(perfetto_text(back), perfetto_text(t));
+  EXPECT_EQ(back.api_calls.size(), t.api_calls.size());
+  EXPECT_EQ(back.copies.size(), t.copies.size());
+  EXPECT_EQ(back.copies[0].src_kind, t.copies[0].src_kind);
+  EXPECT_EQ(back.copies[0].bytes, t.copies[0].bytes);
+  EXPECT_EQ(back.ranges[0].domain, "pinbench");
+  EXPECT_THROW(trace_from_perfetto(json::parse(R"({"schema": "pinbench.run"})")), InputError);
+  EXPECT_THROW(trace_from_perfetto(json::parse(R"({"traceEvents": [{"ph": "X"}]})")), InputError);
+}
+
 TEST(Perfetto, WritesAtomicallyOrSaysWhy) {
   const std::string dir = test::temp_dir();
   write_perfetto(small_trace(), dir + "/t.json");

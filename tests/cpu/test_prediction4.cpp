@@ -3,12 +3,15 @@
 // record into the lesson's analysis and report.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "core/errors.hpp"
 #include "core/lesson.hpp"
 #include "core/prediction4.hpp"
 #include "core/units.hpp"
 #include "fixtures.hpp"
 #include "report/lesson_text.hpp"
+#include "report/perfetto.hpp"
 #include "trace_fixtures.hpp"
 
 namespace pinbench {
@@ -268,6 +271,54 @@ TEST(Prediction4Record, AMalformedTraceObjectIsBadInput) {
   EXPECT_THROW(record_from_json(j), InputError);
   j["trace"] = {{"api_calls", "many"}};
   EXPECT_THROW(analyse_lesson(record_from_json(j)), InputError);
+}
+
+// Traced lesson runs committed under data/runs/ with their timelines: the record's prediction 4
+// evidence must be what the timeline itself says, and every memory-kind gate must have passed.
+TEST(CommittedTrace, EveryTracedRunAgreesWithItsTimeline) {
+  namespace fs = std::filesystem;
+  std::size_t traced = 0;
+  for (const fs::directory_entry& f :
+       fs::directory_iterator(std::string(PINBENCH_DATA_DIR) + "/runs")) {
+    if (f.path().extension() != ".json") continue;
+    RunRecord r;
+    try {
+      r = load_record(f.path().string());
+    } catch (const InputError&) {
+      continue;  // a timeline, not a record
+    }
+    if (!r.trace.is_object()) continue;
+    ++traced;
+    SCOPED_TRACE(f.path().string());
+    const LessonAnalysis a = analyse_lesson(r);
+    ASSERT_TRUE(a.trace_evidence.has_value());
+    EXPECT_NE(a.predictions.at(3).verdict, Verdict::kNotEvaluated);
+    std::size_t kind_gates = 0;
+    for (const Gate& g : r.gates) {
+      if (g.name.rfind("trace/kind/", 0) != 0) continue;
+      ++kind_gates;
+      EXPECT_TRUE(g.passed) << g.name << ": " << g.detail;
+    }
+    EXPECT_EQ(kind_gates, 8u);
+
+    const std::string timeline =
+        (f.path().parent_path() / r.trace["file"].get<std::string>()).string();
+    ASSERT_TRUE(fs::exists(timeline)) << timeline;
+    const Trace t = trace_from_perfetto(nlohmann::json::parse(test::read_file(timeline)));
+    EXPECT_EQ(t.api_calls.size(), r.trace["api_calls"].get<std::size_t>());
+    EXPECT_EQ(t.copies.size(), r.trace["copies"].get<std::size_t>());
+    EXPECT_EQ(t.kernels.size(), r.trace["kernels"].get<std::size_t>());
+    EXPECT_EQ(t.ranges.size(), r.trace["nvtx_ranges"].get<std::size_t>());
+    Prediction4Options options;
+    options.timed = lesson_config_from(r.config).async_iterations;
+    const Prediction4Evidence again = select_prediction4(t, options);
+    EXPECT_EQ(again.pageable.call_ns, a.trace_evidence->pageable.call_ns);
+    EXPECT_EQ(again.pinned.call_ns, a.trace_evidence->pinned.call_ns);
+    EXPECT_EQ(again.pageable.bytes, a.trace_evidence->pageable.bytes);
+    std::vector<Gate> gates = check_memory_kinds(t);
+    for (const Gate& g : gates) EXPECT_TRUE(g.passed) << g.name << ": " << g.detail;
+  }
+  if (traced == 0) GTEST_SKIP() << "no traced lesson run is committed under data/runs/ yet";
 }
 
 }  // namespace
