@@ -4,11 +4,14 @@
 #   make test   build, then run every test (GPU tests report as skipped without a GPU)
 # Also:
 #   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer
+#   make fuzz            the libFuzzer targets (Clang), 30 s each (FUZZ_SECONDS=N to change)
 #   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/
 # `make build` and `make run` need only the build packages (scripts/debian-packages.txt); the
 # test targets also need the test packages (scripts/debian-packages-test.txt, e.g. Chromium).
 
-.PHONY: all deps deps-test build run test test-sanitize gpu-bundle format clean
+FUZZ_SECONDS ?= 30
+
+.PHONY: all deps deps-test build run test test-sanitize fuzz gpu-bundle format clean
 
 BUILD_PACKAGES := scripts/debian-packages.txt
 TEST_PACKAGES := $(BUILD_PACKAGES) scripts/debian-packages-test.txt
@@ -41,6 +44,12 @@ test-sanitize: deps-test
 	@cmake --build --preset sanitize
 	ctest --preset sanitize
 
+fuzz:
+	@scripts/ensure-deps.sh scripts/debian-packages-fuzz.txt
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz
+	scripts/run-fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
 gpu-bundle: build
 	@mkdir -p .gpu
 	cp build/pinbench build/tests/pinbench_gpu_tests .gpu/
@@ -49,4 +58,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh')
 
 clean:
-	rm -rf build build-sanitize
+	rm -rf build build-sanitize build-fuzz

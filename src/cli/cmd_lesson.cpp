@@ -1,6 +1,7 @@
 // `pinbench lesson`: the Day 53 program on this machine's GPU, or a recorded run of it where
 // there is none, judged prediction by prediction.
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -9,8 +10,10 @@
 #include "cli/commands.hpp"
 #include "cli/paths.hpp"
 #include "cli/progress.hpp"
+#include "cli/trace_option.hpp"
 #include "core/errors.hpp"
 #include "core/lesson.hpp"
+#include "core/prediction4.hpp"
 #include "core/record.hpp"
 #include "core/run_library.hpp"
 #include "core/units.hpp"
@@ -30,6 +33,7 @@ struct LessonOptions {
   std::string json_path;
   std::string replay_path;
   std::string reference_path;
+  std::string trace_path;
   bool require_gpu = false;
 };
 
@@ -86,9 +90,10 @@ int run(const LessonOptions& o) {
           fmt::format("no usable GPU ({}) and no recorded lesson under {}", no_gpu, dir));
     }
     const RunRecord record = load_record(*path);
-    if (!o.json_path.empty()) {
+    for (const std::string* written : {&o.json_path, &o.trace_path}) {
+      if (written->empty()) continue;
       std::fprintf(stderr, "pinbench: note: nothing was measured, so %s was not written\n",
-                   o.json_path.c_str());
+                   written->c_str());
     }
     std::printf(
         "No usable GPU here (%s): replaying the lesson recorded on %s on %s\n(%s). Use "
@@ -98,7 +103,17 @@ int run(const LessonOptions& o) {
     return report_replay(record, o);
   }
 
-  const RunRecord record = with_progress([&] { return run_lesson(config, terminal_progress); });
+  // The trace starts before the lesson opens its first NVTX range, so the ranges reach it.
+  std::optional<TraceSession> trace;
+  if (!o.trace_path.empty()) trace.emplace(o.trace_path);
+  RunRecord record = with_progress([&] { return run_lesson(config, terminal_progress); });
+  bool traced = false;
+  if (trace) {
+    if (const std::optional<Trace> t = trace->finish()) {
+      attach_trace(record, *t, std::filesystem::path(o.trace_path).filename().string());
+      traced = true;
+    }
+  }
   if (!o.json_path.empty()) save_record(record, o.json_path);
   const int code = report(record, o);
   std::printf(
@@ -106,6 +121,9 @@ int run(const LessonOptions& o) {
       "parts).\n",
       record.wall_ms / 1000.0);
   if (!o.json_path.empty()) std::printf("Run record written to %s.\n", o.json_path.c_str());
+  if (traced) {
+    std::printf("Trace written to %s (open it in ui.perfetto.dev).\n", o.trace_path.c_str());
+  }
   return code;
 }
 
@@ -137,8 +155,10 @@ Command add_lesson(CLI::App& app) {
                   "day53-tesla-t4.json)");
   CLI::Option* require = sub->add_flag("--require-gpu", opts->require_gpu,
                                        "Exit 3 instead of replaying without a GPU");
+  CLI::Option* trace = add_trace_option(sub, opts->trace_path);
   replay->excludes(json);
   replay->excludes(require);
+  replay->excludes(trace);
   return {sub, [opts] { return run(*opts); }};
 }
 

@@ -20,5 +20,6 @@ Command add_bandwidthtest(CLI::App& app);
 Command add_race(CLI::App& app);
 Command add_report(CLI::App& app);
 Command add_compare(CLI::App& app);
+Command add_trace_check(CLI::App& app);
 
 }  // namespace pinbench::cli

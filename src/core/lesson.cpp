@@ -408,18 +408,32 @@ Prediction prediction_3(const LessonAnalysis& a) {
   return p;
 }
 
-Prediction prediction_4() {
+Prediction prediction_4(const std::optional<Prediction4Evidence>& evidence) {
   Prediction p;
   p.number = 4;
   p.statement =
       "In a trace, the ten timed pageable cudaMemcpyAsync calls of part 2 cost at least 5x the "
       "call time of the ten pinned ones, while both groups move the same bytes.";
-  p.claims.push_back({"pageable call time >= 5x pinned call time, same bytes",
-                      Verdict::kNotEvaluated,
-                      "needs a trace of the driver's API calls and copies; this pinbench does not "
-                      "collect one yet (part 2's host-clock call times above are the same "
-                      "question asked without a profiler)"});
+  p.claims.push_back(prediction4_claim(evidence));
+  p.verdict = combine(p.claims);
   return p;
+}
+
+// One line on the record's trace, for the report.
+std::string trace_summary(const nlohmann::json& t) {
+  if (!t.is_object()) return "";
+  const auto count = [&](const char* key) { return t.value(key, std::uint64_t{0}); };
+  std::string s = fmt::format("{}: {} API calls, {} copies, {} kernels, {} NVTX ranges",
+                              t.value("source", std::string("a trace")), count("api_calls"),
+                              count("copies"), count("kernels"), count("nvtx_ranges"));
+  if (count("dropped_records") > 0) {
+    s += fmt::format(", {} records dropped", count("dropped_records"));
+  }
+  const std::string file = t.value("file", std::string());
+  if (!file.empty()) s += fmt::format("; timeline in {}", file);
+  s += ".";
+  for (const std::string& n : t.value("notes", std::vector<std::string>())) s += " " + n + ".";
+  return s;
 }
 
 std::string direction_sentence(std::optional<double> h2d, std::optional<double> d2h,
@@ -493,8 +507,19 @@ LessonAnalysis analyse_lesson(const RunRecord& rec) {
   }
   a.model = zero_copy_model(a);
 
+  if (rec.trace.is_object()) {
+    try {
+      a.trace_summary = trace_summary(rec.trace);
+    } catch (const json::exception& e) {
+      throw InputError(
+          fmt::format("run record: 'trace' has a field of the wrong type ({})", e.what()));
+    }
+    if (rec.trace.contains("prediction4")) {
+      a.trace_evidence = prediction4_from_json(rec.trace["prediction4"]);
+    }
+  }
   a.predictions = {prediction_1(a.h2d), prediction_2(a.async_rows), prediction_3(a),
-                   prediction_4()};
+                   prediction_4(a.trace_evidence)};
 
   for (const Gate& g : rec.gates) {
     if (!g.passed) a.check_failures.push_back(fmt::format("gate {} failed: {}", g.name, g.detail));

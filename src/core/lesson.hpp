@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/prediction4.hpp"
 #include "core/record.hpp"
+#include "core/verdict.hpp"
 
 namespace pinbench {
 
@@ -35,22 +37,6 @@ struct LessonConfig {
 
 nlohmann::json to_json(const LessonConfig& c);
 LessonConfig lesson_config_from(const nlohmann::json& j);  // throws InputError
-
-enum class Verdict { kHeld, kDied, kNotEvaluated };
-const char* to_string(Verdict v);
-
-struct Claim {
-  std::string text;
-  Verdict verdict = Verdict::kNotEvaluated;
-  std::string evidence;  // the numbers that decided it
-};
-
-struct Prediction {
-  int number = 0;
-  std::string statement;
-  Verdict verdict = Verdict::kNotEvaluated;  // held only when every claim held
-  std::vector<Claim> claims;
-};
 
 // One size of part 1, one direction. A figure is absent when its case is missing or unverified.
 struct CopyRow {
@@ -111,6 +97,10 @@ struct LessonAnalysis {
   std::vector<KernelRow> kernel_rows;
   ZeroCopyModel model;
   std::vector<Prediction> predictions;
+  // What the record's trace said about prediction 4, when the run was traced; and one line on
+  // the trace itself (empty without one).
+  std::optional<Prediction4Evidence> trace_evidence;
+  std::string trace_summary;
   std::vector<std::string> check_failures;  // failed gates and pinned-slower rows
   bool checks_passed() const { return check_failures.empty(); }
 };

@@ -188,18 +188,20 @@ json to_json(const RunRecord& r) {
   for (const Case& c : r.cases) cases.push_back(to_json(c));
   json gates = json::array();
   for (const Gate& g : r.gates) gates.push_back(to_json(g));
-  return json{{"schema", kRecordSchema},
-              {"schema_version", r.schema_version},
-              {"experiment", r.experiment},
-              {"pinbench_version", r.pinbench_version},
-              {"created_utc", r.created_utc},
-              {"source", r.source},
-              {"note", r.note},
-              {"machine", to_json(r.machine)},
-              {"config", r.config},
-              {"gates", gates},
-              {"cases", cases},
-              {"wall_ms", r.wall_ms}};
+  json j{{"schema", kRecordSchema},
+         {"schema_version", r.schema_version},
+         {"experiment", r.experiment},
+         {"pinbench_version", r.pinbench_version},
+         {"created_utc", r.created_utc},
+         {"source", r.source},
+         {"note", r.note},
+         {"machine", to_json(r.machine)},
+         {"config", r.config},
+         {"gates", gates},
+         {"cases", cases},
+         {"wall_ms", r.wall_ms}};
+  if (!r.trace.is_null()) j["trace"] = r.trace;
+  return j;
 }
 
 RunRecord record_from_json(const json& j) {
@@ -249,6 +251,10 @@ RunRecord record_from_json(const json& j) {
     rec.cases.push_back(std::move(k));
   }
   rec.wall_ms = r.get<double>("wall_ms");
+  if (j.contains("trace") && !j["trace"].is_null()) {
+    if (!j["trace"].is_object()) r.fail("'trace' is not an object");
+    rec.trace = j["trace"];
+  }
   return rec;
 }
 

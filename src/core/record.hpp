@@ -81,6 +81,9 @@ struct RunRecord {
   std::vector<Gate> gates;
   std::vector<Case> cases;
   double wall_ms = 0.0;
+  // What a trace of the run said (run with --trace): its size, notes and prediction 4's
+  // evidence. Null when the run was not traced; written only when set.
+  nlohmann::json trace = nullptr;
 
   // The first case matching every given field, or nullptr.
   const Case* find(const std::string& part, const std::string& direction, const std::string& memory,

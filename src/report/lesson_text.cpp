@@ -142,6 +142,15 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
     for (const std::string& f : a.check_failures) out += fmt::format("  FAILED: {}\n", f);
   }
 
+  if (!a.trace_summary.empty()) {
+    out += fmt::format("\nTrace\n  {}\n", a.trace_summary);
+    if (a.trace_evidence) {
+      for (const std::string& n : a.trace_evidence->notes) {
+        out += fmt::format("  Prediction 4: {}.\n", n);
+      }
+    }
+  }
+
   if (reference) {
     out += fmt::format("\nReference ({}, {})\n  {}\n", reference->reference_machine,
                        reference->reference_date, reference->summary);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "core/record.hpp"
 #include "fixtures.hpp"
@@ -113,6 +114,103 @@ TEST(Cli, WithoutAGpuOrRecordsTheLessonSaysWhy) {
   const std::string empty = test::temp_dir();
   expect_one_line_error(test::run("PINBENCH_DATA_DIR=" + empty + " " + kBin + "lesson"), 3,
                         "no recorded lesson");
+}
+
+std::string nsys_dir(const std::string& variant) {
+  return std::string(PINBENCH_TEST_DATA_DIR) + "/nsys/" + variant;
+}
+
+TEST(CliTraceCheck, HeldIsExitZeroInEveryHeaderVariant) {
+  for (const char* variant : {"v2021", "v2023", "v2024", "v2024-us"}) {
+    const test::Result r = test::run(kBin + "trace-check " + nsys_dir(variant));
+    EXPECT_EQ(r.exit_code, 0) << variant << ": " << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    EXPECT_NE(r.out.find("  pageable  10 calls     147.080 ms of call time\n"), std::string::npos)
+        << variant << ":\n"
+        << r.out;
+    EXPECT_NE(r.out.find("  pinned    10 calls       0.062 ms of call time\n"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  ratio     2381.3x (the prediction needs at least 5x)\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  verdict   held\n"), std::string::npos) << r.out;
+  }
+}
+
+TEST(CliTraceCheck, ApiTraceAloneUsesThePageRuleAndTheGpuTraceChecksBytes) {
+  const test::Result api = test::run(kBin + "trace-check " + nsys_dir("v2021"));
+  EXPECT_NE(api.out.find("Calls chosen by the page's rule"), std::string::npos) << api.out;
+  EXPECT_NE(api.out.find("  bytes     not checked"), std::string::npos) << api.out;
+  const test::Result gpu = test::run(kBin + "trace-check " + nsys_dir("v2024-us"));
+  EXPECT_NE(gpu.out.find("Calls chosen by cuda_gpu_trace's memory kinds"), std::string::npos);
+  EXPECT_NE(gpu.out.find("  bytes     equal: pageable 640 MiB (671088640 B), pinned 640 MiB "
+                         "(671088640 B)\n"),
+            std::string::npos)
+      << gpu.out;
+}
+
+TEST(CliTraceCheck, DiedIsExitOne) {
+  for (const char* variant : {"died", "died-api-only"}) {
+    const test::Result r = test::run(kBin + "trace-check " + nsys_dir(variant));
+    EXPECT_EQ(r.exit_code, 1) << variant;
+    EXPECT_NE(r.out.find("  ratio     4.0x"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  verdict   died\n"), std::string::npos) << r.out;
+  }
+}
+
+TEST(CliTraceCheck, BadInputIsExitTwoWithOneLine) {
+  const std::string dir = test::temp_dir();
+  expect_one_line_error(test::run(kBin + "trace-check " + dir + "/absent"), 2,
+                        "'" + dir + "/absent' does not exist");
+  expect_one_line_error(test::run(kBin + "trace-check " + dir), 2, "holds no nsys stats exports");
+  expect_one_line_error(test::run(kBin + "trace-check"), 2, "DIR");
+
+  const auto copy = [](const std::string& from, const std::string& to) {
+    std::filesystem::create_directories(to);
+    for (const auto& e : std::filesystem::directory_iterator(from)) {
+      std::filesystem::copy_file(e.path(), std::filesystem::path(to) / e.path().filename());
+    }
+  };
+  const std::string missing = dir + "/missing";
+  copy(nsys_dir("v2024"), missing);
+  std::filesystem::remove(missing + "/day53-pinned_nvtx_sum.csv");
+  expect_one_line_error(test::run(kBin + "trace-check " + missing), 2,
+                        missing + "/day53-pinned_nvtx_sum.csv is missing");
+
+  const std::string cut = dir + "/cut";
+  copy(nsys_dir("v2024"), cut);
+  const std::string trace = test::read_file(cut + "/day53-pinned_cuda_gpu_trace.csv");
+  test::write_file(cut + "/day53-pinned_cuda_gpu_trace.csv", trace.substr(0, trace.size() - 130));
+  expect_one_line_error(test::run(kBin + "trace-check " + cut), 2, "(truncated?)");
+
+  const std::string garbage = dir + "/garbage";
+  copy(nsys_dir("v2024"), garbage);
+  std::string bytes(4096, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 131 + 7) % 256);
+  test::write_file(garbage + "/day53-pinned_cuda_api_trace.csv", bytes);
+  const test::Result binary = test::run(kBin + "trace-check " + garbage);
+  expect_one_line_error(binary, 2, garbage + "/day53-pinned_cuda_api_trace.csv line ");
+  EXPECT_NE(binary.err.find(": binary data (a NUL byte), not CSV text"), std::string::npos);
+
+  const std::string unfit = dir + "/unfit";
+  copy(nsys_dir("v2021"), unfit);
+  expect_one_line_error(test::run(kBin + "trace-check " + unfit + " --timed 5"), 2,
+                        "cannot answer prediction 4: the page's rule needs exactly 12");
+  expect_one_line_error(test::run(kBin + "trace-check " + unfit + " --timed 0"), 2,
+                        "--timed must be at least 1");
+}
+
+TEST(CliLessonTrace, TraceNeedsAMeasuredRun) {
+  expect_one_line_error(
+      test::run(kBin + "lesson --replay " + test::h200_lesson_path() + " --trace t.json"), 2,
+      "excludes");
+  if (gpu_present()) return;
+  const std::string dir = test::temp_dir();
+  const test::Result r = test::run("PINBENCH_DATA_DIR=" + std::string(PINBENCH_DATA_DIR) + " " +
+                                   kBin + "lesson --trace " + dir + "/t.json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "pinbench: note: nothing was measured, so " + dir + "/t.json was not written\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/t.json"));
 }
 
 }  // namespace

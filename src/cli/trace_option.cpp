@@ -1,0 +1,44 @@
+// The --trace option and its session. Writing the file is checked first, so a long run never
+// ends in "cannot write the trace".
+#include "cli/trace_option.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "report/perfetto.hpp"
+
+namespace pinbench::cli {
+
+CLI::Option* add_trace_option(CLI::App* sub, std::string& path) {
+  return sub->add_option(
+      "--trace", path,
+      "Trace the run with CUPTI and write a Perfetto timeline (Chrome trace JSON) here; "
+      "prediction 4 and the memory-kind check then come from the trace");
+}
+
+TraceSession::TraceSession(std::string path) : path_(std::move(path)) {
+  const std::string probe = path_ + ".tmp";
+  {
+    std::ofstream out(probe, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(fmt::format("cannot write the trace to '{}'", path_));
+  }
+  std::remove(probe.c_str());
+  std::string why;
+  cupti_ = cuda::CuptiTrace::start(&why);
+  if (cupti_ == nullptr) {
+    std::fprintf(stderr, "pinbench: note: running without a trace: %s\n", why.c_str());
+  }
+}
+
+std::optional<Trace> TraceSession::finish() {
+  if (cupti_ == nullptr) return std::nullopt;
+  Trace t = cupti_->finish();
+  cupti_.reset();
+  write_perfetto(t, path_);
+  return t;
+}
+
+}  // namespace pinbench::cli

@@ -1,0 +1,36 @@
+// `--trace FILE` for every subcommand that measures: the option itself, and a session that
+// starts a CUPTI trace before the work and, after it, writes the Perfetto timeline to FILE. When
+// CUPTI cannot be used the session says why in one line on stderr and the run goes on untraced.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/trace_model.hpp"
+#include "cuda/cupti_trace.hpp"
+
+namespace pinbench::cli {
+
+CLI::Option* add_trace_option(CLI::App* sub, std::string& path);
+
+class TraceSession {
+ public:
+  // Checks that FILE can be written (InputError, before anything is measured), then starts
+  // CUPTI. Start it before the first NVTX range of the process opens.
+  explicit TraceSession(std::string path);
+
+  bool active() const { return cupti_ != nullptr; }
+  const std::string& path() const { return path_; }
+
+  // Stops the trace and writes FILE. Nothing when CUPTI could not be started.
+  std::optional<Trace> finish();
+
+ private:
+  std::string path_;
+  std::unique_ptr<cuda::CuptiTrace> cupti_;
+};
+
+}  // namespace pinbench::cli

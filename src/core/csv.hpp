@@ -1,0 +1,27 @@
+// An RFC 4180 CSV reader for the files profilers export: quoted fields with doubled quotes,
+// commas and line breaks inside quotes, CRLF or LF line ends, a UTF-8 byte order mark. Every
+// record keeps the line it started on, so an error can say "FILE line N". Malformed input throws
+// InputError with the file and line; it never crashes, whatever the bytes.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pinbench {
+
+struct CsvRecord {
+  std::size_t line = 0;  // 1-based line where the record starts
+  std::vector<std::string> fields;
+};
+
+// Parses `text`; `source` names it in errors (usually the file name). Blank lines are skipped.
+// Throws InputError for binary data (a NUL byte), an unterminated quoted field, or characters
+// between a closing quote and the next separator.
+std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& source);
+
+// Reads a whole file; throws InputError naming the file when it cannot be opened or read.
+std::string read_text_file(const std::string& path);
+
+}  // namespace pinbench

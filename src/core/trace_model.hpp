@@ -1,0 +1,81 @@
+// A trace of one run as plain data: the runtime API calls the host made, the copies and kernels
+// the GPU ran, and the NVTX ranges around them. The CUPTI collector (src/cuda/cupti_trace.cpp)
+// and the nsys export reader (core/nsys_stats.cpp) both produce one, so prediction 4 and the
+// Perfetto writer never care where the trace came from. No CUDA types: times are nanoseconds on
+// the producer's clock, ids are the producer's ids.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pinbench {
+
+enum class CopyDirection { kUnknown, kH2D, kD2H, kD2D, kH2H, kP2P };
+
+// Where the bytes of a copy lived, as the driver saw them (not as the program claimed).
+enum class DriverMemoryKind { kUnknown, kPageable, kPinned, kDevice, kManaged, kArray };
+
+const char* to_string(CopyDirection d);     // "h2d", "d2h", "d2d", "h2h", "p2p", "unknown"
+const char* to_string(DriverMemoryKind k);  // "pageable", "pinned", "device", "managed", ...
+
+// The host-side memory kind of a copy: the source for host to device, the destination for
+// device to host, unknown otherwise.
+DriverMemoryKind host_side(CopyDirection d, DriverMemoryKind src, DriverMemoryKind dst);
+
+struct ApiCall {
+  std::string name;  // without version suffixes: "cudaMemcpyAsync", not "cudaMemcpyAsync_v3020"
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::uint32_t thread = 0;
+  std::uint32_t correlation = 0;  // the same number as the copy or kernel it started; 0: none
+  // Never negative, and never overflows, whatever a damaged trace holds.
+  std::int64_t duration_ns() const {
+    std::int64_t d = 0;
+    return __builtin_sub_overflow(end_ns, start_ns, &d) || d < 0 ? 0 : d;
+  }
+};
+
+struct Copy {
+  CopyDirection direction = CopyDirection::kUnknown;
+  std::uint64_t bytes = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::uint32_t stream = 0;
+  DriverMemoryKind src_kind = DriverMemoryKind::kUnknown;
+  DriverMemoryKind dst_kind = DriverMemoryKind::kUnknown;
+  std::uint32_t correlation = 0;
+};
+
+struct Kernel {
+  std::string name;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::uint32_t stream = 0;
+  std::uint32_t correlation = 0;
+};
+
+struct NvtxRange {
+  std::string name;
+  std::string domain;  // "" for NVTX's default domain
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::uint32_t thread = 0;
+};
+
+struct Trace {
+  std::string source;          // "CUPTI 130001", "nsys exports in DIR", ...
+  std::int64_t origin_ns = 0;  // the run's start on the same clock; writers rebase to it
+  std::vector<ApiCall> api_calls;
+  std::vector<Copy> copies;
+  std::vector<Kernel> kernels;
+  std::vector<NvtxRange> ranges;
+  std::uint64_t dropped_records = 0;  // records the producer says it lost
+  std::vector<std::string> notes;     // what the producer could not do, in one line each
+
+  // The copy a call started, or nullptr. Linear; traces here hold thousands of items, not
+  // millions, and callers index once when they need more.
+  const Copy* copy_of(const ApiCall& call) const;
+};
+
+}  // namespace pinbench

@@ -1,0 +1,464 @@
+// The CUPTI collector. CUPTI is dlopen()ed and every function is looked up with dlsym(), so the
+// headers are used for types and constants only. Activity records arrive in buffers that CUPTI
+// fills and hands back through two C callbacks, possibly on its own thread; they are converted
+// into the core trace model at once, under a lock, and the buffer is freed.
+//
+// Record layouts: CUPTI writes each kind in the newest layout it knows. This file reads the CUDA
+// 13 layouts (CUpti_ActivityAPI, CUpti_ActivityMemcpy6, CUpti_ActivityKernel10,
+// CUpti_ActivityMarker2) and only their leading fields, which later versions keep in place;
+// start() refuses a CUPTI whose major version is not 13.
+#include "cuda/cupti_trace.hpp"
+
+#include <cupti.h>
+#include <cxxabi.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "core/nsys_stats.hpp"
+
+namespace pinbench::cuda {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 8u << 20;
+constexpr std::uint32_t kCuptiMajor = 13;
+
+const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                     CUPTI_ACTIVITY_KIND_MARKER};
+
+CopyDirection direction_of(std::uint8_t copy_kind) {
+  switch (copy_kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return CopyDirection::kH2D;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return CopyDirection::kD2H;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+      return CopyDirection::kD2D;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return CopyDirection::kH2H;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return CopyDirection::kP2P;
+    default:
+      return CopyDirection::kUnknown;
+  }
+}
+
+DriverMemoryKind memory_of(std::uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+      return DriverMemoryKind::kPageable;
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+      return DriverMemoryKind::kPinned;
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+      return DriverMemoryKind::kDevice;
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+      return DriverMemoryKind::kManaged;
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+      return DriverMemoryKind::kArray;
+    default:
+      return DriverMemoryKind::kUnknown;
+  }
+}
+
+std::string demangle(const char* name) {
+  if (name == nullptr) return "(unnamed kernel)";
+  int status = 0;
+  char* plain = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string out = status == 0 && plain != nullptr ? plain : name;
+  std::free(plain);
+  return out;
+}
+
+void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+}  // namespace
+
+struct CuptiTrace::State {
+  // CUPTI's functions, as dlsym() found them.
+  void* handle = nullptr;
+  decltype(&cuptiGetVersion) get_version = nullptr;
+  decltype(&cuptiGetResultString) result_string = nullptr;
+  decltype(&cuptiSubscribe) subscribe = nullptr;
+  decltype(&cuptiUnsubscribe) unsubscribe = nullptr;
+  decltype(&cuptiActivityEnable) enable = nullptr;
+  decltype(&cuptiActivityDisable) disable = nullptr;
+  decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
+  decltype(&cuptiActivityFlushAll) flush_all = nullptr;
+  decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
+  decltype(&cuptiActivityGetNumDroppedRecords) dropped_records = nullptr;
+  decltype(&cuptiGetTimestamp) timestamp = nullptr;
+  decltype(&cuptiGetCallbackName) callback_name = nullptr;
+
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::vector<CUpti_ActivityKind> enabled;
+  std::uint32_t version = 0;
+  std::uint64_t origin = 0;
+  std::vector<std::string> notes;
+
+  // Filled by the buffer callback.
+  std::mutex mu;
+  std::vector<ApiCall> calls;
+  std::vector<Copy> copies;
+  std::vector<std::uint32_t> runtime_correlation;  // per copy: CUPTI's runtimeCorrelationId
+  std::vector<Kernel> kernels;
+  struct Marker {
+    std::uint32_t id = 0;
+    bool start = false;
+    std::uint64_t timestamp = 0;
+    std::uint32_t thread = 0;
+    std::string name, domain;
+  };
+  std::vector<Marker> markers;
+  std::uint64_t dropped = 0;
+  std::unordered_map<std::uint32_t, std::string> api_names;
+
+  std::string result(CUptiResult r) const {
+    const char* s = nullptr;
+    if (result_string != nullptr && result_string(r, &s) == CUPTI_SUCCESS && s != nullptr) return s;
+    return fmt::format("CUPTI error {}", static_cast<int>(r));
+  }
+
+  void take(const CUpti_Activity* record);
+};
+
+namespace {
+
+// The trace being collected; CUPTI's callbacks carry no user pointer.
+std::mutex g_active_mu;
+CuptiTrace::State* g_active = nullptr;
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  // CUPTI needs 8-byte alignment (ACTIVITY_RECORD_ALIGNMENT).
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer,
+                               std::size_t, std::size_t valid) {
+  {
+    const std::lock_guard<std::mutex> active(g_active_mu);
+    CuptiTrace::State* s = g_active;
+    if (s != nullptr && buffer != nullptr) {
+      const std::lock_guard<std::mutex> lock(s->mu);
+      CUpti_Activity* record = nullptr;
+      while (valid > 0 && s->next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
+        s->take(record);
+      }
+      std::size_t dropped = 0;
+      if (s->dropped_records(context, stream, &dropped) == CUPTI_SUCCESS) s->dropped += dropped;
+    }
+  }
+  std::free(buffer);
+}
+
+}  // namespace
+
+void CuptiTrace::State::take(const CUpti_Activity* record) {
+  switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_RUNTIME: {
+      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+      auto it = api_names.find(a->cbid);
+      if (it == api_names.end()) {
+        const char* name = nullptr;
+        const bool named =
+            callback_name(CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &name) == CUPTI_SUCCESS &&
+            name != nullptr;
+        it = api_names
+                 .emplace(a->cbid,
+                          named ? api_base_name(name) : fmt::format("runtime API {}", a->cbid))
+                 .first;
+      }
+      calls.push_back(ApiCall{it->second, static_cast<std::int64_t>(a->start),
+                              static_cast<std::int64_t>(a->end), a->threadId, a->correlationId});
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      Copy c;
+      c.direction = direction_of(m->copyKind);
+      c.bytes = m->bytes;
+      c.start_ns = static_cast<std::int64_t>(m->start);
+      c.end_ns = static_cast<std::int64_t>(m->end);
+      c.stream = m->streamId;
+      c.src_kind = memory_of(m->srcKind);
+      c.dst_kind = memory_of(m->dstKind);
+      c.correlation = m->correlationId;
+      copies.push_back(c);
+      runtime_correlation.push_back(m->runtimeCorrelationId);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      kernels.push_back(Kernel{demangle(k->name), static_cast<std::int64_t>(k->start),
+                               static_cast<std::int64_t>(k->end), k->streamId, k->correlationId});
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+      const auto* mk = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
+      const bool start = (mk->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0;
+      const bool end = (mk->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0;
+      if (!start && !end) break;  // instantaneous markers are not ranges
+      Marker m;
+      m.id = mk->id;
+      m.start = start;
+      m.timestamp = mk->timestamp;
+      if (mk->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) m.thread = mk->objectId.pt.threadId;
+      if (mk->name != nullptr) m.name = mk->name;
+      if (mk->domain != nullptr) m.domain = mk->domain;
+      markers.push_back(std::move(m));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+std::vector<std::string> cupti_candidates(const char* cupti_path, const char* cuda_home) {
+  std::vector<std::string> out;
+  if (cupti_path != nullptr && *cupti_path != '\0') {
+    const std::string p = cupti_path;
+    const std::string dir = p.back() == '/' ? p : p + "/";
+    // A folder or a file; dlopen() of a folder fails, which is what we want to report.
+    const bool looks_like_file = p.find(".so") != std::string::npos;
+    if (looks_like_file) {
+      out.push_back(p);
+    } else {
+      out.push_back(dir + "libcupti.so.13");
+      out.push_back(dir + "libcupti.so");
+    }
+    return out;
+  }
+  out.push_back("libcupti.so.13");
+  std::vector<std::string> homes;
+  if (cuda_home != nullptr && *cuda_home != '\0') homes.push_back(cuda_home);
+  homes.push_back("/usr/local/cuda");
+  for (const std::string& home : homes) {
+    for (const char* sub : {"/lib64/libcupti.so.13", "/extras/CUPTI/lib64/libcupti.so.13"}) {
+      const std::string path = home + sub;
+      if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<CuptiTrace> CuptiTrace::start(std::string* why_not) {
+  return start(cupti_candidates(std::getenv("CUPTI_PATH"), std::getenv("CUDA_HOME")), why_not);
+}
+
+std::unique_ptr<CuptiTrace> CuptiTrace::start(const std::vector<std::string>& candidates,
+                                              std::string* why_not) {
+  const auto fail = [&](const std::string& why) -> std::unique_ptr<CuptiTrace> {
+    if (why_not != nullptr) *why_not = why;
+    return nullptr;
+  };
+  // Nsight Systems and Nsight Compute attach through this variable and own CUPTI while they do.
+  if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other != nullptr && *other) {
+    return fail(fmt::format("another CUDA tool is attached (CUDA_INJECTION64_PATH={})", other));
+  }
+  {
+    const std::lock_guard<std::mutex> active(g_active_mu);
+    if (g_active != nullptr) return fail("a CUPTI trace is already running in this process");
+  }
+
+  std::unique_ptr<CuptiTrace> t(new CuptiTrace());
+  t->state_ = std::make_unique<State>();
+  State& s = *t->state_;
+  std::string tried;
+  for (const std::string& path : candidates) {
+    s.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (s.handle != nullptr) break;
+    tried += fmt::format("{}{}", tried.empty() ? "" : ", ", path);
+  }
+  if (s.handle == nullptr) {
+    return fail(
+        fmt::format("CUPTI not found (tried {}; set CUPTI_PATH to its file or folder)", tried));
+  }
+  // Where it really came from, so NVTX loads the very same library.
+  const auto resolve = [&](const char* name) { return dlsym(s.handle, name); };
+  bool complete = true;
+  std::string missing;
+  const auto bind = [&](auto& fn, const char* name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(resolve(name));
+    if (fn == nullptr) {
+      complete = false;
+      missing = name;
+    }
+  };
+  bind(s.get_version, "cuptiGetVersion");
+  bind(s.result_string, "cuptiGetResultString");
+  bind(s.subscribe, "cuptiSubscribe");
+  bind(s.unsubscribe, "cuptiUnsubscribe");
+  bind(s.enable, "cuptiActivityEnable");
+  bind(s.disable, "cuptiActivityDisable");
+  bind(s.register_callbacks, "cuptiActivityRegisterCallbacks");
+  bind(s.flush_all, "cuptiActivityFlushAll");
+  bind(s.next_record, "cuptiActivityGetNextRecord");
+  bind(s.dropped_records, "cuptiActivityGetNumDroppedRecords");
+  bind(s.timestamp, "cuptiGetTimestamp");
+  bind(s.callback_name, "cuptiGetCallbackName");
+  Dl_info info{};
+  if (s.get_version != nullptr && dladdr(reinterpret_cast<void*>(s.get_version), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    t->library_ = info.dli_fname;
+  }
+  if (!complete) return fail(fmt::format("{} is not a usable CUPTI (no {})", t->library_, missing));
+  if (s.get_version(&s.version) != CUPTI_SUCCESS || s.version / 10000 != kCuptiMajor) {
+    return fail(fmt::format("{} is CUPTI API version {}; this pinbench reads CUPTI {} records",
+                            t->library_, s.version, kCuptiMajor));
+  }
+
+  // CUPTI's own way of saying that a profiler or debugger already holds it.
+  const CUptiResult sub = s.subscribe(&s.subscriber, ignore_callback, nullptr);
+  if (sub != CUPTI_SUCCESS) {
+    s.subscriber = nullptr;
+    if (sub == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+      return fail(
+          "CUPTI is held by another profiler (Nsight Systems, Nsight Compute or a debugger)");
+    }
+    return fail(fmt::format("CUPTI at {} cannot start: {}", t->library_, s.result(sub)));
+  }
+  CUptiResult r = s.register_callbacks(buffer_requested, buffer_completed);
+  for (std::size_t i = 0; r == CUPTI_SUCCESS && i < std::size(kKinds); ++i) {
+    r = s.enable(kKinds[i]);
+    if (r == CUPTI_SUCCESS) s.enabled.push_back(kKinds[i]);
+  }
+  if (r != CUPTI_SUCCESS) {
+    for (CUpti_ActivityKind k : s.enabled) s.disable(k);
+    s.unsubscribe(s.subscriber);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+      return fail(
+          "CUPTI is held by another profiler (Nsight Systems, Nsight Compute or a debugger)");
+    }
+    return fail(fmt::format("CUPTI at {} cannot trace: {}", t->library_, s.result(r)));
+  }
+
+  // NVTX finds its tool through this variable at its first call in the process; with CUPTI
+  // there, pinbench's ranges become marker records in this trace.
+  const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
+  if (nvtx == nullptr || *nvtx == '\0') {
+    setenv("NVTX_INJECTION64_PATH", t->library_.c_str(), 1);
+  } else if (t->library_ != nvtx) {
+    s.notes.push_back(fmt::format(
+        "NVTX_INJECTION64_PATH names {}, so NVTX ranges went there and not into this trace", nvtx));
+  }
+  s.timestamp(&s.origin);
+  {
+    const std::lock_guard<std::mutex> active(g_active_mu);
+    g_active = &s;
+  }
+  t->running_ = true;
+  return t;
+}
+
+void CuptiTrace::stop() noexcept {
+  if (!running_) return;
+  running_ = false;
+  State& s = *state_;
+  // Forced: hand back every buffer, including ones with records still being completed.
+  s.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  for (CUpti_ActivityKind k : s.enabled) s.disable(k);
+  s.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  s.unsubscribe(s.subscriber);
+  const std::lock_guard<std::mutex> active(g_active_mu);
+  g_active = nullptr;
+}
+
+CuptiTrace::~CuptiTrace() {
+  stop();
+}
+
+Trace CuptiTrace::finish() {
+  stop();
+  State& s = *state_;
+  const std::lock_guard<std::mutex> lock(s.mu);
+  Trace t;
+  t.source = fmt::format("CUPTI {}", s.version);
+  t.origin_ns = static_cast<std::int64_t>(s.origin);
+  t.notes = s.notes;
+  t.dropped_records = s.dropped;
+  t.api_calls = std::move(s.calls);
+  t.kernels = std::move(s.kernels);
+
+  // A copy's correlationId matches the driver call that issued it and its runtimeCorrelationId
+  // the runtime call; depending on the CUPTI release, runtime API records carry one or the
+  // other. Join on whichever matches more of the runtime calls.
+  std::unordered_set<std::uint32_t> call_ids;
+  for (const ApiCall& c : t.api_calls) call_ids.insert(c.correlation);
+  std::size_t by_driver = 0, by_runtime = 0;
+  for (std::size_t i = 0; i < s.copies.size(); ++i) {
+    by_driver += call_ids.count(s.copies[i].correlation);
+    by_runtime += s.runtime_correlation[i] != 0 ? call_ids.count(s.runtime_correlation[i]) : 0;
+  }
+  if (by_runtime > by_driver) {
+    for (std::size_t i = 0; i < s.copies.size(); ++i)
+      s.copies[i].correlation = s.runtime_correlation[i];
+  }
+  t.copies = std::move(s.copies);
+
+  // Push/pop ranges arrive as a start marker with the name and an end marker with the same id.
+  std::map<std::uint32_t, const State::Marker*> open;
+  std::sort(s.markers.begin(), s.markers.end(), [](const State::Marker& a, const State::Marker& b) {
+    return a.timestamp < b.timestamp;
+  });
+  for (const State::Marker& m : s.markers) {
+    if (m.start) {
+      open[m.id] = &m;
+      continue;
+    }
+    const auto it = open.find(m.id);
+    if (it == open.end()) continue;
+    const State::Marker& b = *it->second;
+    t.ranges.push_back(NvtxRange{b.name, b.domain, static_cast<std::int64_t>(b.timestamp),
+                                 static_cast<std::int64_t>(m.timestamp),
+                                 b.thread != 0 ? b.thread : m.thread});
+    open.erase(it);
+  }
+  if (!open.empty()) t.notes.push_back(fmt::format("{} NVTX range(s) never closed", open.size()));
+  // Markers name their thread through objectId, API records through threadId. Should a CUPTI
+  // release number them differently, a range would contain no call at all; then the thread is
+  // left unknown, which matches any call, rather than losing every range.
+  std::unordered_set<std::uint32_t> call_threads;
+  for (const ApiCall& c : t.api_calls) call_threads.insert(c.thread);
+  const bool any_shared = std::any_of(t.ranges.begin(), t.ranges.end(), [&](const NvtxRange& r) {
+    return call_threads.count(r.thread) != 0;
+  });
+  if (!t.ranges.empty() && !call_threads.empty() && !any_shared) {
+    for (NvtxRange& r : t.ranges) r.thread = 0;
+    t.notes.push_back(
+        "NVTX ranges and API calls named their threads differently; ranges were "
+        "matched to calls by time alone");
+  }
+  std::sort(t.ranges.begin(), t.ranges.end(),
+            [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
+  if (t.ranges.empty() && s.notes.empty()) {
+    t.notes.push_back(
+        "no NVTX ranges reached CUPTI (NVTX was already in use when the trace started?)");
+  }
+  if (t.dropped_records > 0) {
+    t.notes.push_back(fmt::format("CUPTI dropped {} records", t.dropped_records));
+  }
+  return t;
+}
+
+}  // namespace pinbench::cuda
