@@ -25,8 +25,12 @@ namespace {
 constexpr int kHostPid = 1;
 constexpr int kGpuPid = 2;
 
-// Differences in double: a damaged trace's times must not overflow 64-bit arithmetic.
+// Microseconds from `origin_ns` to `ns`. CUPTI's clock counts from the epoch (about 1.7e18 ns),
+// where a double resolves only 256 ns, so the difference is taken in integers; a damaged
+// trace whose difference would overflow falls back to double arithmetic.
 double us(std::int64_t ns, std::int64_t origin_ns) {
+  std::int64_t diff = 0;
+  if (!__builtin_sub_overflow(ns, origin_ns, &diff)) return static_cast<double>(diff) / 1000.0;
   return (static_cast<double>(ns) - static_cast<double>(origin_ns)) / 1000.0;
 }
 
@@ -56,8 +60,7 @@ json slice(const std::string& name, const char* cat, std::int64_t start_ns, std:
 
 double middle_us(std::int64_t start_ns, std::int64_t end_ns, std::int64_t origin_ns) {
   if (end_ns <= start_ns) return us(start_ns, origin_ns);
-  const double mid_ns = (static_cast<double>(start_ns) + static_cast<double>(end_ns)) / 2.0;
-  return (mid_ns - static_cast<double>(origin_ns)) / 1000.0;
+  return us(start_ns, origin_ns) + dur_us(start_ns, end_ns) / 2.0;
 }
 
 std::string copy_name(const Copy& c) {

@@ -24,6 +24,10 @@ std::string h200_lesson_path() {
   return std::string(PINBENCH_DATA_DIR) + "/runs/lesson-h200-2026-11-30T155947Z.json";
 }
 
+std::string h200_traced_lesson_path() {
+  return std::string(PINBENCH_DATA_DIR) + "/runs/lesson-h200-2026-11-30T165138Z.json";
+}
+
 std::string h200_earlier_lesson_path() {
   return std::string(PINBENCH_DATA_DIR) + "/runs/lesson-h200-2026-11-30T155159Z.json";
 }
