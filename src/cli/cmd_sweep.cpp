@@ -1,13 +1,17 @@
 // `pinbench sweep`, `pinbench bandwidthtest` and `pinbench race`: the general measurements.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "cli/trace_option.hpp"
 #include "core/errors.hpp"
+#include "core/prediction4.hpp"
 #include "core/sweep_plan.hpp"
 #include "core/text_file.hpp"
 #include "core/units.hpp"
@@ -34,7 +38,7 @@ struct SweepOptions {
   std::string pin_cost = "1GiB";
   bool no_numa = false;
   bool force = false;
-  std::string json_path, csv_path, markdown_path;
+  std::string json_path, csv_path, markdown_path, trace_path;
 };
 
 int exit_code(const RunRecord& record) {
@@ -67,7 +71,16 @@ int run_sweep_command(const SweepOptions& o) {
   c.force = o.force;
   c.normalize();
   c.validate();
-  const RunRecord record = with_progress([&] { return run_sweep(c, terminal_progress); });
+  // Started before the sweep opens its first NVTX range, so the ranges reach it.
+  std::optional<TraceSession> trace;
+  if (!o.trace_path.empty()) trace.emplace(o.trace_path);
+  RunRecord record = with_progress([&] { return run_sweep(c, terminal_progress); });
+  if (trace) {
+    if (const std::optional<Trace> t = trace->finish()) {
+      attach_trace_summary(record, *t, std::filesystem::path(o.trace_path).filename().string());
+      std::printf("Trace written to %s.\n", o.trace_path.c_str());
+    }
+  }
   std::fputs(render_sweep_text(record).c_str(), stdout);
   std::printf("\nSweep wall time: %.1f s.\n", record.wall_ms / 1000.0);
   write_outputs(record, o.json_path, o.csv_path, o.markdown_path);
@@ -108,6 +121,7 @@ Command add_sweep(CLI::App& app) {
   sub->add_option("--json", o->json_path, "Write the run record here");
   sub->add_option("--csv", o->csv_path, "Write one row per case here");
   sub->add_option("--markdown", o->markdown_path, "Write the tables as markdown here");
+  add_trace_option(sub, o->trace_path);
   return {sub, [o] { return run_sweep_command(*o); }};
 }
 

@@ -16,7 +16,7 @@ CLI::Option* add_trace_option(CLI::App* sub, std::string& path) {
   return sub->add_option(
       "--trace", path,
       "Trace the run with CUPTI and write a Perfetto timeline (Chrome trace JSON) here; "
-      "prediction 4 and the memory-kind check then come from the trace");
+      "the memory-kind check (and, for the lesson, prediction 4) then come from the trace");
 }
 
 TraceSession::TraceSession(std::string path) : path_(std::move(path)) {

@@ -306,12 +306,17 @@ std::vector<Gate> check_memory_kinds(const Trace& trace) {
     std::vector<std::string> words;
     std::istringstream in(r.name);
     for (std::string w; in >> w;) words.push_back(w);
-    if (words.size() < 3 || words[0].rfind("part", 0) != 0) continue;
+    // The lesson names its ranges "part<N> ...", the sweep "sweep <kind>/<method> ...".
+    const bool sweep = !words.empty() && words[0] == "sweep";
+    if (words.size() < 3 || (words[0].rfind("part", 0) != 0 && !sweep)) continue;
     const std::string& dir = words[words.size() - 2];
     const std::string& mem = words.back();
     if ((dir != "h2d" && dir != "d2h") || (mem != "pageable" && mem != "pinned")) continue;
     // The lesson's parts by their record names: part 1 is "copy", part 2 names itself.
-    std::string part = words.size() > 3 ? words[1] : words[0] == "part1" ? "copy" : words[0];
+    std::string part = sweep                 ? "sweep/" + words[1]
+                       : words.size() > 3    ? words[1]
+                       : words[0] == "part1" ? "copy"
+                                             : words[0];
     const std::string gate = fmt::format("trace/kind/{}/{}/{}", part, dir, mem);
     auto it =
         std::find_if(checks.begin(), checks.end(), [&](const auto& p) { return p.first == gate; });
@@ -415,12 +420,8 @@ Prediction4Evidence prediction4_from_json(const json& j) {
   return e;
 }
 
-void attach_trace(RunRecord& record, const Trace& trace, const std::string& perfetto_file) {
-  const LessonConfig config = lesson_config_from(record.config);
+void attach_trace_summary(RunRecord& record, const Trace& trace, const std::string& perfetto_file) {
   for (Gate& g : check_memory_kinds(trace)) record.gates.push_back(std::move(g));
-  Prediction4Options options;
-  options.timed = config.async_iterations;
-  const Prediction4Evidence evidence = select_prediction4(trace, options);
   json notes = trace.notes;
   record.trace = json{{"source", trace.source},
                       {"file", perfetto_file},
@@ -429,8 +430,15 @@ void attach_trace(RunRecord& record, const Trace& trace, const std::string& perf
                       {"kernels", trace.kernels.size()},
                       {"nvtx_ranges", trace.ranges.size()},
                       {"dropped_records", trace.dropped_records},
-                      {"notes", notes},
-                      {"prediction4", to_json(evidence)}};
+                      {"notes", notes}};
+}
+
+void attach_trace(RunRecord& record, const Trace& trace, const std::string& perfetto_file) {
+  const LessonConfig config = lesson_config_from(record.config);
+  attach_trace_summary(record, trace, perfetto_file);
+  Prediction4Options options;
+  options.timed = config.async_iterations;
+  record.trace["prediction4"] = to_json(select_prediction4(trace, options));
 }
 
 }  // namespace pinbench

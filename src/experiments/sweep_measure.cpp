@@ -13,6 +13,7 @@
 #include "core/units.hpp"
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"
+#include "cuda/nvtx.hpp"
 
 namespace pinbench::sweep {
 namespace {
@@ -410,6 +411,13 @@ std::string Measurer::measure(KindBuffers& b, Direction direction, CopyMethod me
     if (locked || kind == MemoryKind::kManaged) return h.device_pointer();
     return m.pageable_access ? h.data() : nullptr;
   };
+
+  // A range per case, so a trace can tell the cases apart and check that the driver saw each
+  // buffer as the kind it is (the last word: what the driver should see, where it is one of
+  // the two the check knows).
+  const char* driver_kind = locked ? " pinned" : kind == MemoryKind::kManaged ? "" : " pageable";
+  const cuda::NvtxRange range(fmt::format("sweep {}/{} {}{}", to_string(kind), to_string(method),
+                                          to_string(direction), driver_kind));
 
   // The sources hold the reference bytes before any case starts.
   std::memcpy(b.host.data(), b.expected.data(), bytes);

@@ -13,8 +13,9 @@ namespace pinbench::test {
 // Paths of committed data.
 std::string h200_lesson_path();  // the H200 lesson run the golden files are made from
 std::string h200_earlier_lesson_path();
-std::string h200_traced_lesson_path();  // the newest lesson run: traced, with its timeline  // an earlier run of the same day, same machine
-std::string t4_reference_path();         // the page's published tables under data/reference/
+std::string h200_traced_lesson_path();  // the newest lesson run: traced, with its timeline  // an
+                                        // earlier run of the same day, same machine
+std::string t4_reference_path();        // the page's published tables under data/reference/
 
 // A complete, verified lesson record built from the figures given. Part 1 uses the page's five
 // sizes; pinned_ms and pageable_ms list one median per size (each case gets exactly that sample).

@@ -323,3 +323,32 @@ TEST(CommittedTrace, EveryTracedRunAgreesWithItsTimeline) {
 
 }  // namespace
 }  // namespace pinbench
+
+namespace pinbench {
+namespace {
+
+TEST(MemoryKindCheck, SweepRangesAreCheckedToo) {
+  // Two sweep cases: registered memory must read as pinned, pageable-thp as pageable; the third
+  // range (managed) names no kind the check knows and is left alone.
+  Trace t;
+  t.source = "hand-made";
+  auto add_case = [&](const std::string& range, DriverMemoryKind seen, std::int64_t at,
+                      std::uint32_t correlation) {
+    t.ranges.push_back({range, "pinbench", at, at + 1000, 1});
+    t.api_calls.push_back({"cudaMemcpyAsync", at + 100, at + 200, 1, correlation});
+    t.copies.push_back({CopyDirection::kH2D, 4096, at + 300, at + 400, 13, seen,
+                        DriverMemoryKind::kDevice, correlation});
+  };
+  add_case("sweep registered/ce h2d pinned", DriverMemoryKind::kPinned, 0, 1);
+  add_case("sweep pageable-thp/ce h2d pageable", DriverMemoryKind::kPinned, 2000, 2);
+  add_case("sweep managed/ce h2d", DriverMemoryKind::kManaged, 4000, 3);
+  const std::vector<Gate> gates = check_memory_kinds(t);
+  ASSERT_EQ(gates.size(), 2u);
+  EXPECT_EQ(gates[0].name, "trace/kind/sweep/registered/ce/h2d/pinned");
+  EXPECT_TRUE(gates[0].passed) << gates[0].detail;
+  EXPECT_EQ(gates[1].name, "trace/kind/sweep/pageable-thp/ce/h2d/pageable");
+  EXPECT_FALSE(gates[1].passed);
+}
+
+}  // namespace
+}  // namespace pinbench
