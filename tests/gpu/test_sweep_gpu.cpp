@@ -137,3 +137,27 @@ TEST(GpuBandwidthTest, FourCheckedRates) {
 
 }  // namespace
 }  // namespace pinbench
+
+namespace pinbench {
+namespace {
+
+TEST(GpuSweep, AFailedPinnedAllocationIsAClearErrorAndLeavesNothingBehind) {
+  PINBENCH_REQUIRE_GPU();
+  for (MemoryKind k : {MemoryKind::kPinned, MemoryKind::kWriteCombined, MemoryKind::kMapped}) {
+    try {
+      const cuda::HostBuffer huge(std::size_t{1} << 50, k);  // a petabyte
+      FAIL() << to_string(k) << ": the allocation should fail";
+    } catch (const CudaError& e) {
+      EXPECT_NE(std::string(e.what()).find("cudaErrorMemoryAllocation"), std::string::npos)
+          << e.what();
+    }
+  }
+  // The failure is not sticky: the next allocation of each kind works.
+  for (MemoryKind k : all_memory_kinds()) {
+    const cuda::HostBuffer fine(kMiB, k);
+    EXPECT_NE(fine.data(), nullptr) << to_string(k);
+  }
+}
+
+}  // namespace
+}  // namespace pinbench
