@@ -3,12 +3,14 @@
 #   make run    build, then run `pinbench lesson` (a replay of the newest recorded run without a GPU)
 #   make test   build, then run every test (GPU tests report as skipped without a GPU)
 # Also:
+#   make test-install    install the transfer library into a temporary prefix and build
+#                        examples/staged_consumer against it (part of `make test`)
 #   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer
 #   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/
 # `make build` and `make run` need only the build packages (scripts/debian-packages.txt); the
 # test targets also need the test packages (scripts/debian-packages-test.txt, e.g. Chromium).
 
-.PHONY: all deps deps-test build run test test-sanitize gpu-bundle format clean
+.PHONY: all deps deps-test build run test test-install test-sanitize gpu-bundle format clean
 
 BUILD_PACKAGES := scripts/debian-packages.txt
 TEST_PACKAGES := $(BUILD_PACKAGES) scripts/debian-packages-test.txt
@@ -35,6 +37,11 @@ run: build
 test: deps-test
 	$(compile)
 	ctest --preset default
+	scripts/test-install.sh
+
+test-install: deps
+	$(compile)
+	scripts/test-install.sh
 
 test-sanitize: deps-test
 	@cmake --preset sanitize >/dev/null
