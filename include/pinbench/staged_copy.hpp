@@ -17,10 +17,13 @@
 // straight to cudaMemcpyAsync, which is as fast or faster for them.
 //
 // Ordering with the caller's stream:
-//  - A copy's device work starts only after the work queued on `stream` before the call.
-//  - Work queued on `stream` after the call is NOT ordered after an asynchronous copy. Order it
-//    with StagedCopy::stream_wait(stream) (device side) or StagedCopy::wait() (host side).
-//    The synchronous calls return once the copy is complete, so later work sees the data.
+//  - A copy's device work starts only after the work queued on `stream` before the call,
+//    including earlier copies made through this engine on the same stream: copies on one stream
+//    happen in the order they were made, as on any stream.
+//  - Other work queued on `stream` after an asynchronous copy (a kernel, a cudaMemcpyAsync) is
+//    NOT ordered after it. Order it with StagedCopy::stream_wait(stream) (device side) or
+//    StagedCopy::wait() (host side). The synchronous calls return once the copy is complete, so
+//    later work sees the data.
 //  - Host memory is read (to the device) or written (to the host) by the engine's threads:
 //    leave it alone until the copy is complete. For reads that starts at the call, before
 //    earlier stream work has run: do not pass a source that a kernel still writes (possible

@@ -8,13 +8,24 @@
 // event recorded on the lane's stream just after its last DMA, which stream_wait() hands to any
 // stream. Both events belong to the copy's State and live as long as any handle or the lane
 // needs them.
+//
+// Copies made through the engine on one stream keep their order, as copies on a stream do: the
+// engine remembers the last staged copy made on each stream, and the next copy on it (staged or
+// direct) waits for that one's end event as well. The wait can only be queued once the earlier
+// copy's device work is queued, so the next copy first waits for that on the host: the caller's
+// thread for a direct copy, the lane's coordinator for a staged one. Each copy waits only for
+// copies made before it, and a lane reaches a copy's first DMA only after every earlier copy of
+// that lane has queued all of its own, so these waits cannot form a cycle.
 #include "pinbench/staged_copy.hpp"
 
 #include <cuda.h>  // types of the one driver entry point looked up at run time, nothing linked
 
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "transfer/copy_state.hpp"
@@ -157,6 +168,10 @@ struct StagedCopier::Impl {
   StagedCopyOptions options;
   int device = 0;
   AddressRangeFn address_range = nullptr;
+  // The last staged copy made on each stream. cudaStreamPerThread names a different stream in
+  // every thread, so it is told apart by thread.
+  std::mutex order_mutex;
+  std::map<std::pair<cudaStream_t, std::thread::id>, std::weak_ptr<StagedCopy::State>> last_staged;
   // Declared before the lanes, so they are freed after the lanes have stopped using them.
   PinnedBlock to_device_staging;
   PinnedBlock to_host_staging;
@@ -291,6 +306,27 @@ struct StagedCopier::Impl {
     }
   }
 
+  static std::pair<cudaStream_t, std::thread::id> stream_key(cudaStream_t stream) {
+    return {stream, stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id()};
+  }
+
+  // The staged copy made last on `stream` if it may still be running, and, when `next` is given,
+  // `next` as the new last one.
+  std::shared_ptr<StagedCopy::State> exchange_last(cudaStream_t stream,
+                                                   const std::shared_ptr<StagedCopy::State>& next) {
+    std::lock_guard<std::mutex> lock(order_mutex);
+    if (last_staged.size() > 64) {
+      for (auto it = last_staged.begin(); it != last_staged.end();) {
+        it = it->second.expired() ? last_staged.erase(it) : std::next(it);
+      }
+    }
+    std::weak_ptr<StagedCopy::State>& slot = last_staged[stream_key(stream)];
+    std::shared_ptr<StagedCopy::State> previous = slot.lock();
+    if (next) slot = next;
+    if (previous && previous->progress->finished()) previous.reset();
+    return previous;
+  }
+
   StagedCopy submit(transfer::Flow flow, void* dst, const void* src, std::size_t bytes,
                     cudaStream_t stream) {
     const bool to_dev = flow == transfer::Flow::kToDevice;
@@ -327,6 +363,15 @@ struct StagedCopier::Impl {
       const cudaMemcpyKind kind = host == HostMemory::kManaged ? cudaMemcpyDefault
                                   : to_dev                     ? cudaMemcpyHostToDevice
                                                                : cudaMemcpyDeviceToHost;
+      if (const auto previous = exchange_last(stream, nullptr)) {
+        previous->progress->wait_device_work_queued();
+        if (!previous->progress->failed()) {
+          if (const cudaError_t err = cudaStreamWaitEvent(stream, previous->done, 0);
+              err != cudaSuccess) {
+            state->throw_failure(err, describe_cuda_error("cudaStreamWaitEvent", err), 0);
+          }
+        }
+      }
       cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream);
       if (err != cudaSuccess) {
         state->throw_failure(err, describe_cuda_error("cudaMemcpyAsync", err), 0);
@@ -344,6 +389,7 @@ struct StagedCopier::Impl {
       state->throw_failure(err, describe_cuda_error("cudaEventRecord", err), 0);
     }
     state->progress = std::make_shared<transfer::CopyState>(bytes);
+    const std::shared_ptr<StagedCopy::State> previous = exchange_last(stream, state);
 
     transfer::CudaQueue* queue = to_dev ? to_device_queue : to_host_queue;
     const cudaStream_t lane_stream = queue->stream();
@@ -351,8 +397,14 @@ struct StagedCopier::Impl {
     job.dst = dst;
     job.src = src;
     job.bytes = bytes;
-    // The lambdas hold the State, so its events outlive the lane's use of them.
-    job.before_device = [state, lane_stream] {
+    // The lambdas hold the States, so their events outlive the lane's use of them.
+    job.before_device = [state, previous, lane_stream] {
+      if (previous) {
+        previous->progress->wait_device_work_queued();
+        if (!previous->progress->failed()) {
+          check_cuda(cudaStreamWaitEvent(lane_stream, previous->done, 0), "cudaStreamWaitEvent");
+        }
+      }
       check_cuda(cudaStreamWaitEvent(lane_stream, state->before, 0), "cudaStreamWaitEvent");
     };
     job.after_device = [state, lane_stream] {
