@@ -45,6 +45,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -104,6 +105,14 @@ class StagedCopy {
   std::shared_ptr<State> state_;
 };
 
+// What an engine has done since it was made: copies and bytes by path.
+struct StagedCopierStats {
+  std::uint64_t staged_copies = 0;  // through the staging rings
+  std::uint64_t direct_copies = 0;  // straight to cudaMemcpyAsync
+  std::uint64_t staged_bytes = 0;
+  std::uint64_t direct_bytes = 0;
+};
+
 class StagedCopier {
  public:
   // Checks the options (std::invalid_argument), pins the staging rings and starts the threads
@@ -130,6 +139,7 @@ class StagedCopier {
   int device() const;
   // Page-locked bytes held for staging: fixed at construction, whatever is copied.
   std::size_t staging_bytes() const;
+  StagedCopierStats stats() const;
 
  private:
   struct Impl;

@@ -2,6 +2,9 @@
 // and a few fields. Waiters sleep; the engine's threads never wait on a waiter.
 #include "transfer/copy_state.hpp"
 
+#include <chrono>
+#include <thread>
+
 namespace pinbench::transfer {
 
 void CopyState::add_delivered(std::size_t n) {
@@ -29,11 +32,18 @@ void CopyState::finish() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_ = true;
+    finished_flag_.store(true, std::memory_order_release);
   }
   changed_.notify_all();
 }
 
 void CopyState::wait_finished() const {
+  constexpr std::chrono::microseconds kSpin{100};
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int n = 0; !finished_flag_.load(std::memory_order_acquire); ++n) {
+    if (n % 64 == 63 && std::chrono::steady_clock::now() > until) break;
+    std::this_thread::yield();
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return finished_; });
 }

@@ -8,6 +8,7 @@
 // sees an error may free the buffers at once.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
@@ -41,6 +42,8 @@ class CopyState {
   void finish();
 
   // --- the owner's side; any thread ---
+  // Spins briefly before it sleeps: a copy that ends within microseconds is common, and waking
+  // a sleeping thread takes tens of them.
   void wait_finished() const;
   bool finished() const;
   // Until every device operation is queued, or the copy finished (check failed() then).
@@ -57,6 +60,7 @@ class CopyState {
   std::size_t delivered_ = 0;
   bool device_queued_ = false;
   bool finished_ = false;
+  std::atomic<bool> finished_flag_{false};  // finished_, readable without the mutex
   bool failed_ = false;
   int code_ = 0;
   std::string message_;

@@ -16,6 +16,7 @@ using Clock = std::chrono::steady_clock;
 // this long (the caller's stream is busy with something else), the coordinator naps instead.
 constexpr std::chrono::milliseconds kBusyPoll{1};
 constexpr std::chrono::microseconds kNap{20};
+constexpr std::chrono::microseconds kIdleSpin{200};
 
 enum class Stage { kHost, kDevice, kDone };
 
@@ -53,6 +54,7 @@ Lane::~Lane() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
+    stopping_.store(true, std::memory_order_release);
   }
   wake_.notify_all();
   coordinator_.join();
@@ -62,6 +64,7 @@ void Lane::submit(Job job) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     submitted_.push_back(std::move(job));
+    pending_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
 }
@@ -264,6 +267,17 @@ void Lane::coordinate() {
   auto last_progress = Clock::now();
   while (true) {
     std::deque<Job> taken;
+    if (slots_.empty() && runs_.empty()) {
+      // Idle. Copies often come in quick succession, and a sleeping coordinator takes tens of
+      // microseconds to wake, so look for the next one for a short while before sleeping.
+      const auto until = Clock::now() + kIdleSpin;
+      for (int n = 0; pending_.load(std::memory_order_acquire) == 0 &&
+                      !stopping_.load(std::memory_order_acquire);
+           ++n) {
+        if (n % 64 == 63 && Clock::now() > until) break;
+        std::this_thread::yield();
+      }
+    }
     {
       std::unique_lock<std::mutex> lock(mutex_);
       if (slots_.empty() && runs_.empty() && submitted_.empty()) {
@@ -271,6 +285,7 @@ void Lane::coordinate() {
         if (submitted_.empty()) return;  // stopping, and nothing left to do
       }
       taken.swap(submitted_);
+      pending_.store(0, std::memory_order_release);
     }
     for (Job& job : taken) {
       runs_.emplace_back();

@@ -12,8 +12,8 @@
 // always free for the n-th chunk. Copies of one lane run one after another, but their chunks
 // flow back to back: the next copy's first chunk fills while the last one's DMA runs. The
 // coordinator polls (the device queue's marks and the pool's tickets) while chunks are in
-// flight, backing off to short sleeps when nothing moves for a while, and sleeps on a condition
-// variable when the lane is empty.
+// flight, backing off to short sleeps when nothing moves for a while; when the lane is empty it
+// looks for new copies for a short while, then sleeps on a condition variable.
 //
 // A failure (a device call that throws, a mark that reports an error) fails the copy it belongs
 // to: no more of its chunks are admitted, the ones in flight are carried to the end of their
@@ -21,6 +21,7 @@
 // finished with its error and the count of bytes that had arrived. Later copies go on.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -120,6 +121,8 @@ class Lane {
   std::condition_variable wake_;
   std::deque<Job> submitted_;
   bool stop_ = false;
+  std::atomic<int> pending_{0};        // submitted_.size(), readable without the mutex
+  std::atomic<bool> stopping_{false};  // stop_, likewise
 
   // Coordinator-only state.
   std::list<Run> runs_;     // copies taken from submitted_, oldest first

@@ -27,6 +27,7 @@
 #include <stdexcept>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "transfer/copy_state.hpp"
 #include "transfer/cuda_queue.hpp"
@@ -47,19 +48,53 @@ void fail_next_staging_allocation() {
 }
 }  // namespace transfer::testing
 
+namespace {
+
+// Events for copies, made once and reused: creating and destroying two per copy would cost a
+// small copy more than its own transfer. Shared by the engine and every copy's State, so a
+// handle that outlives the engine still gives its events back safely.
+class EventPool {
+ public:
+  EventPool() = default;
+  EventPool(const EventPool&) = delete;
+  EventPool& operator=(const EventPool&) = delete;
+  ~EventPool() {
+    for (cudaEvent_t e : free_) (void)cudaEventDestroy(e);
+  }
+  // Needs the engine's device current. Throws StagedCopyError.
+  cudaEvent_t take();
+  void give(cudaEvent_t e) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+      free_.push_back(e);
+    } catch (...) {
+      (void)cudaEventDestroy(e);
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<cudaEvent_t> free_;
+};
+
+}  // namespace
+
 struct StagedCopy::State {
   std::size_t bytes = 0;
   const char* what = "";                          // "host-to-device copy" or "device-to-host copy"
   std::shared_ptr<transfer::CopyState> progress;  // staged copies only
-  cudaEvent_t before = nullptr;                   // staged: the caller's stream at the call
-  cudaEvent_t done = nullptr;                     // after the copy's last device operation
+  std::shared_ptr<EventPool> events;
+  cudaEvent_t before = nullptr;  // staged: the caller's stream at the call
+  cudaEvent_t done = nullptr;    // after the copy's last device operation
 
   State() = default;
   State(const State&) = delete;
   State& operator=(const State&) = delete;
+  // An event given back may still be pending; recording it again for another copy is allowed,
+  // and nothing waits on this copy's record any more.
   ~State() {
-    if (before != nullptr) (void)cudaEventDestroy(before);
-    if (done != nullptr) (void)cudaEventDestroy(done);
+    if (before != nullptr) events->give(before);
+    if (done != nullptr) events->give(done);
   }
 
   [[noreturn]] void throw_failure(cudaError_t err, const std::string& cause,
@@ -109,6 +144,20 @@ class DeviceGuard {
   int previous_ = 0;
   bool switched_ = false;
 };
+
+cudaEvent_t EventPool::take() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!free_.empty()) {
+      const cudaEvent_t e = free_.back();
+      free_.pop_back();
+      return e;
+    }
+  }
+  cudaEvent_t e = nullptr;
+  check_or_throw(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  return e;
+}
 
 struct PinnedBlock {
   void* ptr = nullptr;
@@ -172,6 +221,8 @@ struct StagedCopier::Impl {
   // every thread, so it is told apart by thread.
   std::mutex order_mutex;
   std::map<std::pair<cudaStream_t, std::thread::id>, std::weak_ptr<StagedCopy::State>> last_staged;
+  std::shared_ptr<EventPool> events = std::make_shared<EventPool>();
+  std::atomic<std::uint64_t> staged_copies{0}, direct_copies{0}, staged_bytes{0}, direct_bytes{0};
   // Declared before the lanes, so they are freed after the lanes have stopped using them.
   PinnedBlock to_device_staging;
   PinnedBlock to_host_staging;
@@ -327,8 +378,93 @@ struct StagedCopier::Impl {
     return previous;
   }
 
+  // Makes `stream` (or, through the returned State, the lane) wait for the last staged copy
+  // made on it. The wait can only be queued once that copy's device work is, so this blocks
+  // until then.
+  static void wait_for_previous(const std::shared_ptr<StagedCopy::State>& previous,
+                                cudaStream_t stream) {
+    if (!previous) return;
+    previous->progress->wait_device_work_queued();
+    if (previous->progress->failed()) return;  // finished: nothing of it is left to wait for
+    check_cuda(cudaStreamWaitEvent(stream, previous->done, 0), "cudaStreamWaitEvent");
+  }
+
+  // A copy cudaMemcpyAsync makes alone: small, or page-locked or managed host memory. The
+  // synchronous calls wait for it with the stream and need no event, so a small copy costs
+  // little more than the driver's own call.
+  StagedCopy direct(bool to_dev, HostMemory host, void* dst, const void* src, std::size_t bytes,
+                    cudaStream_t stream, bool synchronous, const char* what) {
+    auto state = std::make_shared<StagedCopy::State>();
+    state->bytes = bytes;
+    state->what = what;
+    state->events = events;
+    const cudaMemcpyKind kind = host == HostMemory::kManaged ? cudaMemcpyDefault
+                                : to_dev                     ? cudaMemcpyHostToDevice
+                                                             : cudaMemcpyDeviceToHost;
+    try {
+      wait_for_previous(exchange_last(stream, nullptr), stream);
+    } catch (const transfer::TransferFailure& e) {
+      state->throw_failure(static_cast<cudaError_t>(e.code()), e.what(), 0);
+    }
+    cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream);
+    if (err != cudaSuccess) {
+      state->throw_failure(err, describe_cuda_error("cudaMemcpyAsync", err), 0);
+    }
+    direct_copies.fetch_add(1, std::memory_order_relaxed);
+    direct_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    if (synchronous) {
+      err = cudaStreamSynchronize(stream);
+      if (err != cudaSuccess) {
+        state->throw_failure(err, describe_cuda_error("cudaStreamSynchronize", err), 0);
+      }
+      return StagedCopy();
+    }
+    state->done = events->take();
+    err = cudaEventRecord(state->done, stream);
+    if (err != cudaSuccess) {
+      state->throw_failure(err, describe_cuda_error("cudaEventRecord", err), 0);
+    }
+    return StagedCopy(std::move(state));
+  }
+
+  StagedCopy staged(bool to_dev, void* dst, const void* src, std::size_t bytes, cudaStream_t stream,
+                    const char* what) {
+    check_stream(stream, what);
+    auto state = std::make_shared<StagedCopy::State>();
+    state->bytes = bytes;
+    state->what = what;
+    state->events = events;
+    state->done = events->take();
+    state->before = events->take();
+    if (const cudaError_t err = cudaEventRecord(state->before, stream); err != cudaSuccess) {
+      state->throw_failure(err, describe_cuda_error("cudaEventRecord", err), 0);
+    }
+    state->progress = std::make_shared<transfer::CopyState>(bytes);
+    const std::shared_ptr<StagedCopy::State> previous = exchange_last(stream, state);
+
+    transfer::CudaQueue* queue = to_dev ? to_device_queue : to_host_queue;
+    const cudaStream_t lane_stream = queue->stream();
+    transfer::Job job;
+    job.dst = dst;
+    job.src = src;
+    job.bytes = bytes;
+    // The lambdas hold the States, so their events outlive the lane's use of them.
+    job.before_device = [state, previous, lane_stream] {
+      wait_for_previous(previous, lane_stream);
+      check_cuda(cudaStreamWaitEvent(lane_stream, state->before, 0), "cudaStreamWaitEvent");
+    };
+    job.after_device = [state, lane_stream] {
+      check_cuda(cudaEventRecord(state->done, lane_stream), "cudaEventRecord");
+    };
+    job.state = state->progress;
+    staged_copies.fetch_add(1, std::memory_order_relaxed);
+    staged_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    (to_dev ? to_device : to_host)->submit(std::move(job));
+    return StagedCopy(std::move(state));
+  }
+
   StagedCopy submit(transfer::Flow flow, void* dst, const void* src, std::size_t bytes,
-                    cudaStream_t stream) {
+                    cudaStream_t stream, bool synchronous) {
     const bool to_dev = flow == transfer::Flow::kToDevice;
     const char* what = to_dev ? "host-to-device copy" : "device-to-host copy";
     if (bytes == 0) return StagedCopy();
@@ -344,7 +480,6 @@ struct StagedCopier::Impl {
     }
 
     const DeviceGuard guard(device);
-    check_stream(stream, what);
     const HostMemory host = to_dev ? check_host(src, bytes, what, "source")
                                    : check_host(dst, bytes, what, "destination");
     if (to_dev) {
@@ -352,67 +487,12 @@ struct StagedCopier::Impl {
     } else {
       check_device(src, bytes, what, "source");
     }
-
-    auto state = std::make_shared<StagedCopy::State>();
-    state->bytes = bytes;
-    state->what = what;
-    check_or_throw(cudaEventCreateWithFlags(&state->done, cudaEventDisableTiming),
-                   "cudaEventCreateWithFlags");
-
     if (host != HostMemory::kPageable || bytes < options.direct_below_bytes) {
-      const cudaMemcpyKind kind = host == HostMemory::kManaged ? cudaMemcpyDefault
-                                  : to_dev                     ? cudaMemcpyHostToDevice
-                                                               : cudaMemcpyDeviceToHost;
-      if (const auto previous = exchange_last(stream, nullptr)) {
-        previous->progress->wait_device_work_queued();
-        if (!previous->progress->failed()) {
-          if (const cudaError_t err = cudaStreamWaitEvent(stream, previous->done, 0);
-              err != cudaSuccess) {
-            state->throw_failure(err, describe_cuda_error("cudaStreamWaitEvent", err), 0);
-          }
-        }
-      }
-      cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream);
-      if (err != cudaSuccess) {
-        state->throw_failure(err, describe_cuda_error("cudaMemcpyAsync", err), 0);
-      }
-      err = cudaEventRecord(state->done, stream);
-      if (err != cudaSuccess) {
-        state->throw_failure(err, describe_cuda_error("cudaEventRecord", err), 0);
-      }
-      return StagedCopy(std::move(state));
+      return direct(to_dev, host, dst, src, bytes, stream, synchronous, what);
     }
-
-    check_or_throw(cudaEventCreateWithFlags(&state->before, cudaEventDisableTiming),
-                   "cudaEventCreateWithFlags");
-    if (const cudaError_t err = cudaEventRecord(state->before, stream); err != cudaSuccess) {
-      state->throw_failure(err, describe_cuda_error("cudaEventRecord", err), 0);
-    }
-    state->progress = std::make_shared<transfer::CopyState>(bytes);
-    const std::shared_ptr<StagedCopy::State> previous = exchange_last(stream, state);
-
-    transfer::CudaQueue* queue = to_dev ? to_device_queue : to_host_queue;
-    const cudaStream_t lane_stream = queue->stream();
-    transfer::Job job;
-    job.dst = dst;
-    job.src = src;
-    job.bytes = bytes;
-    // The lambdas hold the States, so their events outlive the lane's use of them.
-    job.before_device = [state, previous, lane_stream] {
-      if (previous) {
-        previous->progress->wait_device_work_queued();
-        if (!previous->progress->failed()) {
-          check_cuda(cudaStreamWaitEvent(lane_stream, previous->done, 0), "cudaStreamWaitEvent");
-        }
-      }
-      check_cuda(cudaStreamWaitEvent(lane_stream, state->before, 0), "cudaStreamWaitEvent");
-    };
-    job.after_device = [state, lane_stream] {
-      check_cuda(cudaEventRecord(state->done, lane_stream), "cudaEventRecord");
-    };
-    job.state = state->progress;
-    (to_dev ? to_device : to_host)->submit(std::move(job));
-    return StagedCopy(std::move(state));
+    StagedCopy copy = staged(to_dev, dst, src, bytes, stream, what);
+    if (synchronous) copy.wait();
+    return copy;
   }
 };
 
@@ -423,22 +503,31 @@ StagedCopier::~StagedCopier() = default;
 
 void StagedCopier::copy_to_device(void* dst, const void* src, std::size_t bytes,
                                   cudaStream_t stream) {
-  copy_to_device_async(dst, src, bytes, stream).wait();
+  impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream, true);
 }
 
 void StagedCopier::copy_to_host(void* dst, const void* src, std::size_t bytes,
                                 cudaStream_t stream) {
-  copy_to_host_async(dst, src, bytes, stream).wait();
+  impl_->submit(transfer::Flow::kToHost, dst, src, bytes, stream, true);
 }
 
 StagedCopy StagedCopier::copy_to_device_async(void* dst, const void* src, std::size_t bytes,
                                               cudaStream_t stream) {
-  return impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream);
+  return impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream, false);
 }
 
 StagedCopy StagedCopier::copy_to_host_async(void* dst, const void* src, std::size_t bytes,
                                             cudaStream_t stream) {
-  return impl_->submit(transfer::Flow::kToHost, dst, src, bytes, stream);
+  return impl_->submit(transfer::Flow::kToHost, dst, src, bytes, stream, false);
+}
+
+StagedCopierStats StagedCopier::stats() const {
+  StagedCopierStats out;
+  out.staged_copies = impl_->staged_copies.load(std::memory_order_relaxed);
+  out.direct_copies = impl_->direct_copies.load(std::memory_order_relaxed);
+  out.staged_bytes = impl_->staged_bytes.load(std::memory_order_relaxed);
+  out.direct_bytes = impl_->direct_bytes.load(std::memory_order_relaxed);
+  return out;
 }
 
 const StagedCopyOptions& StagedCopier::options() const {

@@ -143,6 +143,8 @@ TEST(GpuStaged, PathsAreChosenBySizeAndMemoryKind) {
   EXPECT_EQ(large.bytes(), 8 * kMiB);
   EXPECT_TRUE(large.done());
   EXPECT_EQ(copier.staging_bytes(), 96 * kMiB);  // fixed at construction, whatever was copied
+  EXPECT_EQ(copier.stats().staged_copies, 1u);
+  EXPECT_EQ(copier.stats().direct_copies, 2u);
 }
 
 // Holds `stream` with a spin kernel until release() is called: work queued behind it cannot

@@ -122,6 +122,12 @@ TEST_F(SimEngine, PathsFollowSizeAndMemoryKind) {
   EXPECT_FALSE(locked.staged());
   EXPECT_EQ(copier.staging_bytes(), 96 * kMiB);
   EXPECT_EQ(std::memcmp(pinned.data(), pageable.data(), 8 * kMiB), 0);
+  copier.copy_to_host(pageable.data(), dev.data(), 64 * kKiB, stream.s);  // synchronous, direct
+  const StagedCopierStats st = copier.stats();
+  EXPECT_EQ(st.staged_copies, 1u);
+  EXPECT_EQ(st.direct_copies, 3u);
+  EXPECT_EQ(st.staged_bytes, 8 * kMiB);
+  EXPECT_EQ(st.direct_bytes, 4 * kKiB + 8 * kMiB + 64 * kKiB);
 }
 
 TEST_F(SimEngine, AnAsyncCopyReturnsAtOnceAndWaitsForEarlierStreamWork) {
