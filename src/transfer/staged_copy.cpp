@@ -231,6 +231,21 @@ struct StagedCopier::Impl {
   std::unique_ptr<transfer::Lane> to_device;
   std::unique_ptr<transfer::Lane> to_host;
 
+  // The lanes are stopped first, with the engine's device current: they finish the copies
+  // already submitted, and free their streams and events on the device that made them.
+  ~Impl() {
+    try {
+      const DeviceGuard guard(device);
+      to_host.reset();
+      to_device.reset();
+    } catch (const std::exception&) {
+      to_host.reset();
+      to_device.reset();
+    }
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
   explicit Impl(const StagedCopyOptions& o) : options(o) {
     if (const std::string problem = staged_options_problem(o); !problem.empty()) {
       throw std::invalid_argument("pinbench: StagedCopyOptions: " + problem);
