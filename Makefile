@@ -3,6 +3,8 @@
 #   make run    build, then run `pinbench lesson` (a replay of the newest recorded run without a GPU)
 #   make test   build, then run every test (GPU tests report as skipped without a GPU)
 # Also:
+#   make test-install    install the transfer library into a temporary prefix and build
+#                        examples/staged_consumer against it (part of `make test`)
 #   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz            the libFuzzer targets (Clang), 30 s each (FUZZ_SECONDS=N to change)
 #   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/
@@ -11,7 +13,7 @@
 
 FUZZ_SECONDS ?= 30
 
-.PHONY: all deps deps-test build run test test-sanitize fuzz gpu-bundle format clean
+.PHONY: all deps deps-test build run test test-install test-sanitize fuzz gpu-bundle format clean
 
 BUILD_PACKAGES := scripts/debian-packages.txt
 TEST_PACKAGES := $(BUILD_PACKAGES) scripts/debian-packages-test.txt
@@ -38,6 +40,11 @@ run: build
 test: deps-test
 	$(compile)
 	ctest --preset default
+	scripts/test-install.sh
+
+test-install: deps
+	$(compile)
+	scripts/test-install.sh
 
 test-sanitize: deps-test
 	@cmake --preset sanitize >/dev/null

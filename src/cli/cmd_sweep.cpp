@@ -8,18 +8,16 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/outputs.hpp"
 #include "cli/progress.hpp"
 #include "cli/trace_option.hpp"
 #include "core/errors.hpp"
 #include "core/prediction4.hpp"
 #include "core/sweep_plan.hpp"
-#include "core/text_file.hpp"
 #include "core/units.hpp"
 #include "experiments/bandwidthtest.hpp"
 #include "experiments/race.hpp"
 #include "experiments/sweep.hpp"
-#include "report/csv.hpp"
-#include "report/markdown.hpp"
 #include "report/sweep_text.hpp"
 
 namespace pinbench::cli {
@@ -40,20 +38,6 @@ struct SweepOptions {
   bool force = false;
   std::string json_path, csv_path, markdown_path, trace_path;
 };
-
-int exit_code(const RunRecord& record) {
-  return record.all_gates_passed() ? 0 : 1;
-}
-
-void write_outputs(const RunRecord& record, const std::string& json_path,
-                   const std::string& csv_path = "", const std::string& markdown_path = "") {
-  if (!json_path.empty()) {
-    save_record(record, json_path);
-    std::printf("Run record written to %s.\n", json_path.c_str());
-  }
-  if (!csv_path.empty()) write_text_file(csv_path, render_csv(record));
-  if (!markdown_path.empty()) write_text_file(markdown_path, render_markdown(record, nullptr));
-}
 
 int run_sweep_command(const SweepOptions& o) {
   SweepConfig c;

@@ -18,6 +18,8 @@ Command add_lesson(CLI::App& app);
 Command add_sweep(CLI::App& app);
 Command add_bandwidthtest(CLI::App& app);
 Command add_race(CLI::App& app);
+Command add_staged(CLI::App& app);
+Command add_pipeline(CLI::App& app);
 Command add_report(CLI::App& app);
 Command add_compare(CLI::App& app);
 Command add_trace_check(CLI::App& app);

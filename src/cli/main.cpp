@@ -35,10 +35,11 @@ int main(int argc, char** argv) {
       "call failed).\n");
 
   const std::vector<pinbench::cli::Command> commands = {
-      pinbench::cli::add_info(app),    pinbench::cli::add_lesson(app),
-      pinbench::cli::add_sweep(app),   pinbench::cli::add_bandwidthtest(app),
-      pinbench::cli::add_race(app),    pinbench::cli::add_report(app),
-      pinbench::cli::add_compare(app), pinbench::cli::add_trace_check(app)};
+      pinbench::cli::add_info(app),     pinbench::cli::add_lesson(app),
+      pinbench::cli::add_sweep(app),    pinbench::cli::add_bandwidthtest(app),
+      pinbench::cli::add_race(app),     pinbench::cli::add_staged(app),
+      pinbench::cli::add_pipeline(app), pinbench::cli::add_report(app),
+      pinbench::cli::add_compare(app),  pinbench::cli::add_trace_check(app)};
 
   // CLI11 reports a mistyped subcommand as a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

@@ -112,6 +112,25 @@ std::string format_size(std::uint64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
+std::string exact_size(std::uint64_t bytes) {
+  struct Unit {
+    std::uint64_t size;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{kGiB, "GiB"}, {kMiB, "MiB"}, {kKiB, "KiB"}};
+  // 1 GiB - 1 B reads better than 1073741823 B, and 1000 B better than 1 KiB - 24 B.
+  for (const Unit& u : kUnits) {
+    const std::uint64_t n = (bytes + u.size / 2) / u.size;
+    if (n == 0) continue;
+    const std::uint64_t whole = n * u.size;
+    const std::uint64_t off = bytes > whole ? bytes - whole : whole - bytes;
+    if (off >= u.size / 64) continue;
+    if (off == 0) return fmt::format("{} {}", n, u.name);
+    return fmt::format("{} {} {} {} B", n, u.name, bytes > whole ? '+' : '-', off);
+  }
+  return fmt::format("{} B", bytes);
+}
+
 double gb_per_s(std::uint64_t bytes, double ms) {
   return static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
 }

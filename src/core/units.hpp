@@ -24,6 +24,10 @@ std::vector<std::uint64_t> parse_size_list(std::string_view text);
 // "64 MiB", "4 KiB", "1.5 GiB", "100 B": binary units, at most two decimals, no trailing zeros.
 std::string format_size(std::uint64_t bytes);
 
+// "64 MiB", "64 MiB + 5 B", "1 GiB - 1 B", "1000 B": exact, unlike format_size, which rounds.
+// The largest binary unit the size is a whole number of, give or take under 1/64 of the unit.
+std::string exact_size(std::uint64_t bytes);
+
 // Decimal gigabytes per second for `bytes` moved in `ms` milliseconds. ms must be > 0.
 double gb_per_s(std::uint64_t bytes, double ms);
 

@@ -37,6 +37,18 @@ RunRecord make_lesson_record(const LessonFigures& f = {});
 // 1 MiB), two carry `extra` annotations, and the note holds characters that need escaping.
 RunRecord make_sweep_record();
 
+// Hand-made records of the staged experiments, built from figures rather than measured:
+//  - staged: h2d and d2h; staged, pinned, pageable-driver, batch-async-stream,
+//    multithread-driver and register-copy-unregister at 4 KiB, 1 MiB, 64 MiB and 1 GiB, plus
+//    64 MiB + 5 B at +3/+1. Host to device meets every goal; device to host misses 95% of pinned
+//    at 64 MiB, and its register-copy-unregister case at 1 GiB failed its gate.
+//  - staged-tune: three shapes per direction at 64 MiB and 1 GiB.
+//  - pipeline: pinned and staged at 1 and 2 streams with their bounds; pinned at two streams
+//    reaches 96% of the bound, staged 80%.
+RunRecord make_staged_record();
+RunRecord make_staged_tune_record();
+RunRecord make_pipeline_record();
+
 // A hand-made Chrome trace for the sweep record: three streams of copies and kernels.
 std::string sweep_trace_path();
 

@@ -54,6 +54,37 @@ TEST(Cli, BadSizesAreExitTwoWithOrWithoutAGpu) {
   expect_one_line_error(test::run(kBin + "lesson --warmups=-1"), 2, "cannot be negative");
 }
 
+TEST(Cli, StagedAndPipelineBadInputIsExitTwoWithOrWithoutAGpu) {
+  expect_one_line_error(test::run(kBin + "staged --sizes 0"), 2, "size '0' is zero");
+  expect_one_line_error(test::run(kBin + "staged --methods staged,teleport"), 2,
+                        "unknown method 'teleport'");
+  expect_one_line_error(test::run(kBin + "staged --directions bidir"), 2, "not bidir");
+  expect_one_line_error(test::run(kBin + "staged --host-offset 4096"), 2, "below 4096 bytes");
+  expect_one_line_error(test::run(kBin + "staged --h2d-depth 1"), 2,
+                        "staged engine: to_device.depth must be between 2 and 64");
+  expect_one_line_error(test::run(kBin + "staged --d2h-chunk 8MB"), 2,
+                        "to_host.chunk_bytes must be a multiple of 4 KiB");
+  expect_one_line_error(test::run(kBin + "staged --max-staging 64MiB"), 2,
+                        "more than max_staging_bytes (64 MiB)");
+  expect_one_line_error(test::run(kBin + "staged --iterations 0"), 2, "at least 1 timed sample");
+  expect_one_line_error(test::run(kBin + "staged --tune --tune-depths 2,x"), 2,
+                        "depth 'x' is not a whole number");
+  expect_one_line_error(test::run(kBin + "pipeline --window 2GiB"), 2, "no larger than the array");
+  expect_one_line_error(test::run(kBin + "pipeline --streams 0"), 2,
+                        "stream count '0' is not a whole number between 1 and 64");
+  expect_one_line_error(test::run(kBin + "pipeline --array-size 6"), 2, "multiple of 4 bytes");
+  expect_one_line_error(test::run(kBin + "pipeline --sources pinned,mapped"), 2,
+                        "unknown source 'mapped'");
+  expect_one_line_error(test::run(kBin + "pipeline --edge-chunk 32MiB"), 2, "edge_chunk_bytes");
+}
+
+TEST(Cli, StagedAndPipelineNeedAGpu) {
+  if (gpu_present()) GTEST_SKIP() << "there is a GPU here";
+  expect_one_line_error(test::run(kBin + "staged"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "staged --tune"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "pipeline"), 3, "no usable GPU");
+}
+
 TEST(Cli, SizeLargerThanTheDeviceIsExitTwo) {
   if (!gpu_present()) GTEST_SKIP() << "needs a GPU to know the device's free memory";
   expect_one_line_error(test::run(kBin + "lesson --sizes 1MiB,900GiB"), 2, "free");

@@ -1,0 +1,51 @@
+// The settings of pinbench's staged copy engine (pinbench/staged_copy.hpp), in a header of their
+// own with no CUDA types, so code that only plans or checks copies needs no CUDA include path.
+//
+// The engine keeps one ring of page-locked staging buffers per direction. Host threads copy
+// pageable memory into one buffer (or out of it) while the copy engine moves another, so the
+// pageable side never waits for the driver's own, slower staging. The defaults come from an
+// H200 on PCIe 5.0 (docs/methodology.md in pinbench's repository, "The staged copy engine");
+// `pinbench staged --tune` measures other shapes on your machine.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace pinbench {
+
+// One direction's ring: `depth` staging buffers of `chunk_bytes` each, and the host threads that
+// copy between pageable memory and them.
+struct StagingRing {
+  std::size_t chunk_bytes = 0;  // each staging buffer, and so the largest chunk of a copy
+  int depth = 0;                // staging buffers in the ring (at least 2, so one can fill while
+                                // another moves)
+  int threads = 0;              // host threads copying between pageable memory and the ring
+};
+
+struct StagedCopyOptions {
+  // A prototype on the H200 moved pageable memory to the device at 52.5 GB/s with 32 MiB x 3
+  // and 8 threads, and back at 45.3 GB/s with 8 MiB x 4 and 8 threads. The two rings together
+  // stay within 96 MiB, so both directions can run at once.
+  StagingRing to_device{16u << 20, 4, 8};
+  StagingRing to_host{8u << 20, 4, 8};
+  // A copy's first chunk; chunks then double up to the ring's chunk size, and a copy's last
+  // chunks halve back down to this. Small chunks at both ends keep the copy engine from waiting
+  // for the first big host copy, and the host from waiting for the last big DMA.
+  std::size_t edge_chunk_bytes = 1u << 20;
+  // Copies smaller than this go straight to cudaMemcpyAsync: for them the driver's own staging
+  // finishes before the engine's threads have passed a chunk along. 0: stage every pageable copy.
+  std::size_t direct_below_bytes = 2u << 20;
+  // The most page-locked memory the two rings may take together; options asking for more are
+  // refused.
+  std::size_t max_staging_bytes = 96u << 20;
+  // The device the engine copies to and from; -1 takes the calling thread's current device.
+  int device = -1;
+};
+
+// Why `options` cannot be used, as one sentence, or "" when they can. No CUDA call.
+std::string staged_options_problem(const StagedCopyOptions& options);
+
+// Page-locked bytes the two rings of `options` take together (saturating, never wrapping).
+std::size_t staging_bytes(const StagedCopyOptions& options);
+
+}  // namespace pinbench

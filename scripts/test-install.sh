@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs pinbench's transfer library from build/ into a temporary prefix, then configures and
+# builds examples/staged_consumer against it with find_package, once with the shared CUDA runtime
+# and once with the static one: the check that another project can consume the installed
+# package. `make test` runs it after the test suite; it needs a configured and built build/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cmake --install build --prefix "$work/prefix" >/dev/null
+for runtime in shared static; do
+  static=OFF
+  [[ $runtime == static ]] && static=ON
+  cmake -S examples/staged_consumer -B "$work/consumer-$runtime" -G Ninja \
+    -DCMAKE_PREFIX_PATH="$work/prefix" -DPINBENCH_CUDART_STATIC=$static >/dev/null
+  cmake --build "$work/consumer-$runtime" >/dev/null
+  echo "install test: examples/staged_consumer built against the installed package ($runtime CUDA runtime)"
+done

@@ -1,0 +1,246 @@
+// `pinbench staged` (and `--tune`) and `pinbench pipeline`: the staged copy engine against every
+// other way of moving pageable memory, and the Day 54 pipeline through it.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/outputs.hpp"
+#include "cli/progress.hpp"
+#include "core/errors.hpp"
+#include "core/staged_plan.hpp"
+#include "core/units.hpp"
+#include "experiments/pipeline.hpp"
+#include "experiments/staged.hpp"
+#include "report/staged_text.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+// The staged engine's settings as flags, shared by both subcommands.
+struct EngineFlags {
+  std::string h2d_chunk = "16MiB";
+  int h2d_depth = 4;
+  int h2d_threads = 8;
+  std::string d2h_chunk = "8MiB";
+  int d2h_depth = 4;
+  int d2h_threads = 8;
+  std::string edge_chunk = "1MiB";
+  std::string direct_below = "2MiB";
+  std::string max_staging = "96MiB";
+};
+
+void add_engine_flags(CLI::App* sub, EngineFlags& f) {
+  sub->add_option("--h2d-chunk", f.h2d_chunk, "Engine: staging buffer size, host to device")
+      ->capture_default_str();
+  sub->add_option("--h2d-depth", f.h2d_depth, "Engine: staging buffers, host to device")
+      ->capture_default_str();
+  sub->add_option("--h2d-threads", f.h2d_threads, "Engine: host copy threads, host to device")
+      ->capture_default_str();
+  sub->add_option("--d2h-chunk", f.d2h_chunk, "Engine: staging buffer size, device to host")
+      ->capture_default_str();
+  sub->add_option("--d2h-depth", f.d2h_depth, "Engine: staging buffers, device to host")
+      ->capture_default_str();
+  sub->add_option("--d2h-threads", f.d2h_threads, "Engine: host copy threads, device to host")
+      ->capture_default_str();
+  sub->add_option("--edge-chunk", f.edge_chunk,
+                  "Engine: a copy's first chunk, doubling up to the buffer size; its last "
+                  "chunks halve back down to it")
+      ->capture_default_str();
+  sub->add_option("--direct-below", f.direct_below,
+                  "Engine: copies smaller than this go straight to cudaMemcpyAsync (0: none)")
+      ->capture_default_str();
+  sub->add_option("--max-staging", f.max_staging,
+                  "Engine: refuse ring settings that would pin more than this")
+      ->capture_default_str();
+}
+
+std::uint64_t size_or_zero(const std::string& text) {
+  return text == "0" ? 0 : parse_size(text);
+}
+
+StagedCopyOptions engine_options(const EngineFlags& f) {
+  StagedCopyOptions o;
+  o.to_device = {static_cast<std::size_t>(parse_size(f.h2d_chunk)), f.h2d_depth, f.h2d_threads};
+  o.to_host = {static_cast<std::size_t>(parse_size(f.d2h_chunk)), f.d2h_depth, f.d2h_threads};
+  o.edge_chunk_bytes = static_cast<std::size_t>(parse_size(f.edge_chunk));
+  o.direct_below_bytes = static_cast<std::size_t>(size_or_zero(f.direct_below));
+  o.max_staging_bytes = static_cast<std::size_t>(parse_size(f.max_staging));
+  o.device = 0;  // every pinbench measurement runs on device 0
+  return o;
+}
+
+struct StagedFlags {
+  std::string sizes = "4KiB:1GiB:x4";
+  std::string odd_sizes = "4099,1048589,67108869,1073741823";
+  std::uint64_t host_offset = 3;
+  std::uint64_t device_offset = 1;
+  std::string directions = "h2d,d2h";
+  std::string methods =
+      "staged,pinned,pageable-driver,batch-async-stream,batch-async-during-call,batch-async-any,"
+      "multithread-driver,register-copy-unregister,sm-pageable-kernel";
+  int warmups = 2;
+  int iterations = 10;
+  const CLI::Option* iterations_given = nullptr;  // --tune takes 5 unless this was set
+  int driver_threads = 8;
+  bool force = false;
+  bool tune = false;
+  std::string tune_sizes = "64MiB,1GiB";
+  std::string tune_chunks = "4MiB,8MiB,16MiB,32MiB";
+  std::string tune_depths = "2,3,4,6";
+  std::string tune_threads = "4,8,16";
+  std::string json_path, csv_path, markdown_path;
+  EngineFlags engine;
+};
+
+int run_tune(const StagedFlags& f) {
+  StagedTuneConfig c;
+  c.directions = parse_directions(f.directions);
+  c.sizes = parse_sizes(f.tune_sizes);
+  c.chunk_bytes = parse_size_list(f.tune_chunks);
+  c.depths = parse_counts(f.tune_depths, "depth");
+  c.threads = parse_counts(f.tune_threads, "thread count");
+  c.warmups = f.warmups;
+  c.iterations = f.iterations_given->count() > 0 ? f.iterations : 5;  // the grid is long
+  c.engine = engine_options(f.engine);
+  c.force = f.force;
+  c.validate();
+  const RunRecord record = with_progress([&] { return run_staged_tune(c, terminal_progress); });
+  std::fputs(render_staged_tune_text(record).c_str(), stdout);
+  write_outputs(record, f.json_path, f.csv_path, f.markdown_path);
+  return exit_code(record);
+}
+
+int run_staged_command(const StagedFlags& f) {
+  if (f.tune) return run_tune(f);
+  StagedBenchConfig c;
+  c.methods = parse_staged_methods(f.methods);
+  c.directions = parse_directions(f.directions);
+  c.sizes = parse_sizes(f.sizes);
+  c.odd_sizes = f.odd_sizes == "none" ? std::vector<std::uint64_t>{} : parse_sizes(f.odd_sizes);
+  c.host_offset = f.host_offset;
+  c.device_offset = f.device_offset;
+  c.warmups = f.warmups;
+  c.iterations = f.iterations;
+  c.driver_threads = f.driver_threads;
+  c.engine = engine_options(f.engine);
+  c.force = f.force;
+  c.normalize();
+  c.validate();
+  const RunRecord record = with_progress([&] { return run_staged(c, terminal_progress); });
+  std::fputs(render_staged_text(record).c_str(), stdout);
+  std::printf("\nStaged benchmark wall time: %.1f s.\n", record.wall_ms / 1000.0);
+  write_outputs(record, f.json_path, f.csv_path, f.markdown_path);
+  return exit_code(record);
+}
+
+struct PipelineFlags {
+  std::string array_size = "1GiB";
+  std::string window = "64MiB";
+  std::string streams = "1,2";
+  std::string sources = "pinned,staged";
+  int kernel_rounds = 0;
+  int warmups = 1;
+  int iterations = 5;
+  bool force = false;
+  std::string json_path, csv_path, markdown_path;
+  EngineFlags engine;
+};
+
+int run_pipeline_command(const PipelineFlags& f) {
+  PipelineConfig c;
+  c.array_bytes = parse_size(f.array_size);
+  c.window_bytes = parse_size(f.window);
+  c.streams = parse_counts(f.streams, "stream count");
+  c.sources = parse_pipeline_sources(f.sources);
+  c.kernel_rounds = f.kernel_rounds;
+  c.warmups = f.warmups;
+  c.iterations = f.iterations;
+  c.engine = engine_options(f.engine);
+  c.force = f.force;
+  c.normalize();
+  c.validate();
+  const RunRecord record = with_progress([&] { return run_pipeline(c, terminal_progress); });
+  std::fputs(render_pipeline_text(record).c_str(), stdout);
+  std::printf("\nPipeline wall time: %.1f s.\n", record.wall_ms / 1000.0);
+  write_outputs(record, f.json_path, f.csv_path, f.markdown_path);
+  return exit_code(record);
+}
+
+void add_output_flags(CLI::App* sub, std::string& json, std::string& csv, std::string& markdown) {
+  sub->add_option("--json", json, "Write the run record here");
+  sub->add_option("--csv", csv, "Write one row per case here");
+  sub->add_option("--markdown", markdown, "Write the tables as markdown here");
+}
+
+}  // namespace
+
+Command add_staged(CLI::App& app) {
+  auto f = std::make_shared<StagedFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "staged",
+      "Move pageable memory through pinbench's staged copy engine and every other way a program "
+      "could (the driver, batched copies, threads, registering), host to device and back, each "
+      "sample checked byte for byte; the ratios to page-locked memory and to the driver, and the "
+      "goals' verdicts. --tune measures the engine alone over ring shapes instead.");
+  sub->add_option("--sizes", f->sizes, "Sizes from page-aligned addresses: a list or START:END:xF")
+      ->capture_default_str();
+  sub->add_option("--odd-sizes", f->odd_sizes,
+                  "Sizes measured at the offsets below ('none' for none)")
+      ->capture_default_str();
+  sub->add_option("--host-offset", f->host_offset, "Host offset of the odd sizes, bytes")
+      ->capture_default_str();
+  sub->add_option("--device-offset", f->device_offset, "Device offset of the odd sizes, bytes")
+      ->capture_default_str();
+  sub->add_option("--directions", f->directions, "h2d, d2h")->capture_default_str();
+  sub->add_option("--methods", f->methods, "Ways to move the data, comma-separated")
+      ->capture_default_str();
+  sub->add_option("--warmups", f->warmups, "Untimed copies before each case")
+      ->capture_default_str();
+  f->iterations_given = sub->add_option("--iterations", f->iterations,
+                                        "Timed samples per case (--tune: 5 unless set)")
+                            ->capture_default_str();
+  sub->add_option("--driver-threads", f->driver_threads, "Threads of multithread-driver")
+      ->capture_default_str();
+  sub->add_flag("--force", f->force, "Allow pinning more than half of host memory");
+  sub->add_flag("--tune", f->tune,
+                "Measure the staged engine alone over a grid of ring shapes and thread counts, "
+                "and name the best");
+  sub->add_option("--tune-sizes", f->tune_sizes, "--tune: sizes")->capture_default_str();
+  sub->add_option("--tune-chunks", f->tune_chunks, "--tune: staging buffer sizes")
+      ->capture_default_str();
+  sub->add_option("--tune-depths", f->tune_depths, "--tune: ring depths")->capture_default_str();
+  sub->add_option("--tune-threads", f->tune_threads, "--tune: host copy thread counts")
+      ->capture_default_str();
+  add_engine_flags(sub, f->engine);
+  add_output_flags(sub, f->json_path, f->csv_path, f->markdown_path);
+  return {sub, [f] { return run_staged_command(*f); }};
+}
+
+Command add_pipeline(CLI::App& app) {
+  auto f = std::make_shared<PipelineFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "pipeline",
+      "The Day 54 program: a host array through a device window, chunk by chunk (copy in, a "
+      "kernel, copy out) over 1, 2 or N streams, from page-locked memory and from pageable "
+      "memory through the staged engine; GB/s each way and the overlap efficiency against the "
+      "bound measured in the same run.");
+  sub->add_option("--array-size", f->array_size, "Host array (floats)")->capture_default_str();
+  sub->add_option("--window", f->window, "Device window, split into one slot per stream")
+      ->capture_default_str();
+  sub->add_option("--streams", f->streams, "Stream counts, comma-separated")->capture_default_str();
+  sub->add_option("--sources", f->sources, "pinned, staged")->capture_default_str();
+  sub->add_option("--kernel-rounds", f->kernel_rounds,
+                  "Extra add-subtract pairs per element, for a heavier kernel")
+      ->capture_default_str();
+  sub->add_option("--warmups", f->warmups, "Untimed runs before each case")->capture_default_str();
+  sub->add_option("--iterations", f->iterations, "Timed runs per case")->capture_default_str();
+  sub->add_flag("--force", f->force, "Allow pinning more than half of host memory");
+  add_engine_flags(sub, f->engine);
+  add_output_flags(sub, f->json_path, f->csv_path, f->markdown_path);
+  return {sub, [f] { return run_pipeline_command(*f); }};
+}
+
+}  // namespace pinbench::cli

@@ -1,0 +1,52 @@
+// How the staged copy engine cuts a copy into chunks and a chunk into slices, and which engine
+// settings it accepts. Pure arithmetic, no CUDA and no threads, so every rule is tested on any
+// machine.
+//
+// A copy of N bytes becomes chunks that each fit one staging buffer. The first chunk is small
+// and each next one doubles up to the buffer size; near the end they halve again. Interior cuts
+// fall on page boundaries of the pageable host memory, so no page is shared by two chunks (or,
+// within a chunk, by two slices): two threads first-touching or faulting one page would take
+// turns. A tail smaller than half the edge chunk is folded into the chunk before it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "pinbench/staged_options.hpp"
+
+namespace pinbench {
+
+constexpr std::size_t kHostPageBytes = 4096;
+constexpr std::size_t kMinSliceBytes = 64u << 10;  // below this a slice costs more than it copies
+constexpr int kSlicesPerThread = 4;                // so a late thread does not hold up a chunk
+
+struct Chunk {
+  std::size_t offset = 0;  // from the copy's first byte
+  std::size_t bytes = 0;
+  bool operator==(const Chunk& o) const { return offset == o.offset && bytes == o.bytes; }
+};
+
+struct ChunkPolicy {
+  std::size_t max_chunk_bytes = 0;   // the staging buffer's size
+  std::size_t edge_chunk_bytes = 0;  // the first chunk, and the floor of the last ones
+  std::size_t alignment = kHostPageBytes;
+};
+
+// Chunks covering [0, total) in order, none larger than max_chunk_bytes. `host_address` is the
+// address of the copy's first byte in pageable memory; interior cuts are aligned to it.
+// Requires max_chunk_bytes >= edge_chunk_bytes >= alignment > 0; total 0 gives no chunk.
+std::vector<Chunk> plan_chunks(std::size_t total, std::uintptr_t host_address,
+                               const ChunkPolicy& policy);
+
+// How many slices a chunk of `bytes` is split into for `threads` host threads: enough for each
+// thread to take several, none below kMinSliceBytes, at least one, at most 65535.
+std::size_t slice_count(std::size_t bytes, int threads);
+
+// Slice `index` of `count` of a chunk of `bytes` whose first byte sits at `host_address`. Cuts
+// fall on `alignment` boundaries of the host address, so a slice may be empty when the chunk is
+// small; together the slices cover the chunk exactly, in order.
+Chunk slice_of(std::size_t bytes, std::uintptr_t host_address, std::size_t count, std::size_t index,
+               std::size_t alignment = kHostPageBytes);
+
+}  // namespace pinbench

@@ -1,0 +1,420 @@
+// `pinbench pipeline`: the Day 54 program. A host array of floats (1 GiB by default) goes through
+// a device window (64 MiB) in chunks: copy a chunk in, run y = 3 x + 0.5 on it in place, copy it
+// out, round-robin over N streams with the window cut into N slots, so the copy in of one chunk
+// can overlap the kernel and the copy out of another. The source is a page-locked array (plain
+// cudaMemcpyAsync) or a pageable one through the staged engine (its asynchronous calls, ordered
+// on each chunk's stream).
+//
+// In the same run, for each N, the bound: the array's bytes each way copied at once on two
+// streams from page-locked memory in the same chunks, and the kernel alone over the array on
+// device-resident data. The pipeline cannot beat the slower of the two. Overlap efficiency is
+// bound / measured time. Everything is timed with the host clock from the first call to the
+// last completion. Inputs are multiples of 1/4 below 2^14, so 3 x + 0.5 is exact and the whole
+// output is compared with the expected floats bit for bit after every run.
+#include "experiments/pipeline.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "core/host_info.hpp"
+#include "core/stats.hpp"
+#include "core/units.hpp"
+#include "cuda/buffers.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device.hpp"
+#include "cuda/kernels.cuh"
+#include "cuda/pipeline_kernels.cuh"
+#include "cuda/stream.hpp"
+#include "pinbench/staged_copy.hpp"
+#include "version.hpp"
+
+namespace pinbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr float kScale = 3.0f;
+constexpr float kOffset = 0.5f;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+float input_value(std::size_t i) {
+  return static_cast<float>(i % 65536) * 0.25f;
+}
+
+std::uint32_t bits(float f) {
+  std::uint32_t u = 0;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// Runs f(begin, end) over [0, n) on several host threads: filling and checking a GiB of floats
+// on one thread would take longer than the pipeline itself.
+template <typename F>
+void parallel_for(std::size_t n, F f) {
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    const std::size_t begin = n / threads * t;
+    const std::size_t end = t + 1 == threads ? n : n / threads * (t + 1);
+    pool.emplace_back([=] { f(begin, end); });
+  }
+  for (std::thread& th : pool) th.join();
+}
+
+void fill_input(float* in, std::size_t n) {
+  parallel_for(n, [in](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) in[i] = input_value(i);
+  });
+}
+
+// The index of the first output float that is not 3 x + 0.5 of its input, if any.
+std::optional<std::size_t> first_wrong(const float* out, std::size_t n) {
+  std::vector<std::size_t> first(16, n);
+  std::atomic<int> slot{0};
+  parallel_for(n, [&](std::size_t b, std::size_t e) {
+    const int me = slot.fetch_add(1);
+    for (std::size_t i = b; i < e; ++i) {
+      if (bits(out[i]) != bits(kScale * input_value(i) + kOffset)) {
+        first[static_cast<std::size_t>(me)] = i;
+        return;
+      }
+    }
+  });
+  const std::size_t worst = *std::min_element(first.begin(), first.end());
+  if (worst < n) return worst;
+  return std::nullopt;
+}
+
+struct Chunking {
+  std::size_t chunk = 0;
+  std::size_t count = 0;
+  std::size_t len(std::size_t k, std::size_t total) const {
+    return std::min(chunk, total - k * chunk);
+  }
+};
+
+// What one (source, N) pipeline run needs.
+struct Setup {
+  const PipelineConfig& cfg;
+  std::vector<cuda::Stream>& streams;
+  cuda::DeviceBuffer& window;
+  unsigned blocks_full = 1;  // kernel grid for a full chunk and for the array's tail chunk
+  unsigned blocks_tail = 1;
+  int n = 1;
+  Chunking c;
+
+  float* slot(std::size_t k) const {
+    return reinterpret_cast<float*>(static_cast<char*>(window.data()) + (k % n) * c.chunk);
+  }
+  cudaStream_t stream(std::size_t k) const { return streams[k % n].get(); }
+  unsigned blocks(std::size_t len) const { return len == c.chunk ? blocks_full : blocks_tail; }
+  void sync() const {
+    for (int i = 0; i < n; ++i) streams[static_cast<std::size_t>(i)].synchronize();
+  }
+};
+
+double run_pinned(const Setup& s, float* in, float* out) {
+  const std::size_t total = s.cfg.array_bytes;
+  const auto t0 = Clock::now();
+  for (std::size_t k = 0; k < s.c.count; ++k) {
+    const std::size_t off = k * s.c.chunk;
+    const std::size_t len = s.c.len(k, total);
+    char* host_in = reinterpret_cast<char*>(in) + off;
+    char* host_out = reinterpret_cast<char*>(out) + off;
+    PINBENCH_CUDA_TRY(
+        cudaMemcpyAsync(s.slot(k), host_in, len, cudaMemcpyHostToDevice, s.stream(k)));
+    cuda::launch_affine(s.slot(k), len / sizeof(float), kScale, kOffset, s.cfg.kernel_rounds,
+                        s.blocks(len), s.stream(k));
+    PINBENCH_CUDA_TRY(
+        cudaMemcpyAsync(host_out, s.slot(k), len, cudaMemcpyDeviceToHost, s.stream(k)));
+  }
+  s.sync();
+  return ms_since(t0);
+}
+
+// The engine keeps copies on one stream in order, so chunk k + N's copy in waits for chunk k's
+// copy out of the same slot without help; the kernel waits for its chunk through stream_wait.
+double run_staged(const Setup& s, StagedCopier& copier, float* in, float* out) {
+  const std::size_t total = s.cfg.array_bytes;
+  std::vector<StagedCopy> copies;
+  copies.reserve(2 * s.c.count);
+  const auto t0 = Clock::now();
+  try {
+    for (std::size_t k = 0; k < s.c.count; ++k) {
+      const std::size_t off = k * s.c.chunk;
+      const std::size_t len = s.c.len(k, total);
+      const char* host_in = reinterpret_cast<const char*>(in) + off;
+      char* host_out = reinterpret_cast<char*>(out) + off;
+      copies.push_back(copier.copy_to_device_async(s.slot(k), host_in, len, s.stream(k)));
+      copies.back().stream_wait(s.stream(k));
+      cuda::launch_affine(s.slot(k), len / sizeof(float), kScale, kOffset, s.cfg.kernel_rounds,
+                          s.blocks(len), s.stream(k));
+      copies.push_back(copier.copy_to_host_async(host_out, s.slot(k), len, s.stream(k)));
+    }
+    for (const StagedCopy& c : copies) c.wait();
+  } catch (...) {
+    // Nothing may still write into the arrays when the next run clears them.
+    for (const StagedCopy& c : copies) {
+      try {
+        c.wait();
+      } catch (const std::exception&) {
+      }
+    }
+    throw;
+  }
+  s.sync();
+  return ms_since(t0);
+}
+
+// Both directions at once, page-locked, the array's bytes each way in the pipeline's chunks.
+double run_copy_bound(const Setup& s, const float* in, float* out, void* a, const void* b,
+                      cudaStream_t sa, cudaStream_t sb) {
+  const std::size_t total = s.cfg.array_bytes;
+  const auto t0 = Clock::now();
+  for (std::size_t k = 0; k < s.c.count; ++k) {
+    const std::size_t off = k * s.c.chunk;
+    const std::size_t len = s.c.len(k, total);
+    PINBENCH_CUDA_TRY(cudaMemcpyAsync(a, reinterpret_cast<const char*>(in) + off, len,
+                                      cudaMemcpyHostToDevice, sa));
+    PINBENCH_CUDA_TRY(
+        cudaMemcpyAsync(reinterpret_cast<char*>(out) + off, b, len, cudaMemcpyDeviceToHost, sb));
+  }
+  PINBENCH_CUDA_TRY(cudaStreamSynchronize(sa));
+  PINBENCH_CUDA_TRY(cudaStreamSynchronize(sb));
+  return ms_since(t0);
+}
+
+// The kernel alone over the array's worth of chunks, on data already in the window.
+double run_kernel_bound(const Setup& s) {
+  const std::size_t total = s.cfg.array_bytes;
+  const auto t0 = Clock::now();
+  for (std::size_t k = 0; k < s.c.count; ++k) {
+    const std::size_t len = s.c.len(k, total);
+    cuda::launch_affine(s.slot(k), len / sizeof(float), kScale, kOffset, s.cfg.kernel_rounds,
+                        s.blocks(len), s.stream(k));
+  }
+  s.sync();
+  return ms_since(t0);
+}
+
+struct Timed {
+  std::vector<double> ms;
+  bool failed = false;
+  std::string detail;
+};
+
+template <typename Run, typename Check>
+Timed repeat(int warmups, int iterations, Run run, Check check) {
+  Timed t;
+  try {
+    for (int w = 0; w < warmups; ++w) run();
+    for (int i = 0; i < iterations; ++i) {
+      t.ms.push_back(run());
+      if (std::string bad = check(); !bad.empty()) {
+        t.failed = true;
+        t.detail = fmt::format("run {}: {}", i, bad);
+        return t;
+      }
+    }
+  } catch (const std::exception& e) {
+    t.failed = true;
+    t.detail = e.what();
+  }
+  return t;
+}
+
+Case make_case(const char* part, const std::string& method, const char* direction,
+               const char* memory, std::uint64_t bytes, int warmups, const Timed& t,
+               const std::string& gate, bool kinds_ok) {
+  Case c;
+  c.part = part;
+  c.method = method;
+  c.direction = direction;
+  c.memory = memory;
+  c.timing = "host_clock";
+  c.bytes = bytes;
+  c.warmups = warmups;
+  c.samples_ms = t.ms;
+  c.gate = gate;
+  c.verified = !t.failed && kinds_ok && !t.ms.empty();
+  return c;
+}
+
+}  // namespace
+
+RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress) {
+  const auto start = Clock::now();
+  config.validate();
+  cuda::require_device();
+  RunRecord record;
+  record.machine = cuda::query_machine(0);
+  const std::string problem = pipeline_fit_problem(config, cuda::device_free_bytes(),
+                                                   host_memory_bytes(), host_available_bytes());
+  if (!problem.empty()) throw InputError(problem);
+  record.experiment = "pipeline";
+  record.pinbench_version = kVersion;
+  record.created_utc = utc_now_iso8601();
+  record.config = to_json(config);
+  record.config["timing"] = "host clock from the first call to the last completion";
+
+  const bool staged = std::find(config.sources.begin(), config.sources.end(),
+                                PipelineSource::kStaged) != config.sources.end();
+  const std::size_t total = config.array_bytes;
+  const std::size_t floats = total / sizeof(float);
+  progress(fmt::format("allocating {} of page-locked and {} of pageable memory",
+                       format_size(2 * total), format_size(staged ? 2 * total : 0)));
+  cuda::HostBuffer pinned_in(total, MemoryKind::kPinned);
+  cuda::HostBuffer pinned_out(total, MemoryKind::kPinned);
+  cuda::HostBuffer pageable_in;
+  cuda::HostBuffer pageable_out;
+  fill_input(static_cast<float*>(pinned_in.data()), floats);
+  record.gates.push_back({"kind/pinned-in",
+                          cuda::observed_memory_kind(pinned_in.data()) == "pinned",
+                          "cudaPointerGetAttributes on the page-locked input"});
+  record.gates.push_back({"kind/pinned-out",
+                          cuda::observed_memory_kind(pinned_out.data()) == "pinned",
+                          "cudaPointerGetAttributes on the page-locked output"});
+  std::unique_ptr<StagedCopier> copier;
+  if (staged) {
+    pageable_in = cuda::HostBuffer(total, MemoryKind::kPageable);
+    pageable_out = cuda::HostBuffer(total, MemoryKind::kPageable);
+    std::memcpy(pageable_in.data(), pinned_in.data(), total);
+    record.gates.push_back({"kind/pageable-in",
+                            cuda::observed_memory_kind(pageable_in.data()) == "pageable",
+                            "cudaPointerGetAttributes on the pageable input"});
+    record.gates.push_back({"kind/pageable-out",
+                            cuda::observed_memory_kind(pageable_out.data()) == "pageable",
+                            "cudaPointerGetAttributes on the pageable output"});
+    copier = std::make_unique<StagedCopier>(config.engine);
+  }
+  bool kinds_ok = true;
+  for (const Gate& g : record.gates) kinds_ok = kinds_ok && g.passed;
+
+  const int most = *std::max_element(config.streams.begin(), config.streams.end());
+  std::vector<cuda::Stream> streams(static_cast<std::size_t>(std::max(most, 2)));
+  cuda::DeviceBuffer window(config.window_bytes);
+  std::uint64_t largest_chunk = 0;
+  for (int n : config.streams) largest_chunk = std::max(largest_chunk, config.chunk_bytes(n));
+  cuda::DeviceBuffer bound_a(largest_chunk);
+  cuda::DeviceBuffer bound_b(largest_chunk);
+  cuda::HostBuffer bound_check(largest_chunk, MemoryKind::kPinned);
+
+  const std::size_t steps = config.streams.size() * (2 + config.sources.size());
+  std::size_t step = 0;
+  for (int n : config.streams) {
+    Chunking chunking;
+    chunking.chunk = config.chunk_bytes(n);
+    chunking.count = (total + chunking.chunk - 1) / chunking.chunk;
+    const Setup s{config,
+                  streams,
+                  window,
+                  cuda::scale_copy_blocks(chunking.chunk / sizeof(float)),
+                  cuda::scale_copy_blocks(chunking.len(chunking.count - 1, total) / sizeof(float)),
+                  n,
+                  chunking};
+    const std::string method = fmt::format("streams={}", n);
+    const nlohmann::json extra = {
+        {"streams", n}, {"chunk_bytes", s.c.chunk}, {"chunks", s.c.count}};
+
+    // The copy bound. bound_b holds the array's first chunk, so every chunk of the output must
+    // equal it; bound_a must end up holding the array's last chunk.
+    progress(fmt::format("[{}/{}] {} streams: both copy directions at once", ++step, steps, n));
+    PINBENCH_CUDA_TRY(
+        cudaMemcpy(bound_b.data(), pinned_in.data(), s.c.chunk, cudaMemcpyHostToDevice));
+    auto* in_f = static_cast<float*>(pinned_in.data());
+    auto* out_f = static_cast<float*>(pinned_out.data());
+    const Timed copy_bound = repeat(
+        config.warmups, config.iterations,
+        [&] {
+          return run_copy_bound(s, in_f, out_f, bound_a.data(), bound_b.data(), streams[0].get(),
+                                streams[1].get());
+        },
+        [&]() -> std::string {
+          for (std::size_t k = 0; k < s.c.count; ++k) {
+            const std::size_t len = s.c.len(k, total);
+            if (std::memcmp(static_cast<char*>(pinned_out.data()) + k * s.c.chunk, pinned_in.data(),
+                            len) != 0) {
+              return fmt::format("device-to-host chunk {} differs from the bytes sent", k);
+            }
+          }
+          const std::size_t last = s.c.count - 1;
+          const std::size_t len = s.c.len(last, total);
+          PINBENCH_CUDA_TRY(
+              cudaMemcpy(bound_check.data(), bound_a.data(), len, cudaMemcpyDeviceToHost));
+          if (std::memcmp(bound_check.data(),
+                          static_cast<char*>(pinned_in.data()) + last * s.c.chunk, len) != 0) {
+            return "the host-to-device copies did not deliver the last chunk";
+          }
+          return "";
+        });
+    Case cb = make_case("bound-copy", method, "bidir", "pinned", total, config.warmups, copy_bound,
+                        "bound-copy/" + method, kinds_ok);
+    cb.extra = extra;
+    record.gates.push_back(
+        {cb.gate, !copy_bound.failed,
+         copy_bound.failed ? copy_bound.detail : "every chunk arrived in both directions"});
+    record.cases.push_back(std::move(cb));
+
+    progress(fmt::format("[{}/{}] {} streams: the kernel alone", ++step, steps, n));
+    const Timed kernel_bound = repeat(
+        config.warmups, config.iterations, [&] { return run_kernel_bound(s); },
+        [] { return std::string(); });
+    Case ck = make_case("bound-kernel", method, "d2d", "device", total, config.warmups,
+                        kernel_bound, "bound-kernel/" + method, true);
+    ck.extra = extra;
+    ck.extra["rounds"] = config.kernel_rounds;
+    record.gates.push_back({ck.gate, !kernel_bound.failed,
+                            kernel_bound.failed ? kernel_bound.detail
+                                                : "timing only: the pipeline's check covers what "
+                                                  "the kernel computes"});
+    record.cases.push_back(std::move(ck));
+
+    for (PipelineSource source : config.sources) {
+      const bool from_pinned = source == PipelineSource::kPinned;
+      progress(fmt::format("[{}/{}] {} streams: the pipeline from {} memory", ++step, steps, n,
+                           from_pinned ? "page-locked" : "pageable (staged)"));
+      auto* in = static_cast<float*>((from_pinned ? pinned_in : pageable_in).data());
+      auto* out = static_cast<float*>((from_pinned ? pinned_out : pageable_out).data());
+      const Timed t = repeat(
+          config.warmups, config.iterations,
+          [&] {
+            // Cleared before each run (outside the timing), so a chunk that never came back
+            // cannot pass for one that did.
+            std::memset(out, 0, total);
+            return from_pinned ? run_pinned(s, in, out) : run_staged(s, *copier, in, out);
+          },
+          [&]() -> std::string {
+            if (const auto bad = first_wrong(out, floats)) {
+              return fmt::format("output float {} (chunk {}) is not 3 x + 0.5 of its input", *bad,
+                                 *bad * sizeof(float) / s.c.chunk);
+            }
+            return "";
+          });
+      const std::string gate = fmt::format("pipeline/{}/{}", to_string(source), method);
+      Case c = make_case("pipeline", method, "bidir", from_pinned ? "pinned" : "pageable", total,
+                         config.warmups, t, gate, kinds_ok);
+      c.extra = extra;
+      c.extra["source"] = to_string(source);
+      record.gates.push_back(
+          {gate, !t.failed,
+           t.failed ? t.detail
+                    : fmt::format("every one of {} runs returned all {} floats exactly",
+                                  t.ms.size(), floats)});
+      record.cases.push_back(std::move(c));
+    }
+  }
+  record.wall_ms = ms_since(start);
+  return record;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,527 @@
+// `pinbench staged` and `pinbench staged --tune`.
+//
+// Every way a user could move pageable memory, in each direction and at each size: the staged
+// engine (pinbench::StagedCopier), plain cudaMemcpyAsync from pageable memory, cudaMemcpyBatchAsync
+// with each source access order, several threads each copying a slice on a stream of their own,
+// cudaHostRegister + copy + cudaHostUnregister, and, where the device can read pageable memory,
+// a kernel doing the copy; and cudaMemcpyAsync from page-locked memory as the ceiling. Every
+// sample is timed with the host clock from the call to the copy's completion (the staged engine
+// works on host threads, so that is the only honest figure, and every method is timed the same
+// way), after its destination was cleared, and is checked byte for byte after it: a device
+// destination is read back through page-locked memory, a host one compared directly. The
+// odd sizes run from a host address 3 bytes and a device address 1 byte past a page (by default).
+#include "experiments/staged.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/chunk_plan.hpp"
+#include "core/errors.hpp"
+#include "core/host_info.hpp"
+#include "core/pattern.hpp"
+#include "core/units.hpp"
+#include "cuda/buffers.hpp"
+#include "cuda/check.hpp"
+#include "cuda/copy_kernels.cuh"
+#include "cuda/device.hpp"
+#include "cuda/stream.hpp"
+#include "pinbench/staged_copy.hpp"
+#include "version.hpp"
+
+namespace pinbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::uint64_t kSeed = 0x57A6EDB;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Threads made once that each copy one slice of a copy on a stream of their own: the
+// multithread-driver method, as a user with a thread pool would write it.
+class DriverTeam {
+ public:
+  explicit DriverTeam(int threads) {
+    for (int i = 0; i < threads; ++i) streams_.emplace_back();
+    for (int i = 0; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  ~DriverTeam() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    start_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+  DriverTeam(const DriverTeam&) = delete;
+  DriverTeam& operator=(const DriverTeam&) = delete;
+
+  // Splits the copy into one slice per thread and returns when every slice has completed.
+  void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    dst_ = static_cast<char*>(dst);
+    src_ = static_cast<const char*>(src);
+    bytes_ = bytes;
+    kind_ = kind;
+    pending_ = static_cast<int>(workers_.size());
+    error_.clear();
+    ++generation_;
+    start_.notify_all();
+    done_.wait(lock, [&] { return pending_ == 0; });
+    if (!error_.empty()) throw CudaError(1, error_);
+  }
+
+ private:
+  void work(int index) {
+    std::uint64_t seen = 0;
+    while (true) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      const std::size_t n = workers_.size();
+      const auto i = static_cast<std::size_t>(index);
+      const std::size_t begin = bytes_ / n * i + std::min(i, bytes_ % n);
+      const std::size_t len = bytes_ / n + (i < bytes_ % n ? 1 : 0);
+      char* dst = dst_ + begin;
+      const char* src = src_ + begin;
+      const cudaMemcpyKind kind = kind_;
+      lock.unlock();
+      std::string failure;
+      if (len > 0) {
+        const cudaStream_t s = streams_[i].get();
+        cudaError_t err = cudaMemcpyAsync(dst, src, len, kind, s);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+        if (err != cudaSuccess) {
+          (void)cudaGetLastError();
+          failure = fmt::format("cudaMemcpyAsync of a slice failed: {}", cudaGetErrorName(err));
+        }
+      }
+      lock.lock();
+      if (!failure.empty() && error_.empty()) error_ = failure;
+      if (--pending_ == 0) done_.notify_all();
+    }
+  }
+
+  std::vector<cuda::Stream> streams_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable start_;
+  std::condition_variable done_;
+  std::uint64_t generation_ = 0;
+  bool stop_ = false;
+  int pending_ = 0;
+  char* dst_ = nullptr;
+  const char* src_ = nullptr;
+  std::size_t bytes_ = 0;
+  cudaMemcpyKind kind_ = cudaMemcpyDefault;
+  std::string error_;
+};
+
+// The run's buffers, sized for its largest case plus room for the offsets. `src` holds the
+// reference bytes and `ref` the same bytes on the device; nothing ever writes either again.
+struct Buffers {
+  Buffers(std::uint64_t bytes, bool pinned_source)
+      : size(bytes),
+        src(bytes, MemoryKind::kPageable),
+        dst(bytes, MemoryKind::kPageable),
+        pinned_aux(bytes, MemoryKind::kPinned),
+        dev(bytes),
+        ref(bytes) {
+    fill_pattern(src.data(), bytes, kSeed);
+    if (pinned_source) {
+      pinned_src = cuda::HostBuffer(bytes, MemoryKind::kPinned);
+      std::memcpy(pinned_src.data(), src.data(), bytes);
+    }
+    PINBENCH_CUDA_TRY(cudaMemcpy(ref.data(), src.data(), bytes, cudaMemcpyHostToDevice));
+  }
+  std::uint64_t size;
+  cuda::HostBuffer src;         // pageable: the reference bytes, the h2d source
+  cuda::HostBuffer dst;         // pageable: the d2h destination
+  cuda::HostBuffer pinned_src;  // page-locked copy of src: the ceiling's h2d source
+  cuda::HostBuffer pinned_aux;  // page-locked: the ceiling's d2h destination and the read-back
+  cuda::DeviceBuffer dev;       // the h2d destination
+  cuda::DeviceBuffer ref;       // the reference bytes on the device: the d2h source
+};
+
+// One case's two ends and what its destination must hold afterwards.
+struct Leg {
+  bool to_device = true;
+  void* host = nullptr;    // source (h2d) or destination (d2h)
+  void* device = nullptr;  // destination (h2d) or source (d2h)
+  const void* expected = nullptr;
+  std::size_t bytes = 0;
+};
+
+Leg make_leg(Buffers& b, Direction d, StagedMethod m, std::size_t bytes, std::uint64_t host_off,
+             std::uint64_t dev_off) {
+  Leg l;
+  l.to_device = d == Direction::kH2D;
+  l.bytes = bytes;
+  if (l.to_device) {
+    cuda::HostBuffer& h = m == StagedMethod::kPinned ? b.pinned_src : b.src;
+    l.host = static_cast<char*>(h.data()) + host_off;
+    l.device = static_cast<char*>(b.dev.data()) + dev_off;
+    l.expected = static_cast<const char*>(b.src.data()) + host_off;
+  } else {
+    cuda::HostBuffer& h = m == StagedMethod::kPinned ? b.pinned_aux : b.dst;
+    l.host = static_cast<char*>(h.data()) + host_off;
+    l.device = static_cast<char*>(b.ref.data()) + dev_off;
+    l.expected = static_cast<const char*>(b.src.data()) + dev_off;
+  }
+  return l;
+}
+
+// Everything the methods share: the stream, the engine, the driver team.
+struct Methods {
+  cudaStream_t stream = nullptr;
+  StagedCopier* copier = nullptr;
+  DriverTeam* team = nullptr;
+  bool last_staged = false;  // whether the engine's last copy was staged (else direct)
+
+  void sync() const { PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream)); }
+
+  void batch(const Leg& l, cudaMemcpySrcAccessOrder order) const {
+    void* dsts[1] = {l.to_device ? l.device : l.host};
+    const void* srcs[1] = {l.to_device ? static_cast<const void*>(l.host)
+                                       : static_cast<const void*>(l.device)};
+    std::size_t sizes[1] = {l.bytes};
+    cudaMemcpyAttributes attr{};
+    attr.srcAccessOrder = order;
+    // The location hints only matter for managed memory and HMM systems; set, they say the
+    // obvious.
+    cudaMemLocation host{};
+    host.type = cudaMemLocationTypeHost;
+    cudaMemLocation device{};
+    device.type = cudaMemLocationTypeDevice;
+    attr.srcLocHint = l.to_device ? host : device;
+    attr.dstLocHint = l.to_device ? device : host;
+    std::size_t first[1] = {0};
+    PINBENCH_CUDA_TRY(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, first, 1, stream));
+    sync();
+  }
+
+  // One copy of the leg by method `m`, returned from when it has completed.
+  void run(StagedMethod m, const Leg& l) {
+    const cudaMemcpyKind kind = l.to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    void* dst = l.to_device ? l.device : l.host;
+    const void* src = l.to_device ? l.host : l.device;
+    switch (m) {
+      case StagedMethod::kStaged: {
+        // The synchronous call, as a program that wants the data now would make it.
+        const std::uint64_t before = copier->stats().staged_copies;
+        if (l.to_device) {
+          copier->copy_to_device(dst, src, l.bytes, stream);
+        } else {
+          copier->copy_to_host(dst, src, l.bytes, stream);
+        }
+        last_staged = copier->stats().staged_copies != before;
+        return;
+      }
+      case StagedMethod::kPinned:
+      case StagedMethod::kPageableDriver:
+        PINBENCH_CUDA_TRY(cudaMemcpyAsync(dst, src, l.bytes, kind, stream));
+        sync();
+        return;
+      case StagedMethod::kBatchStream:
+        batch(l, cudaMemcpySrcAccessOrderStream);
+        return;
+      case StagedMethod::kBatchDuringCall:
+        batch(l, cudaMemcpySrcAccessOrderDuringApiCall);
+        return;
+      case StagedMethod::kBatchAny:
+        batch(l, cudaMemcpySrcAccessOrderAny);
+        return;
+      case StagedMethod::kMultithreadDriver:
+        team->copy(dst, src, l.bytes, kind);
+        return;
+      case StagedMethod::kRegisterCopy: {
+        PINBENCH_CUDA_TRY(cudaHostRegister(l.host, l.bytes, cudaHostRegisterDefault));
+        const cudaError_t err = cudaMemcpyAsync(dst, src, l.bytes, kind, stream);
+        const cudaError_t synced = err == cudaSuccess ? cudaStreamSynchronize(stream) : err;
+        PINBENCH_CUDA_TRY(cudaHostUnregister(l.host));
+        PINBENCH_CUDA_TRY(synced);
+        return;
+      }
+      case StagedMethod::kSmPageableKernel:
+        cuda::launch_sm_copy(dst, src, l.bytes, stream);
+        sync();
+        return;
+    }
+  }
+};
+
+// Clears the leg's destination (outside any timed interval).
+void clear(const Leg& l, cudaStream_t stream) {
+  if (l.to_device) {
+    PINBENCH_CUDA_TRY(cudaMemsetAsync(l.device, 0, l.bytes, stream));
+    PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
+  } else {
+    std::memset(l.host, 0, l.bytes);
+  }
+}
+
+// The offset of the first byte of the leg's destination that differs from the reference, if any.
+std::optional<std::size_t> check(const Leg& l, Buffers& b, cudaStream_t stream) {
+  if (!l.to_device) return first_mismatch(l.host, l.expected, l.bytes);
+  PINBENCH_CUDA_TRY(
+      cudaMemcpyAsync(b.pinned_aux.data(), l.device, l.bytes, cudaMemcpyDeviceToHost, stream));
+  PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
+  return first_mismatch(b.pinned_aux.data(), l.expected, l.bytes);
+}
+
+std::string size_key(std::uint64_t bytes, std::uint64_t host_off, std::uint64_t dev_off) {
+  if (host_off == 0 && dev_off == 0) {
+    std::string s = format_size(bytes);
+    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+    // format_size rounds; a size it cannot say exactly is named in bytes.
+    if (bytes % kKiB != 0) s = fmt::format("{}B", bytes);
+    return s;
+  }
+  return fmt::format("{}B@+{}/+{}", bytes, host_off, dev_off);
+}
+
+struct Measured {
+  std::vector<double> ms;
+  bool failed = false;
+  std::string detail;
+};
+
+// Warm-ups, then timed samples each between a clear and a check. `check_every` false checks only
+// the last sample (the tuning grid, where the figure matters and not each sample's proof).
+Measured measure(Methods& methods, StagedMethod m, const Leg& l, Buffers& b, int warmups,
+                 int iterations, bool check_every = true) {
+  Measured out;
+  try {
+    for (int w = 0; w < warmups; ++w) methods.run(m, l);
+    for (int i = 0; i < iterations; ++i) {
+      const bool checked = check_every || i == iterations - 1;
+      if (checked) clear(l, methods.stream);
+      const auto t0 = Clock::now();
+      methods.run(m, l);
+      out.ms.push_back(ms_since(t0));
+      if (!checked) continue;
+      if (const auto bad = check(l, b, methods.stream)) {
+        out.failed = true;
+        out.detail = fmt::format("sample {}: the first differing byte is at offset {} of {}", i,
+                                 *bad, l.bytes);
+        break;
+      }
+    }
+  } catch (const std::exception& e) {
+    out.failed = true;
+    out.detail = e.what();
+  }
+  return out;
+}
+
+MachineInfo machine_or_throw() {
+  cuda::require_device();
+  return cuda::query_machine(0);
+}
+
+Gate kind_gate(const char* name, const void* p, const char* expected) {
+  const std::string seen = cuda::observed_memory_kind(p);
+  return {fmt::format("kind/{}", name), seen == expected,
+          fmt::format("cudaPointerGetAttributes says {}, expected {}", seen, expected)};
+}
+
+}  // namespace
+
+RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress) {
+  const auto start = Clock::now();
+  config.validate();
+  RunRecord record;
+  record.machine = machine_or_throw();
+  const std::string problem = staged_fit_problem(config, cuda::device_free_bytes(),
+                                                 host_memory_bytes(), host_available_bytes());
+  if (!problem.empty()) throw InputError(problem);
+  record.experiment = "staged";
+  record.pinbench_version = kVersion;
+  record.created_utc = utc_now_iso8601();
+  record.config = to_json(config);
+  record.config["timing"] = "host clock from the call to the copy's completion, every method alike";
+
+  const auto has = [&](StagedMethod m) {
+    return std::find(config.methods.begin(), config.methods.end(), m) != config.methods.end();
+  };
+  const bool pinned_source =
+      has(StagedMethod::kPinned) && std::find(config.directions.begin(), config.directions.end(),
+                                              Direction::kH2D) != config.directions.end();
+  progress(fmt::format("allocating {} of host memory and {} of page-locked staging",
+                       format_size(4 * (config.largest() + 2 * kHostPageBytes)),
+                       format_size(staging_bytes(config.engine))));
+  Buffers b(config.largest() + 2 * kHostPageBytes, pinned_source);
+  StagedCopier copier(config.engine);
+  DriverTeam team(config.driver_threads);
+  cuda::Stream stream;
+  Methods methods{stream.get(), &copier, &team};
+
+  record.gates.push_back(kind_gate("source", b.src.data(), "pageable"));
+  record.gates.push_back(kind_gate("destination", b.dst.data(), "pageable"));
+  record.gates.push_back(kind_gate("read-back", b.pinned_aux.data(), "pinned"));
+  if (pinned_source)
+    record.gates.push_back(kind_gate("pinned-source", b.pinned_src.data(), "pinned"));
+  bool kinds_ok = true;
+  for (const Gate& g : record.gates) kinds_ok = kinds_ok && g.passed;
+
+  const bool pageable_access = record.machine.pageable_memory_access != 0;
+  nlohmann::json skipped = nlohmann::json::array();
+  std::vector<StagedMethod> methods_run;
+  for (StagedMethod m : config.methods) {
+    if (m == StagedMethod::kSmPageableKernel && !pageable_access) {
+      skipped.push_back({{"method", to_string(m)},
+                         {"reason",
+                          "the device cannot reach pageable memory from a kernel "
+                          "(cudaDevAttrPageableMemoryAccess is 0)"}});
+      continue;
+    }
+    methods_run.push_back(m);
+  }
+  record.config["skipped"] = skipped;
+
+  struct Size {
+    std::uint64_t bytes, host_off, dev_off;
+  };
+  std::vector<Size> sizes;
+  for (std::uint64_t s : config.sizes) sizes.push_back({s, 0, 0});
+  for (std::uint64_t s : config.odd_sizes)
+    sizes.push_back({s, config.host_offset, config.device_offset});
+  std::stable_sort(sizes.begin(), sizes.end(),
+                   [](const Size& x, const Size& y) { return x.bytes < y.bytes; });
+
+  const std::size_t total = config.directions.size() * sizes.size() * methods_run.size();
+  std::size_t n = 0;
+  for (Direction d : config.directions) {
+    for (const Size& s : sizes) {
+      for (StagedMethod m : methods_run) {
+        ++n;
+        progress(fmt::format("[{}/{}] {} {} {}{}", n, total, to_string(d), to_string(m),
+                             format_size(s.bytes), s.host_off || s.dev_off ? " unaligned" : ""));
+        const Leg leg = make_leg(b, d, m, s.bytes, s.host_off, s.dev_off);
+        Measured r = measure(methods, m, leg, b, config.warmups, config.iterations);
+        // A registration left behind would make every later "pageable" figure a pinned one.
+        if (m == StagedMethod::kRegisterCopy && !r.failed &&
+            cuda::observed_memory_kind(leg.host) != "pageable") {
+          r.failed = true;
+          r.detail = "the host buffer is still registered after cudaHostUnregister";
+        }
+        Case c;
+        c.part = "staged";
+        c.direction = to_string(d);
+        c.memory = m == StagedMethod::kPinned ? "pinned" : "pageable";
+        c.method = to_string(m);
+        c.timing = "host_clock";
+        c.bytes = s.bytes;
+        c.warmups = config.warmups;
+        c.samples_ms = r.ms;
+        c.gate = fmt::format("staged/{}/{}/{}", to_string(d), to_string(m),
+                             size_key(s.bytes, s.host_off, s.dev_off));
+        c.verified = !r.failed && kinds_ok && !r.ms.empty();
+        c.extra = {{"host_offset", s.host_off}, {"device_offset", s.dev_off}};
+        if (m == StagedMethod::kStaged && !r.failed) {
+          c.extra["path"] = methods.last_staged ? "staged" : "direct";
+        }
+        if (m == StagedMethod::kMultithreadDriver) c.extra["threads"] = config.driver_threads;
+        record.gates.push_back({c.gate, !r.failed,
+                                r.failed ? r.detail
+                                         : fmt::format("every one of {} samples delivered all {} "
+                                                       "bytes",
+                                                       r.ms.size(), s.bytes)});
+        record.cases.push_back(std::move(c));
+      }
+    }
+  }
+  record.wall_ms = ms_since(start);
+  return record;
+}
+
+RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& progress) {
+  const auto start = Clock::now();
+  config.validate();
+  RunRecord record;
+  record.machine = machine_or_throw();
+  StagedBenchConfig fit;
+  fit.sizes = config.sizes;
+  fit.odd_sizes.clear();
+  fit.engine = config.engine;
+  fit.force = config.force;
+  std::uint64_t biggest_ring = 0;
+  for (const StagingRing& r : config.shapes()) {
+    biggest_ring =
+        std::max<std::uint64_t>(biggest_ring, r.chunk_bytes * static_cast<std::uint64_t>(r.depth));
+  }
+  fit.engine.to_device = {static_cast<std::size_t>(biggest_ring), 1, 1};  // only its size counts
+  fit.engine.to_host = {0, 0, 0};
+  if (const std::string p = staged_fit_problem(fit, cuda::device_free_bytes(), host_memory_bytes(),
+                                               host_available_bytes());
+      !p.empty()) {
+    throw InputError(p);
+  }
+  record.experiment = "staged-tune";
+  record.pinbench_version = kVersion;
+  record.created_utc = utc_now_iso8601();
+  record.config = to_json(config);
+
+  std::uint64_t largest = 0;
+  for (std::uint64_t s : config.sizes) largest = std::max(largest, s);
+  Buffers b(largest + 2 * kHostPageBytes, false);
+  cuda::Stream stream;
+  record.gates.push_back(kind_gate("source", b.src.data(), "pageable"));
+  record.gates.push_back(kind_gate("destination", b.dst.data(), "pageable"));
+  bool kinds_ok = record.gates[0].passed && record.gates[1].passed;
+
+  const std::vector<StagingRing> shapes = config.shapes();
+  const std::size_t total = config.directions.size() * shapes.size();
+  std::size_t n = 0;
+  for (Direction d : config.directions) {
+    for (const StagingRing& shape : shapes) {
+      ++n;
+      const std::string name =
+          fmt::format("{}x{}/{}t", size_key(shape.chunk_bytes, 0, 0), shape.depth, shape.threads);
+      progress(fmt::format("[{}/{}] {} {}", n, total, to_string(d), name));
+      // The measured direction gets the shape; the other a token ring.
+      StagedCopyOptions o = config.engine;
+      o.edge_chunk_bytes = std::min<std::size_t>(o.edge_chunk_bytes, shape.chunk_bytes);
+      const StagingRing token{std::max<std::size_t>(o.edge_chunk_bytes, 64 * kKiB), 2, 1};
+      o.to_device = d == Direction::kH2D ? shape : token;
+      o.to_host = d == Direction::kH2D ? token : shape;
+      o.max_staging_bytes = staging_bytes(o);
+      StagedCopier copier(o);
+      Methods methods{stream.get(), &copier, nullptr};
+      for (std::uint64_t bytes : config.sizes) {
+        const Leg leg = make_leg(b, d, StagedMethod::kStaged, bytes, 0, 0);
+        const Measured r = measure(methods, StagedMethod::kStaged, leg, b, config.warmups,
+                                   config.iterations, /*check_every=*/false);
+        Case c;
+        c.part = "tune";
+        c.direction = to_string(d);
+        c.memory = "pageable";
+        c.method = name;
+        c.timing = "host_clock";
+        c.bytes = bytes;
+        c.warmups = config.warmups;
+        c.samples_ms = r.ms;
+        c.gate = fmt::format("tune/{}/{}/{}", to_string(d), name, size_key(bytes, 0, 0));
+        c.verified = !r.failed && kinds_ok && !r.ms.empty();
+        c.extra = {
+            {"chunk_bytes", shape.chunk_bytes}, {"depth", shape.depth}, {"threads", shape.threads}};
+        record.gates.push_back(
+            {c.gate, !r.failed, r.failed ? r.detail : "the last sample delivered every byte"});
+        record.cases.push_back(std::move(c));
+      }
+    }
+  }
+  record.wall_ms = ms_since(start);
+  return record;
+}
+
+}  // namespace pinbench

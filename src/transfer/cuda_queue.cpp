@@ -1,0 +1,67 @@
+// The CUDA device queue (cuda_queue.hpp): cudaMemcpyAsync on the lane's stream, and
+// cudaEventRecord / cudaEventQuery for the ring slots' marks.
+#include "transfer/cuda_queue.hpp"
+
+namespace pinbench::transfer {
+
+std::string describe_cuda_error(const char* call, cudaError_t err) {
+  (void)cudaGetLastError();
+  return std::string(call) + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
+         ")";
+}
+
+void check_cuda(cudaError_t err, const char* call) {
+  if (err != cudaSuccess)
+    throw TransferFailure(static_cast<int>(err), describe_cuda_error(call, err));
+}
+
+CudaQueue::CudaQueue(int device, int depth, cudaMemcpyKind kind) : device_(device), kind_(kind) {
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
+             "cudaStreamCreateWithFlags");
+  events_.reserve(static_cast<std::size_t>(depth));
+  for (int i = 0; i < depth; ++i) {
+    cudaEvent_t e = nullptr;
+    const cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    if (err != cudaSuccess) {
+      for (cudaEvent_t made : events_) (void)cudaEventDestroy(made);
+      (void)cudaStreamDestroy(stream_);
+      check_cuda(err, "cudaEventCreateWithFlags");
+    }
+    events_.push_back(e);
+  }
+}
+
+CudaQueue::~CudaQueue() {
+  // The lane has retired every chunk; nothing is left on the stream but finished work.
+  (void)cudaStreamSynchronize(stream_);
+  for (cudaEvent_t e : events_) (void)cudaEventDestroy(e);
+  (void)cudaStreamDestroy(stream_);
+  (void)cudaGetLastError();
+}
+
+void CudaQueue::bind_thread() {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+}
+
+void CudaQueue::copy(void* dst, const void* src, std::size_t bytes) {
+  check_cuda(cudaMemcpyAsync(dst, src, bytes, kind_, stream_), "cudaMemcpyAsync");
+}
+
+void CudaQueue::mark(int slot) {
+  check_cuda(cudaEventRecord(events_[static_cast<std::size_t>(slot)], stream_), "cudaEventRecord");
+}
+
+bool CudaQueue::reached(int slot) {
+  const cudaError_t err = cudaEventQuery(events_[static_cast<std::size_t>(slot)]);
+  if (err == cudaSuccess) return true;
+  if (err == cudaErrorNotReady) return false;
+  throw TransferFailure(static_cast<int>(err), describe_cuda_error("cudaEventQuery", err));
+}
+
+void CudaQueue::drain() noexcept {
+  (void)cudaStreamSynchronize(stream_);
+  (void)cudaGetLastError();
+}
+
+}  // namespace pinbench::transfer

@@ -1,0 +1,142 @@
+// The lane's host copy workers (host_copy_pool.hpp). Lock-free on the hot path: publishing a
+// task is two atomic stores, claiming a slice one compare-and-swap, finishing it one decrement.
+// The mutex and condition variable are only for workers that ran out of work and went to sleep.
+#include "transfer/host_copy_pool.hpp"
+
+#include <chrono>
+#include <cstring>
+
+#include "core/chunk_plan.hpp"
+
+namespace pinbench::transfer {
+namespace {
+
+// How long an idle worker spins before it sleeps. Chunks of one copy follow each other within
+// microseconds; a sleeping thread takes tens of microseconds to wake.
+constexpr std::chrono::microseconds kSpin{200};
+
+std::uint64_t make_claim(std::uint64_t ticket, std::size_t count, std::size_t next) {
+  return (ticket & 0xFFFFFFFFu) << 32 | static_cast<std::uint64_t>(count) << 16 |
+         static_cast<std::uint64_t>(next);
+}
+std::uint32_t claim_ticket(std::uint64_t v) {
+  return static_cast<std::uint32_t>(v >> 32);
+}
+std::size_t claim_count(std::uint64_t v) {
+  return static_cast<std::size_t>((v >> 16) & 0xFFFF);
+}
+std::size_t claim_next(std::uint64_t v) {
+  return static_cast<std::size_t>(v & 0xFFFF);
+}
+
+}  // namespace
+
+HostCopyPool::HostCopyPool(int threads, int max_pending)
+    : slices_per_task_threads_(threads), tasks_(static_cast<std::size_t>(max_pending)) {
+  workers_.reserve(static_cast<std::size_t>(threads));
+  try {
+    for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  } catch (...) {
+    stop_.store(true);
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+    throw;
+  }
+}
+
+HostCopyPool::~HostCopyPool() {
+  {
+    std::lock_guard<std::mutex> lock(sleep_mutex_);
+    stop_.store(true, std::memory_order_seq_cst);
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+std::uint64_t HostCopyPool::publish(void* dst, const void* src, std::size_t bytes,
+                                    std::uintptr_t host_address) {
+  const std::uint64_t ticket = published_.load(std::memory_order_relaxed);
+  Task& t = tasks_[ticket % tasks_.size()];
+  const std::size_t count = slice_count(bytes, slices_per_task_threads_);
+  t.dst = static_cast<char*>(dst);
+  t.src = static_cast<const char*>(src);
+  t.bytes = bytes;
+  t.host_address = host_address;
+  t.remaining.store(static_cast<std::uint32_t>(count), std::memory_order_relaxed);
+  // The claim word is what workers test; storing it last (release) publishes the fields above.
+  t.claim.store(make_claim(ticket, count, 0), std::memory_order_release);
+  published_.store(ticket + 1, std::memory_order_seq_cst);
+  // Pairs with the sleeper's increment-then-check in wait_for_work: either the worker sees the
+  // new ticket, or this thread sees the sleeper and wakes it.
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> lock(sleep_mutex_);
+    wake_.notify_all();
+  }
+  return ticket;
+}
+
+bool HostCopyPool::complete(std::uint64_t ticket) const {
+  const Task& t = tasks_[ticket % tasks_.size()];
+  return t.remaining.load(std::memory_order_acquire) == 0 &&
+         claim_ticket(t.claim.load(std::memory_order_acquire)) ==
+             static_cast<std::uint32_t>(ticket);
+}
+
+bool HostCopyPool::claim_and_copy(std::uint64_t cursor) {
+  Task& t = tasks_[cursor % tasks_.size()];
+  std::uint64_t v = t.claim.load(std::memory_order_acquire);
+  while (true) {
+    // A newer ticket in the record means this one finished long ago.
+    if (claim_ticket(v) != static_cast<std::uint32_t>(cursor)) return false;
+    const std::size_t next = claim_next(v);
+    const std::size_t count = claim_count(v);
+    if (next >= count) return false;
+    if (t.claim.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
+      // The task cannot be reused before this slice is counted off, so its fields hold still.
+      const Chunk s = slice_of(t.bytes, t.host_address, count, next);
+      if (s.bytes > 0) std::memcpy(t.dst + s.offset, t.src + s.offset, s.bytes);
+      t.remaining.fetch_sub(1, std::memory_order_acq_rel);
+      return true;
+    }
+  }
+}
+
+void HostCopyPool::wait_for_work(std::uint64_t cursor) {
+  const auto spin_until = std::chrono::steady_clock::now() + kSpin;
+  int n = 0;
+  while (published_.load(std::memory_order_acquire) <= cursor) {
+    if (stop_.load(std::memory_order_acquire)) return;
+    if (++n % 64 == 0 && std::chrono::steady_clock::now() > spin_until) {
+      std::unique_lock<std::mutex> lock(sleep_mutex_);
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      wake_.wait(lock, [&] {
+        return published_.load(std::memory_order_seq_cst) > cursor ||
+               stop_.load(std::memory_order_seq_cst);
+      });
+      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      return;
+    }
+    std::this_thread::yield();
+  }
+}
+
+void HostCopyPool::work() {
+  std::uint64_t cursor = 0;
+  while (true) {
+    if (published_.load(std::memory_order_acquire) <= cursor) {
+      wait_for_work(cursor);
+      if (published_.load(std::memory_order_acquire) <= cursor &&
+          stop_.load(std::memory_order_acquire)) {
+        return;
+      }
+      continue;
+    }
+    // Copy slices of this ticket until none is left, then look at the next one.
+    while (claim_and_copy(cursor)) {
+    }
+    ++cursor;
+  }
+}
+
+}  // namespace pinbench::transfer

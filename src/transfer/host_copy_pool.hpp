@@ -1,0 +1,69 @@
+// The host threads of one lane: they copy chunks between pageable memory and staging buffers.
+//
+// The lane's coordinator publishes a task per chunk (a memcpy of up to a staging buffer) and
+// never copies itself; the workers claim the task's slices one at a time (core/chunk_plan.hpp
+// cuts them on page boundaries) and move on to the next task as soon as the current one has no
+// slice left, so the host side keeps copying while the coordinator talks to the device. Between
+// bursts, a worker spins briefly (a chunk usually follows within microseconds) and then sleeps.
+//
+// A task's claim counter and its ticket share one atomic word, so a worker that arrives late,
+// after the task's record was reused for a newer ticket, sees the new ticket and moves on
+// instead of copying a slice of the wrong chunk.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace pinbench::transfer {
+
+class HostCopyPool {
+ public:
+  // `threads` workers; at most `max_pending` published tasks may be incomplete at a time.
+  HostCopyPool(int threads, int max_pending);
+  ~HostCopyPool();  // joins the workers; every published task must be complete by then
+  HostCopyPool(const HostCopyPool&) = delete;
+  HostCopyPool& operator=(const HostCopyPool&) = delete;
+
+  // Publishes memcpy(dst, src, bytes) and returns its ticket. `host_address` is the address of
+  // the pageable end of the copy; slices are cut on its page boundaries. The caller guarantees
+  // that the task published `max_pending` tickets earlier is complete.
+  std::uint64_t publish(void* dst, const void* src, std::size_t bytes, std::uintptr_t host_address);
+
+  // Whether every slice of `ticket` has been copied. Once true, the copied bytes are visible to
+  // the calling thread. Only for tickets published within the last `max_pending`.
+  bool complete(std::uint64_t ticket) const;
+
+  int threads() const { return static_cast<int>(workers_.size()); }
+
+ private:
+  struct Task {
+    // ticket (32 bits) << 32 | slice count (16 bits) << 16 | next unclaimed slice (16 bits)
+    std::atomic<std::uint64_t> claim{~std::uint64_t{0}};
+    std::atomic<std::uint32_t> remaining{0};
+    char* dst = nullptr;
+    const char* src = nullptr;
+    std::size_t bytes = 0;
+    std::uintptr_t host_address = 0;
+  };
+
+  void work();
+  bool claim_and_copy(std::uint64_t cursor);  // false: no slice of `cursor` left
+  void wait_for_work(std::uint64_t cursor);
+
+  const int slices_per_task_threads_;
+  std::vector<Task> tasks_;
+  std::atomic<std::uint64_t> published_{0};
+  std::atomic<bool> stop_{false};
+  std::atomic<int> sleepers_{0};
+  std::mutex sleep_mutex_;
+  std::condition_variable wake_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace pinbench::transfer

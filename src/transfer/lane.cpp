@@ -1,0 +1,317 @@
+// The lane's coordinator (lane.hpp): admits chunks into ring slots, hands host copies to the
+// pool, queues device copies in order, and retires chunks in order. Each pass of step() moves
+// every chunk as far as it can go without blocking.
+#include "transfer/lane.hpp"
+
+#include <chrono>
+#include <exception>
+#include <utility>
+
+namespace pinbench::transfer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Polling for the device costs a core while chunks are in flight; once nothing has moved for
+// this long (the caller's stream is busy with something else), the coordinator naps instead.
+constexpr std::chrono::milliseconds kBusyPoll{1};
+constexpr std::chrono::microseconds kNap{20};
+constexpr std::chrono::microseconds kIdleSpin{200};
+
+enum class Stage { kHost, kDevice, kDone };
+
+}  // namespace
+
+struct Lane::Run {
+  Job job;
+  std::vector<Chunk> chunks;
+  std::size_t next = 0;    // the next chunk to admit
+  std::size_t issued = 0;  // chunks whose device copy is queued
+  int in_flight = 0;
+  bool failed = false;
+  bool device_started = false;
+  bool gap = false;  // a chunk retired without its bytes: later ones no longer extend the prefix
+};
+
+struct Lane::Slot {
+  Run* run = nullptr;
+  std::size_t index = 0;  // of the chunk within its run
+  int slot = 0;           // ring slot
+  Stage stage = Stage::kHost;
+  std::uint64_t ticket = 0;  // the pool task, while stage is kHost
+  bool ok = false;           // both stages done without error: the chunk's bytes arrived
+};
+
+Lane::Lane(const LaneShape& shape, void* staging, std::unique_ptr<DeviceQueue> queue)
+    : shape_(shape),
+      staging_(static_cast<char*>(staging)),
+      queue_(std::move(queue)),
+      pool_(shape.threads, shape.depth) {
+  coordinator_ = std::thread([this] { coordinate(); });
+}
+
+Lane::~Lane() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    stopping_.store(true, std::memory_order_release);
+  }
+  wake_.notify_all();
+  coordinator_.join();
+}
+
+void Lane::submit(Job job) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    submitted_.push_back(std::move(job));
+    pending_.fetch_add(1, std::memory_order_release);
+  }
+  wake_.notify_all();
+}
+
+char* Lane::slot_memory(int slot) const {
+  return staging_ + static_cast<std::size_t>(slot) * shape_.chunk_bytes;
+}
+
+void Lane::fail(Run& run, int code, const std::string& message) {
+  if (run.failed) return;
+  run.failed = true;
+  run.job.state->fail(code, message);
+}
+
+void Lane::issue_device(Slot& s) {
+  Run& r = *s.run;
+  const Chunk& c = r.chunks[s.index];
+  char* staging = slot_memory(s.slot);
+  s.stage = Stage::kDone;  // unless the copy is queued below
+  try {
+    if (!r.device_started) {
+      r.device_started = true;
+      if (r.job.before_device) r.job.before_device();
+    }
+    if (shape_.flow == Flow::kToDevice) {
+      queue_->copy(static_cast<char*>(r.job.dst) + c.offset, staging, c.bytes);
+    } else {
+      queue_->copy(staging, static_cast<const char*>(r.job.src) + c.offset, c.bytes);
+    }
+  } catch (const TransferFailure& e) {
+    fail(r, e.code(), e.what());
+    return;
+  } catch (const std::exception& e) {
+    fail(r, 0, e.what());
+    return;
+  }
+  try {
+    queue_->mark(s.slot);
+  } catch (const TransferFailure& e) {
+    // Without a mark nothing says when the slot is free again; wait for all of it instead.
+    queue_->drain();
+    fail(r, e.code(), e.what());
+    return;
+  }
+  s.stage = Stage::kDevice;
+  if (++r.issued == r.chunks.size()) {
+    try {
+      if (r.job.after_device) r.job.after_device();
+      r.job.state->set_device_work_queued();
+    } catch (const TransferFailure& e) {
+      fail(r, e.code(), e.what());
+    } catch (const std::exception& e) {
+      fail(r, 0, e.what());
+    }
+  }
+}
+
+bool Lane::admit() {
+  bool progress = false;
+  while (slots_.size() < static_cast<std::size_t>(shape_.depth)) {
+    Run* r = nullptr;
+    for (Run& candidate : runs_) {
+      if (!candidate.failed && candidate.next < candidate.chunks.size()) {
+        r = &candidate;
+        break;
+      }
+    }
+    if (r == nullptr) break;
+    Slot s;
+    s.run = r;
+    s.index = r->next++;
+    s.slot = static_cast<int>(admitted_++ % static_cast<std::uint64_t>(shape_.depth));
+    ++r->in_flight;
+    const Chunk& c = r->chunks[s.index];
+    slots_.push_back(s);
+    Slot& placed = slots_.back();
+    if (shape_.flow == Flow::kToDevice) {
+      const char* src = static_cast<const char*>(r->job.src) + c.offset;
+      placed.ticket = pool_.publish(slot_memory(placed.slot), src, c.bytes,
+                                    reinterpret_cast<std::uintptr_t>(src));
+      placed.stage = Stage::kHost;
+    } else {
+      issue_device(placed);
+    }
+    progress = true;
+  }
+  return progress;
+}
+
+bool Lane::advance() {
+  bool progress = false;
+  // Device copies (to the device) and host drains (to the host) start strictly in chunk order:
+  // `in_order` turns false at the first chunk that is not ready for its next stage.
+  bool in_order = true;
+  for (Slot& s : slots_) {
+    Run& r = *s.run;
+    const Chunk& c = r.chunks[s.index];
+    if (shape_.flow == Flow::kToDevice) {
+      if (s.stage == Stage::kHost) {
+        if (!in_order || !pool_.complete(s.ticket)) {
+          in_order = false;
+          continue;
+        }
+        progress = true;
+        if (r.failed) {
+          s.stage = Stage::kDone;  // staged, but its copy already failed: no DMA
+        } else {
+          issue_device(s);
+        }
+      } else if (s.stage == Stage::kDevice) {
+        try {
+          if (!queue_->reached(s.slot)) continue;
+          s.ok = true;
+        } catch (const TransferFailure& e) {
+          fail(r, e.code(), e.what());
+        }
+        s.stage = Stage::kDone;
+        progress = true;
+      }
+      continue;
+    }
+    // To the host.
+    if (s.stage == Stage::kDevice) {
+      if (!in_order) continue;
+      try {
+        if (!queue_->reached(s.slot)) {
+          in_order = false;
+          continue;
+        }
+      } catch (const TransferFailure& e) {
+        fail(r, e.code(), e.what());
+        s.stage = Stage::kDone;
+        progress = true;
+        continue;
+      }
+      progress = true;
+      if (r.failed) {
+        s.stage = Stage::kDone;  // arrived in staging, but its copy already failed
+      } else {
+        char* dst = static_cast<char*>(r.job.dst) + c.offset;
+        s.ticket =
+            pool_.publish(dst, slot_memory(s.slot), c.bytes, reinterpret_cast<std::uintptr_t>(dst));
+        s.stage = Stage::kHost;
+      }
+    } else if (s.stage == Stage::kHost && pool_.complete(s.ticket)) {
+      s.stage = Stage::kDone;  // drained: the bytes are in the caller's memory
+      s.ok = true;
+      progress = true;
+    }
+  }
+  return progress;
+}
+
+bool Lane::retire() {
+  bool progress = false;
+  while (!slots_.empty() && slots_.front().stage == Stage::kDone) {
+    const Slot& s = slots_.front();
+    Run& r = *s.run;
+    // Chunks retire in order, so what is counted is always a prefix of the destination.
+    if (!s.ok) r.gap = true;
+    if (s.ok && !r.gap) r.job.state->add_delivered(r.chunks[s.index].bytes);
+    --r.in_flight;
+    slots_.pop_front();
+    progress = true;
+  }
+  return progress;
+}
+
+void Lane::finish_runs() {
+  for (auto it = runs_.begin(); it != runs_.end();) {
+    Run& r = *it;
+    const bool all_admitted = r.next == r.chunks.size();
+    if (r.in_flight == 0 && (r.failed || all_admitted)) {
+      r.job.state->finish();
+      it = runs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+bool Lane::step() {
+  bool progress = retire();
+  progress = admit() || progress;
+  progress = advance() || progress;
+  progress = retire() || progress;
+  finish_runs();
+  return progress;
+}
+
+void Lane::coordinate() {
+  std::string unbound;  // why the coordinator cannot use the device, if it cannot
+  int unbound_code = 0;
+  try {
+    queue_->bind_thread();
+  } catch (const TransferFailure& e) {
+    unbound = e.what();
+    unbound_code = e.code();
+  }
+  auto last_progress = Clock::now();
+  while (true) {
+    std::deque<Job> taken;
+    if (slots_.empty() && runs_.empty()) {
+      // Idle. Copies often come in quick succession, and a sleeping coordinator takes tens of
+      // microseconds to wake, so look for the next one for a short while before sleeping.
+      const auto until = Clock::now() + kIdleSpin;
+      for (int n = 0; pending_.load(std::memory_order_acquire) == 0 &&
+                      !stopping_.load(std::memory_order_acquire);
+           ++n) {
+        if (n % 64 == 63 && Clock::now() > until) break;
+        std::this_thread::yield();
+      }
+    }
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (slots_.empty() && runs_.empty() && submitted_.empty()) {
+        wake_.wait(lock, [&] { return stop_ || !submitted_.empty(); });
+        if (submitted_.empty()) return;  // stopping, and nothing left to do
+      }
+      taken.swap(submitted_);
+      pending_.store(0, std::memory_order_release);
+    }
+    for (Job& job : taken) {
+      runs_.emplace_back();
+      Run& r = runs_.back();
+      r.job = std::move(job);
+      if (!unbound.empty()) {
+        fail(r, unbound_code, unbound);
+        continue;
+      }
+      try {
+        const auto* host =
+            static_cast<const char*>(shape_.flow == Flow::kToDevice ? r.job.src : r.job.dst);
+        r.chunks = plan_chunks(r.job.bytes, reinterpret_cast<std::uintptr_t>(host),
+                               {shape_.chunk_bytes, shape_.edge_chunk_bytes, kHostPageBytes});
+      } catch (const std::exception& e) {
+        fail(r, 0, e.what());
+      }
+    }
+    if (step() || !taken.empty()) {
+      last_progress = Clock::now();
+    } else if (Clock::now() - last_progress < kBusyPoll) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(kNap);
+    }
+  }
+}
+
+}  // namespace pinbench::transfer

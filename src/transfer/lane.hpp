@@ -1,0 +1,135 @@
+// One direction of the staged copy engine: a ring of staging buffers, a coordinator thread and
+// a pool of host copy threads. No CUDA here: the lane talks to the device only through the
+// DeviceQueue interface, so tests drive it with a simulated device and inject failures.
+//
+// Every chunk passes through two stages, host copy and device copy, in a ring slot of its own:
+//
+//   to the device:  host threads copy pageable -> slot, then the queue copies slot -> device
+//   to the host:    the queue copies device -> slot, then host threads copy slot -> pageable
+//
+// The coordinator admits chunks into free slots in order (a copy's chunks, then the next
+// copy's), issues device copies in order and retires chunks in order, so slot `n % depth` is
+// always free for the n-th chunk. Copies of one lane run one after another, but their chunks
+// flow back to back: the next copy's first chunk fills while the last one's DMA runs. The
+// coordinator polls (the device queue's marks and the pool's tickets) while chunks are in
+// flight, backing off to short sleeps when nothing moves for a while; when the lane is empty it
+// looks for new copies for a short while, then sleeps on a condition variable.
+//
+// A failure (a device call that throws, a mark that reports an error) fails the copy it belongs
+// to: no more of its chunks are admitted, the ones in flight are carried to the end of their
+// stage (so nothing writes into the caller's memory afterwards), and only then is the copy
+// finished with its error and the count of bytes that had arrived. Later copies go on.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/chunk_plan.hpp"
+#include "transfer/copy_state.hpp"
+#include "transfer/host_copy_pool.hpp"
+
+namespace pinbench::transfer {
+
+enum class Flow { kToDevice, kToHost };
+
+// The device side of a lane, used only from the lane's coordinator thread. Operations are
+// queued in order; marks say when what was queued before them has finished.
+class DeviceQueue {
+ public:
+  virtual ~DeviceQueue() = default;
+  // Called once on the coordinator thread before anything else (e.g. to select the device).
+  virtual void bind_thread() {}
+  // Queues a copy of `bytes` from `src` to `dst` (staging to device, or device to staging).
+  // Throws TransferFailure when it cannot be queued.
+  virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
+  // Queues mark `slot` (0 <= slot < depth) after everything queued so far. Throws
+  // TransferFailure.
+  virtual void mark(int slot) = 0;
+  // Whether the last mark of `slot` has been reached; throws TransferFailure when the device
+  // reports an error instead. Never blocks.
+  virtual bool reached(int slot) = 0;
+  // Waits for everything queued; errors are swallowed. For when a mark could not be queued and
+  // the lane cannot otherwise know when a staging buffer is free again.
+  virtual void drain() noexcept = 0;
+};
+
+// One copy handed to a lane.
+struct Job {
+  void* dst = nullptr;
+  const void* src = nullptr;
+  std::size_t bytes = 0;  // > 0
+  // Queued just before the copy's first device copy: e.g. "wait for the caller's stream".
+  // May throw TransferFailure; the copy then fails before any device copy.
+  std::function<void()> before_device;
+  // Queued just after the copy's last device copy: e.g. "record an event others can wait on".
+  // May throw TransferFailure.
+  std::function<void()> after_device;
+  std::shared_ptr<CopyState> state;
+};
+
+struct LaneShape {
+  Flow flow = Flow::kToDevice;
+  std::size_t chunk_bytes = 0;  // each staging slot
+  int depth = 0;
+  int threads = 0;
+  std::size_t edge_chunk_bytes = 0;
+};
+
+class Lane {
+ public:
+  // `staging` holds depth * chunk_bytes bytes and outlives the lane.
+  Lane(const LaneShape& shape, void* staging, std::unique_ptr<DeviceQueue> queue);
+  // Finishes every copy submitted so far (they complete normally), then joins its threads.
+  ~Lane();
+  Lane(const Lane&) = delete;
+  Lane& operator=(const Lane&) = delete;
+
+  // Thread-safe. Copies run in the order they were submitted.
+  void submit(Job job);
+
+  const LaneShape& shape() const { return shape_; }
+
+ private:
+  struct Run;
+  struct Slot;
+
+  void coordinate();
+  bool step();
+  bool admit();
+  bool advance();
+  bool retire();
+  void fail(Run& run, int code, const std::string& message);
+  void issue_device(Slot& s);
+  void finish_runs();
+  char* slot_memory(int slot) const;
+
+  const LaneShape shape_;
+  char* const staging_;
+  std::unique_ptr<DeviceQueue> queue_;
+  HostCopyPool pool_;
+
+  std::mutex mutex_;  // guards submitted_ and stop_
+  std::condition_variable wake_;
+  std::deque<Job> submitted_;
+  bool stop_ = false;
+  std::atomic<int> pending_{0};        // submitted_.size(), readable without the mutex
+  std::atomic<bool> stopping_{false};  // stop_, likewise
+
+  // Coordinator-only state.
+  std::list<Run> runs_;     // copies taken from submitted_, oldest first
+  std::deque<Slot> slots_;  // chunks in flight, oldest first; at most depth
+  std::uint64_t admitted_ = 0;
+
+  std::thread coordinator_;  // last: it starts once everything above exists
+};
+
+}  // namespace pinbench::transfer

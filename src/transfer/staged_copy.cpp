@@ -1,0 +1,609 @@
+// The public staged copy engine (include/pinbench/staged_copy.hpp): argument checks with
+// cudaPointerGetAttributes, the direct path for small and page-locked copies, and two lanes
+// (lane.hpp), one per direction, each with its own ring of page-locked staging memory, stream
+// and host threads.
+//
+// A staged copy is ordered after the caller's stream by an event recorded on that stream at the
+// call, which the lane's stream waits on just before the copy's first DMA. Its own end is an
+// event recorded on the lane's stream just after its last DMA, which stream_wait() hands to any
+// stream. Both events belong to the copy's State and live as long as any handle or the lane
+// needs them.
+//
+// Copies made through the engine on one stream keep their order, as copies on a stream do: the
+// engine remembers the last staged copy made on each stream, and the next copy on it (staged or
+// direct) waits for that one's end event as well. The wait can only be queued once the earlier
+// copy's device work is queued, so the next copy first waits for that on the host: the caller's
+// thread for a direct copy, the lane's coordinator for a staged one. Each copy waits only for
+// copies made before it, and a lane reaches a copy's first DMA only after every earlier copy of
+// that lane has queued all of its own, so these waits cannot form a cycle.
+#include "pinbench/staged_copy.hpp"
+
+#include <cuda.h>  // types of the one driver entry point looked up at run time, nothing linked
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "transfer/copy_state.hpp"
+#include "transfer/cuda_queue.hpp"
+#include "transfer/lane.hpp"
+#include "transfer/testing.hpp"
+
+namespace pinbench {
+
+using transfer::check_cuda;
+using transfer::describe_cuda_error;
+
+namespace transfer::testing {
+namespace {
+std::atomic<bool> fail_allocation{false};
+}  // namespace
+void fail_next_staging_allocation() {
+  fail_allocation.store(true);
+}
+}  // namespace transfer::testing
+
+namespace {
+
+// Events for copies, made once and reused: creating and destroying two per copy would cost a
+// small copy more than its own transfer. Shared by the engine and every copy's State, so a
+// handle that outlives the engine still gives its events back safely.
+class EventPool {
+ public:
+  EventPool() = default;
+  EventPool(const EventPool&) = delete;
+  EventPool& operator=(const EventPool&) = delete;
+  ~EventPool() {
+    for (cudaEvent_t e : free_) (void)cudaEventDestroy(e);
+  }
+  // Needs the engine's device current. Throws StagedCopyError.
+  cudaEvent_t take();
+  void give(cudaEvent_t e) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+      free_.push_back(e);
+    } catch (...) {
+      (void)cudaEventDestroy(e);
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<cudaEvent_t> free_;
+};
+
+}  // namespace
+
+struct StagedCopy::State {
+  std::size_t bytes = 0;
+  const char* what = "";                          // "host-to-device copy" or "device-to-host copy"
+  std::shared_ptr<transfer::CopyState> progress;  // staged copies only
+  std::shared_ptr<EventPool> events;
+  cudaEvent_t before = nullptr;  // staged: the caller's stream at the call
+  cudaEvent_t done = nullptr;    // after the copy's last device operation
+
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  // An event given back may still be pending; recording it again for another copy is allowed,
+  // and nothing waits on this copy's record any more.
+  ~State() {
+    if (before != nullptr) events->give(before);
+    if (done != nullptr) events->give(done);
+  }
+
+  [[noreturn]] void throw_failure(cudaError_t err, const std::string& cause,
+                                  std::size_t delivered) const {
+    throw StagedCopyError("pinbench: " + std::string(what) + " of " + std::to_string(bytes) +
+                              " bytes failed after " + std::to_string(delivered) +
+                              " bytes had arrived: " + cause,
+                          err, delivered, bytes);
+  }
+};
+
+namespace {
+
+std::string bytes_text(std::size_t b) {
+  if (b % (1u << 20) == 0) return std::to_string(b >> 20) + " MiB";
+  return std::to_string(b) + " bytes";
+}
+
+std::invalid_argument bad_argument(const char* what, const std::string& why) {
+  return std::invalid_argument(std::string("pinbench: ") + what + ": " + why);
+}
+
+void check_or_throw(cudaError_t err, const char* call) {
+  if (err != cudaSuccess) {
+    throw StagedCopyError("pinbench: " + describe_cuda_error(call, err), err, 0, 0);
+  }
+}
+
+// The calling thread's current device, switched to the engine's for the duration of a call and
+// switched back after it, so the caller's own CUDA state is left as it was.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    check_or_throw(cudaGetDevice(&previous_), "cudaGetDevice");
+    if (previous_ != device) {
+      check_or_throw(cudaSetDevice(device), "cudaSetDevice");
+      switched_ = true;
+    }
+  }
+  ~DeviceGuard() {
+    if (switched_) (void)cudaSetDevice(previous_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+
+cudaEvent_t EventPool::take() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!free_.empty()) {
+      const cudaEvent_t e = free_.back();
+      free_.pop_back();
+      return e;
+    }
+  }
+  cudaEvent_t e = nullptr;
+  check_or_throw(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  return e;
+}
+
+struct PinnedBlock {
+  void* ptr = nullptr;
+  PinnedBlock() = default;
+  PinnedBlock(const PinnedBlock&) = delete;
+  PinnedBlock& operator=(const PinnedBlock&) = delete;
+  ~PinnedBlock() {
+    if (ptr != nullptr) (void)cudaFreeHost(ptr);
+  }
+};
+
+void allocate_staging(PinnedBlock& block, std::size_t bytes, const char* direction) {
+  cudaError_t err = cudaErrorMemoryAllocation;
+  if (!transfer::testing::fail_allocation.exchange(false)) {
+    err = cudaHostAlloc(&block.ptr, bytes, cudaHostAllocDefault);
+  }
+  if (err != cudaSuccess) {
+    block.ptr = nullptr;
+    throw StagedCopyError("pinbench: could not allocate " + bytes_text(bytes) +
+                              " of page-locked staging memory for " + direction +
+                              " copies: " + describe_cuda_error("cudaHostAlloc", err),
+                          err, 0, 0);
+  }
+}
+
+enum class HostMemory { kPageable, kPageLocked, kManaged };
+
+cudaPointerAttributes attributes(const void* p, const char* what, const char* role) {
+  cudaPointerAttributes a{};
+  const cudaError_t err = cudaPointerGetAttributes(&a, p);
+  if (err != cudaSuccess) {
+    throw bad_argument(what, std::string("CUDA cannot tell what the ") + role +
+                                 " is: " + describe_cuda_error("cudaPointerGetAttributes", err));
+  }
+  return a;
+}
+
+// cuMemGetAddressRange, found through the runtime so that nothing links libcuda: the one way to
+// learn where a device allocation ends.
+using AddressRangeFn = CUresult (*)(CUdeviceptr*, std::size_t*, CUdeviceptr);
+
+AddressRangeFn find_address_range() {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault,
+                                       &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return reinterpret_cast<AddressRangeFn>(fn);
+}
+
+}  // namespace
+
+struct StagedCopier::Impl {
+  StagedCopyOptions options;
+  int device = 0;
+  AddressRangeFn address_range = nullptr;
+  // The last staged copy made on each stream. cudaStreamPerThread names a different stream in
+  // every thread, so it is told apart by thread.
+  std::mutex order_mutex;
+  std::map<std::pair<cudaStream_t, std::thread::id>, std::weak_ptr<StagedCopy::State>> last_staged;
+  std::shared_ptr<EventPool> events = std::make_shared<EventPool>();
+  std::atomic<std::uint64_t> staged_copies{0}, direct_copies{0}, staged_bytes{0}, direct_bytes{0};
+  // Declared before the lanes, so they are freed after the lanes have stopped using them.
+  PinnedBlock to_device_staging;
+  PinnedBlock to_host_staging;
+  transfer::CudaQueue* to_device_queue = nullptr;  // owned by its lane
+  transfer::CudaQueue* to_host_queue = nullptr;
+  std::unique_ptr<transfer::Lane> to_device;
+  std::unique_ptr<transfer::Lane> to_host;
+
+  // The lanes are stopped first, with the engine's device current: they finish the copies
+  // already submitted, and free their streams and events on the device that made them.
+  ~Impl() {
+    try {
+      const DeviceGuard guard(device);
+      to_host.reset();
+      to_device.reset();
+    } catch (const std::exception&) {
+      to_host.reset();
+      to_device.reset();
+    }
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  explicit Impl(const StagedCopyOptions& o) : options(o) {
+    if (const std::string problem = staged_options_problem(o); !problem.empty()) {
+      throw std::invalid_argument("pinbench: StagedCopyOptions: " + problem);
+    }
+    if (o.device >= 0) {
+      int count = 0;
+      check_or_throw(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+      if (o.device >= count) {
+        throw std::invalid_argument("pinbench: StagedCopyOptions: device " +
+                                    std::to_string(o.device) + " does not exist (" +
+                                    std::to_string(count) + " CUDA devices)");
+      }
+      device = o.device;
+    } else {
+      check_or_throw(cudaGetDevice(&device), "cudaGetDevice");
+    }
+    const DeviceGuard guard(device);
+    address_range = find_address_range();
+    allocate_staging(to_device_staging,
+                     o.to_device.chunk_bytes * static_cast<std::size_t>(o.to_device.depth),
+                     "host-to-device");
+    allocate_staging(to_host_staging,
+                     o.to_host.chunk_bytes * static_cast<std::size_t>(o.to_host.depth),
+                     "device-to-host");
+    to_device = make_lane(transfer::Flow::kToDevice, o.to_device, to_device_staging.ptr,
+                          cudaMemcpyHostToDevice, to_device_queue);
+    to_host = make_lane(transfer::Flow::kToHost, o.to_host, to_host_staging.ptr,
+                        cudaMemcpyDeviceToHost, to_host_queue);
+  }
+
+  std::unique_ptr<transfer::Lane> make_lane(transfer::Flow flow, const StagingRing& ring,
+                                            void* staging, cudaMemcpyKind kind,
+                                            transfer::CudaQueue*& queue_out) {
+    std::unique_ptr<transfer::CudaQueue> queue;
+    try {
+      queue = std::make_unique<transfer::CudaQueue>(device, ring.depth, kind);
+    } catch (const transfer::TransferFailure& e) {
+      throw StagedCopyError(std::string("pinbench: ") + e.what(),
+                            static_cast<cudaError_t>(e.code()), 0, 0);
+    }
+    queue_out = queue.get();
+    transfer::LaneShape shape;
+    shape.flow = flow;
+    shape.chunk_bytes = ring.chunk_bytes;
+    shape.depth = ring.depth;
+    shape.threads = ring.threads;
+    shape.edge_chunk_bytes = options.edge_chunk_bytes;
+    return std::make_unique<transfer::Lane>(shape, staging, std::move(queue));
+  }
+
+  void check_stream(cudaStream_t stream, const char* what) const {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+    if (err != cudaSuccess) {
+      throw bad_argument(
+          what, "the stream cannot be used: " + describe_cuda_error("cudaStreamIsCapturing", err));
+    }
+    if (capture != cudaStreamCaptureStatusNone) {
+      throw bad_argument(what,
+                         "the stream is being captured into a graph; a staged copy runs on host "
+                         "threads and cannot be captured");
+    }
+    int stream_device = device;
+    err = cudaStreamGetDevice(stream, &stream_device);
+    if (err != cudaSuccess) {
+      throw bad_argument(
+          what, "the stream cannot be used: " + describe_cuda_error("cudaStreamGetDevice", err));
+    }
+    if (stream_device != device) {
+      throw bad_argument(what, "the stream belongs to device " + std::to_string(stream_device) +
+                                   "; this engine copies for device " + std::to_string(device));
+    }
+  }
+
+  HostMemory check_host(const void* p, std::size_t bytes, const char* what,
+                        const char* role) const {
+    const cudaPointerAttributes a = attributes(p, what, role);
+    switch (a.type) {
+      case cudaMemoryTypeUnregistered:
+        return HostMemory::kPageable;
+      case cudaMemoryTypeManaged:
+        return HostMemory::kManaged;
+      case cudaMemoryTypeDevice:
+        throw bad_argument(what, std::string("the ") + role + " is device memory (of device " +
+                                     std::to_string(a.device) + "); it must be host memory");
+      case cudaMemoryTypeHost: {
+        // The driver would take the whole range for page-locked memory because its first byte
+        // is; a range that runs out of the locked allocation must not reach it.
+        const cudaPointerAttributes last =
+            attributes(static_cast<const char*>(p) + (bytes - 1), what, role);
+        if (last.type != cudaMemoryTypeHost) {
+          throw bad_argument(what, std::string("the ") + role +
+                                       " starts in page-locked memory but its last byte is not "
+                                       "page-locked: the range runs past the allocation");
+        }
+        return HostMemory::kPageLocked;
+      }
+    }
+    return HostMemory::kPageable;
+  }
+
+  void check_device(const void* p, std::size_t bytes, const char* what, const char* role) const {
+    const cudaPointerAttributes a = attributes(p, what, role);
+    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged) {
+      throw bad_argument(what, std::string("the ") + role +
+                                   " is host memory; it must be device memory (cudaMalloc)");
+    }
+    if (a.type == cudaMemoryTypeDevice && a.device != device) {
+      throw bad_argument(what, std::string("the ") + role + " is memory of device " +
+                                   std::to_string(a.device) + "; this engine copies for device " +
+                                   std::to_string(device));
+    }
+    if (address_range == nullptr) return;
+    CUdeviceptr base = 0;
+    std::size_t size = 0;
+    const auto at = static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p));
+    if (address_range(&base, &size, at) != CUDA_SUCCESS) return;  // not an allocation it knows
+    const CUdeviceptr end = base + size;
+    if (bytes > end - at) {
+      throw bad_argument(what, std::string("the ") + role + " range runs " +
+                                   std::to_string(bytes - (end - at)) +
+                                   " bytes past the end of its device allocation of " +
+                                   std::to_string(size) + " bytes");
+    }
+  }
+
+  static std::pair<cudaStream_t, std::thread::id> stream_key(cudaStream_t stream) {
+    return {stream, stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id()};
+  }
+
+  // The staged copy made last on `stream` if it may still be running, and, when `next` is given,
+  // `next` as the new last one.
+  std::shared_ptr<StagedCopy::State> exchange_last(cudaStream_t stream,
+                                                   const std::shared_ptr<StagedCopy::State>& next) {
+    std::lock_guard<std::mutex> lock(order_mutex);
+    if (last_staged.size() > 64) {
+      for (auto it = last_staged.begin(); it != last_staged.end();) {
+        it = it->second.expired() ? last_staged.erase(it) : std::next(it);
+      }
+    }
+    std::weak_ptr<StagedCopy::State>& slot = last_staged[stream_key(stream)];
+    std::shared_ptr<StagedCopy::State> previous = slot.lock();
+    if (next) slot = next;
+    if (previous && previous->progress->finished()) previous.reset();
+    return previous;
+  }
+
+  // Makes `stream` (or, through the returned State, the lane) wait for the last staged copy
+  // made on it. The wait can only be queued once that copy's device work is, so this blocks
+  // until then.
+  static void wait_for_previous(const std::shared_ptr<StagedCopy::State>& previous,
+                                cudaStream_t stream) {
+    if (!previous) return;
+    previous->progress->wait_device_work_queued();
+    if (previous->progress->failed()) return;  // finished: nothing of it is left to wait for
+    check_cuda(cudaStreamWaitEvent(stream, previous->done, 0), "cudaStreamWaitEvent");
+  }
+
+  // A copy cudaMemcpyAsync makes alone: small, or page-locked or managed host memory. The
+  // synchronous calls wait for it with the stream and need no event, so a small copy costs
+  // little more than the driver's own call.
+  StagedCopy direct(bool to_dev, HostMemory host, void* dst, const void* src, std::size_t bytes,
+                    cudaStream_t stream, bool synchronous, const char* what) {
+    auto state = std::make_shared<StagedCopy::State>();
+    state->bytes = bytes;
+    state->what = what;
+    state->events = events;
+    const cudaMemcpyKind kind = host == HostMemory::kManaged ? cudaMemcpyDefault
+                                : to_dev                     ? cudaMemcpyHostToDevice
+                                                             : cudaMemcpyDeviceToHost;
+    try {
+      wait_for_previous(exchange_last(stream, nullptr), stream);
+    } catch (const transfer::TransferFailure& e) {
+      state->throw_failure(static_cast<cudaError_t>(e.code()), e.what(), 0);
+    }
+    cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream);
+    if (err != cudaSuccess) {
+      state->throw_failure(err, describe_cuda_error("cudaMemcpyAsync", err), 0);
+    }
+    direct_copies.fetch_add(1, std::memory_order_relaxed);
+    direct_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    if (synchronous) {
+      err = cudaStreamSynchronize(stream);
+      if (err != cudaSuccess) {
+        state->throw_failure(err, describe_cuda_error("cudaStreamSynchronize", err), 0);
+      }
+      return StagedCopy();
+    }
+    state->done = events->take();
+    err = cudaEventRecord(state->done, stream);
+    if (err != cudaSuccess) {
+      state->throw_failure(err, describe_cuda_error("cudaEventRecord", err), 0);
+    }
+    return StagedCopy(std::move(state));
+  }
+
+  StagedCopy staged(bool to_dev, void* dst, const void* src, std::size_t bytes, cudaStream_t stream,
+                    const char* what) {
+    check_stream(stream, what);
+    auto state = std::make_shared<StagedCopy::State>();
+    state->bytes = bytes;
+    state->what = what;
+    state->events = events;
+    state->done = events->take();
+    state->before = events->take();
+    if (const cudaError_t err = cudaEventRecord(state->before, stream); err != cudaSuccess) {
+      state->throw_failure(err, describe_cuda_error("cudaEventRecord", err), 0);
+    }
+    state->progress = std::make_shared<transfer::CopyState>(bytes);
+    const std::shared_ptr<StagedCopy::State> previous = exchange_last(stream, state);
+
+    transfer::CudaQueue* queue = to_dev ? to_device_queue : to_host_queue;
+    const cudaStream_t lane_stream = queue->stream();
+    transfer::Job job;
+    job.dst = dst;
+    job.src = src;
+    job.bytes = bytes;
+    // The lambdas hold the States, so their events outlive the lane's use of them.
+    job.before_device = [state, previous, lane_stream] {
+      wait_for_previous(previous, lane_stream);
+      check_cuda(cudaStreamWaitEvent(lane_stream, state->before, 0), "cudaStreamWaitEvent");
+    };
+    job.after_device = [state, lane_stream] {
+      check_cuda(cudaEventRecord(state->done, lane_stream), "cudaEventRecord");
+    };
+    job.state = state->progress;
+    staged_copies.fetch_add(1, std::memory_order_relaxed);
+    staged_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    (to_dev ? to_device : to_host)->submit(std::move(job));
+    return StagedCopy(std::move(state));
+  }
+
+  StagedCopy submit(transfer::Flow flow, void* dst, const void* src, std::size_t bytes,
+                    cudaStream_t stream, bool synchronous) {
+    const bool to_dev = flow == transfer::Flow::kToDevice;
+    const char* what = to_dev ? "host-to-device copy" : "device-to-host copy";
+    if (bytes == 0) return StagedCopy();
+    if (dst == nullptr) throw bad_argument(what, "the destination is null");
+    if (src == nullptr) throw bad_argument(what, "the source is null");
+    const auto d = reinterpret_cast<std::uintptr_t>(dst);
+    const auto s = reinterpret_cast<std::uintptr_t>(src);
+    if (d + bytes < d || s + bytes < s) {
+      throw bad_argument(what, "the range runs past the end of the address space");
+    }
+    if (d < s + bytes && s < d + bytes) {
+      throw bad_argument(what, "the source and destination ranges overlap");
+    }
+
+    const DeviceGuard guard(device);
+    const HostMemory host = to_dev ? check_host(src, bytes, what, "source")
+                                   : check_host(dst, bytes, what, "destination");
+    if (to_dev) {
+      check_device(dst, bytes, what, "destination");
+    } else {
+      check_device(src, bytes, what, "source");
+    }
+    if (host != HostMemory::kPageable || bytes < options.direct_below_bytes) {
+      return direct(to_dev, host, dst, src, bytes, stream, synchronous, what);
+    }
+    StagedCopy copy = staged(to_dev, dst, src, bytes, stream, what);
+    if (synchronous) copy.wait();
+    return copy;
+  }
+};
+
+StagedCopier::StagedCopier(const StagedCopyOptions& options)
+    : impl_(std::make_unique<Impl>(options)) {}
+
+StagedCopier::~StagedCopier() = default;
+
+void StagedCopier::copy_to_device(void* dst, const void* src, std::size_t bytes,
+                                  cudaStream_t stream) {
+  impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream, true);
+}
+
+void StagedCopier::copy_to_host(void* dst, const void* src, std::size_t bytes,
+                                cudaStream_t stream) {
+  impl_->submit(transfer::Flow::kToHost, dst, src, bytes, stream, true);
+}
+
+StagedCopy StagedCopier::copy_to_device_async(void* dst, const void* src, std::size_t bytes,
+                                              cudaStream_t stream) {
+  return impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream, false);
+}
+
+StagedCopy StagedCopier::copy_to_host_async(void* dst, const void* src, std::size_t bytes,
+                                            cudaStream_t stream) {
+  return impl_->submit(transfer::Flow::kToHost, dst, src, bytes, stream, false);
+}
+
+StagedCopierStats StagedCopier::stats() const {
+  StagedCopierStats out;
+  out.staged_copies = impl_->staged_copies.load(std::memory_order_relaxed);
+  out.direct_copies = impl_->direct_copies.load(std::memory_order_relaxed);
+  out.staged_bytes = impl_->staged_bytes.load(std::memory_order_relaxed);
+  out.direct_bytes = impl_->direct_bytes.load(std::memory_order_relaxed);
+  return out;
+}
+
+const StagedCopyOptions& StagedCopier::options() const {
+  return impl_->options;
+}
+
+int StagedCopier::device() const {
+  return impl_->device;
+}
+
+std::size_t StagedCopier::staging_bytes() const {
+  return pinbench::staging_bytes(impl_->options);
+}
+
+void StagedCopy::wait() const {
+  if (!state_) return;
+  const State& s = *state_;
+  if (s.progress) {
+    s.progress->wait_finished();
+    if (s.progress->failed()) {
+      s.throw_failure(static_cast<cudaError_t>(s.progress->code()), s.progress->message(),
+                      s.progress->delivered());
+    }
+    return;
+  }
+  if (const cudaError_t err = cudaEventSynchronize(s.done); err != cudaSuccess) {
+    s.throw_failure(err, describe_cuda_error("cudaEventSynchronize", err), 0);
+  }
+}
+
+bool StagedCopy::done() const {
+  if (!state_) return true;
+  if (state_->progress) return state_->progress->finished();
+  const cudaError_t err = cudaEventQuery(state_->done);
+  if (err == cudaErrorNotReady) return false;
+  if (err != cudaSuccess) (void)cudaGetLastError();  // wait() reports it
+  return true;
+}
+
+void StagedCopy::stream_wait(cudaStream_t stream) const {
+  if (!state_) return;
+  const State& s = *state_;
+  if (s.progress) {
+    s.progress->wait_device_work_queued();
+    if (s.progress->failed()) {
+      s.progress->wait_finished();  // report a failure only once nothing touches the memory
+      s.throw_failure(static_cast<cudaError_t>(s.progress->code()), s.progress->message(),
+                      s.progress->delivered());
+    }
+  }
+  if (const cudaError_t err = cudaStreamWaitEvent(stream, s.done, 0); err != cudaSuccess) {
+    s.throw_failure(err, describe_cuda_error("cudaStreamWaitEvent", err), 0);
+  }
+}
+
+std::size_t StagedCopy::bytes() const {
+  return state_ ? state_->bytes : 0;
+}
+
+bool StagedCopy::staged() const {
+  return state_ && state_->progress != nullptr;
+}
+
+}  // namespace pinbench

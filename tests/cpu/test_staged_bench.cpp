@@ -1,0 +1,277 @@
+// `pinbench staged`, `staged --tune` and `pinbench pipeline` without a GPU: their plans and
+// checks, the analysis and the goals' verdicts on hand-made records, and the renderings, text
+// against golden files and the generic reports on the same records.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/staged_analysis.hpp"
+#include "core/staged_plan.hpp"
+#include "core/units.hpp"
+#include "fixtures.hpp"
+#include "report/csv.hpp"
+#include "report/html.hpp"
+#include "report/markdown.hpp"
+#include "report/staged_text.hpp"
+
+namespace pinbench {
+namespace {
+
+template <typename F>
+void expect_input_error(F&& f, const std::string& says) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one saying '" << says << "'";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+  }
+}
+
+// --- plans ------------------------------------------------------------------------------------
+
+TEST(StagedPlan, Defaults) {
+  StagedBenchConfig c = StagedBenchConfig::defaults();
+  c.normalize();
+  c.validate();
+  EXPECT_EQ(c.sizes.size(), 10u);
+  EXPECT_EQ(c.sizes.front(), 4 * kKiB);
+  EXPECT_EQ(c.sizes.back(), kGiB);
+  EXPECT_EQ(c.odd_sizes,
+            (std::vector<std::uint64_t>{4 * kKiB + 3, kMiB + 13, 64 * kMiB + 5, kGiB - 1}));
+  EXPECT_EQ(c.largest(), kGiB + 2);  // 1 GiB - 1 at a 3-byte offset
+  EXPECT_EQ(c.methods.size(), 9u);
+  EXPECT_EQ(to_json(c)["engine"]["staging_bytes"], 96 * kMiB);
+}
+
+TEST(StagedPlan, MethodNames) {
+  for (StagedMethod m : all_staged_methods()) EXPECT_EQ(parse_staged_method(to_string(m)), m);
+  EXPECT_EQ(parse_staged_methods("staged, pinned,staged").size(), 2u);
+  expect_input_error([] { parse_staged_methods("staged,teleport"); },
+                     "unknown method 'teleport' (choose from staged, pinned, pageable-driver");
+  expect_input_error([] { parse_staged_methods(""); }, "the method list is empty");
+}
+
+TEST(StagedPlan, Checks) {
+  const StagedBenchConfig ok = StagedBenchConfig::defaults();
+  auto broken = [&](auto change, const std::string& says) {
+    StagedBenchConfig c = ok;
+    change(c);
+    expect_input_error([&] { c.validate(); }, says);
+  };
+  broken([](StagedBenchConfig& c) { c.methods.clear(); }, "no method to measure");
+  broken([](StagedBenchConfig& c) { c.directions = {Direction::kBidir}; }, "not bidir");
+  broken([](StagedBenchConfig& c) { c.sizes.clear(), c.odd_sizes.clear(); }, "no size");
+  broken([](StagedBenchConfig& c) { c.host_offset = 4096; }, "below 4096 bytes");
+  broken([](StagedBenchConfig& c) { c.iterations = 0; }, "at least 1 timed sample");
+  broken([](StagedBenchConfig& c) { c.warmups = -1; }, "cannot be negative");
+  broken([](StagedBenchConfig& c) { c.driver_threads = 0; }, "--driver-threads must be between");
+  broken([](StagedBenchConfig& c) { c.engine.to_host.depth = 1; },
+         "staged engine: to_host.depth must be between 2 and 64");
+}
+
+TEST(StagedPlan, FitChecks) {
+  StagedBenchConfig c = StagedBenchConfig::defaults();
+  const std::uint64_t big = 1ull << 40;
+  EXPECT_EQ(staged_fit_problem(c, big, big, big), "");
+  EXPECT_NE(staged_fit_problem(c, kGiB, big, big).find("needs 2 GiB of device memory"),
+            std::string::npos)
+      << staged_fit_problem(c, kGiB, big, big);
+  // Two page-locked GiB plus 96 MiB of staging is more than half of 4 GiB.
+  EXPECT_NE(staged_fit_problem(c, big, 4 * kGiB, big).find("pass --force"), std::string::npos);
+  c.force = true;
+  EXPECT_EQ(staged_fit_problem(c, big, 4 * kGiB, big), "");
+  EXPECT_NE(staged_fit_problem(c, big, big, 2 * kGiB).find("is available"), std::string::npos);
+  EXPECT_EQ(staged_fit_problem(c, big, 0, 0), "");  // unknown host figures are not checked
+}
+
+TEST(StagedPlan, TuneGrid) {
+  StagedTuneConfig t;
+  t.validate();
+  const std::vector<StagingRing> shapes = t.shapes();
+  EXPECT_EQ(shapes.size(), 42u);  // 14 ring shapes within 96 MiB, 3 thread counts each
+  for (const StagingRing& r : shapes) {
+    EXPECT_LE(r.chunk_bytes * static_cast<std::size_t>(r.depth), 96 * kMiB);
+  }
+  t.depths = {1, 4};
+  expect_input_error([&] { t.validate(); }, "to_device.depth must be between 2 and 64");
+  t = {};
+  t.ring_limit_bytes = kMiB;
+  expect_input_error([&] { t.validate(); }, "no ring shape of the grid fits within 1 MiB");
+}
+
+TEST(StagedPlan, Pipeline) {
+  PipelineConfig p;
+  p.validate();
+  EXPECT_EQ(p.chunk_bytes(1), 64 * kMiB);
+  EXPECT_EQ(p.chunk_bytes(2), 32 * kMiB);
+  EXPECT_EQ(p.chunk_bytes(3), 22368256u);  // 64 MiB / 3, rounded down to 4 KiB
+  auto broken = [&](auto change, const std::string& says) {
+    PipelineConfig c;
+    change(c);
+    expect_input_error([&] { c.validate(); }, says);
+  };
+  broken([](PipelineConfig& c) { c.array_bytes = 6; }, "multiple of 4 bytes");
+  broken([](PipelineConfig& c) { c.window_bytes = 2 * kGiB; }, "no larger than the array");
+  broken([](PipelineConfig& c) { c.streams = {0}; }, "between 1 and 64, not 0");
+  broken([](PipelineConfig& c) { c.window_bytes = 8 * kKiB, c.streams = {4}; },
+         "leaves chunks under 4 KiB");
+  broken([](PipelineConfig& c) { c.kernel_rounds = -1; }, "--kernel-rounds");
+  broken([](PipelineConfig& c) { c.sources.clear(); }, "no source");
+  EXPECT_EQ(parse_counts("4,2,2", "stream count"), (std::vector<int>{4, 2}));
+  expect_input_error([] { parse_counts("2,x", "stream count"); },
+                     "stream count 'x' is not a whole number between 1 and 64");
+  EXPECT_EQ(parse_pipeline_sources("staged,pinned").size(), 2u);
+  expect_input_error([] { parse_pipeline_sources("mapped"); }, "unknown source 'mapped'");
+  const std::uint64_t big = 1ull << 40;
+  EXPECT_EQ(pipeline_fit_problem(p, big, big, big), "");
+  EXPECT_NE(pipeline_fit_problem(p, 64 * kMiB, big, big).find("device memory"), std::string::npos);
+  EXPECT_NE(pipeline_fit_problem(p, big, 4 * kGiB, big).find("pass --force"), std::string::npos);
+}
+
+// --- analysis ---------------------------------------------------------------------------------
+
+const StagedGoal& goal(const StagedAnalysis& a, const std::string& direction, const char* text) {
+  for (const StagedGoal& g : a.goals) {
+    if (g.direction == direction && g.text.find(text) != std::string::npos) return g;
+  }
+  throw std::logic_error("no such goal");
+}
+
+TEST(StagedAnalysis, RowsRatiosAndGoals) {
+  const StagedAnalysis a = analyse_staged(test::make_staged_record());
+  EXPECT_EQ(a.methods,
+            (std::vector<std::string>{"staged", "pinned", "pageable-driver", "batch-async-stream",
+                                      "multithread-driver", "register-copy-unregister"}));
+  ASSERT_EQ(a.rows.at("h2d").size(), 5u);
+  const StagedRow& r64 = a.rows.at("h2d")[2];
+  EXPECT_EQ(r64.bytes, 64 * kMiB);
+  EXPECT_NEAR(*r64.staged_over_pinned, 52.9 / 55.0, 1e-9);
+  EXPECT_NEAR(*r64.staged_over_driver, 52.9 / 8.2, 1e-9);
+  EXPECT_EQ(r64.staged_path, "staged");
+  const StagedRow& odd = a.rows.at("h2d")[3];
+  EXPECT_EQ(odd.bytes, 64 * kMiB + 5);
+  EXPECT_EQ(odd.host_offset, 3u);
+  EXPECT_EQ(odd.device_offset, 1u);
+  EXPECT_EQ(a.rows.at("h2d")[0].staged_path, "direct");
+  // The failed case has no figure.
+  EXPECT_FALSE(a.rows.at("d2h")[4].gb_per_s.at("register-copy-unregister").has_value());
+
+  EXPECT_EQ(goal(a, "h2d", "95% of pinned").verdict, Verdict::kHeld);
+  EXPECT_EQ(goal(a, "h2d", "6x the driver").verdict, Verdict::kHeld);
+  EXPECT_EQ(goal(a, "h2d", "never slower").verdict, Verdict::kHeld);
+  const StagedGoal& d2h = goal(a, "d2h", "95% of pinned");
+  EXPECT_EQ(d2h.verdict, Verdict::kDied);
+  EXPECT_NE(d2h.evidence.find("0.818 (fails) at 64 MiB; 0.815 (fails) at 64 MiB + 5 B at +3/+1"),
+            std::string::npos)
+      << d2h.evidence;
+  EXPECT_EQ(goal(a, "d2h", "6x the driver").verdict, Verdict::kDied);
+  EXPECT_EQ(goal(a, "d2h", "never slower").verdict, Verdict::kHeld);
+}
+
+TEST(StagedAnalysis, AMissingFigureLeavesAGoalUnjudgedUnlessAnotherFails) {
+  RunRecord r = test::make_staged_record();
+  for (Case& c : r.cases) {
+    if (c.direction == "h2d" && c.method == "pinned" && c.bytes == kGiB) c.verified = false;
+  }
+  const StagedAnalysis a = analyse_staged(r);
+  EXPECT_EQ(goal(a, "h2d", "95% of pinned").verdict, Verdict::kNotEvaluated);
+  EXPECT_EQ(goal(a, "h2d", "6x the driver").verdict, Verdict::kHeld);
+
+  // With no size from 64 MiB up there is nothing to judge.
+  StagedGoals g;
+  g.from_bytes = 2 * kGiB;
+  const StagedAnalysis none = analyse_staged(test::make_staged_record(), g);
+  EXPECT_EQ(goal(none, "h2d", "95% of pinned").verdict, Verdict::kNotEvaluated);
+  EXPECT_EQ(goal(none, "h2d", "95% of pinned").evidence, "no size in range was measured");
+}
+
+TEST(StagedAnalysis, SlowerThanTheDriverBeyondTheNoiseFails) {
+  RunRecord r = test::make_staged_record();
+  for (Case& c : r.cases) {
+    if (c.direction == "h2d" && c.method == "staged" && c.bytes == kMiB) {
+      for (double& ms : c.samples_ms) ms *= 1.10;  // 9% slower than the driver's 11.6 GB/s
+    }
+  }
+  EXPECT_EQ(goal(analyse_staged(r), "h2d", "never slower").verdict, Verdict::kDied);
+}
+
+TEST(StagedAnalysis, TuneChoosesTheShapeThatIsNeverFarOff) {
+  const std::vector<TuneRow> rows = tune_rows(test::make_staged_tune_record());
+  EXPECT_EQ(rows.size(), 12u);
+  const std::vector<TuneChoice> choices = tune_choices(rows);
+  ASSERT_EQ(choices.size(), 2u);
+  for (const TuneChoice& c : choices) {
+    EXPECT_EQ(c.chunk_bytes, 16 * kMiB) << c.direction;
+    EXPECT_EQ(c.depth, 4);
+    EXPECT_EQ(c.threads, 8);
+  }
+  EXPECT_NEAR(choices[0].worst_share, 53.0 / 53.5, 1e-9);
+}
+
+TEST(StagedAnalysis, PipelineEfficiencyAndGoals) {
+  const PipelineAnalysis a = analyse_pipeline(test::make_pipeline_record());
+  ASSERT_EQ(a.rows.size(), 4u);
+  const PipelineRow& two = a.rows[2];
+  EXPECT_EQ(two.source, "pinned");
+  EXPECT_EQ(two.streams, 2);
+  EXPECT_EQ(two.chunk_bytes, 32 * kMiB);
+  EXPECT_DOUBLE_EQ(*two.bound_ms, 21.5);
+  EXPECT_NEAR(*two.efficiency, 21.5 / 22.4, 1e-12);
+  EXPECT_NEAR(*two.gb_per_s_each_way, static_cast<double>(kGiB) / 22.4e6, 1e-9);
+  ASSERT_EQ(a.goals.size(), 2u);
+  EXPECT_EQ(a.goals[0].source, "pinned");
+  EXPECT_EQ(a.goals[0].verdict, Verdict::kHeld);
+  EXPECT_EQ(a.goals[1].source, "staged");
+  EXPECT_EQ(a.goals[1].verdict, Verdict::kDied);
+  EXPECT_NE(a.goals[1].evidence.find("80.0% of the bound"), std::string::npos)
+      << a.goals[1].evidence;
+}
+
+TEST(StagedAnalysis, PipelineWithoutABoundIsNotJudged) {
+  RunRecord r = test::make_pipeline_record();
+  for (Case& c : r.cases) {
+    if (c.part == "bound-copy") c.verified = false;
+  }
+  const PipelineAnalysis a = analyse_pipeline(r);
+  EXPECT_FALSE(a.rows[2].efficiency.has_value());
+  EXPECT_EQ(a.goals[0].verdict, Verdict::kNotEvaluated);
+}
+
+// --- rendering --------------------------------------------------------------------------------
+
+TEST(StagedRender, ExactSizes) {
+  EXPECT_EQ(exact_size(7), "7 B");
+  EXPECT_EQ(exact_size(1000), "1000 B");
+  EXPECT_EQ(exact_size(4 * kKiB + 3), "4 KiB + 3 B");
+  EXPECT_EQ(exact_size(kMiB + 13), "1 MiB + 13 B");
+  EXPECT_EQ(exact_size(kGiB - 1), "1 GiB - 1 B");
+  EXPECT_EQ(exact_size(96 * kMiB), "96 MiB");
+  EXPECT_EQ(exact_size(3 * kMiB / 2), "1536 KiB");
+}
+
+TEST(StagedRender, Golden) {
+  test::expect_matches_golden(render_staged_text(test::make_staged_record()), "staged-example.txt");
+  test::expect_matches_golden(render_staged_tune_text(test::make_staged_tune_record()),
+                              "staged-tune-example.txt");
+  test::expect_matches_golden(render_pipeline_text(test::make_pipeline_record()),
+                              "pipeline-example.txt");
+}
+
+TEST(StagedRender, GenericReportsTakeTheseRecords) {
+  for (const RunRecord& r : {test::make_staged_record(), test::make_staged_tune_record(),
+                             test::make_pipeline_record()}) {
+    const std::string md = render_markdown(r, nullptr);
+    EXPECT_NE(md.find(r.experiment), std::string::npos);
+    const std::string csv = render_csv(r);
+    EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')),
+              r.cases.size() + 1);
+    const std::string html = render_html(r, nullptr, {});
+    EXPECT_NE(html.find("</html>"), std::string::npos) << r.experiment;
+    // A size sweep gets charts; the pipeline, one size per case, gets tables only.
+    EXPECT_EQ(html.find("<svg") != std::string::npos, r.experiment != "pipeline") << r.experiment;
+  }
+}
+
+}  // namespace
+}  // namespace pinbench

@@ -1,0 +1,354 @@
+// The staged engine's lane (src/transfer/lane.hpp) on a simulated device: a thread that runs
+// queued copies in order, slowly, and can be told to fail. No GPU, so the pipeline's ordering,
+// byte-exactness, failure reporting and shutdown are checked everywhere, sanitizers included.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/pattern.hpp"
+#include "transfer/copy_state.hpp"
+#include "transfer/lane.hpp"
+
+namespace pinbench::transfer {
+namespace {
+
+constexpr std::size_t kKiB = 1024;
+constexpr std::size_t kMiB = 1024 * 1024;
+
+// A device that runs queued operations in order on a thread of its own.
+class FakeQueue : public DeviceQueue {
+ public:
+  struct Knobs {
+    std::chrono::microseconds copy_delay{0};
+    int fail_copy = -1;    // the n-th copy (from 0) cannot be queued
+    int fail_mark = -1;    // the n-th mark reports a device error when reached
+    int fail_record = -1;  // the n-th mark cannot be queued
+  };
+
+  FakeQueue(int depth, Knobs knobs) : knobs_(knobs), marks_(static_cast<std::size_t>(depth)) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~FakeQueue() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  void copy(void* dst, const void* src, std::size_t bytes) override {
+    if (copies_++ == knobs_.fail_copy) throw TransferFailure(11, "simulated copy failure");
+    push([=] {
+      std::this_thread::sleep_for(knobs_.copy_delay);
+      std::memcpy(dst, src, bytes);
+      executed_.fetch_add(1);
+    });
+  }
+
+  void mark(int slot) override {
+    const int n = marks_made_++;
+    if (n == knobs_.fail_record) throw TransferFailure(12, "simulated record failure");
+    Mark& m = marks_[static_cast<std::size_t>(slot)];
+    const std::uint64_t seq = ++m.queued;
+    m.fails = n == knobs_.fail_mark;
+    push([&m, seq] { m.reached.store(seq); });
+  }
+
+  bool reached(int slot) override {
+    Mark& m = marks_[static_cast<std::size_t>(slot)];
+    if (m.reached.load() < m.queued) return false;
+    if (m.fails) throw TransferFailure(13, "simulated device error");
+    return true;
+  }
+
+  void drain() noexcept override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&] { return ops_.empty() && !busy_; });
+  }
+
+  // Queues an operation from a job's before_device: waits until `gate` opens.
+  void push_wait(std::shared_ptr<std::atomic<bool>> gate) {
+    push([gate] {
+      while (!gate->load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    });
+  }
+
+  int executed() const { return executed_.load(); }
+
+ private:
+  struct Mark {
+    std::uint64_t queued = 0;  // coordinator only
+    bool fails = false;        // coordinator only
+    std::atomic<std::uint64_t> reached{0};
+  };
+
+  void push(std::function<void()> op) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ops_.push_back(std::move(op));
+    }
+    cv_.notify_all();
+  }
+
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      cv_.wait(lock, [&] { return stop_ || !ops_.empty(); });
+      if (ops_.empty()) return;
+      std::function<void()> op = std::move(ops_.front());
+      ops_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      op();
+      lock.lock();
+      busy_ = false;
+      cv_.notify_all();
+    }
+  }
+
+  Knobs knobs_;
+  std::vector<Mark> marks_;
+  int copies_ = 0;
+  int marks_made_ = 0;
+  std::atomic<int> executed_{0};
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> ops_;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// A lane on a fake device with small chunks, so a few MiB make many chunks.
+struct TestLane {
+  TestLane(Flow flow, FakeQueue::Knobs knobs = {}, int depth = 3, int threads = 3,
+           std::size_t chunk = 64 * kKiB, std::size_t edge = 4 * kKiB)
+      : staging(chunk * static_cast<std::size_t>(depth)) {
+    auto q = std::make_unique<FakeQueue>(depth, knobs);
+    queue = q.get();
+    LaneShape shape;
+    shape.flow = flow;
+    shape.chunk_bytes = chunk;
+    shape.depth = depth;
+    shape.threads = threads;
+    shape.edge_chunk_bytes = edge;
+    lane = std::make_unique<Lane>(shape, staging.data(), std::move(q));
+  }
+
+  std::shared_ptr<CopyState> submit(void* dst, const void* src, std::size_t bytes,
+                                    std::function<void()> before = {},
+                                    std::function<void()> after = {}) {
+    Job job;
+    job.dst = dst;
+    job.src = src;
+    job.bytes = bytes;
+    job.before_device = std::move(before);
+    job.after_device = std::move(after);
+    job.state = std::make_shared<CopyState>(bytes);
+    auto state = job.state;
+    lane->submit(std::move(job));
+    return state;
+  }
+
+  std::vector<char> staging;
+  FakeQueue* queue = nullptr;  // owned by the lane
+  std::unique_ptr<Lane> lane;
+};
+
+std::vector<char> pattern(std::size_t bytes, std::uint64_t seed) {
+  std::vector<char> v(bytes);
+  fill_pattern(v.data(), bytes, seed);
+  return v;
+}
+
+TEST(StagedLane, RoundTripsAreByteExactOverSizesAndOffsets) {
+  TestLane up(Flow::kToDevice, {std::chrono::microseconds(20)});
+  TestLane down(Flow::kToHost, {std::chrono::microseconds(20)});
+  const std::size_t sizes[] = {1, 7, 4096, 64 * kKiB + 13, kMiB + 5, 3 * kMiB};
+  const std::size_t offsets[] = {0, 1, 3, 4095};
+  std::uint64_t seed = 1;
+  for (std::size_t n : sizes) {
+    for (std::size_t off : offsets) {
+      const std::vector<char> src = pattern(n + off, seed++);
+      std::vector<char> dev(n + 4096, 0);
+      std::vector<char> back(n + off, 0);
+      auto a = up.submit(dev.data() + (off % 7), src.data() + off, n);
+      a->wait_finished();
+      ASSERT_FALSE(a->failed()) << a->message();
+      EXPECT_EQ(a->delivered(), n);
+      ASSERT_EQ(std::memcmp(dev.data() + (off % 7), src.data() + off, n), 0) << n << "+" << off;
+      auto b = down.submit(back.data() + off, dev.data() + (off % 7), n);
+      b->wait_finished();
+      ASSERT_FALSE(b->failed()) << b->message();
+      EXPECT_EQ(b->delivered(), n);
+      ASSERT_EQ(std::memcmp(back.data() + off, src.data() + off, n), 0) << n << "+" << off;
+    }
+  }
+}
+
+TEST(StagedLane, ConcurrentSubmittersAllArriveIntact) {
+  TestLane up(Flow::kToDevice, {std::chrono::microseconds(5)}, 4, 2);
+  constexpr int kThreads = 4;
+  constexpr int kCopies = 6;
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCopies; ++i) {
+        const std::size_t n = 100 * kKiB * static_cast<std::size_t>(i + 1) + 3 * t;
+        const std::vector<char> src = pattern(n, static_cast<std::uint64_t>(100 * t + i));
+        std::vector<char> dst(n, 0);
+        auto s = up.submit(dst.data(), src.data(), n);
+        s->wait_finished();
+        if (s->failed() || s->delivered() != n || std::memcmp(dst.data(), src.data(), n) != 0) {
+          bad.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+}
+
+TEST(StagedLane, DeviceWorkWaitsForWhatBeforeDeviceQueues) {
+  TestLane up(Flow::kToDevice);
+  auto gate = std::make_shared<std::atomic<bool>>(false);
+  const std::vector<char> src = pattern(kMiB, 7);
+  std::vector<char> dst(kMiB, 0);
+  bool queued_after = false;
+  auto s = up.submit(
+      dst.data(), src.data(), kMiB, [&] { up.queue->push_wait(gate); },
+      [&] { queued_after = true; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_FALSE(s->finished());
+  EXPECT_EQ(up.queue->executed(), 0) << "a device copy ran before the gate opened";
+  gate->store(true);
+  s->wait_finished();
+  EXPECT_FALSE(s->failed());
+  EXPECT_TRUE(queued_after);
+  EXPECT_EQ(std::memcmp(dst.data(), src.data(), kMiB), 0);
+}
+
+TEST(StagedLane, DeviceWorkQueuedComesBeforeFinished) {
+  TestLane down(Flow::kToHost, {std::chrono::microseconds(200)});
+  const std::vector<char> dev = pattern(2 * kMiB, 8);
+  std::vector<char> dst(2 * kMiB, 0);
+  auto s = down.submit(dst.data(), dev.data(), dev.size(), {}, [] {});
+  s->wait_device_work_queued();
+  EXPECT_FALSE(s->failed());
+  s->wait_finished();
+  EXPECT_EQ(std::memcmp(dst.data(), dev.data(), dev.size()), 0);
+}
+
+// After a failed copy is reported, nothing writes into its destination any more.
+void expect_quiet_after_finish(const std::vector<char>& dst) {
+  const std::vector<char> snapshot = dst;
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(std::memcmp(snapshot.data(), dst.data(), dst.size()), 0);
+}
+
+TEST(StagedLane, AFailedQueueingFailsThatCopyOnly) {
+  for (Flow flow : {Flow::kToDevice, Flow::kToHost}) {
+    TestLane lane(flow, {std::chrono::microseconds(50), /*fail_copy=*/5});
+    const std::vector<char> src = pattern(2 * kMiB, 9);
+    std::vector<char> dst(2 * kMiB, 0);
+    auto s = lane.submit(dst.data(), src.data(), src.size());
+    auto next = lane.submit(dst.data(), src.data(), src.size());
+    s->wait_finished();
+    ASSERT_TRUE(s->failed());
+    EXPECT_EQ(s->code(), 11);
+    EXPECT_EQ(s->message(), "simulated copy failure");
+    EXPECT_LT(s->delivered(), src.size());
+    next->wait_finished();
+    EXPECT_FALSE(next->failed()) << next->message();
+    EXPECT_EQ(std::memcmp(dst.data(), src.data(), src.size()), 0);
+  }
+}
+
+TEST(StagedLane, ADeviceErrorFailsTheCopyAndSaysHowFarItGot) {
+  for (Flow flow : {Flow::kToDevice, Flow::kToHost}) {
+    TestLane lane(flow, {std::chrono::microseconds(30), -1, /*fail_mark=*/4});
+    const std::vector<char> src = pattern(3 * kMiB, 10);
+    std::vector<char> dst(3 * kMiB, 0);
+    auto s = lane.submit(dst.data(), src.data(), src.size());
+    s->wait_finished();
+    ASSERT_TRUE(s->failed());
+    EXPECT_EQ(s->code(), 13);
+    // What it says arrived is the prefix of the four chunks before the failing fifth.
+    const void* host = flow == Flow::kToDevice ? static_cast<const void*>(src.data())
+                                               : static_cast<const void*>(dst.data());
+    const auto chunks = plan_chunks(src.size(), reinterpret_cast<std::uintptr_t>(host),
+                                    {64 * kKiB, 4 * kKiB, kHostPageBytes});
+    EXPECT_EQ(s->delivered(), chunks[4].offset);
+    EXPECT_EQ(std::memcmp(dst.data(), src.data(), s->delivered()), 0);
+    expect_quiet_after_finish(dst);
+  }
+}
+
+TEST(StagedLane, AMarkThatCannotBeQueuedFailsTheCopy) {
+  TestLane lane(Flow::kToDevice, {std::chrono::microseconds(30), -1, -1, /*fail_record=*/2});
+  const std::vector<char> src = pattern(kMiB, 11);
+  std::vector<char> dst(kMiB, 0);
+  auto s = lane.submit(dst.data(), src.data(), src.size());
+  s->wait_finished();
+  ASSERT_TRUE(s->failed());
+  EXPECT_EQ(s->code(), 12);
+  expect_quiet_after_finish(dst);
+}
+
+TEST(StagedLane, AFailingBeforeDeviceStopsEveryDeviceCopy) {
+  TestLane lane(Flow::kToDevice);
+  const std::vector<char> src = pattern(kMiB, 12);
+  std::vector<char> dst(kMiB, 0);
+  auto s = lane.submit(dst.data(), src.data(), src.size(),
+                       [] { throw TransferFailure(21, "the caller's stream is broken"); });
+  s->wait_finished();
+  ASSERT_TRUE(s->failed());
+  EXPECT_EQ(s->code(), 21);
+  EXPECT_EQ(s->delivered(), 0u);
+  EXPECT_EQ(lane.queue->executed(), 0);
+  EXPECT_EQ(std::count(dst.begin(), dst.end(), 0), static_cast<long>(dst.size()));
+}
+
+TEST(StagedLane, DestroyingTheLaneCompletesWhatWasSubmitted) {
+  const std::size_t n = 512 * kKiB + 77;
+  std::vector<std::vector<char>> srcs;
+  std::vector<std::vector<char>> dsts(8, std::vector<char>(n, 0));
+  std::vector<std::shared_ptr<CopyState>> states;
+  {
+    TestLane lane(Flow::kToHost, {std::chrono::microseconds(100)});
+    for (int i = 0; i < 8; ++i) {
+      srcs.push_back(pattern(n, 40u + static_cast<std::uint64_t>(i)));
+      states.push_back(
+          lane.submit(dsts[static_cast<std::size_t>(i)].data(), srcs.back().data(), n));
+    }
+  }  // the lane goes away with copies in flight
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    EXPECT_TRUE(states[i]->finished());
+    EXPECT_FALSE(states[i]->failed()) << states[i]->message();
+    EXPECT_EQ(std::memcmp(dsts[i].data(), srcs[i].data(), n), 0) << i;
+  }
+}
+
+TEST(StagedLane, OneThreadAndTheSmallestRingStillWork) {
+  TestLane lane(Flow::kToDevice, {}, 2, 1);
+  const std::vector<char> src = pattern(5 * kMiB + 3, 13);
+  std::vector<char> dst(src.size(), 0);
+  auto s = lane.submit(dst.data(), src.data(), src.size());
+  s->wait_finished();
+  EXPECT_FALSE(s->failed());
+  EXPECT_EQ(std::memcmp(dst.data(), src.data(), src.size()), 0);
+}
+
+}  // namespace
+}  // namespace pinbench::transfer
