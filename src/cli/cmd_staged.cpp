@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
 #include "cli/progress.hpp"
+#include "cli/trace_option.hpp"
 #include "core/errors.hpp"
 #include "core/staged_plan.hpp"
 #include "core/units.hpp"
@@ -145,7 +146,7 @@ struct PipelineFlags {
   int warmups = 1;
   int iterations = 5;
   bool force = false;
-  std::string json_path, csv_path, markdown_path;
+  std::string json_path, csv_path, markdown_path, trace_path;
   EngineFlags engine;
 };
 
@@ -162,7 +163,9 @@ int run_pipeline_command(const PipelineFlags& f) {
   c.force = f.force;
   c.normalize();
   c.validate();
-  const RunRecord record = with_progress([&] { return run_pipeline(c, terminal_progress); });
+  const RunRecord record = run_traced(f.trace_path, [&] {
+    return with_progress([&] { return run_pipeline(c, terminal_progress); });
+  });
   std::fputs(render_pipeline_text(record).c_str(), stdout);
   std::printf("\nPipeline wall time: %.1f s.\n", record.wall_ms / 1000.0);
   write_outputs(record, f.json_path, f.csv_path, f.markdown_path);
@@ -240,6 +243,7 @@ Command add_pipeline(CLI::App& app) {
   sub->add_flag("--force", f->force, "Allow pinning more than half of host memory");
   add_engine_flags(sub, f->engine);
   add_output_flags(sub, f->json_path, f->csv_path, f->markdown_path);
+  add_trace_option(sub, f->trace_path);
   return {sub, [f] { return run_pipeline_command(*f); }};
 }
 

@@ -1,8 +1,6 @@
 // `pinbench sweep`, `pinbench bandwidthtest` and `pinbench race`: the general measurements.
 #include <cstdio>
-#include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -12,7 +10,6 @@
 #include "cli/progress.hpp"
 #include "cli/trace_option.hpp"
 #include "core/errors.hpp"
-#include "core/prediction4.hpp"
 #include "core/sweep_plan.hpp"
 #include "core/units.hpp"
 #include "experiments/bandwidthtest.hpp"
@@ -55,16 +52,8 @@ int run_sweep_command(const SweepOptions& o) {
   c.force = o.force;
   c.normalize();
   c.validate();
-  // Started before the sweep opens its first NVTX range, so the ranges reach it.
-  std::optional<TraceSession> trace;
-  if (!o.trace_path.empty()) trace.emplace(o.trace_path);
-  RunRecord record = with_progress([&] { return run_sweep(c, terminal_progress); });
-  if (trace) {
-    if (const std::optional<Trace> t = trace->finish()) {
-      attach_trace_summary(record, *t, std::filesystem::path(o.trace_path).filename().string());
-      std::printf("Trace written to %s.\n", o.trace_path.c_str());
-    }
-  }
+  const RunRecord record = run_traced(
+      o.trace_path, [&] { return with_progress([&] { return run_sweep(c, terminal_progress); }); });
   std::fputs(render_sweep_text(record).c_str(), stdout);
   std::printf("\nSweep wall time: %.1f s.\n", record.wall_ms / 1000.0);
   write_outputs(record, o.json_path, o.csv_path, o.markdown_path);

@@ -3,11 +3,13 @@
 #include "cli/trace_option.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/prediction4.hpp"
 #include "report/perfetto.hpp"
 
 namespace pinbench::cli {
@@ -39,6 +41,18 @@ std::optional<Trace> TraceSession::finish() {
   cupti_.reset();
   write_perfetto(t, path_);
   return t;
+}
+
+RunRecord run_traced(const std::string& path, const std::function<RunRecord()>& measure) {
+  if (path.empty()) return measure();
+  // Started before the experiment opens its first NVTX range, so the ranges reach it.
+  TraceSession trace(path);
+  RunRecord record = measure();
+  if (const std::optional<Trace> t = trace.finish()) {
+    attach_trace_summary(record, *t, std::filesystem::path(path).filename().string());
+    std::printf("Trace written to %s.\n", path.c_str());
+  }
+  return record;
 }
 
 }  // namespace pinbench::cli

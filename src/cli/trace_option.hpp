@@ -3,12 +3,14 @@
 // CUPTI cannot be used the session says why in one line on stderr and the run goes on untraced.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "core/record.hpp"
 #include "core/trace_model.hpp"
 #include "cuda/cupti_trace.hpp"
 
@@ -32,5 +34,10 @@ class TraceSession {
   std::string path_;
   std::unique_ptr<cuda::CuptiTrace> cupti_;
 };
+
+// Runs `measure` inside a trace session when `path` is not empty, then adds the trace's summary
+// and memory-kind gates to the record (attach_trace_summary) and says where the timeline went.
+// For experiments other than the lesson, which also judges prediction 4 from its trace.
+RunRecord run_traced(const std::string& path, const std::function<RunRecord()>& measure);
 
 }  // namespace pinbench::cli
