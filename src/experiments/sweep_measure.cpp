@@ -136,11 +136,16 @@ struct Measurer::Impl {
     return static_cast<unsigned long long*>(counters.data()) + i;
   }
 
+  // Page-locked, so that a trace's memory-kind check of a case sees the counters' read-back as
+  // the kind the case itself moves (the pageable cases check their bytes on the host instead).
+  cuda::HostBuffer counters_host{2 * kMaxBatch * sizeof(unsigned long long), MemoryKind::kPinned};
+
   std::vector<unsigned long long> read_counters(int n) {
-    std::vector<unsigned long long> out(static_cast<std::size_t>(n));
-    PINBENCH_CUDA_TRY(cudaMemcpy(out.data(), counters.data(), out.size() * sizeof out[0],
-                                 cudaMemcpyDeviceToHost));
-    return out;
+    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(unsigned long long);
+    PINBENCH_CUDA_TRY(
+        cudaMemcpy(counters_host.data(), counters.data(), bytes, cudaMemcpyDeviceToHost));
+    const auto* first = static_cast<const unsigned long long*>(counters_host.data());
+    return std::vector<unsigned long long>(first, first + n);
   }
 
   void arm_latch(std::initializer_list<cudaStream_t> streams) {
@@ -414,8 +419,12 @@ std::string Measurer::measure(KindBuffers& b, Direction direction, CopyMethod me
 
   // A range per case, so a trace can tell the cases apart and check that the driver saw each
   // buffer as the kind it is (the last word: what the driver should see, where it is one of
-  // the two the check knows).
-  const char* driver_kind = locked ? " pinned" : kind == MemoryKind::kManaged ? "" : " pageable";
+  // the two the check knows). Only copy-engine cases name it: an SM copy is a kernel, and the
+  // check reads the driver's copy records.
+  const char* driver_kind = method != CopyMethod::kCopyEngine ? ""
+                            : locked                          ? " pinned"
+                            : kind == MemoryKind::kManaged    ? ""
+                                                              : " pageable";
   const cuda::NvtxRange range(fmt::format("sweep {}/{} {}{}", to_string(kind), to_string(method),
                                           to_string(direction), driver_kind));
 

@@ -328,8 +328,8 @@ namespace pinbench {
 namespace {
 
 TEST(MemoryKindCheck, SweepRangesAreCheckedToo) {
-  // Two sweep cases: registered memory must read as pinned, pageable-thp as pageable; the third
-  // range (managed) names no kind the check knows and is left alone.
+  // Two sweep cases: registered memory must read as pinned, pageable-thp as pageable; the
+  // ranges of managed memory and of SM copies name no kind and are left alone.
   Trace t;
   t.source = "hand-made";
   auto add_case = [&](const std::string& range, DriverMemoryKind seen, std::int64_t at,
@@ -342,6 +342,7 @@ TEST(MemoryKindCheck, SweepRangesAreCheckedToo) {
   add_case("sweep registered/ce h2d pinned", DriverMemoryKind::kPinned, 0, 1);
   add_case("sweep pageable-thp/ce h2d pageable", DriverMemoryKind::kPinned, 2000, 2);
   add_case("sweep managed/ce h2d", DriverMemoryKind::kManaged, 4000, 3);
+  add_case("sweep pinned/sm h2d", DriverMemoryKind::kPinned, 6000, 4);  // a kernel's copy
   const std::vector<Gate> gates = check_memory_kinds(t);
   ASSERT_EQ(gates.size(), 2u);
   EXPECT_EQ(gates[0].name, "trace/kind/sweep/registered/ce/h2d/pinned");
