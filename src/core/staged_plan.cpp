@@ -10,6 +10,7 @@
 
 #include "core/chunk_plan.hpp"
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace pinbench {
@@ -30,29 +31,6 @@ constexpr MethodName kMethods[] = {
     {StagedMethod::kRegisterCopy, "register-copy-unregister"},
     {StagedMethod::kSmPageableKernel, "sm-pageable-kernel"},
 };
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-template <typename T, typename Parse>
-std::vector<T> parse_list(std::string_view list, const char* what, Parse parse) {
-  if (trim(list).empty()) throw InputError(fmt::format("the {} list is empty", what));
-  std::vector<T> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = list.find(',', start);
-    const std::string_view item =
-        trim(list.substr(start, comma == std::string_view::npos ? list.npos : comma - start));
-    const T value = parse(item);
-    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 void check_directions(const std::vector<Direction>& directions) {
   if (directions.empty()) throw InputError("no direction to measure");
