@@ -107,7 +107,8 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
 
   for (auto& [direction, rows] : by_direction) {
     std::vector<StagedRow>& out = a.rows[direction];
-    for (auto& [key, row] : rows) {
+    for (auto& entry : rows) {
+      StagedRow& row = entry.second;  // not a structured binding: lambdas may not capture those
       auto get = [&](const char* m) -> std::optional<double> {
         const auto it = row.gb_per_s.find(m);
         return it == row.gb_per_s.end() ? std::nullopt : it->second;
