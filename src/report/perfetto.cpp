@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -15,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/text_file.hpp"
 
 namespace pinbench {
 
@@ -208,22 +207,7 @@ std::string perfetto_text(const Trace& trace) {
 }
 
 void write_perfetto(const Trace& trace, const std::string& path) {
-  const std::string text = perfetto_text(trace);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(fmt::format("cannot write the trace to '{}'", path));
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError(fmt::format("writing the trace to '{}' failed", path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError(fmt::format("cannot move the trace into place at '{}'", path));
-  }
+  write_text_file(path, perfetto_text(trace));
 }
 
 Trace trace_from_perfetto(const json& doc) {
