@@ -140,6 +140,9 @@ class StagedCopier {
   // Page-locked bytes held for staging: fixed at construction, whatever is copied.
   std::size_t staging_bytes() const;
   StagedCopierStats stats() const;
+  // Whether this CPU has the non-temporal stores that options().streaming_drain asks for
+  // (x86-64 with AVX2); without them the host threads drain with memcpy.
+  static bool streaming_stores_available();
 
  private:
   struct Impl;

@@ -38,6 +38,10 @@ struct StagedCopyOptions {
   // The most page-locked memory the two rings may take together; options asking for more are
   // refused.
   std::size_t max_staging_bytes = 96u << 20;
+  // Host threads write the caller's pageable memory with non-temporal stores when they drain a
+  // staging buffer (to the host): whole cache lines go straight to memory instead of being read
+  // first. On x86-64 with AVX2, detected when the program runs; memcpy elsewhere or when false.
+  bool streaming_drain = true;
   // The device the engine copies to and from; -1 takes the calling thread's current device.
   int device = -1;
 };

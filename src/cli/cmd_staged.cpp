@@ -20,17 +20,32 @@
 namespace pinbench::cli {
 namespace {
 
-// The staged engine's settings as flags, shared by both subcommands.
+// The staged engine's settings as flags, shared by both subcommands. Their defaults are the
+// library's (StagedCopyOptions), so the help text cannot drift from what the engine does.
 struct EngineFlags {
-  std::string h2d_chunk = "16MiB";
-  int h2d_depth = 4;
-  int h2d_threads = 8;
-  std::string d2h_chunk = "8MiB";
-  int d2h_depth = 4;
-  int d2h_threads = 8;
-  std::string edge_chunk = "1MiB";
-  std::string direct_below = "2MiB";
-  std::string max_staging = "96MiB";
+  EngineFlags() {
+    const StagedCopyOptions o;
+    h2d_chunk = exact_size(o.to_device.chunk_bytes);
+    h2d_depth = o.to_device.depth;
+    h2d_threads = o.to_device.threads;
+    d2h_chunk = exact_size(o.to_host.chunk_bytes);
+    d2h_depth = o.to_host.depth;
+    d2h_threads = o.to_host.threads;
+    edge_chunk = exact_size(o.edge_chunk_bytes);
+    direct_below = o.direct_below_bytes == 0 ? "0" : exact_size(o.direct_below_bytes);
+    max_staging = exact_size(o.max_staging_bytes);
+    streaming_drain = o.streaming_drain;
+  }
+  std::string h2d_chunk;
+  int h2d_depth = 0;
+  int h2d_threads = 0;
+  std::string d2h_chunk;
+  int d2h_depth = 0;
+  int d2h_threads = 0;
+  std::string edge_chunk;
+  std::string direct_below;
+  std::string max_staging;
+  bool streaming_drain = true;
 };
 
 void add_engine_flags(CLI::App* sub, EngineFlags& f) {
@@ -56,6 +71,10 @@ void add_engine_flags(CLI::App* sub, EngineFlags& f) {
   sub->add_option("--max-staging", f.max_staging,
                   "Engine: refuse ring settings that would pin more than this")
       ->capture_default_str();
+  sub->add_flag("--streaming-drain,!--no-streaming-drain", f.streaming_drain,
+                "Engine: write pageable memory with non-temporal stores when draining to the "
+                "host (x86-64 with AVX2; memcpy elsewhere)")
+      ->capture_default_str();
 }
 
 std::uint64_t size_or_zero(const std::string& text) {
@@ -69,6 +88,7 @@ StagedCopyOptions engine_options(const EngineFlags& f) {
   o.edge_chunk_bytes = static_cast<std::size_t>(parse_size(f.edge_chunk));
   o.direct_below_bytes = static_cast<std::size_t>(size_or_zero(f.direct_below));
   o.max_staging_bytes = static_cast<std::size_t>(parse_size(f.max_staging));
+  o.streaming_drain = f.streaming_drain;
   o.device = 0;  // every pinbench measurement runs on device 0
   return o;
 }

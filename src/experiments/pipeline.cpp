@@ -266,6 +266,7 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
   record.created_utc = utc_now_iso8601();
   record.config = to_json(config);
   record.config["timing"] = "host clock from the first call to the last completion";
+  record.config["engine"]["streaming_stores"] = StagedCopier::streaming_stores_available();
 
   const bool staged = std::find(config.sources.begin(), config.sources.end(),
                                 PipelineSource::kStaged) != config.sources.end();

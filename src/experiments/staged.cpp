@@ -349,6 +349,7 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
   record.created_utc = utc_now_iso8601();
   record.config = to_json(config);
   record.config["timing"] = "host clock from the call to the copy's completion, every method alike";
+  record.config["engine"]["streaming_stores"] = StagedCopier::streaming_stores_available();
 
   const auto has = [&](StagedMethod m) {
     return std::find(config.methods.begin(), config.methods.end(), m) != config.methods.end();
@@ -470,6 +471,7 @@ RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& prog
   record.pinbench_version = kVersion;
   record.created_utc = utc_now_iso8601();
   record.config = to_json(config);
+  record.config["engine"]["streaming_stores"] = StagedCopier::streaming_stores_available();
 
   std::uint64_t largest = 0;
   for (std::uint64_t s : config.sizes) largest = std::max(largest, s);

@@ -67,6 +67,18 @@ std::string checks(const RunRecord& record, const char* what_passed) {
   return fmt::format("\nChecks\n  Passed ({} gates): {}\n", record.gates.size(), what_passed);
 }
 
+// How the host threads drained to the host; older records do not say.
+std::string drain_text(const nlohmann::json& e) {
+  if (!e.contains("streaming_drain")) return "";
+  if (!e.value("streaming_drain", false)) return "; drained to the host with memcpy";
+  if (e.contains("streaming_stores")) {
+    return e.value("streaming_stores", false)
+               ? "; drained to the host with non-temporal stores"
+               : "; drained to the host with memcpy (no AVX2 on this CPU)";
+  }
+  return "; drained to the host with non-temporal stores where the CPU has them";
+}
+
 std::string engine_line(const nlohmann::json& e) {
   if (!e.is_object() || !e.contains("to_device")) return "";
   auto ring = [](const nlohmann::json& r) {
@@ -75,11 +87,11 @@ std::string engine_line(const nlohmann::json& e) {
   };
   return fmt::format(
       "Engine:  to the device {}; to the host {}; {} page-locked in all; chunks start and end at "
-      "{}; copies under {} go straight to cudaMemcpyAsync\n",
+      "{}; copies under {} go straight to cudaMemcpyAsync{}\n",
       ring(e["to_device"]), ring(e["to_host"]),
       exact_size(e.value("staging_bytes", std::uint64_t{0})),
       exact_size(e.value("edge_chunk_bytes", std::uint64_t{0})),
-      exact_size(e.value("direct_below_bytes", std::uint64_t{0})));
+      exact_size(e.value("direct_below_bytes", std::uint64_t{0})), drain_text(e));
 }
 
 std::string header_block(const RunRecord& record, const std::string& title) {

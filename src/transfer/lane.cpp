@@ -205,8 +205,8 @@ bool Lane::advance() {
         s.stage = Stage::kDone;  // arrived in staging, but its copy already failed
       } else {
         char* dst = static_cast<char*>(r.job.dst) + c.offset;
-        s.ticket =
-            pool_.publish(dst, slot_memory(s.slot), c.bytes, reinterpret_cast<std::uintptr_t>(dst));
+        s.ticket = pool_.publish(dst, slot_memory(s.slot), c.bytes,
+                                 reinterpret_cast<std::uintptr_t>(dst), shape_.streaming_drain);
         s.stage = Stage::kHost;
       }
     } else if (s.stage == Stage::kHost && pool_.complete(s.ticket)) {

@@ -82,6 +82,7 @@ struct LaneShape {
   int depth = 0;
   int threads = 0;
   std::size_t edge_chunk_bytes = 0;
+  bool streaming_drain = false;  // to the host: drain with non-temporal stores (host_copy.hpp)
 };
 
 class Lane {

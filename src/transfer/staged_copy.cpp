@@ -31,6 +31,7 @@
 
 #include "transfer/copy_state.hpp"
 #include "transfer/cuda_queue.hpp"
+#include "transfer/host_copy.hpp"
 #include "transfer/lane.hpp"
 #include "transfer/testing.hpp"
 
@@ -293,6 +294,7 @@ struct StagedCopier::Impl {
     shape.depth = ring.depth;
     shape.threads = ring.threads;
     shape.edge_chunk_bytes = options.edge_chunk_bytes;
+    shape.streaming_drain = options.streaming_drain;
     return std::make_unique<transfer::Lane>(shape, staging, std::move(queue));
   }
 
@@ -551,6 +553,10 @@ const StagedCopyOptions& StagedCopier::options() const {
 
 int StagedCopier::device() const {
   return impl_->device;
+}
+
+bool StagedCopier::streaming_stores_available() {
+  return transfer::streaming_stores_available();
 }
 
 std::size_t StagedCopier::staging_bytes() const {
