@@ -42,6 +42,9 @@ struct StagedCopyOptions {
   // staging buffer (to the host): whole cache lines go straight to memory instead of being read
   // first. On x86-64 with AVX2, detected when the program runs; memcpy elsewhere or when false.
   bool streaming_drain = true;
+  // The thread of a synchronous call (copy_to_device, copy_to_host) copies slices between
+  // pageable memory and staging alongside the host threads while it waits, instead of sleeping.
+  bool caller_copies = true;
   // The device the engine copies to and from; -1 takes the calling thread's current device.
   int device = -1;
 };

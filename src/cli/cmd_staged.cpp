@@ -35,6 +35,7 @@ struct EngineFlags {
     direct_below = o.direct_below_bytes == 0 ? "0" : exact_size(o.direct_below_bytes);
     max_staging = exact_size(o.max_staging_bytes);
     streaming_drain = o.streaming_drain;
+    caller_copies = o.caller_copies;
   }
   std::string h2d_chunk;
   int h2d_depth = 0;
@@ -46,6 +47,7 @@ struct EngineFlags {
   std::string direct_below;
   std::string max_staging;
   bool streaming_drain = true;
+  bool caller_copies = true;
 };
 
 void add_engine_flags(CLI::App* sub, EngineFlags& f) {
@@ -75,6 +77,9 @@ void add_engine_flags(CLI::App* sub, EngineFlags& f) {
                 "Engine: write pageable memory with non-temporal stores when draining to the "
                 "host (x86-64 with AVX2; memcpy elsewhere)")
       ->capture_default_str();
+  sub->add_flag("--caller-copies,!--no-caller-copies", f.caller_copies,
+                "Engine: the thread of a synchronous copy copies slices too while it waits")
+      ->capture_default_str();
 }
 
 std::uint64_t size_or_zero(const std::string& text) {
@@ -89,6 +94,7 @@ StagedCopyOptions engine_options(const EngineFlags& f) {
   o.direct_below_bytes = static_cast<std::size_t>(size_or_zero(f.direct_below));
   o.max_staging_bytes = static_cast<std::size_t>(parse_size(f.max_staging));
   o.streaming_drain = f.streaming_drain;
+  o.caller_copies = f.caller_copies;
   o.device = 0;  // every pinbench measurement runs on device 0
   return o;
 }

@@ -19,7 +19,10 @@ namespace pinbench {
 // Every way a user could move pageable data, plus the page-locked ceiling. Names are used in
 // flags, records and tables alike.
 enum class StagedMethod {
-  kStaged,           // "staged": pinbench's StagedCopier
+  kStaged,           // "staged": pinbench's StagedCopier, each copy after a pause (the previous
+                     // sample's byte check), as a program that copies now and then sees it
+  kStagedBackToBack,  // "staged-back-to-back": the same, copies one after another, as a program
+                      // that streams data sees it; only the last copy's bytes are checked
   kPinned,           // "pinned": cudaMemcpyAsync from page-locked memory, the ceiling
   kPageableDriver,   // "pageable-driver": cudaMemcpyAsync from pageable memory
   kBatchStream,      // "batch-async-stream": cudaMemcpyBatchAsync, source accessed in stream order

@@ -21,6 +21,7 @@ struct Column {
 };
 constexpr Column kColumns[] = {
     {"staged", "staged"},
+    {"staged-back-to-back", "staged b2b"},
     {"pinned", "pinned"},
     {"pageable-driver", "driver"},
     {"batch-async-stream", "batch:stream"},
@@ -87,11 +88,14 @@ std::string engine_line(const nlohmann::json& e) {
   };
   return fmt::format(
       "Engine:  to the device {}; to the host {}; {} page-locked in all; chunks start and end at "
-      "{}; copies under {} go straight to cudaMemcpyAsync{}\n",
+      "{}; copies under {} go straight to cudaMemcpyAsync{}{}\n",
       ring(e["to_device"]), ring(e["to_host"]),
       exact_size(e.value("staging_bytes", std::uint64_t{0})),
       exact_size(e.value("edge_chunk_bytes", std::uint64_t{0})),
-      exact_size(e.value("direct_below_bytes", std::uint64_t{0})), drain_text(e));
+      exact_size(e.value("direct_below_bytes", std::uint64_t{0})), drain_text(e),
+      e.contains("caller_copies") && !e.value("caller_copies", true)
+          ? "; a synchronous caller only waits"
+          : "");
 }
 
 std::string header_block(const RunRecord& record, const std::string& title) {
@@ -122,7 +126,11 @@ std::string render_staged_text(const RunRecord& record) {
     if (it == a.rows.end()) continue;
     std::vector<std::string> header = {"size", "at"};
     for (const std::string& m : a.methods) header.push_back(header_for(m));
-    header.insert(header.end(), {"staged/pinned", "staged/driver", "staged path"});
+    const bool b2b = std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") !=
+                     a.methods.end();
+    header.insert(header.end(), {"staged/pinned", "staged/driver"});
+    if (b2b) header.insert(header.end(), {"b2b/pinned", "b2b/driver"});
+    header.push_back("staged path");
     TextTable t(header);
     for (const StagedRow& r : it->second) {
       std::vector<std::string> row = {exact_size(r.bytes),
@@ -135,6 +143,10 @@ std::string render_staged_text(const RunRecord& record) {
       }
       row.push_back(figure(r.staged_over_pinned, "{:.3f}"));
       row.push_back(figure(r.staged_over_driver, "{:.2f}x"));
+      if (b2b) {
+        row.push_back(figure(r.back_to_back_over_pinned, "{:.3f}"));
+        row.push_back(figure(r.back_to_back_over_driver, "{:.2f}x"));
+      }
       row.push_back(r.staged_path.empty() ? "—" : r.staged_path);
       t.add_row(row);
     }
@@ -142,7 +154,10 @@ std::string render_staged_text(const RunRecord& record) {
   }
   out +=
       "  'at' is where the host and device ends start: 'page' on a page boundary, '+3/+1' that "
-      "many bytes past one. driver = cudaMemcpyAsync from pageable memory; batch:* = "
+      "many bytes past one. staged = the engine's synchronous call, each sample after the "
+      "previous one's byte check (the engine's threads have gone idle by then); staged b2b = "
+      "the same call, samples back to back, only the last one checked. driver = "
+      "cudaMemcpyAsync from pageable memory; batch:* = "
       "cudaMemcpyBatchAsync with source access order stream, during the call, any; threads = "
       "several threads each copying a slice on its own stream; register = cudaHostRegister, "
       "copy, cudaHostUnregister; pinned = cudaMemcpyAsync from page-locked memory (the ceiling). "
@@ -164,8 +179,8 @@ std::string render_staged_text(const RunRecord& record) {
     }
   }
   out += checks(record,
-                "every sample of every case delivered exactly the reference bytes, and every "
-                "buffer is the kind it claims.");
+                "every checked sample delivered exactly the reference bytes (every sample, but "
+                "only the last of staged b2b), and every buffer is the kind it claims.");
   return out;
 }
 
@@ -174,8 +189,9 @@ std::string render_staged_tune_text(const RunRecord& record) {
       header_block(record, "pinbench staged --tune: the staged engine over ring shapes");
   out +=
       "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes; median of the samples, host clock from "
-      "call to completion. Shape = staging buffer size x buffers, host copy threads. The last "
-      "sample of each shape is checked byte for byte.\n";
+      "call to completion, copies back to back. Shape = staging buffer size x buffers, host copy "
+      "threads. The destination is cleared before the warm-ups and checked byte for byte after "
+      "the last sample.\n";
   const std::vector<TuneRow> rows = tune_rows(record);
   const std::vector<TuneChoice> choices = tune_choices(rows);
   for (const char* direction : {"h2d", "d2h"}) {
@@ -233,7 +249,8 @@ std::string render_staged_tune_text(const RunRecord& record) {
           100 * choice->worst_share, flag, chunk, flag, choice->depth, flag, choice->threads);
     }
   }
-  out += checks(record, "the last sample of every shape delivered exactly the reference bytes.");
+  out += checks(record, "after the last sample of every shape the destination held exactly the "
+                        "reference bytes.");
   return out;
 }
 

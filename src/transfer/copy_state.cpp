@@ -49,8 +49,7 @@ void CopyState::wait_finished() const {
 }
 
 bool CopyState::finished() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return finished_;
+  return finished_flag_.load(std::memory_order_acquire);
 }
 
 void CopyState::wait_device_work_queued() const {

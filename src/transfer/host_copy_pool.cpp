@@ -15,6 +15,9 @@ namespace {
 // How long an idle worker spins before it sleeps. Chunks of one copy follow each other within
 // microseconds; a sleeping thread takes tens of microseconds to wake.
 constexpr std::chrono::microseconds kSpin{200};
+// How long a worker woken by wake() spins for the copy's first task: the coordinator may itself
+// take a few hundred microseconds to wake and plan the copy.
+constexpr std::chrono::microseconds kWokenSpin{2000};
 
 std::uint64_t make_claim(std::uint64_t ticket, std::size_t count, std::size_t next) {
   return (ticket & 0xFFFFFFFFu) << 32 | static_cast<std::uint64_t>(count) << 16 |
@@ -110,22 +113,51 @@ bool HostCopyPool::claim_and_copy(std::uint64_t cursor) {
   }
 }
 
+bool HostCopyPool::has_work(std::uint64_t cursor) const {
+  return published_.load(std::memory_order_acquire) > cursor ||
+         stop_.load(std::memory_order_acquire);
+}
+
+void HostCopyPool::wake() {
+  wakes_.fetch_add(1, std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> lock(sleep_mutex_);
+    wake_.notify_all();
+  }
+}
+
+bool HostCopyPool::help_one() {
+  const std::uint64_t published = published_.load(std::memory_order_acquire);
+  const std::uint64_t depth = tasks_.size();
+  for (std::uint64_t t = published > depth ? published - depth : 0; t < published; ++t) {
+    if (claim_and_copy(t)) return true;
+  }
+  return false;
+}
+
 void HostCopyPool::wait_for_work(std::uint64_t cursor) {
-  const auto spin_until = std::chrono::steady_clock::now() + kSpin;
-  int n = 0;
-  while (published_.load(std::memory_order_acquire) <= cursor) {
-    if (stop_.load(std::memory_order_acquire)) return;
-    if (++n % 64 == 0 && std::chrono::steady_clock::now() > spin_until) {
-      std::unique_lock<std::mutex> lock(sleep_mutex_);
-      sleepers_.fetch_add(1, std::memory_order_seq_cst);
-      wake_.wait(lock, [&] {
-        return published_.load(std::memory_order_seq_cst) > cursor ||
-               stop_.load(std::memory_order_seq_cst);
-      });
-      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
-      return;
+  auto spin = kSpin;
+  // A wake() from now on counts, even one made while this worker still spins.
+  std::uint64_t wakes = wakes_.load(std::memory_order_seq_cst);
+  while (true) {
+    const auto spin_until = std::chrono::steady_clock::now() + spin;
+    for (int n = 1; !has_work(cursor); ++n) {
+      if (n % 64 == 0 && std::chrono::steady_clock::now() > spin_until) break;
+      std::this_thread::yield();
     }
-    std::this_thread::yield();
+    if (has_work(cursor)) return;
+    std::unique_lock<std::mutex> lock(sleep_mutex_);
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    // Pairs with publish() and wake(): each changes its word, then looks for sleepers.
+    wake_.wait(lock, [&] {
+      return published_.load(std::memory_order_seq_cst) > cursor ||
+             stop_.load(std::memory_order_seq_cst) ||
+             wakes_.load(std::memory_order_seq_cst) != wakes;
+    });
+    sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+    if (has_work(cursor)) return;
+    wakes = wakes_.load(std::memory_order_seq_cst);
+    spin = kWokenSpin;  // woken ahead of a copy: its first task is on its way
   }
 }
 

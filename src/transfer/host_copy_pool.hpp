@@ -5,6 +5,8 @@
 // cuts them on page boundaries) and move on to the next task as soon as the current one has no
 // slice left, so the host side keeps copying while the coordinator talks to the device. Between
 // bursts, a worker spins briefly (a chunk usually follows within microseconds) and then sleeps.
+// The lane wakes sleeping workers as soon as a copy is submitted, so they wake while its
+// coordinator does, not one after the other; a thread waiting for a copy may help copy slices.
 //
 // A task's claim counter and its ticket share one atomic word, so a worker that arrives late,
 // after the task's record was reused for a newer ticket, sees the new ticket and moves on
@@ -41,6 +43,14 @@ class HostCopyPool {
   // the calling thread. Only for tickets published within the last `max_pending`.
   bool complete(std::uint64_t ticket) const;
 
+  // A copy is coming: sleeping workers wake now and spin for a while, so they are awake when
+  // its first task is published instead of only starting to wake then. Any thread.
+  void wake();
+
+  // Copies one unclaimed slice of any published task on the calling thread, as a worker would;
+  // false when no slice is left to claim. Any thread, while the pool exists.
+  bool help_one();
+
   int threads() const { return static_cast<int>(workers_.size()); }
 
  private:
@@ -58,12 +68,14 @@ class HostCopyPool {
   void work();
   bool claim_and_copy(std::uint64_t cursor);  // false: no slice of `cursor` left
   void wait_for_work(std::uint64_t cursor);
+  bool has_work(std::uint64_t cursor) const;
 
   const int slices_per_task_threads_;
   std::vector<Task> tasks_;
   std::atomic<std::uint64_t> published_{0};
   std::atomic<bool> stop_{false};
   std::atomic<int> sleepers_{0};
+  std::atomic<std::uint64_t> wakes_{0};  // calls of wake()
   std::mutex sleep_mutex_;
   std::condition_variable wake_;
   std::vector<std::thread> workers_;

@@ -67,6 +67,24 @@ void Lane::submit(Job job) {
     pending_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
+  // Wake the host threads now, alongside the coordinator, rather than once it publishes the
+  // first chunk: after idle, waking one after the other costs hundreds of microseconds.
+  pool_.wake();
+}
+
+void Lane::help_until_finished(const CopyState& state) {
+  // Helps while slices keep coming; once none has turned up for kIdleSpin (the copy's last
+  // chunks are on the device, or the lane waits for the caller's stream), sleeps instead.
+  auto last_help = Clock::now();
+  for (int n = 1; !state.finished(); ++n) {
+    if (pool_.help_one()) {
+      last_help = Clock::now();
+      continue;
+    }
+    if (n % 64 == 0 && Clock::now() - last_help > kIdleSpin) break;
+    std::this_thread::yield();
+  }
+  state.wait_finished();
 }
 
 char* Lane::slot_memory(int slot) const {

@@ -508,7 +508,14 @@ struct StagedCopier::Impl {
       return direct(to_dev, host, dst, src, bytes, stream, synchronous, what);
     }
     StagedCopy copy = staged(to_dev, dst, src, bytes, stream, what);
-    if (synchronous) copy.wait();
+    if (synchronous) {
+      // This thread would only wait: let it copy slices too. Safe here, where the engine cannot
+      // be destroyed under it (the caller is inside one of its calls).
+      if (options.caller_copies) {
+        (to_dev ? to_device : to_host)->help_until_finished(*copy.state_->progress);
+      }
+      copy.wait();
+    }
     return copy;
   }
 };

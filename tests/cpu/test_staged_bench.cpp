@@ -40,7 +40,7 @@ TEST(StagedPlan, Defaults) {
   EXPECT_EQ(c.odd_sizes,
             (std::vector<std::uint64_t>{4 * kKiB + 3, kMiB + 13, 64 * kMiB + 5, kGiB - 1}));
   EXPECT_EQ(c.largest(), kGiB + 2);  // 1 GiB - 1 at a 3-byte offset
-  EXPECT_EQ(c.methods.size(), 9u);
+  EXPECT_EQ(c.methods.size(), 10u);
   EXPECT_EQ(to_json(c)["engine"]["staging_bytes"], 96 * kMiB);
 }
 
@@ -48,7 +48,7 @@ TEST(StagedPlan, MethodNames) {
   for (StagedMethod m : all_staged_methods()) EXPECT_EQ(parse_staged_method(to_string(m)), m);
   EXPECT_EQ(parse_staged_methods("staged, pinned,staged").size(), 2u);
   expect_input_error([] { parse_staged_methods("staged,teleport"); },
-                     "unknown method 'teleport' (choose from staged, pinned, pageable-driver");
+                     "unknown method 'teleport' (choose from staged, staged-back-to-back, pinned");
   expect_input_error([] { parse_staged_methods(""); }, "the method list is empty");
 }
 
@@ -131,9 +131,12 @@ TEST(StagedPlan, Pipeline) {
 
 // --- analysis ---------------------------------------------------------------------------------
 
-const StagedGoal& goal(const StagedAnalysis& a, const std::string& direction, const char* text) {
+const StagedGoal& goal(const StagedAnalysis& a, const std::string& direction, const char* text,
+                       const std::string& method = "staged") {
   for (const StagedGoal& g : a.goals) {
-    if (g.direction == direction && g.text.find(text) != std::string::npos) return g;
+    if (g.direction == direction && g.method == method && g.text.find(text) != std::string::npos) {
+      return g;
+    }
   }
   throw std::logic_error("no such goal");
 }
@@ -141,8 +144,9 @@ const StagedGoal& goal(const StagedAnalysis& a, const std::string& direction, co
 TEST(StagedAnalysis, RowsRatiosAndGoals) {
   const StagedAnalysis a = analyse_staged(test::make_staged_record());
   EXPECT_EQ(a.methods,
-            (std::vector<std::string>{"staged", "pinned", "pageable-driver", "batch-async-stream",
-                                      "multithread-driver", "register-copy-unregister"}));
+            (std::vector<std::string>{"staged", "staged-back-to-back", "pinned", "pageable-driver",
+                                      "batch-async-stream", "multithread-driver",
+                                      "register-copy-unregister"}));
   ASSERT_EQ(a.rows.at("h2d").size(), 5u);
   const StagedRow& r64 = a.rows.at("h2d")[2];
   EXPECT_EQ(r64.bytes, 64 * kMiB);
@@ -167,6 +171,28 @@ TEST(StagedAnalysis, RowsRatiosAndGoals) {
       << d2h.evidence;
   EXPECT_EQ(goal(a, "d2h", "6x the driver").verdict, Verdict::kDied);
   EXPECT_EQ(goal(a, "d2h", "never slower").verdict, Verdict::kHeld);
+
+  // Back to back, the same goals are judged on the staged-back-to-back figures.
+  EXPECT_NEAR(*r64.back_to_back_over_pinned, 53.6 / 55.0, 1e-9);
+  EXPECT_NEAR(*r64.back_to_back_over_driver, 53.6 / 8.2, 1e-9);
+  const StagedGoal& b2b = goal(a, "d2h", "95% of pinned", "staged-back-to-back");
+  EXPECT_EQ(b2b.verdict, Verdict::kHeld);
+  EXPECT_EQ(b2b.text, "staged back to back at 95% of pinned or better from 64 MiB up");
+  EXPECT_NE(b2b.evidence.find("staged-back-to-back/pinned: 0.964 at 64 MiB"), std::string::npos)
+      << b2b.evidence;
+  EXPECT_EQ(goal(a, "d2h", "6x the driver", "staged-back-to-back").verdict, Verdict::kDied);
+  EXPECT_EQ(a.goals.size(), 12u);  // three goals, two figures, two directions
+}
+
+TEST(StagedAnalysis, ARecordWithoutBackToBackFiguresJudgesOnlyTheOthers) {
+  RunRecord r = test::make_staged_record();
+  r.cases.erase(std::remove_if(r.cases.begin(), r.cases.end(),
+                               [](const Case& c) { return c.method == "staged-back-to-back"; }),
+                r.cases.end());
+  const StagedAnalysis a = analyse_staged(r);
+  EXPECT_EQ(a.goals.size(), 6u);
+  for (const StagedGoal& g : a.goals) EXPECT_EQ(g.method, "staged");
+  EXPECT_FALSE(a.rows.at("h2d")[2].back_to_back_over_pinned.has_value());
 }
 
 TEST(StagedAnalysis, AMissingFigureLeavesAGoalUnjudgedUnlessAnotherFails) {

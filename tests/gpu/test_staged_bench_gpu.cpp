@@ -34,7 +34,7 @@ TEST(GpuStagedBench, ASmallRunPassesEveryGate) {
   for (const Case& k : r.cases) {
     EXPECT_TRUE(k.verified) << k.gate;
     EXPECT_EQ(k.samples_ms.size(), 2u) << k.gate;
-    if (k.method == "staged") {
+    if (k.method == "staged" || k.method == "staged-back-to-back") {
       EXPECT_EQ(k.extra.value("path", ""),
                 k.bytes >= c.engine.direct_below_bytes ? "staged" : "direct")
           << k.gate;
@@ -44,6 +44,7 @@ TEST(GpuStagedBench, ASmallRunPassesEveryGate) {
   EXPECT_EQ(a.rows.at("h2d").size(), 3u);
   EXPECT_EQ(a.rows.at("d2h").size(), 3u);
   EXPECT_TRUE(a.rows.at("h2d")[2].staged_over_pinned.has_value());
+  EXPECT_TRUE(a.rows.at("d2h")[2].back_to_back_over_pinned.has_value());
 }
 
 TEST(GpuStagedBench, TheTuningGridRuns) {

@@ -83,7 +83,12 @@ TEST_F(SimEngine, RoundTripsAreByteExactAndTouchNothingElse) {
   SimStream stream;
   StagedCopier standard;
   StagedCopier staged_always(small_rings());
-  for (StagedCopier* copier : {&standard, &staged_always}) {
+  // The caller only waits, and the drain uses memcpy: the engine's other host copy paths.
+  StagedCopyOptions plain_options = small_rings();
+  plain_options.caller_copies = false;
+  plain_options.streaming_drain = false;
+  StagedCopier plain(plain_options);
+  for (StagedCopier* copier : {&standard, &staged_always, &plain}) {
     for (std::size_t n : {std::size_t{1}, std::size_t{7}, 4 * kKiB, kMiB + 13, largest}) {
       for (std::size_t off : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{4095}}) {
         const std::size_t doff = (off * 5) % 4099;
