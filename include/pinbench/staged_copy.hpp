@@ -11,7 +11,7 @@
 // How: a copy is cut into chunks. To the device, host threads copy one chunk into a page-locked
 // staging buffer while the copy engine sends the previous one; to the host, the copy engine
 // fills one staging buffer while host threads empty another into the caller's memory. The
-// staging buffers (96 MiB by default, whatever the copy size) and the threads are made once, by
+// staging buffers (80 MiB by default, whatever the copy size) and the threads are made once, by
 // the constructor, and reused: pinning costs about half a second per GiB, never paid per copy.
 // Small copies, and copies from or to memory that is already page-locked or managed, go
 // straight to cudaMemcpyAsync, which is as fast or faster for them.

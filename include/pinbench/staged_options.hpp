@@ -23,11 +23,13 @@ struct StagingRing {
 };
 
 struct StagedCopyOptions {
-  // A prototype on the H200 moved pageable memory to the device at 52.5 GB/s with 32 MiB x 3
-  // and 8 threads, and back at 45.3 GB/s with 8 MiB x 4 and 8 threads. The two rings together
-  // stay within 96 MiB, so both directions can run at once.
-  StagingRing to_device{16u << 20, 4, 8};
-  StagingRing to_host{8u << 20, 4, 8};
+  // Measured on an H200 on PCIe 5.0 with 16 host CPUs (pinbench staged --tune, 2026-12-01):
+  // to the device 8 MiB x 3 or 4 buffers with 8 threads reached 53.5 GB/s at 1 GiB, and more
+  // buffers, bigger ones or more threads did not help; back to the host, rings shallower than
+  // 6 x 8 MiB left the copy engine waiting for the drain (8 MiB x 4: 53.9 GB/s at 1 GiB but
+  // 47 at 64 MiB; 8 MiB x 6: 54.2 and 47.7). 80 MiB page-locked in all.
+  StagingRing to_device{8u << 20, 4, 8};
+  StagingRing to_host{8u << 20, 6, 8};
   // A copy's first chunk; chunks then double up to the ring's chunk size, and a copy's last
   // chunks halve back down to this. Small chunks at both ends keep the copy engine from waiting
   // for the first big host copy, and the host from waiting for the last big DMA.

@@ -34,8 +34,8 @@ struct EngineFlags {
     edge_chunk = exact_size(o.edge_chunk_bytes);
     direct_below = o.direct_below_bytes == 0 ? "0" : exact_size(o.direct_below_bytes);
     max_staging = exact_size(o.max_staging_bytes);
-    streaming_drain = o.streaming_drain;
-    caller_copies = o.caller_copies;
+    no_streaming_drain = !o.streaming_drain;
+    no_caller_copies = !o.caller_copies;
   }
   std::string h2d_chunk;
   int h2d_depth = 0;
@@ -46,8 +46,8 @@ struct EngineFlags {
   std::string edge_chunk;
   std::string direct_below;
   std::string max_staging;
-  bool streaming_drain = true;
-  bool caller_copies = true;
+  bool no_streaming_drain = false;
+  bool no_caller_copies = false;
 };
 
 void add_engine_flags(CLI::App* sub, EngineFlags& f) {
@@ -73,13 +73,12 @@ void add_engine_flags(CLI::App* sub, EngineFlags& f) {
   sub->add_option("--max-staging", f.max_staging,
                   "Engine: refuse ring settings that would pin more than this")
       ->capture_default_str();
-  sub->add_flag("--streaming-drain,!--no-streaming-drain", f.streaming_drain,
-                "Engine: write pageable memory with non-temporal stores when draining to the "
-                "host (x86-64 with AVX2; memcpy elsewhere)")
-      ->capture_default_str();
-  sub->add_flag("--caller-copies,!--no-caller-copies", f.caller_copies,
-                "Engine: the thread of a synchronous copy copies slices too while it waits")
-      ->capture_default_str();
+  sub->add_flag("--no-streaming-drain", f.no_streaming_drain,
+                "Engine: drain to pageable memory with memcpy instead of non-temporal stores "
+                "(used on x86-64 with AVX2)");
+  sub->add_flag("--no-caller-copies", f.no_caller_copies,
+                "Engine: the thread of a synchronous copy only waits, instead of copying slices "
+                "alongside the host threads");
 }
 
 std::uint64_t size_or_zero(const std::string& text) {
@@ -93,8 +92,8 @@ StagedCopyOptions engine_options(const EngineFlags& f) {
   o.edge_chunk_bytes = static_cast<std::size_t>(parse_size(f.edge_chunk));
   o.direct_below_bytes = static_cast<std::size_t>(size_or_zero(f.direct_below));
   o.max_staging_bytes = static_cast<std::size_t>(parse_size(f.max_staging));
-  o.streaming_drain = f.streaming_drain;
-  o.caller_copies = f.caller_copies;
+  o.streaming_drain = !f.no_streaming_drain;
+  o.caller_copies = !f.no_caller_copies;
   o.device = 0;  // every pinbench measurement runs on device 0
   return o;
 }

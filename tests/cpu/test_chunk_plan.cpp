@@ -134,10 +134,10 @@ TEST(ChunkPlan, SlicesAreEvenOnAlignedChunks) {
 
 // --- options ----------------------------------------------------------------------------------
 
-TEST(StagedOptions, DefaultsAreValidAndPinNinetySixMiB) {
+TEST(StagedOptions, DefaultsAreValidAndPinEightyMiBOfAtMostNinetySix) {
   const StagedCopyOptions o;
   EXPECT_EQ(staged_options_problem(o), "");
-  EXPECT_EQ(staging_bytes(o), 96 * kMiB);
+  EXPECT_EQ(staging_bytes(o), 80 * kMiB);  // 8 MiB x 4 to the device, 8 MiB x 6 back
   EXPECT_EQ(o.max_staging_bytes, 96 * kMiB);
 }
 
@@ -178,11 +178,11 @@ TEST(StagedOptions, EdgeChunkChecks) {
 
 TEST(StagedOptions, StagingBound) {
   StagedCopyOptions o;
-  o.to_device = {32 * kMiB, 3, 8};  // 96 MiB on its own, 128 MiB with the other ring
+  o.to_device = {32 * kMiB, 3, 8};  // 96 MiB on its own, 144 MiB with the other ring
   expect_problem(o,
-                 "the two rings would pin 128 MiB (32 MiB x 3 to the device, 8 MiB x 4 to the "
+                 "the two rings would pin 144 MiB (32 MiB x 3 to the device, 8 MiB x 6 to the "
                  "host), more than max_staging_bytes (96 MiB)");
-  o.max_staging_bytes = 128 * kMiB;
+  o.max_staging_bytes = 144 * kMiB;
   EXPECT_EQ(staged_options_problem(o), "");
   // Sizes that would overflow saturate instead of wrapping into something small.
   o.to_device = {std::size_t{1} << 40, 64, 8};

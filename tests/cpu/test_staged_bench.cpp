@@ -41,7 +41,7 @@ TEST(StagedPlan, Defaults) {
             (std::vector<std::uint64_t>{4 * kKiB + 3, kMiB + 13, 64 * kMiB + 5, kGiB - 1}));
   EXPECT_EQ(c.largest(), kGiB + 2);  // 1 GiB - 1 at a 3-byte offset
   EXPECT_EQ(c.methods.size(), 10u);
-  EXPECT_EQ(to_json(c)["engine"]["staging_bytes"], 96 * kMiB);
+  EXPECT_EQ(to_json(c)["engine"]["staging_bytes"], 80 * kMiB);
 }
 
 TEST(StagedPlan, MethodNames) {

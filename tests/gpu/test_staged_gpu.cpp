@@ -142,7 +142,7 @@ TEST(GpuStaged, PathsAreChosenBySizeAndMemoryKind) {
   EXPECT_FALSE(locked.staged());  // page-locked memory goes straight to the driver
   EXPECT_EQ(large.bytes(), 8 * kMiB);
   EXPECT_TRUE(large.done());
-  EXPECT_EQ(copier.staging_bytes(), 96 * kMiB);  // fixed at construction, whatever was copied
+  EXPECT_EQ(copier.staging_bytes(), 80 * kMiB);  // fixed at construction, whatever was copied
   EXPECT_EQ(copier.stats().staged_copies, 1u);
   EXPECT_EQ(copier.stats().direct_copies, 2u);
 }
@@ -405,14 +405,14 @@ TEST(GpuStaged, AFailedStagingAllocationIsAClearError) {
     FAIL() << "construction should fail";
   } catch (const StagedCopyError& e) {
     EXPECT_EQ(e.cuda_error(), cudaErrorMemoryAllocation);
-    EXPECT_NE(std::string(e.what()).find("could not allocate 64 MiB of page-locked staging memory "
+    EXPECT_NE(std::string(e.what()).find("could not allocate 32 MiB of page-locked staging memory "
                                          "for host-to-device copies"),
               std::string::npos)
         << e.what();
   }
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   StagedCopier fine;  // the next one is made normally
-  EXPECT_EQ(fine.staging_bytes(), 96 * kMiB);
+  EXPECT_EQ(fine.staging_bytes(), 80 * kMiB);
 }
 
 TEST(GpuStaged, DestroyingTheEngineCompletesCopiesInFlight) {

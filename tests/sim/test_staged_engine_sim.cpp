@@ -125,7 +125,7 @@ TEST_F(SimEngine, PathsFollowSizeAndMemoryKind) {
   EXPECT_FALSE(small.staged());
   EXPECT_TRUE(large.staged());
   EXPECT_FALSE(locked.staged());
-  EXPECT_EQ(copier.staging_bytes(), 96 * kMiB);
+  EXPECT_EQ(copier.staging_bytes(), 80 * kMiB);
   EXPECT_EQ(std::memcmp(pinned.data(), pageable.data(), 8 * kMiB), 0);
   copier.copy_to_host(pageable.data(), dev.data(), 64 * kKiB, stream.s);  // synchronous, direct
   const StagedCopierStats st = copier.stats();
@@ -353,12 +353,12 @@ TEST_F(SimEngine, AFailedStagingAllocationIsAClearError) {
   } catch (const StagedCopyError& e) {
     EXPECT_EQ(e.cuda_error(), cudaErrorMemoryAllocation);
     EXPECT_EQ(std::string(e.what()),
-              "pinbench: could not allocate 64 MiB of page-locked staging memory for "
+              "pinbench: could not allocate 32 MiB of page-locked staging memory for "
               "host-to-device copies: cudaHostAlloc failed: cudaErrorMemoryAllocation (simulated "
               "error)");
   }
   StagedCopier fine;
-  EXPECT_EQ(fine.staging_bytes(), 96 * kMiB);
+  EXPECT_EQ(fine.staging_bytes(), 80 * kMiB);
 }
 
 TEST_F(SimEngine, DestroyingTheEngineCompletesCopiesInFlight) {
