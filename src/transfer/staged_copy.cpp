@@ -217,6 +217,7 @@ AddressRangeFn find_address_range() {
 struct StagedCopier::Impl {
   StagedCopyOptions options;
   int device = 0;
+  bool only_device = false;  // the machine has no other CUDA device: every stream is this one's
   AddressRangeFn address_range = nullptr;
   // The last staged copy made on each stream. cudaStreamPerThread names a different stream in
   // every thread, so it is told apart by thread.
@@ -251,9 +252,10 @@ struct StagedCopier::Impl {
     if (const std::string problem = staged_options_problem(o); !problem.empty()) {
       throw std::invalid_argument("pinbench: StagedCopyOptions: " + problem);
     }
+    int count = 0;
+    check_or_throw(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    only_device = count == 1;
     if (o.device >= 0) {
-      int count = 0;
-      check_or_throw(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
       if (o.device >= count) {
         throw std::invalid_argument("pinbench: StagedCopyOptions: device " +
                                     std::to_string(o.device) + " does not exist (" +
@@ -310,6 +312,7 @@ struct StagedCopier::Impl {
                          "the stream is being captured into a graph; a staged copy runs on host "
                          "threads and cannot be captured");
     }
+    if (only_device) return;  // saves a driver call on every copy, small ones included
     int stream_device = device;
     err = cudaStreamGetDevice(stream, &stream_device);
     if (err != cudaSuccess) {
