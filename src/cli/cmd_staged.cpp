@@ -98,15 +98,20 @@ StagedCopyOptions engine_options(const EngineFlags& f) {
   return o;
 }
 
+std::string all_method_names() {
+  std::string names;
+  for (StagedMethod m : all_staged_methods())
+    names += (names.empty() ? "" : ",") + std::string(to_string(m));
+  return names;
+}
+
 struct StagedFlags {
   std::string sizes = "4KiB:1GiB:x4";
   std::string odd_sizes = "4099,1048589,67108869,1073741823";
   std::uint64_t host_offset = 3;
   std::uint64_t device_offset = 1;
   std::string directions = "h2d,d2h";
-  std::string methods =
-      "staged,pinned,pageable-driver,batch-async-stream,batch-async-during-call,batch-async-any,"
-      "multithread-driver,register-copy-unregister,sm-pageable-kernel";
+  std::string methods = all_method_names();  // every method pinbench knows
   int warmups = 2;
   int iterations = 10;
   const CLI::Option* iterations_given = nullptr;  // --tune takes 5 unless this was set
