@@ -23,22 +23,23 @@ struct StagedRow {
   std::map<std::string, std::optional<double>> gb_per_s;  // by method; absent: gate failed
   std::optional<double> staged_over_pinned;
   std::optional<double> staged_over_driver;  // staged over pageable-driver
-  // The same for staged-back-to-back: the engine's copies one after another.
+  // staged-back-to-back over pinned. Not over the driver: its samples each follow a pause, like
+  // the other methods', so only pinned (which a pause does not slow) is a fair yardstick.
   std::optional<double> back_to_back_over_pinned;
-  std::optional<double> back_to_back_over_driver;
   std::string staged_path;                   // "staged" or "direct": what the engine did
 };
 
 struct StagedGoal {
   std::string direction;  // "h2d", "d2h"
-  std::string method;     // the engine's figures judged: "staged" or "staged-back-to-back"
+  std::string method = "staged";  // the engine's figures judged, or "staged-back-to-back"
   std::string text;
   Verdict verdict = Verdict::kNotEvaluated;
   std::string evidence;
 };
 
-// The goals for the staged engine on the H200, judged on each of the engine's two
-// figures that the record holds: copies after a pause, and copies back to back.
+// The goals for the staged engine on the H200, judged on the engine's copies after a
+// pause (as every other method is measured), and, where the record holds them, the share of
+// pinned judged on its copies back to back too.
 struct StagedGoals {
   double pinned_fraction = 0.95;           // staged at this fraction of pinned or better...
   double driver_multiple = 6.0;            // ...and this multiple of the driver's pageable path...
