@@ -3,9 +3,11 @@
 // against golden files and the generic reports on the same records.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/record.hpp"
 #include "core/staged_analysis.hpp"
 #include "core/staged_plan.hpp"
 #include "core/units.hpp"
@@ -298,6 +300,77 @@ TEST(StagedRender, GenericReportsTakeTheseRecords) {
     // A size sweep gets charts; the pipeline, one size per case, gets tables only.
     EXPECT_EQ(html.find("<svg") != std::string::npos, r.experiment != "pipeline") << r.experiment;
   }
+}
+
+// --- the H200 records committed under data/runs/ (2026-12-01) -------------------------------
+
+RunRecord committed(const char* name) {
+  return load_record(std::string(PINBENCH_DATA_DIR) + "/runs/" + name);
+}
+
+const StagedRow& row_at(const StagedAnalysis& a, const char* direction, std::uint64_t bytes) {
+  for (const StagedRow& r : a.rows.at(direction)) {
+    if (r.bytes == bytes && r.host_offset == 0) return r;
+  }
+  throw std::logic_error("no such row");
+}
+
+TEST(CommittedStaged, TheH200RecordIsCompleteAndJudgedFromItsOwnFigures) {
+  const RunRecord r = committed("staged-h200-2026-12-01T001023Z.json");
+  for (const Gate& g : r.gates) EXPECT_TRUE(g.passed) << g.name;
+  EXPECT_EQ(r.config["engine"]["staging_bytes"], 80 * kMiB);
+  EXPECT_TRUE(r.config["engine"]["streaming_stores"].get<bool>());
+  const StagedAnalysis a = analyse_staged(r);
+  EXPECT_EQ(a.methods.size(), 9u);  // every method but the pageable kernel (attribute 0)
+  for (const char* d : {"h2d", "d2h"}) {
+    ASSERT_EQ(a.rows.at(d).size(), 14u) << d;  // 10 sizes and 4 odd ones
+    for (const StagedRow& row : a.rows.at(d)) {
+      EXPECT_EQ(row.staged_path, row.bytes < 2 * kMiB ? "direct" : "staged") << row.bytes;
+      ASSERT_TRUE(row.staged_over_pinned && row.back_to_back_over_pinned) << row.bytes;
+    }
+  }
+  // Device to host at 1 GiB the engine is within 3% of pinned, after a pause or back to back;
+  // host to device at 64 MiB it is not, and the goals say so.
+  EXPECT_NEAR(*row_at(a, "d2h", kGiB).staged_over_pinned, 53.71 / 55.17, 0.002);
+  EXPECT_NEAR(*row_at(a, "d2h", kGiB).back_to_back_over_pinned, 54.16 / 55.17, 0.002);
+  EXPECT_NEAR(*row_at(a, "h2d", 64 * kMiB).staged_over_pinned, 36.76 / 54.89, 0.002);
+  EXPECT_EQ(goal(a, "h2d", "95% of pinned").verdict, Verdict::kDied);
+  EXPECT_EQ(goal(a, "h2d", "95% of pinned", "staged-back-to-back").verdict, Verdict::kDied);
+  EXPECT_EQ(goal(a, "d2h", "6x the driver").verdict, Verdict::kDied);
+  // The text report renders it, goals and all.
+  const std::string text = render_staged_text(r);
+  EXPECT_NE(text.find("drained to the host with non-temporal stores"), std::string::npos);
+  EXPECT_NE(text.find("Passed (256 gates)"), std::string::npos);
+}
+
+TEST(CommittedStaged, TheH200TuningGridChoosesTheDefaultsShapes) {
+  const std::vector<TuneChoice> c =
+      tune_choices(tune_rows(committed("staged-tune-h200-2026-12-01T000115Z.json")));
+  ASSERT_EQ(c.size(), 2u);
+  // To the device, 8 MiB x 3 (the default takes 8 MiB x 4: as fast, one buffer of margin); back,
+  // 16 MiB x 6, which with the other ring would pin more than 96 MiB: the default takes
+  // 8 MiB x 6.
+  EXPECT_EQ(c[0].direction, "h2d");
+  EXPECT_EQ(c[0].chunk_bytes, 8 * kMiB);
+  EXPECT_EQ(c[0].depth, 3);
+  EXPECT_EQ(c[1].direction, "d2h");
+  EXPECT_EQ(c[1].depth, 6);
+  const StagedCopyOptions defaults;
+  EXPECT_EQ(defaults.to_device.chunk_bytes, c[0].chunk_bytes);
+  EXPECT_EQ(defaults.to_host.depth, c[1].depth);
+}
+
+TEST(CommittedStaged, TheH200PipelineRecordMeetsItsBoundOnlyFromPinnedMemory) {
+  const PipelineAnalysis a = analyse_pipeline(committed("pipeline-h200-2026-12-01T001230Z.json"));
+  ASSERT_EQ(a.rows.size(), 4u);
+  for (const PipelineRow& row : a.rows) ASSERT_TRUE(row.efficiency.has_value()) << row.source;
+  const PipelineRow& pinned2 = a.rows[2];
+  const PipelineRow& staged2 = a.rows[3];
+  EXPECT_EQ(pinned2.source, "pinned");
+  EXPECT_EQ(staged2.source, "staged");
+  EXPECT_EQ(staged2.streams, 2);
+  EXPECT_NEAR(*pinned2.efficiency, 0.933, 0.002);
+  EXPECT_NEAR(*staged2.efficiency, 0.663, 0.002);
 }
 
 }  // namespace
