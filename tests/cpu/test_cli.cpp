@@ -83,6 +83,11 @@ TEST(Cli, StagedAndPipelineNeedAGpu) {
   expect_one_line_error(test::run(kBin + "staged"), 3, "no usable GPU");
   expect_one_line_error(test::run(kBin + "staged --tune"), 3, "no usable GPU");
   expect_one_line_error(test::run(kBin + "pipeline"), 3, "no usable GPU");
+  // The engine's switches and the back-to-back method parse, and get as far as the GPU.
+  expect_one_line_error(test::run(kBin + "staged --no-streaming-drain --no-caller-copies "
+                                         "--methods staged-back-to-back,pinned"),
+                        3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "pipeline --no-caller-copies"), 3, "no usable GPU");
 }
 
 TEST(Cli, SizeLargerThanTheDeviceIsExitTwo) {
