@@ -26,11 +26,11 @@ struct StagedRow {
   // staged-back-to-back over pinned. Not over the driver: its samples each follow a pause, like
   // the other methods', so only pinned (which a pause does not slow) is a fair yardstick.
   std::optional<double> back_to_back_over_pinned;
-  std::string staged_path;                   // "staged" or "direct": what the engine did
+  std::string staged_path;  // "staged" or "direct": what the engine did
 };
 
 struct StagedGoal {
-  std::string direction;  // "h2d", "d2h"
+  std::string direction;          // "h2d", "d2h"
   std::string method = "staged";  // the engine's figures judged, or "staged-back-to-back"
   std::string text;
   Verdict verdict = Verdict::kNotEvaluated;

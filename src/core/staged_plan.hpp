@@ -19,15 +19,15 @@ namespace pinbench {
 // Every way a user could move pageable data, plus the page-locked ceiling. Names are used in
 // flags, records and tables alike.
 enum class StagedMethod {
-  kStaged,           // "staged": pinbench's StagedCopier, each copy after a pause (the previous
-                     // sample's byte check), as a program that copies now and then sees it
+  kStaged,            // "staged": pinbench's StagedCopier, each copy after a pause (the previous
+                      // sample's byte check), as a program that copies now and then sees it
   kStagedBackToBack,  // "staged-back-to-back": the same, copies one after another, as a program
                       // that streams data sees it; only the last copy's bytes are checked
-  kPinned,           // "pinned": cudaMemcpyAsync from page-locked memory, the ceiling
-  kPageableDriver,   // "pageable-driver": cudaMemcpyAsync from pageable memory
-  kBatchStream,      // "batch-async-stream": cudaMemcpyBatchAsync, source accessed in stream order
-  kBatchDuringCall,  // "batch-async-during-call": ... source accessed during the call
-  kBatchAny,         // "batch-async-any": ... source accessed at any time
+  kPinned,            // "pinned": cudaMemcpyAsync from page-locked memory, the ceiling
+  kPageableDriver,    // "pageable-driver": cudaMemcpyAsync from pageable memory
+  kBatchStream,       // "batch-async-stream": cudaMemcpyBatchAsync, source accessed in stream order
+  kBatchDuringCall,   // "batch-async-during-call": ... source accessed during the call
+  kBatchAny,          // "batch-async-any": ... source accessed at any time
   kMultithreadDriver,  // "multithread-driver": T threads, each cudaMemcpyAsync of a slice on its
                        // own stream
   kRegisterCopy,       // "register-copy-unregister": cudaHostRegister, copy, cudaHostUnregister

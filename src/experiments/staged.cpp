@@ -522,7 +522,8 @@ RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& prog
         c.extra = {
             {"chunk_bytes", shape.chunk_bytes}, {"depth", shape.depth}, {"threads", shape.threads}};
         record.gates.push_back(
-            {c.gate, !r.failed, r.failed ? r.detail : "after the last copy the destination held every byte"});
+            {c.gate, !r.failed,
+             r.failed ? r.detail : "after the last copy the destination held every byte"});
         record.cases.push_back(std::move(c));
       }
     }

@@ -126,8 +126,8 @@ std::string render_staged_text(const RunRecord& record) {
     if (it == a.rows.end()) continue;
     std::vector<std::string> header = {"size", "at"};
     for (const std::string& m : a.methods) header.push_back(header_for(m));
-    const bool b2b = std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") !=
-                     a.methods.end();
+    const bool b2b =
+        std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end();
     header.insert(header.end(), {"staged/pinned", "staged/driver"});
     if (b2b) header.push_back("b2b/pinned");
     header.push_back("staged path");
@@ -247,8 +247,9 @@ std::string render_staged_tune_text(const RunRecord& record) {
           100 * choice->worst_share, flag, chunk, flag, choice->depth, flag, choice->threads);
     }
   }
-  out += checks(record, "after the last sample of every shape the destination held exactly the "
-                        "reference bytes.");
+  out += checks(record,
+                "after the last sample of every shape the destination held exactly the "
+                "reference bytes.");
   return out;
 }
 

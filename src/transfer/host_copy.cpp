@@ -19,7 +19,7 @@ constexpr std::size_t kLine = 64;
 constexpr std::size_t kBlock = 128;  // four 32-byte stores per iteration
 
 __attribute__((target("avx2"))) void copy_avx2_stream(char* dst, const char* src,
-                                                       std::size_t bytes) {
+                                                      std::size_t bytes) {
   // Stores must be 32-byte aligned; aligning to a line also keeps every store a whole line.
   std::size_t head = (kLine - (reinterpret_cast<std::uintptr_t>(dst) & (kLine - 1))) & (kLine - 1);
   if (head > bytes) head = bytes;

@@ -370,9 +370,9 @@ TEST(HostCopyPoolHelp, AHelperAloneCopiesEverySlice) {
   for (bool streaming : {false, true}) {
     const std::vector<char> src = pattern(kMiB + 77, streaming ? 3 : 4);
     std::vector<char> dst(src.size(), 0);
-    const std::uint64_t ticket = pool.publish(dst.data(), src.data(), src.size(),
-                                              reinterpret_cast<std::uintptr_t>(src.data()),
-                                              streaming);
+    const std::uint64_t ticket =
+        pool.publish(dst.data(), src.data(), src.size(),
+                     reinterpret_cast<std::uintptr_t>(src.data()), streaming);
     int slices = 0;
     while (pool.help_one()) {
       ++slices;
