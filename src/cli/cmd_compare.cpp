@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "core/compare.hpp"
-#include "core/record.hpp"
+#include "core/analysis/compare.hpp"
+#include "core/record/record.hpp"
 #include "report/compare_text.hpp"
 
 namespace pinbench::cli {

@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "core/analysis/lesson.hpp"
 #include "core/errors.hpp"
-#include "core/lesson.hpp"
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "core/text_file.hpp"
 #include "report/csv.hpp"
 #include "report/html.hpp"

@@ -11,7 +11,7 @@
 #include "cli/progress.hpp"
 #include "cli/trace_option.hpp"
 #include "core/errors.hpp"
-#include "core/staged_plan.hpp"
+#include "core/plans/staged_plan.hpp"
 #include "core/units.hpp"
 #include "experiments/pipeline.hpp"
 #include "experiments/staged.hpp"

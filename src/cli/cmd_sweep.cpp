@@ -10,7 +10,7 @@
 #include "cli/progress.hpp"
 #include "cli/trace_option.hpp"
 #include "core/errors.hpp"
-#include "core/sweep_plan.hpp"
+#include "core/plans/sweep_plan.hpp"
 #include "core/units.hpp"
 #include "experiments/bandwidthtest.hpp"
 #include "experiments/race.hpp"

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "core/analysis/prediction4.hpp"
 #include "core/errors.hpp"
-#include "core/nsys_stats.hpp"
-#include "core/prediction4.hpp"
+#include "core/importers/nsys_stats.hpp"
 #include "core/units.hpp"
 
 namespace pinbench::cli {

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/prediction4.hpp"
 #include "core/errors.hpp"
-#include "core/prediction4.hpp"
 #include "report/perfetto.hpp"
 
 namespace pinbench::cli {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace pinbench {
 

@@ -49,18 +49,18 @@ void* aligned_zeroed(std::size_t bytes, std::size_t alignment, bool huge) {
 
 }  // namespace
 
-HostBuffer::HostBuffer(std::size_t bytes, HostKind kind) : bytes_(bytes), kind_(kind) {
+HostBuffer::HostBuffer(std::size_t bytes, MemoryKind kind) : bytes_(bytes), kind_(kind) {
   switch (kind) {
-    case HostKind::kPageable:
+    case MemoryKind::kPageable:
       ptr_ = aligned_zeroed(bytes, kPage, false);
       break;
-    case HostKind::kPageableThp:
+    case MemoryKind::kPageableThp:
       ptr_ = aligned_zeroed(bytes, kHugePage, true);
       break;
-    case HostKind::kPinned:
+    case MemoryKind::kPinned:
       PINBENCH_CUDA_TRY(cudaMallocHost(&ptr_, bytes));
       break;
-    case HostKind::kRegistered: {
+    case MemoryKind::kRegistered: {
       void* p = aligned_zeroed(bytes, kPage, false);
       const cudaError_t err =
           cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
@@ -71,14 +71,14 @@ HostBuffer::HostBuffer(std::size_t bytes, HostKind kind) : bytes_(bytes), kind_(
       ptr_ = p;
       break;
     }
-    case HostKind::kWriteCombined:
+    case MemoryKind::kWriteCombined:
       PINBENCH_CUDA_TRY(
           cudaHostAlloc(&ptr_, bytes, cudaHostAllocWriteCombined | cudaHostAllocMapped));
       break;
-    case HostKind::kMapped:
+    case MemoryKind::kMapped:
       PINBENCH_CUDA_TRY(cudaHostAlloc(&ptr_, bytes, cudaHostAllocMapped));
       break;
-    case HostKind::kManaged:
+    case MemoryKind::kManaged:
       PINBENCH_CUDA_TRY(cudaMallocManaged(&ptr_, bytes, cudaMemAttachGlobal));
       std::memset(ptr_, 0, bytes);
       break;
@@ -88,20 +88,20 @@ HostBuffer::HostBuffer(std::size_t bytes, HostKind kind) : bytes_(bytes), kind_(
 void HostBuffer::release() noexcept {
   if (ptr_ == nullptr) return;
   switch (kind_) {
-    case HostKind::kPageable:
-    case HostKind::kPageableThp:
+    case MemoryKind::kPageable:
+    case MemoryKind::kPageableThp:
       std::free(ptr_);
       break;
-    case HostKind::kRegistered:
+    case MemoryKind::kRegistered:
       PINBENCH_CUDA_TRY_NOTHROW(cudaHostUnregister(ptr_));
       std::free(ptr_);
       break;
-    case HostKind::kManaged:
+    case MemoryKind::kManaged:
       PINBENCH_CUDA_TRY_NOTHROW(cudaFree(ptr_));
       break;
-    case HostKind::kPinned:
-    case HostKind::kWriteCombined:
-    case HostKind::kMapped:
+    case MemoryKind::kPinned:
+    case MemoryKind::kWriteCombined:
+    case MemoryKind::kMapped:
       PINBENCH_CUDA_TRY_NOTHROW(cudaFreeHost(ptr_));
       break;
   }
@@ -128,7 +128,7 @@ HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
 }
 
 void* HostBuffer::device_pointer() const {
-  if (kind_ == HostKind::kManaged) return ptr_;
+  if (kind_ == MemoryKind::kManaged) return ptr_;
   if (!is_page_locked(kind_)) {
     throw std::logic_error("device_pointer() asked of pageable memory");
   }
@@ -157,8 +157,8 @@ std::string observed_memory_kind(const void* ptr) {
 
 namespace pinbench::cuda {
 
-std::string expected_observed_kind(HostKind kind) {
-  if (kind == HostKind::kManaged) return "managed";
+std::string expected_observed_kind(MemoryKind kind) {
+  if (kind == MemoryKind::kManaged) return "managed";
   return is_page_locked(kind) ? "pinned" : "pageable";
 }
 

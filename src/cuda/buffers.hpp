@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/sweep_plan.hpp"
+#include "core/memory_kind.hpp"
 
 namespace pinbench::cuda {
 
@@ -28,7 +28,7 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-// Host memory of one MemoryKind (core/sweep_plan.hpp names them all):
+// Host memory of one MemoryKind (core/memory_kind.hpp names them all):
 //   pageable        page-aligned from the C allocator, zeroed so every page exists
 //   pageable-thp    2 MiB aligned, madvise(MADV_HUGEPAGE) before it is zeroed
 //   pinned          cudaMallocHost
@@ -37,14 +37,13 @@ class DeviceBuffer {
 //                   the CPU to read
 //   mapped          cudaHostAlloc(Mapped)
 //   managed         cudaMallocManaged, zeroed on the host so its pages start there
-using HostKind = MemoryKind;
 
 class HostBuffer {
  public:
   HostBuffer() = default;
   // Allocates `bytes` of `kind`; throws CudaError (CUDA allocations) or std::bad_alloc (the C
   // allocator) when the memory is not there, and releases anything half-made first.
-  HostBuffer(std::size_t bytes, HostKind kind);
+  HostBuffer(std::size_t bytes, MemoryKind kind);
   ~HostBuffer();
   HostBuffer(HostBuffer&& other) noexcept;
   HostBuffer& operator=(HostBuffer&& other) noexcept;
@@ -53,7 +52,7 @@ class HostBuffer {
 
   void* data() const { return ptr_; }
   std::size_t size() const { return bytes_; }
-  HostKind kind() const { return kind_; }
+  MemoryKind kind() const { return kind_; }
   // The address a kernel uses to reach this memory: for page-locked kinds the mapped device
   // address, for managed memory the pointer itself. Throws std::logic_error for pageable kinds
   // (a kernel can reach those only where the device reports pageable memory access).
@@ -64,7 +63,7 @@ class HostBuffer {
 
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
-  HostKind kind_ = HostKind::kPageable;
+  MemoryKind kind_ = MemoryKind::kPageable;
 };
 
 // What the driver says `ptr` is, via cudaPointerGetAttributes: "pageable" (not registered),
@@ -72,6 +71,6 @@ class HostBuffer {
 std::string observed_memory_kind(const void* ptr);
 
 // What observed_memory_kind() should say for memory of `kind`.
-std::string expected_observed_kind(HostKind kind);
+std::string expected_observed_kind(MemoryKind kind);
 
 }  // namespace pinbench::cuda

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace_model.hpp"
+#include "core/record/trace_model.hpp"
 
 namespace pinbench::cuda {
 

@@ -2,8 +2,8 @@
 // cases and gates of one RunRecord. The analysis lives in core/lesson.hpp and never needs a GPU.
 #pragma once
 
-#include "core/lesson.hpp"
-#include "core/record.hpp"
+#include "core/analysis/lesson.hpp"
+#include "core/record/record.hpp"
 #include "experiments/progress.hpp"
 
 namespace pinbench {

@@ -34,11 +34,11 @@ double ms_between(std::chrono::steady_clock::time_point a,
 void run_async(PartContext& ctx) {
   const LessonConfig& cfg = ctx.config;
   const std::size_t bytes = cfg.async_bytes;
-  cuda::HostBuffer expected(bytes, cuda::HostKind::kPageable);
+  cuda::HostBuffer expected(bytes, MemoryKind::kPageable);
   fill_pattern(expected.data(), bytes, kSeed);
-  cuda::HostBuffer pageable(bytes, cuda::HostKind::kPageable);
-  cuda::HostBuffer pinned(bytes, cuda::HostKind::kPinned);
-  cuda::HostBuffer check(bytes, cuda::HostKind::kPinned);
+  cuda::HostBuffer pageable(bytes, MemoryKind::kPageable);
+  cuda::HostBuffer pinned(bytes, MemoryKind::kPinned);
+  cuda::HostBuffer check(bytes, MemoryKind::kPinned);
   cuda::DeviceBuffer device(bytes);
   cuda::Stream stream(cudaStreamNonBlocking);
   const bool pageable_ok =

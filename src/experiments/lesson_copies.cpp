@@ -110,11 +110,11 @@ void run_copies(PartContext& ctx) {
   const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
   ctx.progress(
       fmt::format("part 1: allocating {} pageable and pinned buffers", format_size(largest)));
-  cuda::HostBuffer expected(largest, cuda::HostKind::kPageable);
+  cuda::HostBuffer expected(largest, MemoryKind::kPageable);
   fill_pattern(expected.data(), largest, kSeed);
-  cuda::HostBuffer pageable(largest, cuda::HostKind::kPageable);
-  cuda::HostBuffer pinned(largest, cuda::HostKind::kPinned);
-  cuda::HostBuffer check(largest, cuda::HostKind::kPinned);
+  cuda::HostBuffer pageable(largest, MemoryKind::kPageable);
+  cuda::HostBuffer pinned(largest, MemoryKind::kPinned);
+  cuda::HostBuffer check(largest, MemoryKind::kPinned);
   cuda::DeviceBuffer device(largest);
   std::memcpy(pageable.data(), expected.data(), largest);
   std::memcpy(pinned.data(), expected.data(), largest);

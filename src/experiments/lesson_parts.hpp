@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "core/lesson.hpp"
-#include "core/record.hpp"
+#include "core/analysis/lesson.hpp"
+#include "core/record/record.hpp"
 #include "experiments/lesson.hpp"
 
 namespace pinbench::lesson {

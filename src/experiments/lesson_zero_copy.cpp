@@ -86,20 +86,20 @@ void run_zero_copy(PartContext& ctx) {
   const std::size_t n = bytes / sizeof(float);
   ctx.progress(fmt::format("part 3: scale_copy over {}", format_size(bytes)));
 
-  cuda::HostBuffer input(bytes, cuda::HostKind::kPageable);
-  cuda::HostBuffer scaled(bytes, cuda::HostKind::kPageable);
+  cuda::HostBuffer input(bytes, MemoryKind::kPageable);
+  cuda::HostBuffer scaled(bytes, MemoryKind::kPageable);
   auto* in = static_cast<float*>(input.data());
   auto* want = static_cast<float*>(scaled.data());
   for (std::size_t i = 0; i < n; ++i) {
     in[i] = static_cast<float>(i % 65536) * 0.25f;
     want[i] = kScale * in[i];
   }
-  cuda::HostBuffer mapped(bytes, cuda::HostKind::kMapped);
+  cuda::HostBuffer mapped(bytes, MemoryKind::kMapped);
   std::memcpy(mapped.data(), input.data(), bytes);
   const bool mapped_ok = add_kind_gate(ctx.record, "kind/kernel/mapped", mapped.data(), "pinned");
   const auto* mapped_in = static_cast<const float*>(mapped.device_pointer());
 
-  cuda::HostBuffer result(bytes, cuda::HostKind::kPinned);
+  cuda::HostBuffer result(bytes, MemoryKind::kPinned);
   cuda::DeviceBuffer resident_in(bytes);
   cuda::DeviceBuffer out(bytes);
   cuda::Stream stream(cudaStreamNonBlocking);

@@ -1,8 +1,8 @@
 // `pinbench pipeline`: the Day 54 program, a host array through a device window chunk by chunk.
 #pragma once
 
-#include "core/record.hpp"
-#include "core/staged_plan.hpp"
+#include "core/plans/staged_plan.hpp"
+#include "core/record/record.hpp"
 #include "experiments/progress.hpp"
 
 namespace pinbench {

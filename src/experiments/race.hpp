@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "experiments/progress.hpp"
 
 namespace pinbench {

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace pinbench {
 

@@ -22,7 +22,6 @@
 
 #include <fmt/format.h>
 
-#include "core/chunk_plan.hpp"
 #include "core/errors.hpp"
 #include "core/host_info.hpp"
 #include "core/pattern.hpp"
@@ -33,6 +32,7 @@
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
 #include "pinbench/staged_copy.hpp"
+#include "transfer/chunk_plan.hpp"
 #include "version.hpp"
 
 namespace pinbench {

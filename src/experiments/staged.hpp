@@ -2,8 +2,8 @@
 // and `pinbench staged --tune`: the engine alone over a grid of ring shapes.
 #pragma once
 
-#include "core/record.hpp"
-#include "core/staged_plan.hpp"
+#include "core/plans/staged_plan.hpp"
+#include "core/record/record.hpp"
 #include "experiments/progress.hpp"
 
 namespace pinbench {

@@ -2,8 +2,8 @@
 // each sample checked byte for byte. Also what pinning costs (pin_cost.cpp).
 #pragma once
 
-#include "core/record.hpp"
-#include "core/sweep_plan.hpp"
+#include "core/plans/sweep_plan.hpp"
+#include "core/record/record.hpp"
 #include "experiments/progress.hpp"
 
 namespace pinbench {

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "core/record.hpp"
-#include "core/sweep_plan.hpp"
+#include "core/plans/sweep_plan.hpp"
+#include "core/record/record.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/sweep.hpp"

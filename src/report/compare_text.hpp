@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/compare.hpp"
-#include "core/record.hpp"
+#include "core/analysis/compare.hpp"
+#include "core/record/record.hpp"
 
 namespace pinbench {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/case_figures.hpp"
+#include "core/analysis/case_figures.hpp"
 #include "core/units.hpp"
 
 namespace pinbench {

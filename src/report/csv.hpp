@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace pinbench {
 

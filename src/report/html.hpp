@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "core/lesson.hpp"
-#include "core/record.hpp"
+#include "core/analysis/lesson.hpp"
+#include "core/record/record.hpp"
 #include "report/trace_timeline.hpp"
 
 namespace pinbench {

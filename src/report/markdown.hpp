@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "core/lesson.hpp"
-#include "core/record.hpp"
+#include "core/analysis/lesson.hpp"
+#include "core/record/record.hpp"
 
 namespace pinbench {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/trace_model.hpp"
+#include "core/record/trace_model.hpp"
 
 namespace pinbench {
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/lesson.hpp"
-#include "core/record.hpp"
+#include "core/analysis/lesson.hpp"
+#include "core/record/record.hpp"
 
 namespace pinbench {
 

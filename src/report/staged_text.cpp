@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/staged_analysis.hpp"
+#include "core/analysis/staged_analysis.hpp"
 #include "core/units.hpp"
 #include "report/lesson_text.hpp"
 #include "report/text_table.hpp"

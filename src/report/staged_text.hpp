@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace pinbench {
 

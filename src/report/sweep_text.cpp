@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/sweep_analysis.hpp"
+#include "core/analysis/sweep_analysis.hpp"
 #include "core/units.hpp"
 #include "report/lesson_text.hpp"
 #include "report/text_table.hpp"

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace pinbench {
 

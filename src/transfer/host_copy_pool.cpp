@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "core/chunk_plan.hpp"
+#include "transfer/chunk_plan.hpp"
 #include "transfer/host_copy.hpp"
 
 namespace pinbench::transfer {

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/lesson.hpp"
+#include "core/analysis/lesson.hpp"
 #include "core/units.hpp"
 
 namespace pinbench::test {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/chunk_plan.hpp"
 #include "pinbench/staged_options.hpp"
+#include "transfer/chunk_plan.hpp"
 
 namespace pinbench {
 namespace {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <regex>
 
-#include "core/compare.hpp"
+#include "core/analysis/compare.hpp"
 #include "core/errors.hpp"
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "core/units.hpp"
 #include "fixtures.hpp"
 #include "report/compare_text.hpp"

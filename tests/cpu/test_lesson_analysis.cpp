@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "core/analysis/lesson.hpp"
 #include "core/errors.hpp"
-#include "core/lesson.hpp"
 #include "core/units.hpp"
 #include "fixtures.hpp"
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "core/errors.hpp"
-#include "core/nsys_stats.hpp"
+#include "core/importers/nsys_stats.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

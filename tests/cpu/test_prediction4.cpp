@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
+#include "core/analysis/lesson.hpp"
+#include "core/analysis/prediction4.hpp"
 #include "core/errors.hpp"
-#include "core/lesson.hpp"
-#include "core/prediction4.hpp"
 #include "core/units.hpp"
 #include "fixtures.hpp"
 #include "report/lesson_text.hpp"

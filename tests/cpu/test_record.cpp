@@ -3,8 +3,8 @@
 #include <filesystem>
 
 #include "core/errors.hpp"
-#include "core/record.hpp"
-#include "core/run_library.hpp"
+#include "core/record/record.hpp"
+#include "core/record/run_library.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

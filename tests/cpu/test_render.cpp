@@ -4,8 +4,8 @@
 
 #include <regex>
 
-#include "core/lesson.hpp"
-#include "core/record.hpp"
+#include "core/analysis/lesson.hpp"
+#include "core/record/record.hpp"
 #include "fixtures.hpp"
 #include "report/lesson_text.hpp"
 #include "report/text_table.hpp"

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/analysis/lesson.hpp"
 #include "core/errors.hpp"
-#include "core/lesson.hpp"
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "core/units.hpp"
 #include "fixtures.hpp"
 #include "report/csv.hpp"

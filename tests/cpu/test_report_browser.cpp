@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

@@ -6,10 +6,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/analysis/staged_analysis.hpp"
 #include "core/errors.hpp"
-#include "core/record.hpp"
-#include "core/staged_analysis.hpp"
-#include "core/staged_plan.hpp"
+#include "core/plans/staged_plan.hpp"
+#include "core/record/record.hpp"
 #include "core/units.hpp"
 #include "fixtures.hpp"
 #include "report/csv.hpp"

@@ -4,7 +4,7 @@
 
 #include "core/errors.hpp"
 #include "core/numa.hpp"
-#include "core/sweep_plan.hpp"
+#include "core/plans/sweep_plan.hpp"
 #include "core/units.hpp"
 
 namespace pinbench {

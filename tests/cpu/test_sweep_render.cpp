@@ -4,8 +4,8 @@
 
 #include <cstdlib>
 
-#include "core/record.hpp"
-#include "core/sweep_analysis.hpp"
+#include "core/analysis/sweep_analysis.hpp"
+#include "core/record/record.hpp"
 #include "core/units.hpp"
 #include "fixtures.hpp"
 #include "report/sweep_text.hpp"

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/csv.hpp"
+#include "core/analysis/prediction4.hpp"
 #include "core/errors.hpp"
-#include "core/nsys_stats.hpp"
-#include "core/prediction4.hpp"
+#include "core/importers/csv.hpp"
+#include "core/importers/nsys_stats.hpp"
 
 namespace {
 

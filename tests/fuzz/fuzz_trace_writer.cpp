@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/prediction4.hpp"
-#include "core/trace_model.hpp"
+#include "core/analysis/prediction4.hpp"
+#include "core/record/trace_model.hpp"
 #include "report/perfetto.hpp"
 
 namespace {

@@ -2,8 +2,8 @@
 // record survives a round trip through JSON into the same analysis.
 #include <cstdint>
 
+#include "core/analysis/lesson.hpp"
 #include "core/errors.hpp"
-#include "core/lesson.hpp"
 #include "core/units.hpp"
 #include "experiments/lesson.hpp"
 #include "gpu_test.hpp"

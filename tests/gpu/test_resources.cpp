@@ -17,9 +17,9 @@ namespace {
 
 TEST(GpuBuffers, EachHostKindIsWhatItClaims) {
   PINBENCH_REQUIRE_GPU();
-  const HostBuffer pageable(1 << 20, HostKind::kPageable);
-  const HostBuffer pinned(1 << 20, HostKind::kPinned);
-  const HostBuffer mapped(1 << 20, HostKind::kMapped);
+  const HostBuffer pageable(1 << 20, MemoryKind::kPageable);
+  const HostBuffer pinned(1 << 20, MemoryKind::kPinned);
+  const HostBuffer mapped(1 << 20, MemoryKind::kMapped);
   const DeviceBuffer device(1 << 20);
   EXPECT_EQ(observed_memory_kind(pageable.data()), "pageable");
   EXPECT_EQ(observed_memory_kind(pinned.data()), "pinned");
@@ -33,15 +33,15 @@ TEST(GpuBuffers, EachHostKindIsWhatItClaims) {
 
 TEST(GpuBuffers, MoveTransfersOwnership) {
   PINBENCH_REQUIRE_GPU();
-  HostBuffer a(4096, HostKind::kPinned);
+  HostBuffer a(4096, MemoryKind::kPinned);
   void* p = a.data();
   HostBuffer b(std::move(a));
   EXPECT_EQ(a.data(), nullptr);
   EXPECT_EQ(b.data(), p);
-  HostBuffer c(4096, HostKind::kPageable);
+  HostBuffer c(4096, MemoryKind::kPageable);
   c = std::move(b);  // releases c's pageable memory, takes the pinned buffer
   EXPECT_EQ(c.data(), p);
-  EXPECT_EQ(c.kind(), HostKind::kPinned);
+  EXPECT_EQ(c.kind(), MemoryKind::kPinned);
 
   DeviceBuffer d(4096);
   void* dp = d.data();
@@ -93,8 +93,8 @@ TEST(GpuEvents, TimeAKernel) {
 TEST(GpuGates, AByteExactCheckFindsAPlantedCorruption) {
   PINBENCH_REQUIRE_GPU();
   const std::size_t bytes = 4 << 20;
-  HostBuffer src(bytes, HostKind::kPinned);
-  HostBuffer back(bytes, HostKind::kPinned);
+  HostBuffer src(bytes, MemoryKind::kPinned);
+  HostBuffer back(bytes, MemoryKind::kPinned);
   DeviceBuffer dev(bytes);
   fill_pattern(src.data(), bytes, 42);
   PINBENCH_CUDA_TRY(cudaMemcpy(dev.data(), src.data(), bytes, cudaMemcpyHostToDevice));
@@ -111,7 +111,7 @@ TEST(GpuGates, AByteExactCheckFindsAPlantedCorruption) {
 TEST(GpuKernels, ScaleCopyReadsAMappedPointer) {
   PINBENCH_REQUIRE_GPU();
   const std::size_t n = (1 << 20) + 3;  // not a multiple of the block size
-  HostBuffer mapped(n * sizeof(float), HostKind::kMapped);
+  HostBuffer mapped(n * sizeof(float), MemoryKind::kMapped);
   auto* in = static_cast<float*>(mapped.data());
   for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<float>(i % 1000) * 0.5f;
   DeviceBuffer out(n * sizeof(float));

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
-#include "core/staged_analysis.hpp"
-#include "core/staged_plan.hpp"
+#include "core/analysis/staged_analysis.hpp"
+#include "core/plans/staged_plan.hpp"
 #include "core/units.hpp"
 #include "experiments/pipeline.hpp"
 #include "experiments/staged.hpp"

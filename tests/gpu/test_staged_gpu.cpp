@@ -59,9 +59,9 @@ bool all_bytes(const unsigned char* p, std::size_t n, unsigned char v) {
 struct RoundTrip {
   explicit RoundTrip(std::size_t largest)
       : capacity(largest + 2 * kGuard),
-        src(capacity, cuda::HostKind::kPageable),
-        back(capacity, cuda::HostKind::kPageable),
-        check(capacity, cuda::HostKind::kPinned),
+        src(capacity, MemoryKind::kPageable),
+        back(capacity, MemoryKind::kPageable),
+        check(capacity, MemoryKind::kPinned),
         dev(capacity) {
     fill_pattern(src.data(), capacity, 0x57A6ED);
   }
@@ -125,8 +125,8 @@ TEST(GpuStaged, RoundTripsAreByteExactOverSizesAndOffsets) {
 TEST(GpuStaged, PathsAreChosenBySizeAndMemoryKind) {
   PINBENCH_REQUIRE_GPU();
   StagedCopier copier;
-  cuda::HostBuffer pageable(8 * kMiB, cuda::HostKind::kPageable);
-  cuda::HostBuffer pinned(8 * kMiB, cuda::HostKind::kPinned);
+  cuda::HostBuffer pageable(8 * kMiB, MemoryKind::kPageable);
+  cuda::HostBuffer pinned(8 * kMiB, MemoryKind::kPinned);
   cuda::DeviceBuffer dev(8 * kMiB);
   cuda::Stream stream;
   StagedCopy small =
@@ -150,7 +150,7 @@ TEST(GpuStaged, PathsAreChosenBySizeAndMemoryKind) {
 // Holds `stream` with a spin kernel until release() is called: work queued behind it cannot
 // have run before then.
 struct StreamLatch {
-  explicit StreamLatch(cudaStream_t s) : flags(64, cuda::HostKind::kMapped) {
+  explicit StreamLatch(cudaStream_t s) : flags(64, MemoryKind::kMapped) {
     volatile int* host = static_cast<volatile int*>(flags.data());
     host[0] = 0;
     host[1] = 0;
@@ -170,9 +170,9 @@ TEST(GpuStaged, AnAsyncCopyWaitsForEarlierWorkOnItsStream) {
   PINBENCH_REQUIRE_GPU();
   const std::size_t n = std::min<std::size_t>(64 * kMiB, max_test_bytes());
   StagedCopier copier;
-  cuda::HostBuffer src(n, cuda::HostKind::kPageable);
-  cuda::HostBuffer dst(n, cuda::HostKind::kPageable);
-  cuda::HostBuffer check(n, cuda::HostKind::kPinned);
+  cuda::HostBuffer src(n, MemoryKind::kPageable);
+  cuda::HostBuffer dst(n, MemoryKind::kPageable);
+  cuda::HostBuffer check(n, MemoryKind::kPinned);
   cuda::DeviceBuffer dev(n);
   fill_pattern(src.data(), n, 99);
   cuda::Stream stream;
@@ -210,9 +210,9 @@ TEST(GpuStaged, StreamWaitOrdersLaterWorkAfterTheCopy) {
   PINBENCH_REQUIRE_GPU();
   const std::size_t n = std::min<std::size_t>(256 * kMiB, max_test_bytes());
   StagedCopier copier;
-  cuda::HostBuffer src(n, cuda::HostKind::kPageable);
-  cuda::HostBuffer dst(n, cuda::HostKind::kPageable);
-  cuda::HostBuffer check(n, cuda::HostKind::kPinned);
+  cuda::HostBuffer src(n, MemoryKind::kPageable);
+  cuda::HostBuffer dst(n, MemoryKind::kPageable);
+  cuda::HostBuffer check(n, MemoryKind::kPinned);
   cuda::DeviceBuffer dev(n);
   fill_pattern(src.data(), n, 100);
   cuda::Stream copy_stream;
@@ -240,9 +240,9 @@ TEST(GpuStaged, CopiesOnOneStreamKeepTheirOrder) {
   PINBENCH_REQUIRE_GPU();
   const std::size_t n = std::min<std::size_t>(128 * kMiB, max_test_bytes());
   StagedCopier copier;
-  cuda::HostBuffer src(n, cuda::HostKind::kPageable);
-  cuda::HostBuffer dst(n, cuda::HostKind::kPageable);
-  cuda::HostBuffer head(4 * kKiB, cuda::HostKind::kPageable);
+  cuda::HostBuffer src(n, MemoryKind::kPageable);
+  cuda::HostBuffer dst(n, MemoryKind::kPageable);
+  cuda::HostBuffer head(4 * kKiB, MemoryKind::kPageable);
   cuda::DeviceBuffer dev(n);
   fill_pattern(src.data(), n, 101);
   PINBENCH_CUDA_TRY(cudaMemset(dev.data(), 0, n));
@@ -273,8 +273,8 @@ TEST(GpuStaged, FourThreadsShareOneEngine) {
       try {
         cuda::Stream stream;
         const std::size_t largest = cap + 4096;
-        cuda::HostBuffer src(largest, cuda::HostKind::kPageable);
-        cuda::HostBuffer back(largest, cuda::HostKind::kPageable);
+        cuda::HostBuffer src(largest, MemoryKind::kPageable);
+        cuda::HostBuffer back(largest, MemoryKind::kPageable);
         cuda::DeviceBuffer dev(largest);
         fill_pattern(src.data(), largest, 1000u + static_cast<std::uint64_t>(t));
         for (int i = 0; i < 6; ++i) {
@@ -325,8 +325,8 @@ TEST(GpuStaged, BadArgumentsAreRefusedBeforeAnythingMoves) {
   PINBENCH_REQUIRE_GPU();
   StagedCopier copier;
   const std::size_t n = 4 * kMiB;
-  cuda::HostBuffer host(n, cuda::HostKind::kPageable);
-  cuda::HostBuffer pinned(n, cuda::HostKind::kPinned);
+  cuda::HostBuffer host(n, MemoryKind::kPageable);
+  cuda::HostBuffer pinned(n, MemoryKind::kPinned);
   cuda::DeviceBuffer dev(n);
   cuda::DeviceBuffer dev2(n);
   cuda::Stream stream;
@@ -357,7 +357,7 @@ TEST(GpuStaged, BadArgumentsAreRefusedBeforeAnythingMoves) {
   {
     // Page-locked memory followed by pageable memory: the first half of one allocation is
     // registered, so the byte after it is certainly not page-locked.
-    cuda::HostBuffer halves(2 * n, cuda::HostKind::kPageable);
+    cuda::HostBuffer halves(2 * n, MemoryKind::kPageable);
     PINBENCH_CUDA_TRY(cudaHostRegister(halves.data(), n, cudaHostRegisterDefault));
     expect_refused(
         [&] { copier.copy_to_device(dev.data(), static_cast<char*>(halves.data()) + kMiB, n, s); },
@@ -423,8 +423,8 @@ TEST(GpuStaged, DestroyingTheEngineCompletesCopiesInFlight) {
   std::vector<cuda::HostBuffer> dst;
   std::vector<cuda::DeviceBuffer> dev;
   for (int i = 0; i < kCopies; ++i) {
-    src.emplace_back(n, cuda::HostKind::kPageable);
-    dst.emplace_back(n, cuda::HostKind::kPageable);
+    src.emplace_back(n, MemoryKind::kPageable);
+    dst.emplace_back(n, MemoryKind::kPageable);
     dev.emplace_back(n);
     fill_pattern(src.back().data(), n, 300u + static_cast<std::uint64_t>(i));
   }
@@ -444,7 +444,7 @@ TEST(GpuStaged, DestroyingTheEngineCompletesCopiesInFlight) {
       }
     }
   }  // the engine goes away now
-  cuda::HostBuffer check(n, cuda::HostKind::kPinned);
+  cuda::HostBuffer check(n, MemoryKind::kPinned);
   for (int i = 0; i < kCopies; ++i) {
     const auto k = static_cast<std::size_t>(i);
     EXPECT_TRUE(copies[k].done()) << i;

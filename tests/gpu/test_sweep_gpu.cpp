@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/analysis/sweep_analysis.hpp"
 #include "core/errors.hpp"
-#include "core/sweep_analysis.hpp"
-#include "core/sweep_plan.hpp"
+#include "core/plans/sweep_plan.hpp"
 #include "core/units.hpp"
 #include "cuda/buffers.hpp"
 #include "experiments/bandwidthtest.hpp"

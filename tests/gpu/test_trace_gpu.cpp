@@ -12,8 +12,8 @@
 #include <map>
 #include <set>
 
-#include "core/lesson.hpp"
-#include "core/prediction4.hpp"
+#include "core/analysis/lesson.hpp"
+#include "core/analysis/prediction4.hpp"
 #include "core/units.hpp"
 #include "cuda/cupti_trace.hpp"
 #include "experiments/lesson.hpp"

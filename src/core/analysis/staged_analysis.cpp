@@ -1,0 +1,274 @@
+// Rows, ratios and the goals' verdicts for the staged benchmark, its tuning grid and the
+// pipeline (staged_analysis.hpp). A figure comes only from a verified case's median.
+#include "core/analysis/staged_analysis.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/plans/staged_plan.hpp"
+#include "core/stats.hpp"
+#include "core/units.hpp"
+
+namespace pinbench {
+namespace {
+
+std::optional<double> verified_median(const Case& c) {
+  if (!c.verified || c.samples_ms.empty()) return std::nullopt;
+  return median(c.samples_ms);
+}
+
+std::optional<double> rate(const Case& c) {
+  const auto ms = verified_median(c);
+  if (!ms || *ms <= 0.0) return std::nullopt;
+  return gb_per_s(c.bytes, *ms);
+}
+
+std::uint64_t extra_u64(const Case& c, const char* key) {
+  const auto it = c.extra.find(key);
+  return it != c.extra.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+}
+
+int extra_int(const Case& c, const char* key) {
+  const auto it = c.extra.find(key);
+  return it != c.extra.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+
+std::string size_label(const StagedRow& r) {
+  std::string s = exact_size(r.bytes);
+  if (r.host_offset != 0 || r.device_offset != 0) {
+    s += fmt::format(" at +{}/+{}", r.host_offset, r.device_offset);
+  }
+  return s;
+}
+
+// One goal over a set of rows: held when every row's figure passes, died when one fails, not
+// evaluated when none could be judged or some lack a figure and none failed.
+template <typename Figure, typename Pass>
+StagedGoal judge(const std::string& direction, const std::string& text,
+                 const std::vector<const StagedRow*>& rows, const char* label, const char* spec,
+                 Figure figure, Pass pass) {
+  StagedGoal g;
+  g.direction = direction;
+  g.text = text;
+  if (rows.empty()) {
+    g.evidence = "no size in range was measured";
+    return g;
+  }
+  bool died = false;
+  bool missing = false;
+  std::vector<std::string> parts;
+  for (const StagedRow* r : rows) {
+    const std::optional<double> v = figure(*r);
+    if (!v) {
+      missing = true;
+      parts.push_back(fmt::format("no figure at {}", size_label(*r)));
+      continue;
+    }
+    const bool ok = pass(*v);
+    died = died || !ok;
+    parts.push_back(fmt::format("{}{} at {}", fmt::format(fmt::runtime(spec), *v),
+                                ok ? "" : " (fails)", size_label(*r)));
+  }
+  g.verdict = died ? Verdict::kDied : missing ? Verdict::kNotEvaluated : Verdict::kHeld;
+  g.evidence = std::string(label) + ": ";
+  for (std::size_t i = 0; i < parts.size(); ++i) g.evidence += (i ? "; " : "") + parts[i];
+  return g;
+}
+
+}  // namespace
+
+StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals) {
+  StagedAnalysis a;
+  using Key = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>;
+  std::map<std::string, std::map<Key, StagedRow>> by_direction;
+  std::vector<std::string> seen;
+  for (const Case& c : record.cases) {
+    if (c.part != "staged") continue;
+    const std::uint64_t ho = extra_u64(c, "host_offset");
+    const std::uint64_t dof = extra_u64(c, "device_offset");
+    StagedRow& row = by_direction[c.direction][Key{c.bytes, ho, dof}];
+    row.bytes = c.bytes;
+    row.host_offset = ho;
+    row.device_offset = dof;
+    row.gb_per_s[c.method] = rate(c);
+    if (c.method == "staged" || (c.method == "staged-back-to-back" && row.staged_path.empty())) {
+      row.staged_path = c.extra.value("path", std::string());
+    }
+    if (std::find(seen.begin(), seen.end(), c.method) == seen.end()) seen.push_back(c.method);
+  }
+  for (StagedMethod m : all_staged_methods()) {
+    if (std::find(seen.begin(), seen.end(), to_string(m)) != seen.end()) {
+      a.methods.push_back(to_string(m));
+    }
+  }
+  for (const std::string& m : seen) {  // methods from a newer pinbench, at the end
+    if (std::find(a.methods.begin(), a.methods.end(), m) == a.methods.end()) a.methods.push_back(m);
+  }
+
+  for (auto& [direction, rows] : by_direction) {
+    std::vector<StagedRow>& out = a.rows[direction];
+    for (auto& entry : rows) {
+      StagedRow& row = entry.second;  // not a structured binding: lambdas may not capture those
+      auto get = [&](const char* m) -> std::optional<double> {
+        const auto it = row.gb_per_s.find(m);
+        return it == row.gb_per_s.end() ? std::nullopt : it->second;
+      };
+      const auto staged = get("staged");
+      const auto pinned = get("pinned");
+      const auto driver = get("pageable-driver");
+      const auto back_to_back = get("staged-back-to-back");
+      if (staged && pinned) row.staged_over_pinned = *staged / *pinned;
+      if (staged && driver) row.staged_over_driver = *staged / *driver;
+      if (back_to_back && pinned) row.back_to_back_over_pinned = *back_to_back / *pinned;
+      out.push_back(row);
+    }
+  }
+
+  for (const char* direction : {"h2d", "d2h"}) {
+    const auto it = a.rows.find(direction);
+    if (it == a.rows.end()) continue;
+    std::vector<const StagedRow*> large;
+    std::vector<const StagedRow*> all;
+    for (const StagedRow& r : it->second) {
+      all.push_back(&r);
+      if (r.bytes >= goals.from_bytes) large.push_back(&r);
+    }
+    const std::string from = format_size(goals.from_bytes);
+    a.goals.push_back(judge(
+        direction,
+        fmt::format("staged at {:.0f}% of pinned or better from {} up", 100 * goals.pinned_fraction,
+                    from),
+        large, "staged/pinned", "{:.3f}", [](const StagedRow& r) { return r.staged_over_pinned; },
+        [&](double v) { return v >= goals.pinned_fraction; }));
+    if (std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end()) {
+      StagedGoal g = judge(
+          direction,
+          fmt::format("staged back to back at {:.0f}% of pinned or better from {} up",
+                      100 * goals.pinned_fraction, from),
+          large, "staged-back-to-back/pinned", "{:.3f}",
+          [](const StagedRow& r) { return r.back_to_back_over_pinned; },
+          [&](double v) { return v >= goals.pinned_fraction; });
+      g.method = "staged-back-to-back";
+      a.goals.push_back(std::move(g));
+    }
+    a.goals.push_back(judge(
+        direction,
+        fmt::format("staged at {:g}x the driver's pageable path or better from {} up",
+                    goals.driver_multiple, from),
+        large, "staged/pageable-driver", "{:.2f}x",
+        [](const StagedRow& r) { return r.staged_over_driver; },
+        [&](double v) { return v >= goals.driver_multiple; }));
+    a.goals.push_back(judge(
+        direction,
+        fmt::format("staged never slower than the driver's pageable path at any size (within "
+                    "{:.0f}% noise)",
+                    100 * goals.noise),
+        all, "staged/pageable-driver", "{:.3f}",
+        [](const StagedRow& r) { return r.staged_over_driver; },
+        [&](double v) { return v >= 1.0 - goals.noise; }));
+  }
+  return a;
+}
+
+std::vector<TuneRow> tune_rows(const RunRecord& record) {
+  std::vector<TuneRow> rows;
+  for (const Case& c : record.cases) {
+    if (c.part != "tune") continue;
+    TuneRow r;
+    r.direction = c.direction;
+    r.bytes = c.bytes;
+    r.chunk_bytes = extra_u64(c, "chunk_bytes");
+    r.depth = extra_int(c, "depth");
+    r.threads = extra_int(c, "threads");
+    r.gb_per_s = rate(c);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<TuneChoice> tune_choices(const std::vector<TuneRow>& rows) {
+  std::vector<TuneChoice> out;
+  for (const char* direction : {"h2d", "d2h"}) {
+    std::map<std::uint64_t, double> best;  // by size
+    using Shape = std::tuple<std::uint64_t, int, int>;
+    std::map<Shape, std::map<std::uint64_t, double>> rates;
+    for (const TuneRow& r : rows) {
+      if (r.direction != direction) continue;
+      double& b = best[r.bytes];
+      const double v = r.gb_per_s.value_or(0.0);
+      b = std::max(b, v);
+      rates[Shape{r.chunk_bytes, r.depth, r.threads}][r.bytes] = v;
+    }
+    if (rates.empty()) continue;
+    std::optional<TuneChoice> choice;
+    for (const auto& [shape, by_size] : rates) {
+      double worst = 1.0;
+      for (const auto& [bytes, top] : best) {
+        const auto it = by_size.find(bytes);
+        const double v = it == by_size.end() ? 0.0 : it->second;
+        worst = std::min(worst, top > 0.0 ? v / top : 0.0);
+      }
+      TuneChoice c{direction, std::get<0>(shape), std::get<1>(shape), std::get<2>(shape), worst};
+      // Ties go to less page-locked memory, then to fewer threads.
+      const auto cost = [](const TuneChoice& t) {
+        return std::make_tuple(-t.worst_share, t.chunk_bytes * static_cast<std::uint64_t>(t.depth),
+                               t.threads);
+      };
+      if (!choice || cost(c) < cost(*choice)) choice = c;
+    }
+    out.push_back(*choice);
+  }
+  return out;
+}
+
+PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency) {
+  PipelineAnalysis a;
+  auto find_bound = [&](const char* part, const std::string& method) -> std::optional<double> {
+    for (const Case& c : record.cases) {
+      if (c.part == part && c.method == method) return verified_median(c);
+    }
+    return std::nullopt;
+  };
+  for (const Case& c : record.cases) {
+    if (c.part != "pipeline") continue;
+    PipelineRow r;
+    r.source = c.extra.value("source", c.memory);
+    r.streams = extra_int(c, "streams");
+    r.array_bytes = c.bytes;
+    r.chunk_bytes = extra_u64(c, "chunk_bytes");
+    r.ms = verified_median(c);
+    if (r.ms && *r.ms > 0.0) r.gb_per_s_each_way = gb_per_s(c.bytes, *r.ms);
+    r.copy_bound_ms = find_bound("bound-copy", c.method);
+    r.kernel_ms = find_bound("bound-kernel", c.method);
+    if (r.copy_bound_ms && r.kernel_ms) r.bound_ms = std::max(*r.copy_bound_ms, *r.kernel_ms);
+    if (r.bound_ms && r.ms && *r.ms > 0.0) r.efficiency = *r.bound_ms / *r.ms;
+    a.rows.push_back(r);
+  }
+  std::vector<std::string> sources;
+  for (const PipelineRow& r : a.rows) {
+    if (std::find(sources.begin(), sources.end(), r.source) == sources.end()) {
+      sources.push_back(r.source);
+    }
+  }
+  for (const std::string& source : sources) {
+    PipelineGoal g;
+    g.source = source;
+    g.text = fmt::format("{} source, two streams: at {:.0f}% of the bound or better", source,
+                         100 * efficiency);
+    g.evidence = "no two-stream run with a verified result and a measured bound";
+    for (const PipelineRow& r : a.rows) {
+      if (r.source != source || r.streams != 2 || !r.efficiency) continue;
+      g.verdict = *r.efficiency >= efficiency ? Verdict::kHeld : Verdict::kDied;
+      g.evidence = fmt::format(
+          "{:.1f}% of the bound: {:.3f} ms against a bound of {:.3f} ms "
+          "(copies {:.3f} ms, kernel {:.3f} ms)",
+          100 * *r.efficiency, *r.ms, *r.bound_ms, *r.copy_bound_ms, *r.kernel_ms);
+    }
+    a.goals.push_back(g);
+  }
+  return a;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,114 @@
+// Turning `pinbench staged`, `pinbench staged --tune` and `pinbench pipeline` records into rows,
+// ratios and verdicts on the goals. Pure functions of a RunRecord, so a replayed record
+// is judged by the same code as a live one, and every verdict is tested on hand-made records.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/lesson.hpp"  // Verdict
+#include "core/record/record.hpp"
+
+namespace pinbench {
+
+// --- staged -----------------------------------------------------------------------------------
+
+struct StagedRow {
+  std::uint64_t bytes = 0;
+  std::uint64_t host_offset = 0;
+  std::uint64_t device_offset = 0;
+  std::map<std::string, std::optional<double>> gb_per_s;  // by method; absent: gate failed
+  std::optional<double> staged_over_pinned;
+  std::optional<double> staged_over_driver;  // staged over pageable-driver
+  // staged-back-to-back over pinned. Not over the driver: its samples each follow a pause, like
+  // the other methods', so only pinned (which a pause does not slow) is a fair yardstick.
+  std::optional<double> back_to_back_over_pinned;
+  std::string staged_path;  // "staged" or "direct": what the engine did
+};
+
+struct StagedGoal {
+  std::string direction;          // "h2d", "d2h"
+  std::string method = "staged";  // the engine's figures judged, or "staged-back-to-back"
+  std::string text;
+  Verdict verdict = Verdict::kNotEvaluated;
+  std::string evidence;
+};
+
+// The goals for the staged engine on the H200, judged on the engine's copies after a
+// pause (as every other method is measured), and, where the record holds them, the share of
+// pinned judged on its copies back to back too.
+struct StagedGoals {
+  double pinned_fraction = 0.95;           // staged at this fraction of pinned or better...
+  double driver_multiple = 6.0;            // ...and this multiple of the driver's pageable path...
+  std::uint64_t from_bytes = 64ull << 20;  // ...at every size from this one up
+  // "Never slower than the driver at any size", within this relative noise band: below the
+  // direct threshold both are the same cudaMemcpyAsync, and only noise tells them apart.
+  double noise = 0.05;
+};
+
+struct StagedAnalysis {
+  std::vector<std::string> methods;  // the methods present, in the benchmark's order
+  std::map<std::string, std::vector<StagedRow>> rows;  // by direction; by size, aligned first
+  std::vector<StagedGoal> goals;
+};
+
+StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals = {});
+
+// --- tune -------------------------------------------------------------------------------------
+
+struct TuneRow {
+  std::string direction;
+  std::uint64_t bytes = 0;
+  std::uint64_t chunk_bytes = 0;
+  int depth = 0;
+  int threads = 0;
+  std::optional<double> gb_per_s;
+};
+
+struct TuneChoice {
+  std::string direction;
+  std::uint64_t chunk_bytes = 0;
+  int depth = 0;
+  int threads = 0;
+  double worst_share = 0.0;  // its lowest rate over the sizes, as a share of that size's best
+};
+
+std::vector<TuneRow> tune_rows(const RunRecord& record);
+// Per direction, the shape whose lowest share of the best rate over all sizes is highest: the
+// shape that is never far from the best, rather than the best at one size.
+std::vector<TuneChoice> tune_choices(const std::vector<TuneRow>& rows);
+
+// --- pipeline ---------------------------------------------------------------------------------
+
+struct PipelineRow {
+  std::string source;  // "pinned", "staged"
+  int streams = 0;
+  std::uint64_t array_bytes = 0;
+  std::uint64_t chunk_bytes = 0;
+  std::optional<double> ms;                 // the whole array in and out
+  std::optional<double> gb_per_s_each_way;  // array bytes / ms, each direction
+  std::optional<double> copy_bound_ms;      // both directions at once, page-locked, same chunks
+  std::optional<double> kernel_ms;          // the kernel over the whole array, device-resident
+  std::optional<double> bound_ms;           // the larger of the two
+  std::optional<double> efficiency;         // bound_ms / ms
+};
+
+struct PipelineGoal {
+  std::string source;
+  std::string text;
+  Verdict verdict = Verdict::kNotEvaluated;
+  std::string evidence;
+};
+
+struct PipelineAnalysis {
+  std::vector<PipelineRow> rows;
+  std::vector<PipelineGoal> goals;
+};
+
+// Goal: two streams at `efficiency` of the bound or better, for each source.
+PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency = 0.95);
+
+}  // namespace pinbench

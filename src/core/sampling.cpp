@@ -1,0 +1,40 @@
+#include "core/sampling.hpp"
+
+#include "core/stats.hpp"
+
+namespace pinbench {
+
+const char* to_string(StopReason r) {
+  switch (r) {
+    case StopReason::kContinue:
+      return "continue";
+    case StopReason::kSpread:
+      return "spread";
+    case StopReason::kTimeCap:
+      return "time cap";
+    case StopReason::kSampleCap:
+      return "sample cap";
+  }
+  return "?";
+}
+
+double relative_spread(const std::vector<double>& samples_ms) {
+  if (samples_ms.size() < 2) return 0.0;
+  const Summary s = summarize(samples_ms);
+  return s.mean > 0.0 ? s.stddev / s.mean : 0.0;
+}
+
+StopReason should_stop(const StopRule& rule, const std::vector<double>& samples_ms,
+                       double elapsed_ms) {
+  const int n = static_cast<int>(samples_ms.size());
+  if (n >= rule.max_samples) return StopReason::kSampleCap;
+  if (n < rule.min_samples) {
+    // Even the minimum yields to the time cap once there are two samples to summarise.
+    return n >= 2 && elapsed_ms >= rule.time_cap_ms ? StopReason::kTimeCap : StopReason::kContinue;
+  }
+  if (relative_spread(samples_ms) <= rule.max_spread) return StopReason::kSpread;
+  if (elapsed_ms >= rule.time_cap_ms) return StopReason::kTimeCap;
+  return StopReason::kContinue;
+}
+
+}  // namespace pinbench
