@@ -3,19 +3,46 @@
 #include "core/stats.hpp"
 
 namespace pinbench {
+namespace {
+
+constexpr StopReason kReasons[] = {StopReason::kContinue,  StopReason::kCount,
+                                   StopReason::kSpread,    StopReason::kTimeCap,
+                                   StopReason::kSampleCap, StopReason::kGateFailed};
+
+}  // namespace
+
+StopRule StopRule::fixed(int n) {
+  StopRule r;
+  r.max_spread = 0.0;
+  r.time_cap_ms = 0.0;
+  r.min_samples = n;
+  r.max_samples = n;
+  return r;
+}
 
 const char* to_string(StopReason r) {
   switch (r) {
     case StopReason::kContinue:
       return "continue";
+    case StopReason::kCount:
+      return "count";
     case StopReason::kSpread:
       return "spread";
     case StopReason::kTimeCap:
       return "time cap";
     case StopReason::kSampleCap:
       return "sample cap";
+    case StopReason::kGateFailed:
+      return "gate failed";
   }
   return "?";
+}
+
+StopReason parse_stop_reason(std::string_view name) {
+  for (StopReason r : kReasons) {
+    if (name == to_string(r)) return r;
+  }
+  return StopReason::kContinue;
 }
 
 double relative_spread(const std::vector<double>& samples_ms) {
@@ -27,6 +54,7 @@ double relative_spread(const std::vector<double>& samples_ms) {
 StopReason should_stop(const StopRule& rule, const std::vector<double>& samples_ms,
                        double elapsed_ms) {
   const int n = static_cast<int>(samples_ms.size());
+  if (rule.is_fixed()) return n >= rule.max_samples ? StopReason::kCount : StopReason::kContinue;
   if (n >= rule.max_samples) return StopReason::kSampleCap;
   if (n < rule.min_samples) {
     // Even the minimum yields to the time cap once there are two samples to summarise.

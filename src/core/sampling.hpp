@@ -1,21 +1,35 @@
 // How many samples a case gets, and why sampling stopped. No CUDA: the rule is tested anywhere.
+//
+// Two rules share one type. A fixed count (the lesson's 3 warm-ups + 10 timed, the page's method)
+// stops at exactly `max_samples`. The sweep's rule keeps sampling until the samples' relative
+// spread is small enough, or a time or sample cap is reached, never before `min_samples`.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace pinbench {
 
-// Sampling continues until the samples' relative spread (sample standard deviation over mean) is
-// at most `max_spread`, or the time cap or sample cap is reached; never before `min_samples`.
 struct StopRule {
-  double max_spread = 0.01;
+  double max_spread = 0.01;  // 0: a fixed count of max_samples, whatever the spread
   double time_cap_ms = 500.0;
   int min_samples = 10;
   int max_samples = 2000;
+
+  // Exactly `n` samples: no spread target and no time cap.
+  static StopRule fixed(int n);
+  bool is_fixed() const { return max_spread <= 0.0; }
 };
 
-enum class StopReason { kContinue, kSpread, kTimeCap, kSampleCap };
-const char* to_string(StopReason r);  // "spread", "time cap", "sample cap"
+// Why a case's sampling stopped. kCount: a fixed count was reached; kGateFailed: a sample's bytes
+// were wrong, so there was nothing more worth timing.
+enum class StopReason { kContinue, kCount, kSpread, kTimeCap, kSampleCap, kGateFailed };
+// "continue", "count", "spread", "time cap", "sample cap", "gate failed": the names records carry.
+const char* to_string(StopReason r);
+// The reverse of to_string; kContinue for a name it does not know (a record from before stop
+// reasons were written says nothing, and nothing is what the reader gets).
+StopReason parse_stop_reason(std::string_view name);
 
 // `elapsed_ms`: wall time spent on this case so far.
 StopReason should_stop(const StopRule& rule, const std::vector<double>& samples_ms,

@@ -49,6 +49,8 @@ std::string verdict_word(Verdict v) {
       return "HELD";
     case Verdict::kDied:
       return "MISSED";
+    case Verdict::kUndecided:
+      return "UNDECIDED";
     case Verdict::kNotEvaluated:
       return "NOT EVALUATED";
   }

@@ -168,3 +168,25 @@ TEST(SweepFit, RefusesWhatCannotFit) {
 
 }  // namespace
 }  // namespace pinbench
+
+namespace pinbench {
+namespace {
+
+TEST(StopRule, AFixedCountStopsAtExactlyThatCountWhateverTheSpread) {
+  const StopRule rule = StopRule::fixed(10);
+  EXPECT_TRUE(rule.is_fixed());
+  EXPECT_EQ(should_stop(rule, std::vector<double>(9, 1.0), 1e9), StopReason::kContinue);
+  EXPECT_EQ(should_stop(rule, {1, 9, 1, 9, 1, 9, 1, 9, 1, 9}, 0), StopReason::kCount);
+  EXPECT_FALSE(StopRule{}.is_fixed());
+}
+
+TEST(StopRule, ReasonsRoundTripThroughTheirNames) {
+  for (StopReason r : {StopReason::kCount, StopReason::kSpread, StopReason::kTimeCap,
+                       StopReason::kSampleCap, StopReason::kGateFailed}) {
+    EXPECT_EQ(parse_stop_reason(to_string(r)), r);
+  }
+  EXPECT_EQ(parse_stop_reason("whatever"), StopReason::kContinue);
+}
+
+}  // namespace
+}  // namespace pinbench

@@ -19,6 +19,8 @@ const char* to_string(Verdict v) {
       return "held";
     case Verdict::kDied:
       return "died";
+    case Verdict::kUndecided:
+      return "undecided";
     case Verdict::kNotEvaluated:
       return "not evaluated";
   }

@@ -1,5 +1,5 @@
 // Verdicts on the page's predictions: each prediction is split into claims, and each claim is
-// held, died or not evaluated, with the numbers that decided it. Shared by the lesson analysis
+// held, died, undecided because of noise, or not evaluated, with the numbers that decided it. Shared by the lesson analysis
 // and the trace evidence of prediction 4.
 #pragma once
 
@@ -8,7 +8,9 @@
 
 namespace pinbench {
 
-enum class Verdict { kHeld, kDied, kNotEvaluated };
+// kUndecided: the numbers lean one way, but the samples' noise leaves room for the other (the
+// claim's evidence says how much); a student who runs the lesson again might see either.
+enum class Verdict { kHeld, kDied, kUndecided, kNotEvaluated };
 const char* to_string(Verdict v);
 
 struct Claim {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/stats.hpp"
 #include "core/text_file.hpp"
 
 namespace pinbench {
@@ -84,6 +85,12 @@ json to_json(const Case& c) {
          {"warmups", c.warmups},  {"samples_ms", c.samples_ms}, {"gate", c.gate},
          {"verified", c.verified}};
   if (!c.call_ms.empty()) j["call_ms"] = to_ns_resolution(c.call_ms);
+  if (c.stop) j["stop"] = to_string(*c.stop);
+  // Derived from the samples, written for readers of the JSON alone; never read back.
+  j["spread"] = std::round(relative_spread(c.samples_ms) * 1e6) / 1e6;
+  const StabilityCheck st = check_stability(c.samples_ms);
+  j["stability"] = to_string(st.stability);
+  if (!st.detail.empty()) j["stability_detail"] = st.detail;
   if (!c.extra.empty()) j["extra"] = c.extra;
   return j;
 }
@@ -247,6 +254,17 @@ RunRecord record_from_json(const json& j) {
     if (cases[i].contains("extra")) {
       if (!cases[i]["extra"].is_object()) c.fail("'extra' is not an object");
       k.extra = cases[i]["extra"];
+    }
+    // Sweep records made before cases carried "stop" kept it in "extra".
+    const std::string stop =
+        c.get_or<std::string>("stop", k.extra.contains("stop") && k.extra["stop"].is_string()
+                                          ? k.extra["stop"].get<std::string>()
+                                          : "");
+    if (!stop.empty()) {
+      const StopReason reason = parse_stop_reason(stop);
+      if (reason == StopReason::kContinue)
+        c.fail(fmt::format("'stop' is '{}', not a known reason", stop));
+      k.stop = reason;
     }
     rec.cases.push_back(std::move(k));
   }

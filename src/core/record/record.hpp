@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/sampling.hpp"
+
 namespace pinbench {
 
 constexpr const char* kRecordSchema = "pinbench.run";
@@ -65,6 +67,9 @@ struct Case {
   std::vector<double> call_ms;
   std::string gate;       // the Gate that covers this case
   bool verified = false;  // that gate passed, before and after timing
+  // Why sampling stopped; empty in records made before pinbench wrote it. The samples' spread
+  // and stability (core/stats.hpp) are written beside it, derived from samples_ms.
+  std::optional<StopReason> stop;
   // Experiment-specific annotations (e.g. why sampling stopped); written only when not empty.
   nlohmann::json extra = nlohmann::json::object();
 };
