@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "core/analysis/lesson.hpp"
 #include "core/errors.hpp"
+#include "core/record/record.hpp"
 #include "core/units.hpp"
 #include "fixtures.hpp"
 
@@ -17,12 +19,17 @@ const Prediction& prediction(const LessonAnalysis& a, int n) {
   return a.predictions.at(n - 1);
 }
 
-Verdict claim(const LessonAnalysis& a, int n, const std::string& starts_with) {
+const Claim& find_claim(const LessonAnalysis& a, int n, const std::string& starts_with) {
   for (const Claim& c : prediction(a, n).claims) {
-    if (c.text.rfind(starts_with, 0) == 0) return c.verdict;
+    if (c.text.rfind(starts_with, 0) == 0) return c;
   }
   ADD_FAILURE() << "no claim starting with '" << starts_with << "'";
-  return Verdict::kNotEvaluated;
+  static const Claim none;
+  return none;
+}
+
+Verdict claim(const LessonAnalysis& a, int n, const std::string& starts_with) {
+  return find_claim(a, n, starts_with).verdict;
 }
 
 TEST(LessonAnalysis, TablesComeFromVerifiedMedians) {
@@ -72,13 +79,78 @@ TEST(LessonAnalysis, Prediction1GrowthDiesWhenTheRatioWanders) {
   EXPECT_EQ(claim(a, 1, "growth"), Verdict::kDied);
 }
 
-TEST(LessonAnalysis, Prediction1GrowthToleratesFivePercentNoise) {
+TEST(LessonAnalysis, Prediction1GrowthIsATrendFromTheSmallestSizeToTheLargest) {
   LessonFigures f;
   f.h2d_pinned_ms = {1, 1, 1, 1, 1};
-  f.h2d_pageable_ms = {2.0, 3.0, 2.9, 4.0, 5.0};  // 3.0 -> 2.9 is within 5%
-  EXPECT_EQ(claim(analyse_lesson(make_lesson_record(f)), 1, "growth"), Verdict::kHeld);
-  f.h2d_pageable_ms = {2.0, 3.0, 2.8, 4.0, 5.0};  // 3.0 -> 2.8 is not
+  f.h2d_pageable_ms = {2.0, 3.0, 2.8, 4.0, 5.0};  // a dip from 4 to 16 MiB is reported only
+  LessonAnalysis a = analyse_lesson(make_lesson_record(f));
+  EXPECT_EQ(claim(a, 1, "growth"), Verdict::kHeld);
+  EXPECT_NE(find_claim(a, 1, "growth").evidence.find("dips 3.00x -> 2.80x from 4 MiB to 16 MiB"),
+            std::string::npos)
+      << find_claim(a, 1, "growth").evidence;
+  f.h2d_pageable_ms = {2.0, 3.0, 2.8, 2.2, 2.09};  // 2.09 / 2.0 is within the 5% the page allows
   EXPECT_EQ(claim(analyse_lesson(make_lesson_record(f)), 1, "growth"), Verdict::kDied);
+}
+
+// The lesson's 1 MiB pageable case on the H200 went bimodal in one run of 2026-12-01 (4 samples
+// near 0.09 ms, then 6 near 0.23 ms) and the growth claim died where the run before held. With
+// the samples' interval, the run cannot decide it, and says which case is why.
+TEST(LessonAnalysis, ABimodalCaseLeavesTheClaimItDecidesUndecided) {
+  RunRecord r = load_record(test::h200_earlier_lesson_path());
+  Case* c = r.find("copy", "h2d", "pageable", kMiB);
+  ASSERT_NE(c, nullptr);
+  c->samples_ms = {0.090, 0.091, 0.089, 0.090, 0.231, 0.229, 0.233, 0.230, 0.232, 0.228};
+  const LessonAnalysis a = analyse_lesson(r);
+  EXPECT_EQ(claim(a, 1, "growth"), Verdict::kUndecided);
+  EXPECT_EQ(prediction(a, 1).verdict, Verdict::kUndecided);
+  const std::string& evidence = find_claim(a, 1, "growth").evidence;
+  EXPECT_NE(evidence.find("copy h2d pageable 1 MiB is bimodal: 4 samples near 0.09 ms"),
+            std::string::npos)
+      << evidence;
+  EXPECT_NE(evidence.find("a rerun could go either way"), std::string::npos) << evidence;
+  ASSERT_EQ(
+      a.unstable_cases.size(),
+      1u + analyse_lesson(load_record(test::h200_earlier_lesson_path())).unstable_cases.size());
+  // The other claims of prediction 1 still clear their bounds with the wide interval.
+  EXPECT_EQ(claim(a, 1, "floor"), Verdict::kHeld);
+  EXPECT_EQ(claim(a, 1, "pinned is faster"), Verdict::kHeld);
+}
+
+// A claim whose bound lies inside the samples' interval is undecided, on either side.
+TEST(LessonAnalysis, AClaimInsideItsIntervalIsUndecided) {
+  RunRecord r = make_lesson_record();
+  Case* c = r.find("copy", "h2d", "pageable", 256 * kMiB);
+  Case* p = r.find("copy", "h2d", "pinned", 256 * kMiB);
+  ASSERT_TRUE(c != nullptr && p != nullptr);
+  p->samples_ms = std::vector<double>(10, 10.0);
+  c->samples_ms = {12.0, 12.5, 13.0, 13.5, 14.0, 12.2, 12.8, 13.2, 13.6, 13.9};  // 1.22x to 1.39x
+  EXPECT_EQ(claim(analyse_lesson(r), 1, "floor"), Verdict::kUndecided);
+  for (double& x : c->samples_ms) x += 1.0;  // 1.32x to 1.49x: every sample clears 1.3x
+  EXPECT_EQ(claim(analyse_lesson(r), 1, "floor"), Verdict::kHeld);
+}
+
+// The three lessons committed from one H200 on 2026-11-30 never contradict each other: no claim
+// held in one and died in another.
+TEST(LessonAnalysis, TheCommittedH200LessonsAgree) {
+  std::vector<LessonAnalysis> runs;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(PINBENCH_DATA_DIR) + "/runs")) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("lesson-h200-", 0) == 0 && name.find(".trace.") == std::string::npos) {
+      runs.push_back(analyse_lesson(load_record(entry.path().string())));
+    }
+  }
+  ASSERT_GE(runs.size(), 3u);
+  for (std::size_t pi = 0; pi < runs[0].predictions.size(); ++pi) {
+    for (std::size_t ci = 0; ci < runs[0].predictions[pi].claims.size(); ++ci) {
+      bool held = false, died = false;
+      for (const LessonAnalysis& a : runs) {
+        held = held || a.predictions[pi].claims[ci].verdict == Verdict::kHeld;
+        died = died || a.predictions[pi].claims[ci].verdict == Verdict::kDied;
+      }
+      EXPECT_FALSE(held && died) << runs[0].predictions[pi].claims[ci].text;
+    }
+  }
 }
 
 TEST(LessonAnalysis, Prediction1FloorDiesBelowOnePointThree) {
@@ -234,11 +306,14 @@ TEST(LessonAnalysis, CommittedH200Run) {
 
 TEST(LessonAnalysis, EarlierH200RunOfTheSameDay) {
   // Eight minutes earlier the 64 MiB pageable copy ran slower (5.6 GB/s against 7.3), which
-  // pushed the 64 MiB ratio above the 256 MiB one: the growth claim is fragile on this host.
+  // pushed the 64 MiB ratio above the 256 MiB one. Judged neighbour by neighbour the growth claim
+  // died here and held in the later run; judged as the trend it held in both.
   const LessonAnalysis a = analyse_lesson(load_record(test::h200_earlier_lesson_path()));
   EXPECT_TRUE(a.checks_passed());
   EXPECT_EQ(claim(a, 1, "floor"), Verdict::kHeld);
-  EXPECT_EQ(claim(a, 1, "growth"), Verdict::kDied);  // 9.68x at 64 MiB, 7.80x at 256 MiB
+  // 9.68x at 64 MiB, 7.80x at 256 MiB: the dip is reported, the trend from 1 MiB decides.
+  EXPECT_EQ(claim(a, 1, "growth"), Verdict::kHeld);
+  EXPECT_NE(find_claim(a, 1, "growth").evidence.find("dips 9.68x -> 7.80x"), std::string::npos);
   EXPECT_EQ(prediction(a, 2).verdict, Verdict::kHeld);
   EXPECT_EQ(prediction(a, 3).verdict, Verdict::kHeld);
 }

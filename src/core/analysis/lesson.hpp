@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/estimate.hpp"
 #include "core/analysis/prediction4.hpp"
 #include "core/analysis/verdict.hpp"
 #include "core/plans/lesson_plan.hpp"
@@ -22,14 +23,19 @@ struct CopyRow {
   std::uint64_t bytes = 0;
   std::optional<double> pageable_ms, pinned_ms;
   std::optional<double> pageable_gb_per_s, pinned_gb_per_s;
-  std::optional<double> ratio;  // pageable time / pinned time
-  bool pinned_slower = false;   // the page's sign that a "pinned" buffer is not
+  std::optional<double> ratio;             // pageable time / pinned time
+  std::optional<Estimate> ratio_estimate;  // the same, with the interval the samples allow
+  std::optional<Estimate> pinned_ms_estimate;
+  bool pinned_slower = false;  // the page's sign that a "pinned" buffer is not
+  std::string unstable;        // "pageable is bimodal: ..." when a case of the row is; else empty
 };
 
 struct AsyncRow {
   std::string direction, memory;
   std::uint64_t bytes = 0;
   std::optional<double> call_ms, completion_ms, call_share;  // share in [0, 1]
+  std::optional<Estimate> call_share_estimate;               // over the samples' own shares
+  std::string unstable;
 };
 
 struct KernelRow {
@@ -39,6 +45,8 @@ struct KernelRow {
   std::optional<double> ms;
   std::optional<double> read_gb_per_s;        // bytes read per second
   std::optional<double> read_write_gb_per_s;  // bytes read + bytes written per second
+  std::optional<Estimate> ms_estimate;
+  std::string unstable;
 };
 
 // Where the bytes of part 3 go, and the ratio that follows from counting them.
@@ -47,8 +55,10 @@ struct ZeroCopyModel {
   std::uint64_t bytes = 0;
   std::uint64_t resident_pcie_bytes = 0, resident_device_bytes = 0;
   std::uint64_t mapped_pcie_bytes = 0, mapped_device_bytes = 0;
-  double pcie_gb_per_s = 0;    // part 1 pinned H2D rate at the kernel's size
-  double device_gb_per_s = 0;  // the resident kernel's rate, read + written (the page's choice)
+  double pcie_gb_per_s = 0;      // part 1 pinned H2D rate at the kernel's size
+  std::uint64_t pcie_bytes = 0;  // the size that rate was read at
+  Estimate pcie_ms_estimate;     // and its copy's time
+  double device_gb_per_s = 0;    // the resident kernel's rate, read + written (the page's choice)
   std::optional<double> copy_gb_per_s;   // device-to-device cudaMemcpy, read + written, if run
   double page_predicted_ratio = 0;       // device rate / PCIe rate, as the page reasons
   double accounted_predicted_ratio = 0;  // the same rates, bytes counted per link
@@ -80,6 +90,9 @@ struct LessonAnalysis {
   // the trace itself (empty without one).
   std::optional<Prediction4Evidence> trace_evidence;
   std::string trace_summary;
+  // Every case of the record whose samples are bimodal or drift, with what was seen; the claims
+  // that rest on one say so in their evidence.
+  std::vector<std::string> unstable_cases;
   std::vector<std::string> check_failures;  // failed gates and pinned-slower rows
   bool checks_passed() const { return check_failures.empty(); }
 };

@@ -1,6 +1,6 @@
 // Verdicts on the page's predictions: each prediction is split into claims, and each claim is
-// held, died, undecided because of noise, or not evaluated, with the numbers that decided it. Shared by the lesson analysis
-// and the trace evidence of prediction 4.
+// held, died, undecided because of noise, or not evaluated, with the numbers that decided it.
+// Shared by the lesson analysis and the trace evidence of prediction 4.
 #pragma once
 
 #include <string>
