@@ -2,7 +2,8 @@
 // an HTML comment right after it that names where the figure comes from, and this test
 // recomputes each one from the record with the project's own code (load_record, figures_of,
 // gb_per_s) and compares it at the precision it is printed with. A number with a unit (GB/s, ms,
-// µs, s, x, %) that has no marker fails the test too, so no figure slips in unchecked.
+// µs, s, x, %) that has no marker fails the test too, and so does a bare decimal in a table cell
+// (whose unit is in the header), so no figure slips in unchecked.
 //
 // Markers (all on one line; never a '|' inside one, since they sit in table cells):
 //   <!-- record data/runs/X.json -->     the record the markers after it read, until the next one
@@ -224,6 +225,16 @@ class ResultsChecker {
       }
     }
     rest += line.substr(segment_start);
+    // In a table the unit often sits in the header, so a bare decimal in a cell is a figure too.
+    if (table_row) {
+      static const std::regex bare(R"(^[ *_]*-?\d+\.\d+[ *_]*$)");
+      std::istringstream cells(line);
+      for (std::string cell; std::getline(cells, cell, '|');) {
+        if (cell.find("<!--") == std::string::npos && std::regex_match(cell, bare)) {
+          problem("figure '" + cell + "' in a table has no marker naming its record");
+        }
+      }
+    }
     // Code spans hold commands and flags, not figures.
     static const std::regex code_span("`[^`]*`");
     for (const std::string& f : unmarked_figures(std::regex_replace(rest, code_span, ""))) {
@@ -501,8 +512,8 @@ TEST(ResultsDoc, EveryFigureMatchesItsRecord) {
   ASSERT_TRUE(fs::is_regular_file(path)) << path;
   const DocCheck c = check_text(read_file(path));
   EXPECT_TRUE(c.problems.empty()) << describe(c);
-  // The page quotes well over a hundred figures; far fewer means the markers stopped parsing.
-  EXPECT_GE(c.figures_checked, 150);
+  // The page quotes over three hundred figures; far fewer means the markers stopped parsing.
+  EXPECT_GE(c.figures_checked, 300);
 }
 
 TEST(ResultsDoc, ARightFigurePassesAtItsPrintedPrecision) {
@@ -534,10 +545,11 @@ TEST(ResultsDoc, AWrongFigureIsCaught) {
 TEST(ResultsDoc, AFigureWithoutAMarkerIsCaught) {
   const DocCheck c = check_text(std::string(kLesson) +
                                 "| 64 MiB | 8.05 GB/s | 1.230 ms | 6.78x | 99.8% |\n"
+                                "| 64 MiB | 2 streams | 8.05 | **54.55** |\n"
                                 "Pinned ran at 54.55 GB/s, in 1.2 s.\n"
                                 "Sizes (64 MiB), flags (`--time-cap 500` ms is fine in code) and "
                                 "PCIe x16 are not figures.\n");
-  ASSERT_EQ(c.problems.size(), 6u) << describe(c);
+  ASSERT_EQ(c.problems.size(), 8u) << describe(c);
   for (const DocProblem& p : c.problems) {
     EXPECT_NE(p.message.find("has no marker"), std::string::npos) << p.message;
   }
