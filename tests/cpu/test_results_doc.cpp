@@ -23,6 +23,7 @@
 //   trace_ratio   trace_ms pageable / trace_ms pinned;  trace_bytes G  trace.prediction4.G.bytes
 //   race_new S    new words / all words over the case's extra.trials, in %
 //   nvbw N TEST   the N-th (from 1) `SUM TEST value` line of the nvbandwidth output, in GB/s
+//   vs_nvbw S N TEST  100 * (gbps(S) / nvbw N TEST - 1), in %
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,6 +36,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/analysis/case_figures.hpp"
@@ -83,14 +85,14 @@ struct Printed {
   std::string unit;
 };
 
-const char* const kUnits[] = {"GB/s", "ms", "µs", "s", "x", "%", "MiB"};
-
 // The figure that ends `text` (spaces and markdown emphasis skipped), if any.
 std::optional<Printed> figure_before(const std::string& text) {
   static const std::regex re(R"((-?\d+(?:\.\d+)?)[ ]?(GB/s|ms|µs|s|x|%|MiB)?[*_`]*[ ]*$)");
   std::smatch m;
   if (!std::regex_search(text, m, re)) return std::nullopt;
-  // A digit or a letter straight before the number makes it part of a word (x16, sm_90).
+  // A digit or a letter straight before the number makes it part of a word (x16, sm_90), and a
+  // digit before a minus sign makes it a range written with a hyphen ("5.6-5.9x"): write
+  // "5.6x to 5.9x", each figure with its marker.
   const auto start = static_cast<std::size_t>(m.position(0));
   if (start > 0) {
     const char before = text[start - 1];
@@ -103,10 +105,6 @@ std::optional<Printed> figure_before(const std::string& text) {
   p.value = std::stod(digits);
   const auto dot = digits.find('.');
   p.decimals = dot == std::string::npos ? 0 : static_cast<int>(digits.size() - dot - 1);
-  // "5.6-5.9x" is a range written with a hyphen: write "5.6x to 5.9x", each with its marker.
-  if (digits[0] == '-' && start > 0 && std::isdigit(static_cast<unsigned char>(text[start - 1]))) {
-    return std::nullopt;
-  }
   p.unit = m[2].matched ? m[2].str() : "";
   return p;
 }
@@ -114,7 +112,7 @@ std::optional<Printed> figure_before(const std::string& text) {
 // Every number with a unit in `text` that a reader would take for a measured figure.
 std::vector<std::string> unmarked_figures(const std::string& text) {
   static const std::regex re(
-      R"((^|[^A-Za-z0-9_.^/+-])(\d+(?:\.\d+)?)[ ]?(GB/s|ms|µs|s|x|%)(?![A-Za-z0-9]))");
+      R"((^|[^A-Za-z0-9_.^/])(\d+(?:\.\d+)?)[ ]?(GB/s|ms|µs|s|x|%)(?![A-Za-z0-9]))");
   std::vector<std::string> out;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
        ++it) {
@@ -546,10 +544,10 @@ TEST(ResultsDoc, AFigureWithoutAMarkerIsCaught) {
   const DocCheck c = check_text(std::string(kLesson) +
                                 "| 64 MiB | 8.05 GB/s | 1.230 ms | 6.78x | 99.8% |\n"
                                 "| 64 MiB | 2 streams | 8.05 | **54.55** |\n"
-                                "Pinned ran at 54.55 GB/s, in 1.2 s.\n"
+                                "Pinned ran at 54.55 GB/s, in 1.2 s; 5.6-5.9x, -0.5%.\n"
                                 "Sizes (64 MiB), flags (`--time-cap 500` ms is fine in code) and "
                                 "PCIe x16 are not figures.\n");
-  ASSERT_EQ(c.problems.size(), 8u) << describe(c);
+  ASSERT_EQ(c.problems.size(), 10u) << describe(c);
   for (const DocProblem& p : c.problems) {
     EXPECT_NE(p.message.find("has no marker"), std::string::npos) << p.message;
   }
