@@ -207,7 +207,12 @@ class ResultsChecker {
         continue;
       }
       std::string why;
-      const std::optional<double> expected = compute(words, *printed, why);
+      std::optional<double> expected;
+      try {
+        expected = compute(words, *printed, why);
+      } catch (const std::exception& e) {  // a malformed number in the marker, say
+        why = "marker '" + join(words) + "' cannot be read: " + e.what();
+      }
       if (!expected) {
         problem(why);
         continue;
@@ -563,8 +568,9 @@ TEST(ResultsDoc, BadMarkersAreCaught) {
       "No such statistic: 1.0 GB/s<!-- mean gate=bandwidthtest/pinned -->.\n"
       "Wrong unit: 17.47 ms<!-- gbps bandwidthtest/h2d/pageable/cudaMemcpy/16MiB -->.\n"
       "| goal | 95% <!-- goal --> |\n"
-      "A marker with no figure <!-- gbps bandwidthtest/h2d/pageable/cudaMemcpy/16MiB -->.\n");
-  ASSERT_EQ(c.problems.size(), 8u) << describe(c);
+      "A marker with no figure <!-- gbps bandwidthtest/h2d/pageable/cudaMemcpy/16MiB -->.\n"
+      "A factor that is no number: 2.0x<!-- ratio *two gate=x gate=y -->.\n");
+  ASSERT_EQ(c.problems.size(), 9u) << describe(c);
   EXPECT_NE(c.problems[0].message.find("before any record"), std::string::npos);
   EXPECT_NE(c.problems[1].message.find("cannot be loaded"), std::string::npos);
   EXPECT_NE(c.problems[2].message.find("matches 2 cases"), std::string::npos);
@@ -573,6 +579,7 @@ TEST(ResultsDoc, BadMarkersAreCaught) {
   EXPECT_NE(c.problems[5].message.find("cannot be printed in 'ms'"), std::string::npos);
   EXPECT_NE(c.problems[6].message.find("goal marker in a table"), std::string::npos);
   EXPECT_NE(c.problems[7].message.find("follows no figure"), std::string::npos);
+  EXPECT_NE(c.problems[8].message.find("cannot be read"), std::string::npos);
   EXPECT_EQ(c.figures_checked, 0);
 }
 
