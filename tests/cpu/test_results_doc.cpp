@@ -85,11 +85,16 @@ struct Printed {
   std::string unit;
 };
 
-// The figure that ends `text` (spaces and markdown emphasis skipped), if any.
-std::optional<Printed> figure_before(const std::string& text) {
+// A figure, and the unit printed with it, at the end of a text (before markdown emphasis).
+const std::regex& figure_at_end() {
   static const std::regex re(R"((-?\d+(?:\.\d+)?)[ ]?(GB/s|ms|µs|s|x|%|MiB)?[*_`]*[ ]*$)");
+  return re;
+}
+
+// The figure that ends `text`, if any.
+std::optional<Printed> figure_before(const std::string& text) {
   std::smatch m;
-  if (!std::regex_search(text, m, re)) return std::nullopt;
+  if (!std::regex_search(text, m, figure_at_end())) return std::nullopt;
   // A digit or a letter straight before the number makes it part of a word (x16, sm_90), and a
   // digit before a minus sign makes it a range written with a hyphen ("5.6-5.9x"): write
   // "5.6x to 5.9x", each figure with its marker.
@@ -200,8 +205,7 @@ class ResultsChecker {
         continue;
       }
       // Keep the text before the figure for the unmarked-figure scan.
-      static const std::regex tail(R"((-?\d+(?:\.\d+)?)[ ]?(GB/s|ms|µs|s|x|%|MiB)?[*_`]*[ ]*$)");
-      rest += std::regex_replace(before, tail, "");
+      rest += std::regex_replace(before, figure_at_end(), "");
       if (words[0] == "goal") {
         if (table_row) problem("a goal marker in a table: tables hold measured figures only");
         continue;
@@ -238,9 +242,7 @@ class ResultsChecker {
         }
       }
     }
-    // Code spans hold commands and flags, not figures.
-    static const std::regex code_span("`[^`]*`");
-    for (const std::string& f : unmarked_figures(std::regex_replace(rest, code_span, ""))) {
+    for (const std::string& f : unmarked_figures(rest)) {
       problem("figure '" + f + "' has no marker naming its record");
     }
   }
