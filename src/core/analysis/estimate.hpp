@@ -3,9 +3,10 @@
 //
 // The interval is distribution-free: the order statistics x(k) and x(n+1-k) for the largest k
 // with P(Binomial(n, 1/2) < k) <= 2.5%, which cover the true median with at least 95%
-// probability whatever the samples' distribution (n = 10 gives x(2) to x(9)). Fewer than six
-// samples allow no such k; the interval is then the samples' whole range. A bimodal case gets an
-// interval that reaches across both modes, so a claim that holds in only one mode is undecided.
+// probability whatever the samples' distribution (n = 10 gives x(2) to x(9)). Under nine samples
+// the interval is the samples' whole range (under six, not even that reaches 95%). A bimodal case
+// gets an interval that reaches across both modes, so a claim that holds in only one mode is
+// undecided.
 #pragma once
 
 #include <string>
