@@ -98,6 +98,13 @@ std::optional<double> ratio_at(const std::vector<CopyRow>& rows, std::uint64_t b
   return r != nullptr ? r->ratio : std::nullopt;
 }
 
+Prediction numbered(int number, std::string statement) {
+  Prediction p;
+  p.number = number;
+  p.statement = std::move(statement);
+  return p;
+}
+
 // A prediction dies with any of its claims, is undecided while a claim is, and holds only when
 // every claim was judged and held.
 Verdict combine(const std::vector<Claim>& claims) {
@@ -146,11 +153,10 @@ std::string ratio_list(const std::vector<CopyRow>& rows) {
 // each pageable/pinned ratio (core/analysis/estimate.hpp), so a claim the samples cannot decide
 // is undecided, not held in one run and died in the next.
 Prediction prediction_1(const std::vector<CopyRow>& h2d) {
-  Prediction p;
-  p.number = 1;
-  p.statement =
+  Prediction p = numbered(
+      1,
       "Pinned beats pageable at every size and the gap grows with size; at 256 MiB pageable costs "
-      "at least 1.3x pinned; if the two are within 5% everywhere the premise dies.";
+      "at least 1.3x pinned; if the two are within 5% everywhere the premise dies.");
   std::vector<const CopyRow*> rows;
   for (const CopyRow& r : h2d) {
     if (r.ratio_estimate) rows.push_back(&r);
@@ -275,11 +281,10 @@ const AsyncRow* async_row(const std::vector<AsyncRow>& rows, const std::string& 
 
 // Prediction 2, on the host-to-device probes of part 2.
 Prediction prediction_2(const std::vector<AsyncRow>& rows) {
-  Prediction p;
-  p.number = 2;
-  p.statement =
-      "The pageable cudaMemcpyAsync call holds the thread for at least 80% of the time to "
-      "completion; the pinned call for under 10%.";
+  Prediction p =
+      numbered(2,
+               "The pageable cudaMemcpyAsync call holds the thread for at least 80% of the time to "
+               "completion; the pinned call for under 10%.");
   struct Spec {
     const char* memory;
     const char* text;
@@ -391,12 +396,11 @@ ZeroCopyModel zero_copy_model(const LessonAnalysis& a) {
 
 // Prediction 3, on part 3 and part 1's pinned host-to-device rate.
 Prediction prediction_3(const LessonAnalysis& a) {
-  Prediction p;
-  p.number = 3;
-  p.statement =
+  Prediction p = numbered(
+      3,
       "The zero-copy kernel loses to the device-resident one by about the ratio of the device's "
       "bandwidth to part 1's pinned host-to-device bandwidth, within a factor of two; the "
-      "resident kernel sits near the card's copy bandwidth.";
+      "resident kernel sits near the card's copy bandwidth.");
   const ZeroCopyModel& m = a.model;
   if (!m.available) {
     p.claims.push_back({"loss within 2x of the predicted ratio", Verdict::kNotEvaluated,
@@ -457,11 +461,10 @@ Prediction prediction_3(const LessonAnalysis& a) {
 }
 
 Prediction prediction_4(const std::optional<Prediction4Evidence>& evidence) {
-  Prediction p;
-  p.number = 4;
-  p.statement =
+  Prediction p = numbered(
+      4,
       "In a trace, the ten timed pageable cudaMemcpyAsync calls of part 2 cost at least 5x the "
-      "call time of the ten pinned ones, while both groups move the same bytes.";
+      "call time of the ten pinned ones, while both groups move the same bytes.");
   p.claims.push_back(prediction4_claim(evidence));
   p.verdict = combine(p.claims);
   return p;
