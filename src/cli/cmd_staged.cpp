@@ -294,7 +294,8 @@ Command add_staged(CLI::App& app) {
                                         "Timed samples per case (--tune: 5 unless set)")
                             ->capture_default_str();
   f->not_for_tune.push_back(
-      sub->add_option("--driver-threads", f->driver_threads, "Threads of multithread-driver")
+      sub->add_option("--driver-threads", f->driver_threads,
+                      fmt::format("Threads of multithread-driver (1 to {})", kMaxHostThreads))
           ->capture_default_str());
   sub->add_flag("--force", f->force, "Allow pinning more than half of host memory");
   const CLI::Option* tune =
