@@ -10,7 +10,6 @@
 #include "core/analysis/lesson.hpp"
 #include "core/errors.hpp"
 #include "core/record/run_library.hpp"
-#include "cuda/device.hpp"
 #include "report/lesson_text.hpp"
 #include "report/staged_text.hpp"
 #include "report/sweep_text.hpp"
@@ -108,9 +107,11 @@ std::vector<std::string> ignored_options(const CLI::App& sub, const ReplayFlags&
   return names;
 }
 
+// `why` is the NoGpuError's message; the reason in it is the one the notice gives.
 int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const std::string& experiment,
-                  const PrintOptions& options) {
-  const std::string no_gpu = cuda::no_device_reason();
+                  const std::string& why, const PrintOptions& options) {
+  const std::string prefix = "no usable GPU: ";
+  const std::string no_gpu = why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why;
   const std::string dir = data_dir() + "/runs";
   const std::optional<std::string> path = newest_record(dir, experiment);
   if (!path) {
@@ -207,9 +208,9 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
   std::optional<RunRecord> record;
   try {
     record = run.measure();
-  } catch (const NoGpuError&) {
+  } catch (const NoGpuError& e) {
     if (flags.require_gpu) throw;
-    return replay_newest(sub, flags, run.experiments.front(), options);
+    return replay_newest(sub, flags, run.experiments.front(), e.what(), options);
   }
   const int code = print_run(*record, options);
   if (run.save) run.save(*record);
