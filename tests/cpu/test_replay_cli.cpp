@@ -86,10 +86,10 @@ TEST(ReplayCli, EveryCommittedRecordReplaysThroughItsOwnSubcommand) {
     const test::Result r = test::run(kBin + kind->second.command + " --replay " + path);
     EXPECT_EQ(r.exit_code, record.all_gates_passed() ? 0 : 1) << r.err;
     EXPECT_EQ(r.err, "");
-    EXPECT_EQ(
-        r.out.rfind("Replaying " + path + ": NVIDIA H200, recorded " + record.created_utc + ".\n\n",
-                    0),
-        0u)
+    EXPECT_EQ(r.out.rfind("Replaying " + path + ": " + record.machine.device_name + ", recorded " +
+                              record.created_utc + ".\n\n",
+                          0),
+              0u)
         << r.out.substr(0, 200);
     EXPECT_NE(r.out.find(kind->second.title), std::string::npos) << r.out.substr(0, 400);
     EXPECT_NE(r.out.find(wall_line(record, kind->second)), std::string::npos) << r.out;
@@ -174,17 +174,19 @@ TEST(ReplayCli, ReplayTakesNoMeasuringOrOutputOption) {
 // experiment, printed by the same printer as --replay prints it.
 TEST(ReplayCli, WithoutAGpuEverySubcommandReplaysItsNewestRecord) {
   if (gpu_present()) GTEST_SKIP() << "a GPU is present; the subcommands would measure";
-  const std::map<std::string, std::string> newest = {
-      {"lesson", "lesson-h200-2026-11-30T165138Z.json"},
-      {"sweep", "sweep-h200-2026-11-30T162938Z.json"},
-      {"bandwidthtest", "bandwidthtest-h200-2026-11-30T162936Z.json"},
-      {"race", "race-h200-2026-11-30T162937Z.json"},
-      {"staged", "staged-h200-2026-12-01T001023Z.json"},
-      {"staged --tune", "staged-tune-h200-2026-12-01T000115Z.json"},
-      {"pipeline", "pipeline-h200-2026-12-01T001230Z.json"}};
-  for (const auto& [command, file] : newest) {
+  // The newest measured record of each experiment, found here independently of the binary.
+  std::map<std::string, std::pair<std::string, std::string>> newest;  // experiment: time, path
+  for (const auto& [path, record] : committed_records()) {
+    auto& best = newest[record.experiment];
+    if (record.source == "measured" && record.created_utc > best.first) {
+      best = {record.created_utc, path};
+    }
+  }
+  ASSERT_EQ(newest.size(), kKinds.size());
+  for (const auto& [experiment, found] : newest) {
+    const std::string& command = kKinds.at(experiment).command;
+    const std::string& path = found.second;
     SCOPED_TRACE(command);
-    const std::string path = kRuns + "/" + file;
     const test::Result r = test::run(kWithData + command);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err, "") << "nothing given, so nothing ignored";
