@@ -34,7 +34,7 @@ struct LessonOptions {
   std::string kernel_size;
   int warmups = 0;
   int iterations = 0;
-  std::string json_path;
+  OutputPaths outputs;  // --json only
   std::string reference_path;
   std::string trace_path;
   ReplayFlags replay;
@@ -90,7 +90,7 @@ Command add_lesson(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--iterations", opts->iterations, "Timed copies or launches per case")
       ->capture_default_str();
-  sub->add_option("--json", opts->json_path, "Write the run record here");
+  add_output_flags(sub, opts->outputs, false);
   const CLI::Option* reference =
       sub->add_option("--reference", opts->reference_path,
                       "Compare ratios with this reference lesson record (e.g. data/reference/"
@@ -98,14 +98,12 @@ Command add_lesson(CLI::App& app) {
   add_trace_option(sub, opts->trace_path);
   opts->replay.kept = {reference};
   add_replay_flags(sub, opts->replay, "lesson");
-  return {sub, [opts, sub] {
-            MeasuringRun run;
-            run.experiments = {"lesson"};
-            run.reference_path = opts->reference_path;
-            run.measure = [opts] { return measure(*opts); };
-            run.save = [opts](const RunRecord& record) { write_outputs(record, opts->json_path); };
-            return measure_or_replay(*sub, opts->replay, run);
-          }};
+  return {
+      sub, [opts, sub] {
+        return measure_or_replay(
+            *sub, opts->replay,
+            {{"lesson"}, opts->reference_path, [opts] { return measure(*opts); }, opts->outputs});
+      }};
 }
 
 }  // namespace pinbench::cli

@@ -149,7 +149,7 @@ struct StagedFlags {
   bool force = false;
   bool tune = false;
   std::string tune_sizes, tune_chunks, tune_depths, tune_threads;
-  std::string json_path, csv_path, markdown_path;
+  OutputPaths outputs;
   EngineFlags engine;
   std::vector<const CLI::Option*> not_for_tune;  // what the tuning grid replaces or leaves unused
   std::vector<const CLI::Option*> only_for_tune;
@@ -233,7 +233,8 @@ struct PipelineFlags {
   int warmups = 0;
   int iterations = 0;
   bool force = false;
-  std::string json_path, csv_path, markdown_path, trace_path;
+  OutputPaths outputs;
+  std::string trace_path;
   EngineFlags engine;
   ReplayFlags replay;
 };
@@ -254,12 +255,6 @@ RunRecord measure_pipeline(const PipelineFlags& f) {
   return run_traced(f.trace_path, [&] {
     return with_progress([&] { return run_pipeline(c, terminal_progress); });
   });
-}
-
-void add_output_flags(CLI::App* sub, std::string& json, std::string& csv, std::string& markdown) {
-  sub->add_option("--json", json, "Write the run record here");
-  sub->add_option("--csv", csv, "Write one row per case here");
-  sub->add_option("--markdown", markdown, "Write the tables as markdown here");
 }
 
 }  // namespace
@@ -315,19 +310,15 @@ Command add_staged(CLI::App& app) {
           ->capture_default_str()};
   const RingOptions ring = add_engine_flags(sub, f->engine);
   f->not_for_tune.insert(f->not_for_tune.end(), ring.all.begin(), ring.all.end());
-  add_output_flags(sub, f->json_path, f->csv_path, f->markdown_path);
+  add_output_flags(sub, f->outputs);
   f->replay.kept = {tune};
   add_replay_flags(sub, f->replay, "staged or staged --tune");
   return {sub, [f, sub] {
-            MeasuringRun run;
             // A tuning record is the staged experiment's too, so plain --replay takes both.
-            run.experiments = f->tune ? std::vector<std::string>{"staged-tune"}
-                                      : std::vector<std::string>{"staged", "staged-tune"};
-            run.measure = [f] { return measure_staged(*f); };
-            run.save = [f](const RunRecord& record) {
-              write_outputs(record, f->json_path, f->csv_path, f->markdown_path);
-            };
-            return measure_or_replay(*sub, f->replay, run);
+            std::vector<std::string> experiments = {"staged-tune"};
+            if (!f->tune) experiments.insert(experiments.begin(), "staged");
+            return measure_or_replay(
+                *sub, f->replay, {experiments, "", [f] { return measure_staged(*f); }, f->outputs});
           }};
 }
 
@@ -353,17 +344,13 @@ Command add_pipeline(CLI::App& app) {
   sub->add_option("--iterations", f->iterations, "Timed runs per case")->capture_default_str();
   sub->add_flag("--force", f->force, "Allow pinning more than half of host memory");
   add_engine_flags(sub, f->engine);
-  add_output_flags(sub, f->json_path, f->csv_path, f->markdown_path);
+  add_output_flags(sub, f->outputs);
   add_trace_option(sub, f->trace_path);
   add_replay_flags(sub, f->replay, "pipeline");
   return {sub, [f, sub] {
-            MeasuringRun run;
-            run.experiments = {"pipeline"};
-            run.measure = [f] { return measure_pipeline(*f); };
-            run.save = [f](const RunRecord& record) {
-              write_outputs(record, f->json_path, f->csv_path, f->markdown_path);
-            };
-            return measure_or_replay(*sub, f->replay, run);
+            return measure_or_replay(
+                *sub, f->replay,
+                {{"pipeline"}, "", [f] { return measure_pipeline(*f); }, f->outputs});
           }};
 }
 

@@ -1,8 +1,6 @@
 // `pinbench sweep`, `pinbench bandwidthtest` and `pinbench race`: the general measurements.
-#include <functional>
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "cli/commands.hpp"
 #include "cli/defaults.hpp"
@@ -32,7 +30,8 @@ struct SweepOptions {
   std::string pin_cost = size_default(SweepConfig{}.pin_cost_bytes);
   bool no_numa = false;
   bool force = false;
-  std::string json_path, csv_path, markdown_path, trace_path;
+  OutputPaths outputs;
+  std::string trace_path;
   ReplayFlags replay;
 };
 
@@ -59,18 +58,10 @@ RunRecord measure_sweep(const SweepOptions& o) {
 // The size, --json and --replay of bandwidthtest and race.
 struct SmallOptions {
   std::string size;
-  std::string json_path;
+  int trials = RaceConfig{}.trials;  // race only
+  OutputPaths outputs;               // --json only
   ReplayFlags replay;
 };
-
-int run_measuring(const CLI::App* sub, const ReplayFlags& replay, const std::string& experiment,
-                  std::function<RunRecord()> measure, const std::string& json_path) {
-  MeasuringRun run;
-  run.experiments = {experiment};
-  run.measure = std::move(measure);
-  run.save = [json_path](const RunRecord& record) { write_outputs(record, json_path); };
-  return measure_or_replay(*sub, replay, run);
-}
 
 }  // namespace
 
@@ -104,19 +95,12 @@ Command add_sweep(CLI::App& app) {
   sub->add_flag("--no-numa", o->no_numa,
                 "Do not bind the allocating thread to the GPU's NUMA node");
   sub->add_flag("--force", o->force, "Allow pinning more than half of host memory");
-  sub->add_option("--json", o->json_path, "Write the run record here");
-  sub->add_option("--csv", o->csv_path, "Write one row per case here");
-  sub->add_option("--markdown", o->markdown_path, "Write the tables as markdown here");
+  add_output_flags(sub, o->outputs);
   add_trace_option(sub, o->trace_path);
   add_replay_flags(sub, o->replay, "sweep");
   return {sub, [o, sub] {
-            MeasuringRun run;
-            run.experiments = {"sweep"};
-            run.measure = [o] { return measure_sweep(*o); };
-            run.save = [o](const RunRecord& record) {
-              write_outputs(record, o->json_path, o->csv_path, o->markdown_path);
-            };
-            return measure_or_replay(*sub, o->replay, run);
+            return measure_or_replay(
+                *sub, o->replay, {{"sweep"}, "", [o] { return measure_sweep(*o); }, o->outputs});
           }};
 }
 
@@ -130,24 +114,21 @@ Command add_bandwidthtest(CLI::App& app) {
       "run.");
   sub->add_option("--size", o->size, "Transfer size (a multiple of 4 bytes: it holds floats)")
       ->capture_default_str();
-  sub->add_option("--json", o->json_path, "Write the run record here");
+  add_output_flags(sub, o->outputs, false);
   add_replay_flags(sub, o->replay, "bandwidthtest");
   return {sub, [o, sub] {
-            return run_measuring(
-                sub, o->replay, "bandwidthtest",
-                [o] {
-                  BandwidthTestConfig c;
-                  c.bytes = parse_size(o->size);
-                  return run_bandwidthtest(c);
-                },
-                o->json_path);
+            const auto measure = [o] {
+              BandwidthTestConfig c;
+              c.bytes = parse_size(o->size);
+              return run_bandwidthtest(c);
+            };
+            return measure_or_replay(*sub, o->replay, {{"bandwidthtest"}, "", measure, o->outputs});
           }};
 }
 
 Command add_race(CLI::App& app) {
   auto o = std::make_shared<SmallOptions>();
   o->size = size_default(RaceConfig{}.bytes);
-  auto trials = std::make_shared<int>(RaceConfig{}.trials);
   CLI::App* sub = app.add_subcommand(
       "race",
       "Overwrite a copy's pinned source right after cudaMemcpyAsync returns and count how many "
@@ -155,19 +136,17 @@ Command add_race(CLI::App& app) {
       "synchronising, and with a pageable source. Without a GPU, replays the newest recorded "
       "run.");
   sub->add_option("--size", o->size, "Bytes per copy (a multiple of 8)")->capture_default_str();
-  sub->add_option("--trials", *trials, "Copies per mode")->capture_default_str();
-  sub->add_option("--json", o->json_path, "Write the run record here");
+  sub->add_option("--trials", o->trials, "Copies per mode")->capture_default_str();
+  add_output_flags(sub, o->outputs, false);
   add_replay_flags(sub, o->replay, "race");
-  return {sub, [o, trials, sub] {
-            return run_measuring(
-                sub, o->replay, "race",
-                [o, trials] {
-                  RaceConfig c;
-                  c.bytes = parse_size(o->size);
-                  c.trials = *trials;
-                  return with_progress([&] { return run_race(c, terminal_progress); });
-                },
-                o->json_path);
+  return {sub, [o, sub] {
+            const auto measure = [o] {
+              RaceConfig c;
+              c.bytes = parse_size(o->size);
+              c.trials = o->trials;
+              return with_progress([&] { return run_race(c, terminal_progress); });
+            };
+            return measure_or_replay(*sub, o->replay, {{"race"}, "", measure, o->outputs});
           }};
 }
 

@@ -213,7 +213,7 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
     return replay_newest(sub, flags, run.experiments.front(), e.what(), options);
   }
   const int code = print_run(*record, options);
-  if (run.save) run.save(*record);
+  write_outputs(*record, run.outputs);
   return code;
 }
 

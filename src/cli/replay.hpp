@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/outputs.hpp"
 #include "core/record/record.hpp"
 
 namespace pinbench::cli {
@@ -54,8 +55,7 @@ struct MeasuringRun {
   // Measures and returns the record. Bad input throws InputError before the GPU is asked for;
   // no usable GPU throws NoGpuError before anything is measured (cuda::require_device).
   std::function<RunRecord()> measure;
-  // After the live run printed its record: writes the files asked for and says where.
-  std::function<void(const RunRecord&)> save;
+  OutputPaths outputs;  // written after the live run printed its record
 };
 
 // --replay FILE: prints FILE's record, refused (InputError, before anything is printed) when it
