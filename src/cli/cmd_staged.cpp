@@ -176,7 +176,7 @@ void check_tune_options(const StagedFlags& f) {
                       unused));
     }
   } else if (const std::string tune_only = names_given(f.only_for_tune); !tune_only.empty()) {
-    throw InputError(fmt::format("{} only applies to --tune", tune_only));
+    throw InputError(fmt::format("without --tune there is no grid for {}", tune_only));
   }
 }
 
