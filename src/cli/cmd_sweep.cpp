@@ -1,21 +1,18 @@
 // `pinbench sweep`, `pinbench bandwidthtest` and `pinbench race`: the general measurements.
-#include <cstdio>
 #include <memory>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "cli/commands.hpp"
+#include "cli/defaults.hpp"
 #include "cli/outputs.hpp"
 #include "cli/progress.hpp"
+#include "cli/replay.hpp"
 #include "cli/trace_option.hpp"
-#include "core/errors.hpp"
 #include "core/plans/sweep_plan.hpp"
 #include "core/units.hpp"
 #include "experiments/bandwidthtest.hpp"
 #include "experiments/race.hpp"
 #include "experiments/sweep.hpp"
-#include "report/sweep_text.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -24,19 +21,21 @@ struct SweepOptions {
   std::string kinds = "pageable,pageable-thp,pinned,registered,write-combined,mapped,managed";
   std::string directions = "h2d,d2h,bidir";
   std::string methods = "ce,sm";
-  std::string sizes = "4KiB:256MiB:x4";
+  std::string sizes = size_range_default(4 * kKiB, 256 * kMiB, 4);
   int warmups = 3;
   double max_spread_pct = 1.0;
   double time_cap_ms = 500.0;
   int min_samples = 10;
   int max_samples = 2000;
-  std::string pin_cost = "1GiB";
+  std::string pin_cost = size_default(SweepConfig{}.pin_cost_bytes);
   bool no_numa = false;
   bool force = false;
-  std::string json_path, csv_path, markdown_path, trace_path;
+  OutputPaths outputs;
+  std::string trace_path;
+  ReplayFlags replay;
 };
 
-int run_sweep_command(const SweepOptions& o) {
+RunRecord measure_sweep(const SweepOptions& o) {
   SweepConfig c;
   c.kinds = parse_memory_kinds(o.kinds);
   c.directions = parse_directions(o.directions);
@@ -52,13 +51,17 @@ int run_sweep_command(const SweepOptions& o) {
   c.force = o.force;
   c.normalize();
   c.validate();
-  const RunRecord record = run_traced(
-      o.trace_path, [&] { return with_progress([&] { return run_sweep(c, terminal_progress); }); });
-  std::fputs(render_sweep_text(record).c_str(), stdout);
-  std::printf("\nSweep wall time: %.1f s.\n", record.wall_ms / 1000.0);
-  write_outputs(record, o.json_path, o.csv_path, o.markdown_path);
-  return exit_code(record);
+  return run_traced(o.trace_path,
+                    [&] { return with_progress([&] { return run_sweep(c, terminal_progress); }); });
 }
+
+// The size, --json and --replay of bandwidthtest and race.
+struct SmallOptions {
+  std::string size;
+  int trials = RaceConfig{}.trials;  // race only
+  OutputPaths outputs;               // --json only
+  ReplayFlags replay;
+};
 
 }  // namespace
 
@@ -67,7 +70,8 @@ Command add_sweep(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "sweep",
       "Measure every host-memory kind, direction and copy method over a range of sizes, each "
-      "sample checked byte for byte, sampling until the spread is small or a time cap is hit.");
+      "sample checked byte for byte, sampling until the spread is small or a time cap is hit. "
+      "Without a GPU, replays the newest recorded sweep.");
   sub->add_option("--kinds", o->kinds, "Host-memory kinds, comma-separated")->capture_default_str();
   sub->add_option("--directions", o->directions, "h2d, d2h, bidir (both at once)")
       ->capture_default_str();
@@ -91,53 +95,58 @@ Command add_sweep(CLI::App& app) {
   sub->add_flag("--no-numa", o->no_numa,
                 "Do not bind the allocating thread to the GPU's NUMA node");
   sub->add_flag("--force", o->force, "Allow pinning more than half of host memory");
-  sub->add_option("--json", o->json_path, "Write the run record here");
-  sub->add_option("--csv", o->csv_path, "Write one row per case here");
-  sub->add_option("--markdown", o->markdown_path, "Write the tables as markdown here");
+  add_output_flags(sub, o->outputs);
   add_trace_option(sub, o->trace_path);
-  return {sub, [o] { return run_sweep_command(*o); }};
+  add_replay_flags(sub, o->replay, "sweep");
+  return {sub, [o, sub] {
+            return measure_or_replay(
+                *sub, o->replay, {{"sweep"}, "", [o] { return measure_sweep(*o); }, o->outputs});
+          }};
 }
 
 Command add_bandwidthtest(CLI::App& app) {
-  auto size = std::make_shared<std::string>("16MiB");
-  auto json = std::make_shared<std::string>();
+  auto o = std::make_shared<SmallOptions>();
+  o->size = size_default(BandwidthTestConfig{}.bytes);
   CLI::App* sub = app.add_subcommand(
       "bandwidthtest",
       "The devblog's bandwidthtest: pageable and pinned, host to device and back, GB/s, and a "
-      "check that the data came back unchanged.");
-  sub->add_option("--size", *size, "Transfer size (a multiple of 4 bytes: it holds floats)")
+      "check that the data came back unchanged. Without a GPU, replays the newest recorded "
+      "run.");
+  sub->add_option("--size", o->size, "Transfer size (a multiple of 4 bytes: it holds floats)")
       ->capture_default_str();
-  sub->add_option("--json", *json, "Write the run record here");
-  return {sub, [size, json] {
-            BandwidthTestConfig c;
-            c.bytes = parse_size(*size);
-            const RunRecord record = run_bandwidthtest(c);
-            std::fputs(render_bandwidthtest_text(record).c_str(), stdout);
-            write_outputs(record, *json);
-            return exit_code(record);
+  add_output_flags(sub, o->outputs, false);
+  add_replay_flags(sub, o->replay, "bandwidthtest");
+  return {sub, [o, sub] {
+            const auto measure = [o] {
+              BandwidthTestConfig c;
+              c.bytes = parse_size(o->size);
+              return run_bandwidthtest(c);
+            };
+            return measure_or_replay(*sub, o->replay, {{"bandwidthtest"}, "", measure, o->outputs});
           }};
 }
 
 Command add_race(CLI::App& app) {
-  auto size = std::make_shared<std::string>("64MiB");
-  auto trials = std::make_shared<int>(5);
-  auto json = std::make_shared<std::string>();
+  auto o = std::make_shared<SmallOptions>();
+  o->size = size_default(RaceConfig{}.bytes);
   CLI::App* sub = app.add_subcommand(
       "race",
       "Overwrite a copy's pinned source right after cudaMemcpyAsync returns and count how many "
       "of the bytes that reached the device are old and how many new; then the same after "
-      "synchronising, and with a pageable source.");
-  sub->add_option("--size", *size, "Bytes per copy (a multiple of 8)")->capture_default_str();
-  sub->add_option("--trials", *trials, "Copies per mode")->capture_default_str();
-  sub->add_option("--json", *json, "Write the run record here");
-  return {sub, [size, trials, json] {
-            RaceConfig c;
-            c.bytes = parse_size(*size);
-            c.trials = *trials;
-            const RunRecord record = with_progress([&] { return run_race(c, terminal_progress); });
-            std::fputs(render_race_text(record).c_str(), stdout);
-            write_outputs(record, *json);
-            return exit_code(record);
+      "synchronising, and with a pageable source. Without a GPU, replays the newest recorded "
+      "run.");
+  sub->add_option("--size", o->size, "Bytes per copy (a multiple of 8)")->capture_default_str();
+  sub->add_option("--trials", o->trials, "Copies per mode")->capture_default_str();
+  add_output_flags(sub, o->outputs, false);
+  add_replay_flags(sub, o->replay, "race");
+  return {sub, [o, sub] {
+            const auto measure = [o] {
+              RaceConfig c;
+              c.bytes = parse_size(o->size);
+              c.trials = o->trials;
+              return with_progress([&] { return run_race(c, terminal_progress); });
+            };
+            return measure_or_replay(*sub, o->replay, {{"race"}, "", measure, o->outputs});
           }};
 }
 

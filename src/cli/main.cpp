@@ -25,7 +25,11 @@ int main(int argc, char** argv) {
   using pinbench::ExitCode;
   CLI::App app{
       "pinbench: measures, explains and speeds up copies between host memory and a GPU.\n"
-      "GB/s means 10^9 bytes per second; MiB means 2^20 bytes."};
+      "GB/s means 10^9 bytes per second; MiB means 2^20 bytes.\n"
+      "Every subcommand that measures (lesson, sweep, bandwidthtest, race, staged, pipeline) "
+      "prints a recorded run with --replay FILE, and without a usable GPU replays the newest "
+      "recorded run of its experiment, naming the options it ignored (--require-gpu: exit 3 "
+      "instead)."};
   app.name("pinbench");
   app.set_version_flag("--version", pinbench::kVersion);
   app.require_subcommand(1, 1);

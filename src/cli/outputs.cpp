@@ -8,18 +8,24 @@
 
 namespace pinbench::cli {
 
+void add_output_flags(CLI::App* sub, OutputPaths& paths, bool tables) {
+  sub->add_option("--json", paths.json, "Write the run record here");
+  if (!tables) return;
+  sub->add_option("--csv", paths.csv, "Write one row per case here");
+  sub->add_option("--markdown", paths.markdown, "Write the tables as markdown here");
+}
+
 int exit_code(const RunRecord& record) {
   return record.all_gates_passed() ? 0 : 1;
 }
 
-void write_outputs(const RunRecord& record, const std::string& json_path,
-                   const std::string& csv_path, const std::string& markdown_path) {
-  if (!json_path.empty()) {
-    save_record(record, json_path);
-    std::printf("Run record written to %s.\n", json_path.c_str());
+void write_outputs(const RunRecord& record, const OutputPaths& paths) {
+  if (!paths.json.empty()) {
+    save_record(record, paths.json);
+    std::printf("Run record written to %s.\n", paths.json.c_str());
   }
-  if (!csv_path.empty()) write_text_file(csv_path, render_csv(record));
-  if (!markdown_path.empty()) write_text_file(markdown_path, render_markdown(record, nullptr));
+  if (!paths.csv.empty()) write_text_file(paths.csv, render_csv(record));
+  if (!paths.markdown.empty()) write_text_file(paths.markdown, render_markdown(record, nullptr));
 }
 
 }  // namespace pinbench::cli

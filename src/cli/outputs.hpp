@@ -4,16 +4,27 @@
 
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "core/record/record.hpp"
 
 namespace pinbench::cli {
+
+// The files a live run writes; empty: not asked for.
+struct OutputPaths {
+  std::string json;
+  std::string csv;
+  std::string markdown;
+};
+
+// Adds --json, and with `tables` --csv and --markdown, to `sub`.
+void add_output_flags(CLI::App* sub, OutputPaths& paths, bool tables = true);
 
 // 0 when every gate passed, 1 otherwise.
 int exit_code(const RunRecord& record);
 
 // Writes the record (--json) and its CSV and markdown renderings, each only when its path is not
 // empty; files are written whole or not at all.
-void write_outputs(const RunRecord& record, const std::string& json_path,
-                   const std::string& csv_path = "", const std::string& markdown_path = "");
+void write_outputs(const RunRecord& record, const OutputPaths& paths);
 
 }  // namespace pinbench::cli

@@ -10,6 +10,7 @@
 
 #include "core/analysis/prediction4.hpp"
 #include "core/errors.hpp"
+#include "cuda/device.hpp"
 #include "report/perfetto.hpp"
 
 namespace pinbench::cli {
@@ -43,14 +44,20 @@ std::optional<Trace> TraceSession::finish() {
   return t;
 }
 
+std::optional<TraceSession> start_trace(const std::string& path) {
+  std::optional<TraceSession> trace;
+  if (!path.empty() && cuda::no_device_reason().empty()) trace.emplace(path);
+  return trace;
+}
+
 RunRecord run_traced(const std::string& path, const std::function<RunRecord()>& measure) {
-  if (path.empty()) return measure();
   // Started before the experiment opens its first NVTX range, so the ranges reach it.
-  TraceSession trace(path);
+  std::optional<TraceSession> trace = start_trace(path);
   RunRecord record = measure();
-  if (const std::optional<Trace> t = trace.finish()) {
+  if (!trace) return record;
+  if (const std::optional<Trace> t = trace->finish()) {
     attach_trace_summary(record, *t, std::filesystem::path(path).filename().string());
-    std::printf("Trace written to %s.\n", path.c_str());
+    std::printf("Trace written to %s (open it in ui.perfetto.dev).\n", path.c_str());
   }
   return record;
 }

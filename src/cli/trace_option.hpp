@@ -35,6 +35,11 @@ class TraceSession {
   std::unique_ptr<cuda::CuptiTrace> cupti_;
 };
 
+// A session for --trace PATH, or none when PATH is empty or no GPU is usable: without one the
+// experiment stops before measuring (and replays a record), so there is nothing to trace and
+// CUPTI's complaint about the missing driver would only be noise.
+std::optional<TraceSession> start_trace(const std::string& path);
+
 // Runs `measure` inside a trace session when `path` is not empty, then adds the trace's summary
 // and memory-kind gates to the record (attach_trace_summary) and says where the timeline went.
 // For experiments other than the lesson, which also judges prediction 4 from its trace.

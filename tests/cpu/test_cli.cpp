@@ -78,16 +78,17 @@ TEST(Cli, StagedAndPipelineBadInputIsExitTwoWithOrWithoutAGpu) {
   expect_one_line_error(test::run(kBin + "pipeline --edge-chunk 32MiB"), 2, "edge_chunk_bytes");
 }
 
-TEST(Cli, StagedAndPipelineNeedAGpu) {
+TEST(Cli, StagedAndPipelineWithRequireGpuNeedAGpu) {
   if (gpu_present()) GTEST_SKIP() << "there is a GPU here";
-  expect_one_line_error(test::run(kBin + "staged"), 3, "no usable GPU");
-  expect_one_line_error(test::run(kBin + "staged --tune"), 3, "no usable GPU");
-  expect_one_line_error(test::run(kBin + "pipeline"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "staged --require-gpu"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "staged --tune --require-gpu"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "pipeline --require-gpu"), 3, "no usable GPU");
   // The engine's switches and the back-to-back method parse, and get as far as the GPU.
   expect_one_line_error(test::run(kBin + "staged --no-streaming-drain --no-caller-copies "
-                                         "--methods staged-back-to-back,pinned"),
+                                         "--methods staged-back-to-back,pinned --require-gpu"),
                         3, "no usable GPU");
-  expect_one_line_error(test::run(kBin + "pipeline --no-caller-copies"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "pipeline --no-caller-copies --require-gpu"), 3,
+                        "no usable GPU");
 }
 
 TEST(Cli, SizeLargerThanTheDeviceIsExitTwo) {
@@ -108,7 +109,8 @@ TEST(Cli, BadReplayFilesAreExitTwo) {
                         "not a pinbench run record");
   expect_one_line_error(test::run(kBin + "lesson --replay " + test::h200_lesson_path() +
                                   " --reference " + dir + "/foreign.json"),
-                        2, "not a pinbench run record");
+                        2,
+                        "reference record '" + dir + "/foreign.json': not a pinbench run record");
 }
 
 TEST(Cli, ReplayOfTheCommittedRun) {
@@ -119,7 +121,7 @@ TEST(Cli, ReplayOfTheCommittedRun) {
   EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos);
   EXPECT_NE(r.out.find("2. [held]"), std::string::npos);
   EXPECT_NE(r.out.find("not within 20%"), std::string::npos);
-  EXPECT_NE(r.out.find("Recorded wall time: 3.74 s."), std::string::npos);
+  EXPECT_NE(r.out.find("Lesson wall time: 3.74 s"), std::string::npos);
 }
 
 TEST(Cli, ReplayOfARecordWithAFailedGateIsExitOne) {
@@ -246,7 +248,8 @@ TEST(CliLessonTrace, TraceNeedsAMeasuredRun) {
   const test::Result r = test::run("PINBENCH_DATA_DIR=" + std::string(PINBENCH_DATA_DIR) + " " +
                                    kBin + "lesson --trace " + dir + "/t.json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "pinbench: note: nothing was measured, so " + dir + "/t.json was not written\n");
+  EXPECT_EQ(r.err,
+            "pinbench: note: ignored without a GPU: --trace (nothing was measured or written)\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/t.json"));
 }
 
@@ -273,11 +276,11 @@ TEST(CliSweep, BadInputIsExitTwo) {
   expect_one_line_error(test::run(kBin + "race --trials 0"), 2, "at least one trial");
 }
 
-TEST(CliSweep, WithoutAGpuMeasurementsAreExitThree) {
+TEST(CliSweep, WithoutAGpuAndWithRequireGpuMeasurementsAreExitThree) {
   if (gpu_present()) GTEST_SKIP() << "a GPU is present";
-  expect_one_line_error(test::run(kBin + "sweep --sizes 4KiB"), 3, "no usable GPU");
-  expect_one_line_error(test::run(kBin + "bandwidthtest"), 3, "no usable GPU");
-  expect_one_line_error(test::run(kBin + "race"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "sweep --sizes 4KiB --require-gpu"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "bandwidthtest --require-gpu"), 3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "race --require-gpu"), 3, "no usable GPU");
 }
 
 }  // namespace

@@ -124,9 +124,9 @@ void StagedBenchConfig::validate() const {
     throw InputError("the host and device offsets must each be below 4096 bytes");
   }
   check_counts(warmups, iterations);
-  if (driver_threads < 1 || driver_threads > 64) {
-    throw InputError(
-        fmt::format("--driver-threads must be between 1 and 64, not {}", driver_threads));
+  if (driver_threads < 1 || driver_threads > kMaxHostThreads) {
+    throw InputError(fmt::format("--driver-threads must be between 1 and {}, not {}",
+                                 kMaxHostThreads, driver_threads));
   }
   check_engine(engine);
 }
@@ -267,8 +267,9 @@ void PipelineConfig::validate() const {
   if (streams.empty()) throw InputError("no stream count to measure");
   if (sources.empty()) throw InputError("no source to measure");
   for (int n : streams) {
-    if (n < 1 || n > 64) {
-      throw InputError(fmt::format("stream counts must be between 1 and 64, not {}", n));
+    if (n < 1 || n > kMaxStreams) {
+      throw InputError(
+          fmt::format("stream counts must be between 1 and {}, not {}", kMaxStreams, n));
     }
     if (chunk_bytes(n) < kHostPageBytes) {
       throw InputError(fmt::format("a {} window split over {} streams leaves chunks under 4 KiB",
@@ -326,7 +327,7 @@ std::string pipeline_fit_problem(const PipelineConfig& c, std::uint64_t device_f
   return "";
 }
 
-std::vector<int> parse_counts(std::string_view list, const char* what) {
+std::vector<int> parse_counts(std::string_view list, const char* what, int min, int max) {
   return parse_list<int>(list, what, [&](std::string_view item) {
     const std::string text(item);
     std::size_t used = 0;
@@ -336,8 +337,9 @@ std::vector<int> parse_counts(std::string_view list, const char* what) {
     } catch (...) {
       used = 0;
     }
-    if (used == 0 || used != text.size() || value < 1 || value > 64) {
-      throw InputError(fmt::format("{} '{}' is not a whole number between 1 and 64", what, text));
+    if (used == 0 || used != text.size() || value < min || value > max) {
+      throw InputError(
+          fmt::format("{} '{}' is not a whole number between {} and {}", what, text, min, max));
     }
     return static_cast<int>(value);
   });

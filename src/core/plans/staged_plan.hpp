@@ -117,7 +117,18 @@ nlohmann::json to_json(const PipelineConfig& c);
 std::string pipeline_fit_problem(const PipelineConfig& c, std::uint64_t device_free,
                                  std::uint64_t host_total, std::uint64_t host_available);
 
-// Parses a comma-separated list of positive counts ("1,2,4"); throws InputError.
-std::vector<int> parse_counts(std::string_view list, const char* what);
+// The engine's limits on a ring, as staged_options_problem checks them (a test holds the two
+// together), the same limit for every other count of host threads, and the pipeline's on its
+// streams: the command line's lists, checks and help use these, so a count the help offers is
+// never refused later.
+constexpr int kMinRingDepth = 2;  // one buffer fills while another moves
+constexpr int kMaxRingDepth = 64;
+constexpr int kMaxHostThreads = 256;
+constexpr int kMaxStreams = 64;
+
+// Parses a comma-separated list of counts, each from `min` to `max` ("1,2,4"); throws
+// InputError naming `what` and the range.
+std::vector<int> parse_counts(std::string_view list, const char* what, int min = 1,
+                              int max = kMaxStreams);
 
 }  // namespace pinbench

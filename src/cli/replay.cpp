@@ -1,0 +1,220 @@
+#include "cli/replay.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/outputs.hpp"
+#include "cli/paths.hpp"
+#include "core/analysis/lesson.hpp"
+#include "core/errors.hpp"
+#include "core/record/run_library.hpp"
+#include "report/lesson_text.hpp"
+#include "report/staged_text.hpp"
+#include "report/sweep_text.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+// One experiment's printer. The lesson's is a function of the record and its reference; the
+// others of the record alone, and their exit code is the gates'.
+struct Printer {
+  const char* experiment;
+  const char* command;  // what measures it
+  const char* label;    // "Sweep" in "Sweep wall time"
+  const char* noun;     // "sweep" in "replaying the sweep recorded on"
+  std::string (*render)(const RunRecord&);
+};
+
+const Printer kPrinters[] = {
+    {"lesson", "pinbench lesson", "Lesson", "lesson", nullptr},
+    {"sweep", "pinbench sweep", "Sweep", "sweep", render_sweep_text},
+    {"bandwidthtest", "pinbench bandwidthtest", "Bandwidthtest", "bandwidthtest",
+     render_bandwidthtest_text},
+    {"race", "pinbench race", "Race", "race", render_race_text},
+    {"staged", "pinbench staged", "Staged benchmark", "staged benchmark", render_staged_text},
+    {"staged-tune", "pinbench staged --tune", "Staged tuning", "staged tuning run",
+     render_staged_tune_text},
+    {"pipeline", "pinbench pipeline", "Pipeline", "pipeline", render_pipeline_text},
+};
+
+const Printer* printer_for(const std::string& experiment) {
+  for (const Printer& p : kPrinters) {
+    if (experiment == p.experiment) return &p;
+  }
+  return nullptr;
+}
+
+int print_lesson(const RunRecord& record, const PrintOptions& options) {
+  const LessonAnalysis analysis = analyse_lesson(record);
+  std::optional<ReferenceComparison> reference;
+  if (options.reference) reference = compare_with_reference(analysis, *options.reference);
+  std::fputs(render_lesson_text(record, analysis, reference).c_str(), stdout);
+  if (record.wall_ms > 0.0) {
+    std::printf(
+        "\nLesson wall time: %.2f s (device set-up, allocations, gates and all three parts).\n",
+        record.wall_ms / 1000.0);
+  }
+  return analysis.checks_passed() ? 0 : 1;
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += "'" + names[i] + "'";
+  }
+  return out;
+}
+
+// Refused before anything is printed: a staged record read as a lesson would print a lesson
+// with no cases and then fail its checks, which says nothing about the record.
+RunRecord load_replay(const std::string& path, const std::vector<std::string>& experiments) {
+  RunRecord record = load_record(path);
+  for (const std::string& e : experiments) {
+    if (record.experiment == e) return record;
+  }
+  const std::string command = command_for(record.experiment);
+  throw InputError(
+      fmt::format("run record '{}' is of experiment '{}', not {}: {}", path, record.experiment,
+                  quoted_list(experiments),
+                  command.empty() ? fmt::format("render it with 'pinbench report {}'", path)
+                                  : fmt::format("replay it with '{} --replay {}'", command, path)));
+}
+
+PrintOptions print_options(const MeasuringRun& run) {
+  PrintOptions o;
+  if (!run.reference_path.empty()) o.reference = load_reference(run.reference_path);
+  return o;
+}
+
+std::string comma_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// The options given on the command line that a replay does not use.
+std::vector<std::string> ignored_options(const CLI::App& sub, const ReplayFlags& flags) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : sub.get_options()) {
+    if (opt->count() == 0 || opt == sub.get_help_ptr() || opt == flags.replay) continue;
+    bool kept = false;
+    for (const CLI::Option* k : flags.kept) kept = kept || k == opt;
+    if (!kept) names.push_back(opt->get_name());
+  }
+  return names;
+}
+
+// `why` is the NoGpuError's message; the reason in it is the one the notice gives.
+int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const std::string& experiment,
+                  const std::string& why, const PrintOptions& options) {
+  const std::string prefix = "no usable GPU: ";
+  const std::string no_gpu = why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why;
+  const std::string dir = data_dir() + "/runs";
+  const std::optional<std::string> path = newest_record(dir, experiment);
+  if (!path) {
+    throw NoGpuError(
+        fmt::format("no usable GPU ({}) and no recorded {} under {}", no_gpu, experiment, dir));
+  }
+  const RunRecord record = load_record(*path);
+  const std::vector<std::string> ignored = ignored_options(sub, flags);
+  if (!ignored.empty()) {
+    std::fprintf(stderr,
+                 "pinbench: note: ignored without a GPU: %s (nothing was measured or written)\n",
+                 comma_list(ignored).c_str());
+  }
+  const Printer* p = printer_for(experiment);
+  std::printf(
+      "No usable GPU here (%s): replaying the %s recorded on %s on %s\n(%s). Use --require-gpu "
+      "to fail instead.\n\n",
+      no_gpu.c_str(), p != nullptr ? p->noun : experiment.c_str(),
+      record.created_utc.substr(0, 10).c_str(), record.machine.device_name.c_str(), path->c_str());
+  return print_run(record, options);
+}
+
+}  // namespace
+
+int print_run(const RunRecord& record, const PrintOptions& options) {
+  if (record.experiment == "lesson") return print_lesson(record, options);
+  const Printer* p = printer_for(record.experiment);
+  if (p == nullptr || p->render == nullptr) {
+    throw InputError(fmt::format("no text printer for experiment '{}' (try pinbench report)",
+                                 record.experiment));
+  }
+  std::fputs(p->render(record).c_str(), stdout);
+  if (record.wall_ms > 0.0) {
+    std::printf("\n%s wall time: %.1f s.\n", p->label, record.wall_ms / 1000.0);
+  }
+  return exit_code(record);
+}
+
+std::string command_for(const std::string& experiment) {
+  const Printer* p = printer_for(experiment);
+  return p != nullptr ? p->command : "";
+}
+
+RunRecord load_reference(const std::string& path) {
+  RunRecord record;
+  try {
+    record = load_record(path);
+  } catch (const InputError& e) {
+    // load_record names the file already; said once, after what it is.
+    std::string why = e.what();
+    const std::string prefix = "'" + path + "': ";
+    if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+    const std::string named = "run record '" + path + "'";
+    if (const std::size_t at = why.find(named); at != std::string::npos) {
+      why.replace(at, named.size(), "the file");
+    }
+    throw InputError(fmt::format("reference record '{}': {}", path, why));
+  }
+  if (record.experiment != "lesson") {
+    throw InputError(fmt::format("reference record '{}' is of experiment '{}', not 'lesson'", path,
+                                 record.experiment));
+  }
+  return record;
+}
+
+void add_replay_flags(CLI::App* sub, ReplayFlags& flags, const std::string& experiment) {
+  // Not CLI11's excludes(): the help would list every option under --replay.
+  CLI::Option* replay = sub->add_option(
+      "--replay", flags.replay_path,
+      fmt::format("Print a recorded {} run (e.g. from data/runs/) instead of measuring; takes "
+                  "no measuring or output option",
+                  experiment));
+  sub->add_flag("--require-gpu", flags.require_gpu,
+                "Exit 3 without a usable GPU instead of replaying the newest recorded run");
+  flags.replay = replay;
+}
+
+int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const MeasuringRun& run) {
+  if (!flags.replay_path.empty()) {
+    const std::vector<std::string> given = ignored_options(sub, flags);
+    if (!given.empty()) {
+      throw InputError(fmt::format(
+          "--replay excludes {}: a replay prints a recorded run, it measures and writes nothing",
+          comma_list(given)));
+    }
+    const RunRecord record = load_replay(flags.replay_path, run.experiments);
+    const PrintOptions options = print_options(run);
+    std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay_path.c_str(),
+                record.machine.device_name.c_str(), record.created_utc.c_str());
+    return print_run(record, options);
+  }
+  // A bad reference is exit 2 before minutes of measuring, not after.
+  const PrintOptions options = print_options(run);
+  std::optional<RunRecord> record;
+  try {
+    record = run.measure();
+  } catch (const NoGpuError& e) {
+    if (flags.require_gpu) throw;
+    return replay_newest(sub, flags, run.experiments.front(), e.what(), options);
+  }
+  const int code = print_run(*record, options);
+  write_outputs(*record, run.outputs);
+  return code;
+}
+
+}  // namespace pinbench::cli
