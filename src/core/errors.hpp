@@ -14,6 +14,7 @@ enum class ExitCode : int {
   kCheckFailed = 1,  // a correctness gate or a check failed
   kBadInput = 2,     // bad usage or bad input (flags, sizes, files)
   kNoGpu = 3,        // no usable GPU where one is required
+  kCudaFailed = 4,   // a CUDA call failed on a usable GPU
 };
 
 // Bad usage or input: a malformed size, a missing or foreign file, an impossible request.

@@ -25,7 +25,8 @@ std::string size_token(std::uint64_t bytes) {
     exact = parse_size(s) == bytes;
   } catch (const InputError&) {
   }
-  return exact ? s : fmt::format("{}B", bytes);
+  if (exact) return s;
+  return bytes % kKiB == 0 ? fmt::format("{}KiB", bytes / kKiB) : fmt::format("{}B", bytes);
 }
 
 std::string size_token(std::uint64_t bytes, std::uint64_t host_offset,

@@ -2,9 +2,10 @@
 // the filling are tested anywhere, and the CUDA side (experiments/sampler.hpp, the kind gates)
 // only produces the Timed result these take.
 //
-// Gate names are records' keys: committed records and tests look cases up by them, so a whole
-// KiB size keeps the spelling it always had ("64MiB", "4KiB", "1.5MiB") and any other size is
-// named exactly, in bytes ("1048573B"), never rounded into a neighbour's name.
+// Gate names are records' keys: committed records and tests look cases up by them, so a size
+// keeps the spelling it always had ("64MiB", "4KiB", "1.5MiB") wherever that spelling is exact,
+// and any other size is named exactly ("1025KiB", "1048573B"), never rounded into a
+// neighbour's name.
 #pragma once
 
 #include <cstddef>
@@ -32,7 +33,8 @@ struct Timed {
   void fail(std::string why);
 };
 
-// "64MiB", "4KiB", "1.5MiB" where that spelling is exact; otherwise the bytes, "1048573B".
+// "64MiB", "4KiB", "1.5MiB" where that spelling is exact; otherwise a whole number of KiB
+// ("1025KiB") or the bytes ("1048573B").
 std::string size_token(std::uint64_t bytes);
 
 // As size_token, with the host and device offsets of an unaligned case: "1048573B@+3/+1". An
