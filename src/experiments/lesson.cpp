@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/host_info.hpp"
+#include "core/pattern.hpp"
 #include "core/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/device.hpp"
@@ -19,6 +20,22 @@
 
 namespace pinbench {
 namespace lesson {
+
+CopyBuffers::CopyBuffers(std::size_t bytes, std::uint64_t seed)
+    : expected(bytes, MemoryKind::kPageable),
+      pageable(bytes, MemoryKind::kPageable),
+      pinned(bytes, MemoryKind::kPinned),
+      check(bytes, MemoryKind::kPinned),
+      device(bytes) {
+  fill_pattern(expected.data(), bytes, seed);
+}
+
+void CopyBuffers::gate_kinds(RunRecord& record, const std::string& part, bool gate_check) {
+  const std::string prefix = "kind/" + part + "/";
+  pageable_ok = add_gate(record, kind_gate(prefix + "pageable", pageable.data(), "pageable"));
+  pinned_ok = add_gate(record, kind_gate(prefix + "pinned", pinned.data(), "pinned"));
+  if (gate_check) add_gate(record, kind_gate(prefix + "check", check.data(), "pinned"));
+}
 
 Case run_case(PartContext& ctx, CaseSpec spec, bool kind_ok, const CaseMethod& method) {
   if (const auto mismatch = method.gate_copy()) {

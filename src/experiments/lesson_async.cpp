@@ -29,20 +29,15 @@ constexpr std::uint64_t kSeed = 0xA5C0053;
 void run_async(PartContext& ctx) {
   const LessonConfig& cfg = ctx.config;
   const std::size_t bytes = cfg.async_bytes;
-  cuda::HostBuffer expected(bytes, MemoryKind::kPageable);
-  fill_pattern(expected.data(), bytes, kSeed);
-  cuda::HostBuffer pageable(bytes, MemoryKind::kPageable);
-  cuda::HostBuffer pinned(bytes, MemoryKind::kPinned);
-  cuda::HostBuffer check(bytes, MemoryKind::kPinned);
-  cuda::DeviceBuffer device(bytes);
+  CopyBuffers b(bytes, kSeed);
   cuda::Stream stream(cudaStreamNonBlocking);
-  const bool pageable_ok =
-      add_gate(ctx.record, kind_gate("kind/async/pageable", pageable.data(), "pageable"));
-  const bool pinned_ok =
-      add_gate(ctx.record, kind_gate("kind/async/pinned", pinned.data(), "pinned"));
+  b.gate_kinds(ctx.record, "async", /*gate_check=*/false);
+  cuda::HostBuffer& expected = b.expected;
+  cuda::HostBuffer& check = b.check;
+  cuda::DeviceBuffer& device = b.device;
 
   for (const bool h2d : {true, false}) {
-    for (cuda::HostBuffer* host : {&pageable, &pinned}) {
+    for (cuda::HostBuffer* host : {&b.pageable, &b.pinned}) {
       const std::string direction = h2d ? "h2d" : "d2h";
       const std::string memory = to_string(host->kind());
       const std::string group = fmt::format("part2 async {} {}", direction, memory);
@@ -108,8 +103,7 @@ void run_async(PartContext& ctx) {
         }
         if (const auto bad = verify()) out.fail(mismatch_detail(*bad, bytes));
       };
-      const bool kind_ok = host == &pinned ? pinned_ok : pageable_ok;
-      ctx.record.cases.push_back(run_case(ctx, spec, kind_ok, method));
+      ctx.record.cases.push_back(run_case(ctx, spec, b.kind_ok(host), method));
     }
   }
 }

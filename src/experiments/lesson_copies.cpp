@@ -25,16 +25,8 @@ namespace {
 
 constexpr std::uint64_t kSeed = 0x5EED0053;
 
-struct Buffers {
-  cuda::HostBuffer& expected;  // the reference bytes, never copied into or out of
-  cuda::HostBuffer& pageable;
-  cuda::HostBuffer& pinned;
-  cuda::HostBuffer& check;  // pinned; receives device contents for verification
-  cuda::DeviceBuffer& device;
-};
-
 // Copies the device's first `bytes` into the check buffer and compares them with the reference.
-std::optional<std::size_t> verify_device(const Buffers& b, std::size_t bytes) {
+std::optional<std::size_t> verify_device(const CopyBuffers& b, std::size_t bytes) {
   std::memset(b.check.data(), 0, bytes);
   PINBENCH_CUDA_TRY(cudaMemcpy(b.check.data(), b.device.data(), bytes, cudaMemcpyDeviceToHost));
   return first_mismatch(b.check.data(), b.expected.data(), bytes);
@@ -45,7 +37,7 @@ void copy_once(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kin
 }
 
 // `kind_ok`: the host buffer passed its memory-kind gate; a rate is only verified if it did.
-Case measure(PartContext& ctx, const Buffers& b, bool h2d, cuda::HostBuffer& host,
+Case measure(PartContext& ctx, const CopyBuffers& b, bool h2d, cuda::HostBuffer& host,
              std::size_t bytes, bool kind_ok) {
   const LessonConfig& cfg = ctx.config;
   const std::string direction = h2d ? "h2d" : "d2h";
@@ -102,35 +94,24 @@ void run_copies(PartContext& ctx) {
   const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
   ctx.progress(
       fmt::format("part 1: allocating {} pageable and pinned buffers", format_size(largest)));
-  cuda::HostBuffer expected(largest, MemoryKind::kPageable);
-  fill_pattern(expected.data(), largest, kSeed);
-  cuda::HostBuffer pageable(largest, MemoryKind::kPageable);
-  cuda::HostBuffer pinned(largest, MemoryKind::kPinned);
-  cuda::HostBuffer check(largest, MemoryKind::kPinned);
-  cuda::DeviceBuffer device(largest);
-  std::memcpy(pageable.data(), expected.data(), largest);
-  std::memcpy(pinned.data(), expected.data(), largest);
+  CopyBuffers b(largest, kSeed);
+  std::memcpy(b.pageable.data(), b.expected.data(), largest);
+  std::memcpy(b.pinned.data(), b.expected.data(), largest);
+  b.gate_kinds(ctx.record, "copy", /*gate_check=*/true);
 
-  const bool pageable_ok =
-      add_gate(ctx.record, kind_gate("kind/copy/pageable", pageable.data(), "pageable"));
-  const bool pinned_ok =
-      add_gate(ctx.record, kind_gate("kind/copy/pinned", pinned.data(), "pinned"));
-  add_gate(ctx.record, kind_gate("kind/copy/check", check.data(), "pinned"));
-
-  const Buffers b{expected, pageable, pinned, check, device};
   for (const bool h2d : {true, false}) {
     if (!h2d) {
       // The reverse sweep reads the reference bytes from the device.
-      PINBENCH_CUDA_TRY(cudaMemcpy(device.data(), pinned.data(), largest, cudaMemcpyHostToDevice));
+      PINBENCH_CUDA_TRY(
+          cudaMemcpy(b.device.data(), b.pinned.data(), largest, cudaMemcpyHostToDevice));
     }
-    for (cuda::HostBuffer* host : {&pageable, &pinned}) {
+    for (cuda::HostBuffer* host : {&b.pageable, &b.pinned}) {
       const std::string group =
           fmt::format("part1 {} {}", h2d ? "h2d" : "d2h", to_string(host->kind()));
       const cuda::NvtxRange range(group);
       for (std::size_t bytes : sizes) {
         ctx.progress(fmt::format("{} {}", group, format_size(bytes)));
-        const bool kind_ok = host == &pinned ? pinned_ok : pageable_ok;
-        ctx.record.cases.push_back(measure(ctx, b, h2d, *host, bytes, kind_ok));
+        ctx.record.cases.push_back(measure(ctx, b, h2d, *host, bytes, b.kind_ok(host)));
       }
     }
   }

@@ -9,6 +9,7 @@
 #include "core/analysis/lesson.hpp"
 #include "core/record/case_builder.hpp"
 #include "core/record/record.hpp"
+#include "cuda/buffers.hpp"
 #include "experiments/lesson.hpp"
 #include "experiments/sampler.hpp"
 
@@ -23,6 +24,26 @@ struct PartContext {
 void run_copies(PartContext& ctx);     // part 1 and its device-to-host exercise
 void run_async(PartContext& ctx);      // part 2
 void run_zero_copy(PartContext& ctx);  // part 3
+
+// Parts 1 and 2 copy between these: the reference bytes, a pageable and a pinned host buffer, a
+// pinned buffer the device is read back into for checks, and the device buffer.
+struct CopyBuffers {
+  CopyBuffers(std::size_t bytes, std::uint64_t seed);
+  cuda::HostBuffer expected;  // the reference bytes, never copied into or out of
+  cuda::HostBuffer pageable;
+  cuda::HostBuffer pinned;
+  cuda::HostBuffer check;
+  cuda::DeviceBuffer device;
+  bool pageable_ok = false;  // the buffers passed their memory-kind gates
+  bool pinned_ok = false;
+
+  // Adds the gates "kind/<part>/pageable" and "kind/<part>/pinned", and "kind/<part>/check"
+  // when `gate_check`.
+  void gate_kinds(RunRecord& record, const std::string& part, bool gate_check);
+  bool kind_ok(const cuda::HostBuffer* host) const {
+    return host == &pinned ? pinned_ok : pageable_ok;
+  }
+};
 
 // How the lesson samples a case, the page's method in every part.
 struct CaseMethod {

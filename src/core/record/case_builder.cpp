@@ -49,23 +49,34 @@ std::string gate_name(std::initializer_list<std::string_view> parts, std::uint64
   return gate_name(parts, size_token(bytes));
 }
 
+namespace {
+
+// A case that never got to sample (its first check failed) still says why it stopped.
+std::optional<StopReason> recorded_stop(const Timed& t) {
+  if (t.stop != StopReason::kContinue) return t.stop;
+  if (t.failed) return StopReason::kGateFailed;
+  return std::nullopt;
+}
+
+}  // namespace
+
 Case make_case(const CaseSpec& spec, const Timed& t, bool kinds_ok) {
-  Case c;
-  c.part = spec.part;
-  c.direction = spec.direction;
-  c.memory = spec.memory;
-  c.method = spec.method;
-  c.timing = spec.timing;
-  c.bytes = spec.bytes;
-  c.warmups = spec.warmups;
-  c.gate = spec.gate;
-  c.samples_ms = t.samples_ms;
-  c.call_ms = t.call_ms;
-  c.verified = !t.failed && kinds_ok && !t.samples_ms.empty();
-  // A case that never got to sample (its first check failed) still says why it stopped.
-  c.stop = t.stop == StopReason::kContinue && t.failed ? StopReason::kGateFailed : t.stop;
-  if (c.stop == StopReason::kContinue) c.stop.reset();
-  return c;
+  const std::optional<StopReason> stop = recorded_stop(t);
+  const bool verified = !t.failed && kinds_ok && !t.samples_ms.empty();
+  // In Case's field order; the builder's test checks every field lands where it belongs.
+  return Case{spec.part,
+              spec.direction,
+              spec.memory,
+              spec.method,
+              spec.timing,
+              spec.bytes,
+              spec.warmups,
+              t.samples_ms,
+              t.call_ms,
+              spec.gate,
+              verified,
+              stop,
+              nlohmann::json::object()};
 }
 
 Gate sampled_gate(const std::string& name, const Timed& t, const std::string& passed_detail) {
