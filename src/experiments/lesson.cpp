@@ -46,7 +46,7 @@ Case run_case(PartContext& ctx, CaseSpec spec, bool kind_ok, const CaseMethod& m
     none.fail(g.detail);
     return make_case(spec, none, kind_ok);
   }
-  Sampler sampler(StopRule::fixed(method.iterations), method.clock, method.max_batch);
+  Sampler sampler(method.rule, method.clock, method.max_batch);
   const Timed t = sampler.run(method.batch, method.warmup);
   ctx.record.gates.push_back(
       sampled_gate(spec.gate, t, bytes_gate(spec.gate, std::nullopt, spec.bytes).detail));

@@ -71,8 +71,8 @@ void run_async(PartContext& ctx) {
 
       CaseMethod method;
       method.clock = SampleClock::kHostClock;
-      method.iterations = cfg.async_iterations;
-      method.max_batch = cfg.async_iterations;  // one check after all of them, as the page does
+      method.rule = StopRule::fixed(cfg.async_iterations);
+      method.max_batch = method.rule.max_samples;  // one check after all of them, as the page does
       method.gate_copy = [&] {
         // Each path starts from a cleared destination and a source holding the reference bytes.
         if (h2d) {

@@ -61,8 +61,8 @@ Case measure(PartContext& ctx, const CopyBuffers& b, bool h2d, cuda::HostBuffer&
   };
 
   CaseMethod method;
-  method.iterations = cfg.iterations;
-  method.max_batch = cfg.iterations;  // the timed copies run back to back, then one wait
+  method.rule = StopRule::fixed(cfg.iterations);
+  method.max_batch = method.rule.max_samples;  // the timed copies run back to back, then one wait
   // Gate: one copy into a cleared destination must deliver exactly the reference bytes.
   method.gate_copy = [&] {
     clear();

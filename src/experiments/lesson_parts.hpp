@@ -48,8 +48,9 @@ struct CopyBuffers {
 // How the lesson samples a case, the page's method in every part.
 struct CaseMethod {
   SampleClock clock = SampleClock::kCudaEvents;
-  int iterations = 10;  // a fixed count: the page's method
-  int max_batch = 1;    // how many timed samples are queued back to back before one wait
+  // The page's method is a fixed count; a spread rule would sample each case until it settles.
+  StopRule rule = StopRule::fixed(10);
+  int max_batch = 1;  // how many timed samples run back to back before one wait and one check
   // Runs the gate copy into a cleared destination; returns its first wrong byte, if any.
   std::function<std::optional<std::size_t>()> gate_copy;
   std::function<void()> warmup;  // the warm-ups, after the gate copy passed

@@ -46,8 +46,8 @@ Case time_variant(PartContext& ctx, const CaseSpec& spec, const cuda::Stream& st
   };
 
   CaseMethod method;
-  method.iterations = cfg.kernel_iterations;
-  method.max_batch = cfg.kernel_iterations;  // timed launches back to back, then one wait
+  method.rule = StopRule::fixed(cfg.kernel_iterations);
+  method.max_batch = method.rule.max_samples;  // timed launches back to back, then one wait
   method.gate_copy = [&] {
     clear_output();
     launch();
