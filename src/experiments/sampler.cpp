@@ -51,10 +51,13 @@ void Sampler::reserve(int count) {
 }
 
 Timed Sampler::run(const Batch& batch, const std::function<void()>& warmup) {
+  int count = first_batch();
+  // Before the warm-ups, which may use the clock's first sample (the sweep's bidir warm-ups
+  // record its events).
+  reserve(count);
   if (warmup) warmup();
   Timed out;
   const auto t0 = SteadyClock::now();
-  int count = first_batch();
   while (true) {
     reserve(count);
     const std::size_t before = out.samples_ms.size();

@@ -40,7 +40,8 @@ class Sampler {
   Sampler(StopRule rule, SampleClock clock, int max_batch = 1, int events_per_sample = 2);
 
   // Runs `warmup` (if any), then batches until the rule stops them. Exceptions from either
-  // propagate; a failed check stops sampling with StopReason::kGateFailed.
+  // propagate; a failed check stops sampling with StopReason::kGateFailed. `warmup` may use the
+  // clock of the first batch's samples; the time cap counts from after it.
   Timed run(const Batch& batch, const std::function<void()>& warmup = {});
 
   // Inside a batch, around sample `i` of the batch (0 <= i < count). The event clock records an

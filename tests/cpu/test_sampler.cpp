@@ -115,6 +115,21 @@ TEST(Sampler, WrongBytesStopSamplingAtOnce) {
   EXPECT_EQ(t.stop, StopReason::kGateFailed);
 }
 
+TEST(Sampler, TheWarmupMayUseTheClock) {
+  Sampler s(StopRule::fixed(2), SampleClock::kHostClock);
+  const Timed t = s.run(
+      [](Sampler& sm, int, int, Timed& out) {
+        sm.start(0);
+        sm.stop(0);
+        out.samples_ms.push_back(sm.elapsed_ms(0));
+      },
+      [&] {
+        s.start(0);
+        s.stop(0);
+      });
+  EXPECT_EQ(t.samples_ms.size(), 2u);
+}
+
 TEST(Sampler, ABatchThatTimesNothingIsABug) {
   Sampler s(StopRule::fixed(3), SampleClock::kHostClock);
   EXPECT_THROW(s.run([](Sampler&, int, int, Timed&) {}), std::logic_error);
