@@ -4,10 +4,11 @@
 // What a sample is stays with each experiment, as its file's opening comment says: the
 // experiment's batch callback clears, times, copies and checks its own way, and reads the times
 // from the sampler's clock. A batch holds one sample, or several queued together: behind the
-// sweep's spin-kernel latch, or back to back as the lesson's timed copies and the staged engine's
-// back-to-back runs are. The sampler decides how many samples each batch gets (the first: the
-// rule's minimum; then enough to fill about 20 ms, never past the sample cap), and records why
-// it stopped: the count, the spread, a time or sample cap, or a failed check.
+// spin-kernel latch (experiments/latch.hpp) where a case allows it, or back to back as the lesson's
+// timed copies and the staged engine's back-to-back runs are. The sampler decides how many samples
+// each batch gets (the first: the rule's minimum; then enough to fill about 20 ms, never past the
+// sample cap), and records why it stopped: the count, the spread, a time or sample cap, or a failed
+// check.
 #pragma once
 
 #include <chrono>

@@ -14,12 +14,12 @@
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"
 #include "cuda/nvtx.hpp"
+#include "experiments/latch.hpp"
 #include "experiments/sampler.hpp"
 
 namespace pinbench::sweep {
 namespace {
 
-constexpr std::uint64_t kLatchTimeoutNs = 5'000'000'000ull;
 constexpr int kMaxBatch = 32;  // samples behind one latch: the counters and events it needs
 constexpr unsigned char kPlanted = 0xA5;
 
@@ -98,22 +98,13 @@ struct Measurer::Impl {
   const SweepConfig& cfg;
   bool pageable_access;
   SweepHooks hooks;
-  cuda::HostBuffer flags{64, MemoryKind::kMapped};
-  volatile int* release = nullptr;
-  int* timed_out = nullptr;
-  const volatile int* release_dev = nullptr;
-  int* timed_out_dev = nullptr;
+  SpinLatch latch;
   cuda::Stream sa;
   cuda::Stream sb;
   cuda::DeviceBuffer counters{2 * kMaxBatch * sizeof(unsigned long long)};
 
-  Impl(const SweepConfig& c, bool pa, const SweepHooks& h) : cfg(c), pageable_access(pa), hooks(h) {
-    release = static_cast<volatile int*>(flags.data());
-    timed_out = static_cast<int*>(flags.data()) + 1;
-    auto* dev = static_cast<int*>(flags.device_pointer());
-    release_dev = dev;
-    timed_out_dev = dev + 1;
-  }
+  Impl(const SweepConfig& c, bool pa, const SweepHooks& h)
+      : cfg(c), pageable_access(pa), hooks(h) {}
 
   unsigned long long* counter(int i) {
     return static_cast<unsigned long long*>(counters.data()) + i;
@@ -131,23 +122,8 @@ struct Measurer::Impl {
     return std::vector<unsigned long long>(first, first + n);
   }
 
-  void arm_latch(std::initializer_list<cudaStream_t> streams) {
-    *release = 0;
-    *timed_out = 0;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    for (cudaStream_t s : streams)
-      cuda::launch_latch(release_dev, timed_out_dev, kLatchTimeoutNs, s);
-  }
-
-  // Lets the latched streams run, waits for them, and says whether a latch gave up waiting.
-  bool release_latch() {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    *release = 1;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    sa.synchronize();
-    sb.synchronize();
-    return *timed_out != 0;
-  }
+  // Lets the latched streams run, waits for both, and says whether a latch gave up waiting.
+  bool release_latch() { return latch.release({sa.get(), sb.get()}); }
 
   bool planted(int sample) const {
     return hooks.corrupt_after_sample >= 0 && hooks.corrupt_after_sample == sample;
@@ -161,7 +137,7 @@ struct Measurer::Impl {
     Sampler sampler(cfg.stop, SampleClock::kCudaEvents, kMaxBatch);
     return sampler.run([&](Sampler& s, int first, int k, Timed& out) {
       PINBENCH_CUDA_TRY(cudaMemsetAsync(counters.data(), 0, kMaxBatch * 8, a.stream));
-      arm_latch({a.stream});
+      latch.arm({a.stream});
       if (first == 0) {
         for (int w = 0; w < cfg.warmups; ++w) enqueue_op(a, m, bytes);
       }
@@ -194,7 +170,7 @@ struct Measurer::Impl {
     return sampler.run([&](Sampler& s, int first, int k, Timed& total) {
       PINBENCH_CUDA_TRY(cudaMemsetAsync(counters.data(), 0, 2 * kMaxBatch * 8, a.stream));
       PINBENCH_CUDA_TRY(cudaStreamSynchronize(a.stream));
-      arm_latch({a.stream, b.stream});
+      latch.arm({a.stream, b.stream});
       if (first == 0) {
         for (int w = 0; w < cfg.warmups; ++w) {
           enqueue_op(a, m, bytes);
