@@ -17,10 +17,6 @@ double ms_since(SteadyClock::time_point t0) {
   return std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
 }
 
-const char* timing_name(SampleClock clock) {
-  return clock == SampleClock::kCudaEvents ? "cuda_events" : "host_clock";
-}
-
 Sampler::Sampler(StopRule rule, SampleClock clock, int max_batch, int events_per_sample)
     : rule_(rule),
       clock_(clock),

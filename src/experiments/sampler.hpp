@@ -77,7 +77,4 @@ class Sampler {
   std::vector<SteadyClock::time_point> host_stop_;
 };
 
-// "cuda_events" or "host_clock": the name records give a clock.
-const char* timing_name(SampleClock clock);
-
 }  // namespace pinbench
