@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "core/errors.hpp"
 #include "version.hpp"
 
@@ -33,10 +34,7 @@ int main(int argc, char** argv) {
   app.name("pinbench");
   app.set_version_flag("--version", pinbench::kVersion);
   app.require_subcommand(1, 1);
-  app.footer(
-      "Exit codes: 0 success, 1 a gate or check failed (compare: a case differs by more than "
-      "the threshold), 2 bad usage or input, 3 no usable GPU where one is required (or a CUDA "
-      "call failed).\n");
+  app.footer(pinbench::cli::exit_code_help());
 
   const std::vector<pinbench::cli::Command> commands = {
       pinbench::cli::add_info(app),     pinbench::cli::add_lesson(app),
@@ -73,16 +71,8 @@ int main(int argc, char** argv) {
       if (c.app->parsed()) return c.run();
     }
     return fail(ExitCode::kBadInput, "no subcommand given (see pinbench --help)");
-  } catch (const pinbench::InputError& e) {
-    return fail(ExitCode::kBadInput, e.what());
-  } catch (const pinbench::NoGpuError& e) {
-    return fail(ExitCode::kNoGpu, e.what());
-  } catch (const pinbench::CudaError& e) {
-    return fail(ExitCode::kNoGpu, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(ExitCode::kBadInput, "out of host memory for the sizes asked for");
-  } catch (const std::exception& e) {
-    // A bug in pinbench rather than in the input or the GPU; still one line, still exit 1.
-    return fail(ExitCode::kCheckFailed, std::string("internal error: ") + e.what());
+  } catch (...) {
+    const pinbench::cli::Failure f = pinbench::cli::failure_of(std::current_exception());
+    return fail(f.code, f.message);
   }
 }

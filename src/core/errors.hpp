@@ -14,6 +14,7 @@ enum class ExitCode : int {
   kCheckFailed = 1,  // a correctness gate or a check failed
   kBadInput = 2,     // bad usage or bad input (flags, sizes, files)
   kNoGpu = 3,        // no usable GPU where one is required
+  kCudaFailed = 4,   // a CUDA call failed on a usable GPU
 };
 
 // Bad usage or input: a malformed size, a missing or foreign file, an impossible request.
@@ -32,8 +33,10 @@ class NoGpuError : public std::runtime_error {
 
 namespace pinbench {
 
-// A CUDA call failed. Defined here, without CUDA types, so code with no CUDA include path can
-// catch it; the CUDA layer throws it with the call, file, line and CUDA's name for the error.
+// A CUDA call failed on a GPU that is there (exit 4; no GPU at all is NoGpuError, exit 3).
+// Defined here, without CUDA types, so code with no CUDA include path can catch it; the CUDA
+// layer throws it with the call, file, line and CUDA's name for the error, and `code` is the
+// cudaError_t itself.
 class CudaError : public std::runtime_error {
  public:
   CudaError(int code, const std::string& what) : std::runtime_error(what), code_(code) {}

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "transfer/cuda_error_text.hpp"
+
 namespace pinbench::cuda {
 namespace {
 
@@ -13,8 +15,8 @@ const char* base_name(const char* path) {
 }
 
 std::string describe(cudaError_t err, const char* call, const char* file, int line) {
-  return std::string(call) + " failed at " + base_name(file) + ":" + std::to_string(line) + ": " +
-         cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
+  const std::string place = std::string(base_name(file)) + ":" + std::to_string(line);
+  return cuda_error_text(call, err, place.c_str());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "core/errors.hpp"
 #include "core/host_info.hpp"
 #include "cuda/check.hpp"
+#include "transfer/cuda_error_text.hpp"
 
 namespace pinbench::cuda {
 
@@ -26,7 +27,7 @@ std::string no_device_reason() {
   if (err == cudaSuccess && n > 0) return "";
   if (err == cudaErrorInsufficientDriver) return "no CUDA driver on this machine";
   if (err == cudaErrorNoDevice || (err == cudaSuccess && n == 0)) return "no CUDA-capable device";
-  return std::string("CUDA cannot start: ") + cudaGetErrorName(err);
+  return "CUDA cannot start: " + cuda_error_text("cudaGetDeviceCount", err);
 }
 
 void require_device() {
@@ -42,14 +43,15 @@ MachineInfo query_machine(int device) {
   m.device_name = prop.name;
   m.cc_major = prop.major;
   m.cc_minor = prop.minor;
+  PINBENCH_CUDA_TRY(cudaDriverGetVersion(&m.driver_version));
+  PINBENCH_CUDA_TRY(cudaRuntimeGetVersion(&m.runtime_version));
+  // What the copy methods run on: SMs for kernel copies, copy engines for the driver's.
   m.sm_count = prop.multiProcessorCount;
   m.copy_engines = prop.asyncEngineCount;
-  m.device_memory_bytes = prop.totalGlobalMem;
+  m.device_memory_bytes = static_cast<std::uint64_t>(prop.totalGlobalMem);
   char bus[32] = {};
   PINBENCH_CUDA_TRY(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
   m.pci_bus_id = bus;
-  PINBENCH_CUDA_TRY(cudaDriverGetVersion(&m.driver_version));
-  PINBENCH_CUDA_TRY(cudaRuntimeGetVersion(&m.runtime_version));
   m.driver_release = nvidia_driver_release();
   m.pcie = read_pcie_link(m.pci_bus_id);
   m.numa_node = read_numa_node(m.pci_bus_id);

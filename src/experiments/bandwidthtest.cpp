@@ -5,37 +5,39 @@
 // returned array is compared with the source byte for byte.
 #include "experiments/bandwidthtest.hpp"
 
-#include <chrono>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
 #include "core/pattern.hpp"
+#include "core/record/case_builder.hpp"
 #include "core/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/run_record.hpp"
+#include "experiments/sampler.hpp"
 
 namespace pinbench {
 namespace {
 
-std::vector<double> time_copies(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
-                                const BandwidthTestConfig& cfg) {
-  for (int i = 0; i < cfg.warmups; ++i) PINBENCH_CUDA_TRY(cudaMemcpy(dst, src, bytes, kind));
-  std::vector<double> ms;
-  cuda::Event start;
-  cuda::Event stop;
-  for (int i = 0; i < cfg.iterations; ++i) {
-    start.record();
-    PINBENCH_CUDA_TRY(cudaMemcpy(dst, src, bytes, kind));
-    stop.record();
-    stop.synchronize();
-    ms.push_back(cuda::Event::elapsed_ms(start, stop));
-  }
-  return ms;
+// Each copy on its own between two events on the legacy default stream, after the warm-ups.
+Timed time_copies(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
+                  const BandwidthTestConfig& cfg) {
+  Sampler sampler(StopRule::fixed(cfg.iterations), SampleClock::kCudaEvents);
+  return sampler.run(
+      [&](Sampler& s, int, int, Timed& out) {
+        s.start(0);
+        PINBENCH_CUDA_TRY(cudaMemcpy(dst, src, bytes, kind));
+        s.stop(0);
+        s.wait(0);
+        out.samples_ms.push_back(s.elapsed_ms(0));
+      },
+      [&] {
+        for (int i = 0; i < cfg.warmups; ++i) PINBENCH_CUDA_TRY(cudaMemcpy(dst, src, bytes, kind));
+      });
 }
 
 }  // namespace
@@ -55,7 +57,7 @@ RunRecord run_bandwidthtest(const BandwidthTestConfig& cfg) {
     throw InputError(
         fmt::format("{} does not fit in the device's free memory", format_size(cfg.bytes)));
   }
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = SteadyClock::now();
   RunRecord record = start_record(
       "bandwidthtest",
       {{"bytes", cfg.bytes}, {"warmups", cfg.warmups}, {"iterations", cfg.iterations}});
@@ -69,29 +71,17 @@ RunRecord run_bandwidthtest(const BandwidthTestConfig& cfg) {
     for (std::size_t i = 0; i < n; ++i) fa[i] = static_cast<float>(i);
     std::memset(b.data(), 0, cfg.bytes);
 
-    const std::vector<double> h2d =
-        time_copies(device.data(), a.data(), cfg.bytes, cudaMemcpyHostToDevice, cfg);
-    const std::vector<double> d2h =
-        time_copies(b.data(), device.data(), cfg.bytes, cudaMemcpyDeviceToHost, cfg);
-    const auto mismatch = first_mismatch(a.data(), b.data(), cfg.bytes);
+    const Timed h2d = time_copies(device.data(), a.data(), cfg.bytes, cudaMemcpyHostToDevice, cfg);
+    const Timed d2h = time_copies(b.data(), device.data(), cfg.bytes, cudaMemcpyDeviceToHost, cfg);
+    // One check covers both directions: the bytes that came back are the bytes that went.
     const std::string gate = fmt::format("bandwidthtest/{}", to_string(kind));
-    record.gates.push_back(
-        {gate, !mismatch,
-         mismatch ? fmt::format("first difference at byte {} of {}", *mismatch, cfg.bytes)
-                  : fmt::format("all {} bytes came back unchanged", cfg.bytes)});
-    for (const auto& [direction, samples] : {std::pair{"h2d", h2d}, std::pair{"d2h", d2h}}) {
-      Case c;
-      c.part = "bandwidthtest";
-      c.direction = direction;
-      c.memory = to_string(kind);
-      c.method = "cudaMemcpy";
-      c.timing = "cuda_events";
-      c.bytes = cfg.bytes;
-      c.warmups = cfg.warmups;
-      c.samples_ms = samples;
-      c.gate = gate;
-      c.verified = !mismatch;
-      record.cases.push_back(c);
+    Gate g = bytes_gate(gate, first_mismatch(a.data(), b.data(), cfg.bytes), cfg.bytes);
+    if (g.passed) g.detail = fmt::format("all {} bytes came back unchanged", cfg.bytes);
+    const bool passed = add_gate(record, g);
+    for (const auto& [direction, timed] : {std::pair{"h2d", &h2d}, std::pair{"d2h", &d2h}}) {
+      const CaseSpec spec{"bandwidthtest", direction, to_string(kind), "cudaMemcpy",
+                          "cuda_events",   cfg.bytes, cfg.warmups,     gate};
+      record.cases.push_back(make_case(spec, *timed, passed));
     }
   }
   finish_record(record, start);

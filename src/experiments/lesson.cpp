@@ -1,14 +1,17 @@
 // The lesson's driver: checks that the run fits, then runs the three parts in the page's order
-// and stamps the record with the machine, the configuration and the wall time.
+// and stamps the record with the machine, the configuration and the wall time. Every part
+// samples its cases through run_case: a gate copy checked before anything is timed, warm-ups,
+// then a fixed count of timed samples (the page's 3 warm-ups + 10 timed by default), with the
+// destination checked again after them.
 #include "experiments/lesson.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
 #include "core/host_info.hpp"
+#include "core/pattern.hpp"
 #include "core/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/device.hpp"
@@ -18,39 +21,42 @@
 namespace pinbench {
 namespace lesson {
 
-std::string case_key(const std::string& part, const std::string& direction,
-                     const std::string& memory, std::size_t bytes) {
-  std::string size = format_size(bytes);
-  size.erase(std::remove(size.begin(), size.end(), ' '), size.end());
-  return fmt::format("{}/{}/{}/{}", part, direction, memory, size);
+CopyBuffers::CopyBuffers(std::size_t bytes, std::uint64_t seed)
+    : expected(bytes, MemoryKind::kPageable),
+      pageable(bytes, MemoryKind::kPageable),
+      pinned(bytes, MemoryKind::kPinned),
+      check(bytes, MemoryKind::kPinned),
+      device(bytes) {
+  fill_pattern(expected.data(), bytes, seed);
 }
 
-bool add_gate(RunRecord& record, const std::string& name, std::optional<std::size_t> mismatch,
-              std::size_t bytes) {
-  Gate g;
-  g.name = name;
-  g.passed = !mismatch.has_value();
-  g.detail = g.passed ? fmt::format("all {} bytes match", bytes)
-                      : fmt::format("first difference at byte {} of {}", *mismatch, bytes);
-  record.gates.push_back(g);
-  return g.passed;
+void CopyBuffers::gate_kinds(RunRecord& record, const std::string& part, bool gate_check) {
+  const std::string prefix = "kind/" + part + "/";
+  pageable_ok = add_gate(record, kind_gate(prefix + "pageable", pageable.data(), "pageable"));
+  pinned_ok = add_gate(record, kind_gate(prefix + "pinned", pinned.data(), "pinned"));
+  if (gate_check) add_gate(record, kind_gate(prefix + "check", check.data(), "pinned"));
 }
 
-bool add_kind_gate(RunRecord& record, const std::string& name, const void* ptr,
-                   const std::string& expected) {
-  const std::string seen = cuda::observed_memory_kind(ptr);
-  Gate g;
-  g.name = name;
-  g.passed = seen == expected;
-  g.detail = fmt::format("cudaPointerGetAttributes says {}, expected {}", seen, expected);
-  record.gates.push_back(g);
-  return g.passed;
+Case run_case(PartContext& ctx, CaseSpec spec, bool kind_ok, const CaseMethod& method) {
+  if (const auto mismatch = method.gate_copy()) {
+    spec.gate += " (before timing)";
+    const Gate g = bytes_gate(spec.gate, mismatch, spec.bytes);
+    ctx.record.gates.push_back(g);
+    Timed none;
+    none.fail(g.detail);
+    return make_case(spec, none, kind_ok);
+  }
+  Sampler sampler(method.rule, method.clock, method.max_batch);
+  const Timed t = sampler.run(method.batch, method.warmup);
+  ctx.record.gates.push_back(
+      sampled_gate(spec.gate, t, bytes_gate(spec.gate, std::nullopt, spec.bytes).detail));
+  return make_case(spec, t, kind_ok);
 }
 
 }  // namespace lesson
 
 RunRecord run_lesson(const LessonConfig& config, const ProgressFn& progress) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = SteadyClock::now();
   config.validate();
   cuda::require_device();
 

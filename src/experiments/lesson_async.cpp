@@ -6,7 +6,6 @@
 // cleared, and checked again after the timed copies. All set-up work goes on the probe's own
 // stream, so nothing on another stream can race it.
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -18,50 +17,37 @@
 #include "cuda/nvtx.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/lesson_parts.hpp"
+#include "experiments/run_record.hpp"
 
 namespace pinbench::lesson {
 namespace {
 
 constexpr std::uint64_t kSeed = 0xA5C0053;
 
-double ms_between(std::chrono::steady_clock::time_point a,
-                  std::chrono::steady_clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
 }  // namespace
 
 void run_async(PartContext& ctx) {
   const LessonConfig& cfg = ctx.config;
   const std::size_t bytes = cfg.async_bytes;
-  cuda::HostBuffer expected(bytes, MemoryKind::kPageable);
-  fill_pattern(expected.data(), bytes, kSeed);
-  cuda::HostBuffer pageable(bytes, MemoryKind::kPageable);
-  cuda::HostBuffer pinned(bytes, MemoryKind::kPinned);
-  cuda::HostBuffer check(bytes, MemoryKind::kPinned);
-  cuda::DeviceBuffer device(bytes);
+  CopyBuffers b(bytes, kSeed);
   cuda::Stream stream(cudaStreamNonBlocking);
-  const bool pageable_ok =
-      add_kind_gate(ctx.record, "kind/async/pageable", pageable.data(), "pageable");
-  const bool pinned_ok = add_kind_gate(ctx.record, "kind/async/pinned", pinned.data(), "pinned");
+  b.gate_kinds(ctx.record, "async", /*gate_check=*/false);
+  cuda::HostBuffer& expected = b.expected;
+  cuda::HostBuffer& check = b.check;
+  cuda::DeviceBuffer& device = b.device;
 
   for (const bool h2d : {true, false}) {
-    for (cuda::HostBuffer* host : {&pageable, &pinned}) {
+    for (cuda::HostBuffer* host : {&b.pageable, &b.pinned}) {
       const std::string direction = h2d ? "h2d" : "d2h";
       const std::string memory = to_string(host->kind());
       const std::string group = fmt::format("part2 async {} {}", direction, memory);
       ctx.progress(fmt::format("{} {}", group, format_size(bytes)));
       const cuda::NvtxRange range(group);
 
-      Case c;
-      c.part = "async";
-      c.direction = direction;
-      c.memory = memory;
-      c.method = "cudaMemcpyAsync";
-      c.timing = "host_clock";
-      c.bytes = bytes;
-      c.warmups = std::max(1, cfg.async_warmups);  // the first copy is also the gate
-      c.gate = case_key("async", direction, memory, bytes);
+      const int warmups = std::max(1, cfg.async_warmups);  // the first copy is also the gate
+      const CaseSpec spec{
+          "async",      direction, memory,  "cudaMemcpyAsync",
+          "host_clock", bytes,     warmups, gate_name({"async", direction, memory}, bytes)};
 
       void* dst = h2d ? device.data() : host->data();
       const void* src = h2d ? host->data() : device.data();
@@ -83,40 +69,41 @@ void run_async(PartContext& ctx) {
         return first_mismatch(check.data(), expected.data(), bytes);
       };
 
-      // Each path starts from a cleared destination and a source holding the reference bytes.
-      if (h2d) {
-        std::memcpy(host->data(), expected.data(), bytes);
-      } else {
-        PINBENCH_CUDA_TRY(cudaMemcpyAsync(device.data(), expected.data(), bytes,
-                                          cudaMemcpyHostToDevice, stream.get()));
-        stream.synchronize();
-      }
-      clear_destination();
-
-      for (int i = 0; i < std::max(1, cfg.async_warmups); ++i) {
-        PINBENCH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()));
-        stream.synchronize();
-      }
-      if (auto mismatch = verify()) {
-        c.gate += " (before timing)";
-        add_gate(ctx.record, c.gate, mismatch, bytes);
-        ctx.record.cases.push_back(c);
-        continue;
-      }
-      clear_destination();
-
-      for (int i = 0; i < cfg.async_iterations; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        PINBENCH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()));
-        const auto t1 = std::chrono::steady_clock::now();  // the call has returned
-        stream.synchronize();
-        const auto t2 = std::chrono::steady_clock::now();  // the copy has completed
-        c.call_ms.push_back(ms_between(t0, t1));
-        c.samples_ms.push_back(ms_between(t0, t2));
-      }
-      const bool kind_ok = host == &pinned ? pinned_ok : pageable_ok;
-      c.verified = add_gate(ctx.record, c.gate, verify(), bytes) && kind_ok;
-      ctx.record.cases.push_back(c);
+      CaseMethod method;
+      method.clock = SampleClock::kHostClock;
+      method.rule = StopRule::fixed(cfg.async_iterations);
+      method.max_batch = method.rule.max_samples;  // one check after all of them, as the page does
+      method.gate_copy = [&] {
+        // Each path starts from a cleared destination and a source holding the reference bytes.
+        if (h2d) {
+          std::memcpy(host->data(), expected.data(), bytes);
+        } else {
+          PINBENCH_CUDA_TRY(cudaMemcpyAsync(device.data(), expected.data(), bytes,
+                                            cudaMemcpyHostToDevice, stream.get()));
+          stream.synchronize();
+        }
+        clear_destination();
+        for (int i = 0; i < warmups; ++i) {
+          PINBENCH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()));
+          stream.synchronize();
+        }
+        return verify();
+      };
+      method.warmup = clear_destination;
+      // The host clock is read only at settled points: before the call, when the call has
+      // returned, and when cudaStreamSynchronize has returned.
+      method.batch = [&](Sampler& s, int, int count, Timed& out) {
+        for (int i = 0; i < count; ++i) {
+          s.start(i);
+          PINBENCH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()));
+          out.call_ms.push_back(s.ms_since_start(i));  // the call has returned
+          stream.synchronize();
+          s.stop(i);  // the copy has completed
+          out.samples_ms.push_back(s.elapsed_ms(i));
+        }
+        if (const auto bad = verify()) out.fail(mismatch_detail(*bad, bytes));
+      };
+      ctx.record.cases.push_back(run_case(ctx, spec, b.kind_ok(host), method));
     }
   }
 }

@@ -19,6 +19,7 @@
 #include "cuda/nvtx.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/lesson_parts.hpp"
+#include "experiments/run_record.hpp"
 
 namespace pinbench::lesson {
 namespace {
@@ -28,22 +29,11 @@ namespace {
 constexpr float kScale = 3.0f;
 
 template <typename Launch>
-Case time_variant(PartContext& ctx, const std::string& part, const std::string& direction,
-                  const std::string& memory, const std::string& method, std::size_t bytes,
-                  const cuda::Stream& stream, const cuda::DeviceBuffer& out,
-                  const cuda::HostBuffer& expected, cuda::HostBuffer& result, bool kind_ok,
-                  Launch launch) {
+Case time_variant(PartContext& ctx, const CaseSpec& spec, const cuda::Stream& stream,
+                  const cuda::DeviceBuffer& out, const cuda::HostBuffer& expected,
+                  cuda::HostBuffer& result, bool kind_ok, Launch launch) {
   const LessonConfig& cfg = ctx.config;
-  Case c;
-  c.part = part;
-  c.direction = direction;
-  c.memory = memory;
-  c.method = method;
-  c.timing = "cuda_events";
-  c.bytes = bytes;
-  c.warmups = cfg.kernel_warmups;
-  c.gate = case_key(part, direction, memory, bytes);
-
+  const std::size_t bytes = spec.bytes;
   auto verify = [&]() {
     std::memset(result.data(), 0, bytes);
     PINBENCH_CUDA_TRY(
@@ -55,28 +45,42 @@ Case time_variant(PartContext& ctx, const std::string& part, const std::string& 
     PINBENCH_CUDA_TRY(cudaMemsetAsync(out.data(), 0, bytes, stream.get()));
   };
 
-  clear_output();
-  launch();
-  if (auto mismatch = verify()) {
-    c.gate += " (before timing)";
-    add_gate(ctx.record, c.gate, mismatch, bytes);
-    return c;
-  }
-  for (int i = 0; i < cfg.kernel_warmups; ++i) launch();
-  clear_output();
-  std::vector<cuda::Event> starts(cfg.kernel_iterations);
-  std::vector<cuda::Event> stops(cfg.kernel_iterations);
-  for (int i = 0; i < cfg.kernel_iterations; ++i) {
-    starts[i].record(stream.view());
+  CaseMethod method;
+  method.rule = StopRule::fixed(cfg.kernel_iterations);
+  method.max_batch = method.rule.max_samples;  // timed launches back to back, then one wait
+  method.gate_copy = [&] {
+    clear_output();
     launch();
-    stops[i].record(stream.view());
-  }
-  stops.back().synchronize();
-  for (int i = 0; i < cfg.kernel_iterations; ++i) {
-    c.samples_ms.push_back(cuda::Event::elapsed_ms(starts[i], stops[i]));
-  }
-  c.verified = add_gate(ctx.record, c.gate, verify(), bytes) && kind_ok;
-  return c;
+    return verify();
+  };
+  method.warmup = [&] {
+    for (int i = 0; i < cfg.kernel_warmups; ++i) launch();
+  };
+  method.batch = [&](Sampler& s, int, int count, Timed& t) {
+    clear_output();
+    for (int i = 0; i < count; ++i) {
+      s.start(i, stream.get());
+      launch();
+      s.stop(i, stream.get());
+    }
+    s.wait(count - 1);
+    for (int i = 0; i < count; ++i) t.samples_ms.push_back(s.elapsed_ms(i));
+    if (const auto bad = verify()) t.fail(mismatch_detail(*bad, bytes));
+  };
+  return run_case(ctx, spec, kind_ok, method);
+}
+
+// A part-3 case of `bytes` read by the kernel or the copy.
+CaseSpec variant(const LessonConfig& cfg, const char* part, const char* direction,
+                 const char* memory, const char* method, std::size_t bytes) {
+  return {part,
+          direction,
+          memory,
+          method,
+          "cuda_events",
+          bytes,
+          cfg.kernel_warmups,
+          gate_name({part, direction, memory}, bytes)};
 }
 
 }  // namespace
@@ -96,7 +100,8 @@ void run_zero_copy(PartContext& ctx) {
   }
   cuda::HostBuffer mapped(bytes, MemoryKind::kMapped);
   std::memcpy(mapped.data(), input.data(), bytes);
-  const bool mapped_ok = add_kind_gate(ctx.record, "kind/kernel/mapped", mapped.data(), "pinned");
+  const bool mapped_ok =
+      add_gate(ctx.record, kind_gate("kind/kernel/mapped", mapped.data(), "pinned"));
   const auto* mapped_in = static_cast<const float*>(mapped.device_pointer());
 
   cuda::HostBuffer result(bytes, MemoryKind::kPinned);
@@ -113,23 +118,25 @@ void run_zero_copy(PartContext& ctx) {
   {
     const cuda::NvtxRange range("part3 kernel device-resident");
     ctx.record.cases.push_back(time_variant(
-        ctx, "kernel", "d2d", "device", "scale_copy", bytes, stream, out, scaled, result, true,
+        ctx, variant(ctx.config, "kernel", "d2d", "device", "scale_copy", bytes), stream, out,
+        scaled, result, true,
         [&] { cuda::launch_scale_copy(resident, dev_out, n, kScale, blocks, stream.get()); }));
   }
   {
     const cuda::NvtxRange range("part3 kernel zero-copy");
     ctx.record.cases.push_back(time_variant(
-        ctx, "kernel", "h2d", "mapped", "scale_copy", bytes, stream, out, scaled, result, mapped_ok,
+        ctx, variant(ctx.config, "kernel", "h2d", "mapped", "scale_copy", bytes), stream, out,
+        scaled, result, mapped_ok,
         [&] { cuda::launch_scale_copy(mapped_in, dev_out, n, kScale, blocks, stream.get()); }));
   }
   {
     const cuda::NvtxRange range("part3 device-to-device copy");
-    ctx.record.cases.push_back(
-        time_variant(ctx, "device_copy", "d2d", "device", "cudaMemcpyAsync", bytes, stream, out,
-                     input, result, true, [&] {
-                       PINBENCH_CUDA_TRY(cudaMemcpyAsync(dev_out, resident, bytes,
-                                                         cudaMemcpyDeviceToDevice, stream.get()));
-                     }));
+    ctx.record.cases.push_back(time_variant(
+        ctx, variant(ctx.config, "device_copy", "d2d", "device", "cudaMemcpyAsync", bytes), stream,
+        out, input, result, true, [&] {
+          PINBENCH_CUDA_TRY(
+              cudaMemcpyAsync(dev_out, resident, bytes, cudaMemcpyDeviceToDevice, stream.get()));
+        }));
   }
 }
 

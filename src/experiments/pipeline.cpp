@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <optional>
 #include <thread>
@@ -25,6 +24,7 @@
 
 #include "core/errors.hpp"
 #include "core/host_info.hpp"
+#include "core/record/case_builder.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 #include "cuda/buffers.hpp"
@@ -33,19 +33,15 @@
 #include "cuda/kernels.cuh"
 #include "cuda/pipeline_kernels.cuh"
 #include "cuda/stream.hpp"
+#include "experiments/run_record.hpp"
+#include "experiments/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
-#include "version.hpp"
 
 namespace pinbench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr float kScale = 3.0f;
 constexpr float kOffset = 0.5f;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 float input_value(std::size_t i) {
   return static_cast<float>(i % 65536) * 0.25f;
@@ -123,9 +119,8 @@ struct Setup {
   }
 };
 
-double run_pinned(const Setup& s, float* in, float* out) {
+void run_pinned(const Setup& s, float* in, float* out) {
   const std::size_t total = s.cfg.array_bytes;
-  const auto t0 = Clock::now();
   for (std::size_t k = 0; k < s.c.count; ++k) {
     const std::size_t off = k * s.c.chunk;
     const std::size_t len = s.c.len(k, total);
@@ -139,16 +134,14 @@ double run_pinned(const Setup& s, float* in, float* out) {
         cudaMemcpyAsync(host_out, s.slot(k), len, cudaMemcpyDeviceToHost, s.stream(k)));
   }
   s.sync();
-  return ms_since(t0);
 }
 
 // The engine keeps copies on one stream in order, so chunk k + N's copy in waits for chunk k's
 // copy out of the same slot without help; the kernel waits for its chunk through stream_wait.
-double run_staged(const Setup& s, StagedCopier& copier, float* in, float* out) {
+void run_staged(const Setup& s, StagedCopier& copier, float* in, float* out) {
   const std::size_t total = s.cfg.array_bytes;
   std::vector<StagedCopy> copies;
   copies.reserve(2 * s.c.count);
-  const auto t0 = Clock::now();
   try {
     for (std::size_t k = 0; k < s.c.count; ++k) {
       const std::size_t off = k * s.c.chunk;
@@ -173,14 +166,12 @@ double run_staged(const Setup& s, StagedCopier& copier, float* in, float* out) {
     throw;
   }
   s.sync();
-  return ms_since(t0);
 }
 
 // Both directions at once, page-locked, the array's bytes each way in the pipeline's chunks.
-double run_copy_bound(const Setup& s, const float* in, float* out, void* a, const void* b,
-                      cudaStream_t sa, cudaStream_t sb) {
+void run_copy_bound(const Setup& s, const float* in, float* out, void* a, const void* b,
+                    cudaStream_t sa, cudaStream_t sb) {
   const std::size_t total = s.cfg.array_bytes;
-  const auto t0 = Clock::now();
   for (std::size_t k = 0; k < s.c.count; ++k) {
     const std::size_t off = k * s.c.chunk;
     const std::size_t len = s.c.len(k, total);
@@ -191,80 +182,68 @@ double run_copy_bound(const Setup& s, const float* in, float* out, void* a, cons
   }
   PINBENCH_CUDA_TRY(cudaStreamSynchronize(sa));
   PINBENCH_CUDA_TRY(cudaStreamSynchronize(sb));
-  return ms_since(t0);
 }
 
 // The kernel alone over the array's worth of chunks, on data already in the window.
-double run_kernel_bound(const Setup& s) {
+void run_kernel_bound(const Setup& s) {
   const std::size_t total = s.cfg.array_bytes;
-  const auto t0 = Clock::now();
   for (std::size_t k = 0; k < s.c.count; ++k) {
     const std::size_t len = s.c.len(k, total);
     cuda::launch_affine(s.slot(k), len / sizeof(float), kScale, kOffset, s.cfg.kernel_rounds,
                         s.blocks(len), s.stream(k));
   }
   s.sync();
-  return ms_since(t0);
 }
 
-struct Timed {
-  std::vector<double> ms;
-  bool failed = false;
-  std::string detail;
-};
-
-template <typename Run, typename Check>
-Timed repeat(int warmups, int iterations, Run run, Check check) {
+// Warm-ups, then a fixed count of timed runs, each checked after it: the host clock from the
+// first call to the last completion. `prepare` runs before every run, outside the timing.
+template <typename Prepare, typename Run, typename Check>
+Timed repeat(int warmups, int iterations, Prepare prepare, Run run, Check check) {
   Timed t;
   try {
-    for (int w = 0; w < warmups; ++w) run();
-    for (int i = 0; i < iterations; ++i) {
-      t.ms.push_back(run());
-      if (std::string bad = check(); !bad.empty()) {
-        t.failed = true;
-        t.detail = fmt::format("run {}: {}", i, bad);
-        return t;
-      }
-    }
+    Sampler sampler(StopRule::fixed(iterations), SampleClock::kHostClock);
+    t = sampler.run(
+        [&](Sampler& s, int sample, int, Timed& out) {
+          prepare();
+          s.start(0);
+          run();
+          s.stop(0);
+          out.samples_ms.push_back(s.elapsed_ms(0));
+          if (std::string bad = check(); !bad.empty()) {
+            out.fail(fmt::format("run {}: {}", sample, bad));
+          }
+        },
+        [&] {
+          for (int w = 0; w < warmups; ++w) {
+            prepare();
+            run();
+          }
+        });
   } catch (const std::exception& e) {
-    t.failed = true;
-    t.detail = e.what();
+    t.fail(e.what());
   }
   return t;
 }
 
-Case make_case(const char* part, const std::string& method, const char* direction,
-               const char* memory, std::uint64_t bytes, int warmups, const Timed& t,
-               const std::string& gate, bool kinds_ok) {
-  Case c;
-  c.part = part;
-  c.method = method;
-  c.direction = direction;
-  c.memory = memory;
-  c.timing = "host_clock";
-  c.bytes = bytes;
-  c.warmups = warmups;
-  c.samples_ms = t.ms;
-  c.gate = gate;
-  c.verified = !t.failed && kinds_ok && !t.ms.empty();
-  return c;
+// Every pipeline case moves the whole array and is timed with the host clock.
+CaseSpec spec_of(const char* part, const std::string& method, const char* direction,
+                 const char* memory, const PipelineConfig& cfg, const std::string& gate) {
+  return {part, direction, memory, method, "host_clock", cfg.array_bytes, cfg.warmups, gate};
+}
+
+auto nothing() {
+  return [] {};
 }
 
 }  // namespace
 
 RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress) {
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   config.validate();
-  cuda::require_device();
-  RunRecord record;
-  record.machine = cuda::query_machine(0);
+  RunRecord record = start_record("pipeline", to_json(config));
   const std::string problem = pipeline_fit_problem(config, cuda::device_free_bytes(),
                                                    host_memory_bytes(), host_available_bytes());
   if (!problem.empty()) throw InputError(problem);
-  record.experiment = "pipeline";
-  record.pinbench_version = kVersion;
-  record.created_utc = utc_now_iso8601();
-  record.config = to_json(config);
   record.config["timing"] = "host clock from the first call to the last completion";
   record.config["engine"]["streaming_stores"] = StagedCopier::streaming_stores_available();
 
@@ -279,27 +258,20 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
   cuda::HostBuffer pageable_in;
   cuda::HostBuffer pageable_out;
   fill_input(static_cast<float*>(pinned_in.data()), floats);
-  record.gates.push_back({"kind/pinned-in",
-                          cuda::observed_memory_kind(pinned_in.data()) == "pinned",
-                          "cudaPointerGetAttributes on the page-locked input"});
-  record.gates.push_back({"kind/pinned-out",
-                          cuda::observed_memory_kind(pinned_out.data()) == "pinned",
-                          "cudaPointerGetAttributes on the page-locked output"});
+  record.gates.push_back(kind_gate("kind/pinned-in", pinned_in.data(), MemoryKind::kPinned));
+  record.gates.push_back(kind_gate("kind/pinned-out", pinned_out.data(), MemoryKind::kPinned));
   std::unique_ptr<StagedCopier> copier;
   if (staged) {
     pageable_in = cuda::HostBuffer(total, MemoryKind::kPageable);
     pageable_out = cuda::HostBuffer(total, MemoryKind::kPageable);
     std::memcpy(pageable_in.data(), pinned_in.data(), total);
-    record.gates.push_back({"kind/pageable-in",
-                            cuda::observed_memory_kind(pageable_in.data()) == "pageable",
-                            "cudaPointerGetAttributes on the pageable input"});
-    record.gates.push_back({"kind/pageable-out",
-                            cuda::observed_memory_kind(pageable_out.data()) == "pageable",
-                            "cudaPointerGetAttributes on the pageable output"});
+    record.gates.push_back(
+        kind_gate("kind/pageable-in", pageable_in.data(), MemoryKind::kPageable));
+    record.gates.push_back(
+        kind_gate("kind/pageable-out", pageable_out.data(), MemoryKind::kPageable));
     copier = std::make_unique<StagedCopier>(config.engine);
   }
-  bool kinds_ok = true;
-  for (const Gate& g : record.gates) kinds_ok = kinds_ok && g.passed;
+  const bool kinds_ok = gates_passed(record.gates);
 
   const int most = *std::max_element(config.streams.begin(), config.streams.end());
   std::vector<cuda::Stream> streams(static_cast<std::size_t>(std::max(most, 2)));
@@ -335,10 +307,10 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
     auto* in_f = static_cast<float*>(pinned_in.data());
     auto* out_f = static_cast<float*>(pinned_out.data());
     const Timed copy_bound = repeat(
-        config.warmups, config.iterations,
+        config.warmups, config.iterations, nothing(),
         [&] {
-          return run_copy_bound(s, in_f, out_f, bound_a.data(), bound_b.data(), streams[0].get(),
-                                streams[1].get());
+          run_copy_bound(s, in_f, out_f, bound_a.data(), bound_b.data(), streams[0].get(),
+                         streams[1].get());
         },
         [&]() -> std::string {
           for (std::size_t k = 0; k < s.c.count; ++k) {
@@ -358,8 +330,9 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
           }
           return "";
         });
-    Case cb = make_case("bound-copy", method, "bidir", "pinned", total, config.warmups, copy_bound,
-                        "bound-copy/" + method, kinds_ok);
+    Case cb =
+        make_case(spec_of("bound-copy", method, "bidir", "pinned", config, "bound-copy/" + method),
+                  copy_bound, kinds_ok);
     cb.extra = extra;
     record.gates.push_back(
         {cb.gate, !copy_bound.failed,
@@ -368,10 +341,11 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
 
     progress(fmt::format("[{}/{}] {} streams: the kernel alone", ++step, steps, n));
     const Timed kernel_bound = repeat(
-        config.warmups, config.iterations, [&] { return run_kernel_bound(s); },
+        config.warmups, config.iterations, nothing(), [&] { run_kernel_bound(s); },
         [] { return std::string(); });
-    Case ck = make_case("bound-kernel", method, "d2d", "device", total, config.warmups,
-                        kernel_bound, "bound-kernel/" + method, true);
+    Case ck = make_case(
+        spec_of("bound-kernel", method, "d2d", "device", config, "bound-kernel/" + method),
+        kernel_bound);
     ck.extra = extra;
     ck.extra["rounds"] = config.kernel_rounds;
     record.gates.push_back({ck.gate, !kernel_bound.failed,
@@ -388,11 +362,15 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
       auto* out = static_cast<float*>((from_pinned ? pinned_out : pageable_out).data());
       const Timed t = repeat(
           config.warmups, config.iterations,
+          // Cleared before each run (outside the timing), so a chunk that never came back
+          // cannot pass for one that did.
+          [&] { std::memset(out, 0, total); },
           [&] {
-            // Cleared before each run (outside the timing), so a chunk that never came back
-            // cannot pass for one that did.
-            std::memset(out, 0, total);
-            return from_pinned ? run_pinned(s, in, out) : run_staged(s, *copier, in, out);
+            if (from_pinned) {
+              run_pinned(s, in, out);
+            } else {
+              run_staged(s, *copier, in, out);
+            }
           },
           [&]() -> std::string {
             if (const auto bad = first_wrong(out, floats)) {
@@ -402,19 +380,20 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
             return "";
           });
       const std::string gate = fmt::format("pipeline/{}/{}", to_string(source), method);
-      Case c = make_case("pipeline", method, "bidir", from_pinned ? "pinned" : "pageable", total,
-                         config.warmups, t, gate, kinds_ok);
+      Case c = make_case(
+          spec_of("pipeline", method, "bidir", from_pinned ? "pinned" : "pageable", config, gate),
+          t, kinds_ok);
       c.extra = extra;
       c.extra["source"] = to_string(source);
       record.gates.push_back(
           {gate, !t.failed,
            t.failed ? t.detail
                     : fmt::format("every one of {} runs returned all {} floats exactly",
-                                  t.ms.size(), floats)});
+                                  t.samples_ms.size(), floats)});
       record.cases.push_back(std::move(c));
     }
   }
-  record.wall_ms = ms_since(start);
+  finish_record(record, start);
   return record;
 }
 

@@ -8,19 +8,20 @@
 // staged every byte before the call returns, so none do either: that copy is slow, not racy.
 #include "experiments/race.hpp"
 
-#include <chrono>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
 #include "core/pattern.hpp"
+#include "core/record/case_builder.hpp"
 #include "core/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/run_record.hpp"
+#include "experiments/sampler.hpp"
 
 namespace pinbench {
 namespace {
@@ -70,7 +71,7 @@ RunRecord run_race(const RaceConfig& config, const ProgressFn& progress) {
     throw InputError(
         fmt::format("{} does not fit in the device's free memory", format_size(config.bytes)));
   }
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = SteadyClock::now();
   RunRecord record = start_record("race", {{"bytes", config.bytes}, {"trials", config.trials}});
 
   const std::size_t bytes = config.bytes;
@@ -94,31 +95,32 @@ RunRecord run_race(const RaceConfig& config, const ProgressFn& progress) {
                            Mode{"overwrite at once", &pageable, false}}) {
     const std::string memory = to_string(mode.source->kind());
     progress(fmt::format("race: {} source, {}", memory, mode.name));
-    Case c;
-    c.part = "race";
-    c.direction = "h2d";
-    c.memory = memory;
-    c.method =
-        mode.sync_first ? "cudaMemcpyAsync, synchronize, overwrite" : "cudaMemcpyAsync, overwrite";
-    c.timing = "host_clock";
-    c.bytes = bytes;
-    c.gate = fmt::format("race/{}/{}", memory, mode.sync_first ? "synchronized" : "at-once");
+    const CaseSpec spec{
+        "race",
+        "h2d",
+        memory,
+        mode.sync_first ? "cudaMemcpyAsync, synchronize, overwrite" : "cudaMemcpyAsync, overwrite",
+        "host_clock",
+        bytes,
+        0,
+        fmt::format("race/{}/{}", memory, mode.sync_first ? "synchronized" : "at-once")};
     nlohmann::json trials = nlohmann::json::array();
     bool consistent = true;  // every word is either old or new: nothing else can arrive
-    for (int t = 0; t < config.trials; ++t) {
+    // A trial is a sample: from the call to the stream's completion, the overwrite included.
+    Sampler sampler(StopRule::fixed(config.trials), SampleClock::kHostClock);
+    const Timed t = sampler.run([&](Sampler& s, int, int, Timed& out) {
       std::memcpy(mode.source->data(), old_bytes.data(), bytes);
       PINBENCH_CUDA_TRY(cudaMemsetAsync(device.data(), 0, bytes, stream.get()));
       stream.synchronize();
-      const auto t0 = std::chrono::steady_clock::now();
+      s.start(0);
       PINBENCH_CUDA_TRY(cudaMemcpyAsync(device.data(), mode.source->data(), bytes,
                                         cudaMemcpyHostToDevice, stream.get()));
-      const auto t1 = std::chrono::steady_clock::now();
+      out.call_ms.push_back(s.ms_since_start(0));
       if (mode.sync_first) stream.synchronize();
       overwrite_backwards(mode.source->data(), new_bytes.data(), bytes);
       stream.synchronize();
-      c.call_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-      c.samples_ms.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      s.stop(0);
+      out.samples_ms.push_back(s.elapsed_ms(0));
       PINBENCH_CUDA_TRY(
           cudaMemcpyAsync(back.data(), device.data(), bytes, cudaMemcpyDeviceToHost, stream.get()));
       stream.synchronize();
@@ -126,13 +128,13 @@ RunRecord run_race(const RaceConfig& config, const ProgressFn& progress) {
       consistent = consistent && k.other_words == 0;
       trials.push_back(
           {{"old_words", k.old_words}, {"new_words", k.new_words}, {"other_words", k.other_words}});
-    }
-    c.verified = consistent;
+    });
+    const bool passed = add_gate(
+        record, {spec.gate, consistent,
+                 consistent ? "every 8-byte word that arrived is either the old or the new value"
+                            : "some words are neither the old nor the new value"});
+    Case c = make_case(spec, t, passed);
     c.extra = {{"mode", mode.name}, {"trials", trials}, {"word_bytes", 8}};
-    record.gates.push_back(
-        {c.gate, consistent,
-         consistent ? "every 8-byte word that arrived is either the old or the new value"
-                    : "some words are neither the old nor the new value"});
     record.cases.push_back(c);
   }
   finish_record(record, start);

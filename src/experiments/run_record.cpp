@@ -1,5 +1,7 @@
 #include "experiments/run_record.hpp"
 
+#include "core/record/case_builder.hpp"
+#include "cuda/buffers.hpp"
 #include "cuda/device.hpp"
 #include "version.hpp"
 
@@ -15,9 +17,21 @@ RunRecord start_record(const std::string& experiment, nlohmann::json config) {
   return record;
 }
 
-void finish_record(RunRecord& record, std::chrono::steady_clock::time_point start) {
-  record.wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+void finish_record(RunRecord& record, SteadyClock::time_point start) {
+  record.wall_ms = ms_since(start);
+}
+
+Gate kind_gate(const std::string& name, const void* ptr, const std::string& expected) {
+  return kind_gate_from(name, cuda::observed_memory_kind(ptr), expected);
+}
+
+Gate kind_gate(const std::string& name, const void* ptr, MemoryKind kind) {
+  return kind_gate(name, ptr, cuda::expected_observed_kind(kind));
+}
+
+bool add_gate(RunRecord& record, Gate gate) {
+  record.gates.push_back(std::move(gate));
+  return record.gates.back().passed;
 }
 
 }  // namespace pinbench

@@ -1,20 +1,32 @@
-// The start and end of every experiment's run record.
+// The CUDA side of the one case builder (core/record/case_builder.hpp holds the rest): every
+// experiment's record header (the machine, pinbench's version, the time), its wall time, and
+// its memory-kind gates.
 #pragma once
 
-#include <chrono>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "core/memory_kind.hpp"
 #include "core/record/record.hpp"
+#include "experiments/sampler.hpp"
 
 namespace pinbench {
 
 // A measured record of `experiment` on device 0, stamped with pinbench's version, the time and
-// the machine's description.
+// the machine's description. Throws NoGpuError without a usable GPU.
 RunRecord start_record(const std::string& experiment, nlohmann::json config);
 
 // Sets the record's wall time: from `start` to now.
-void finish_record(RunRecord& record, std::chrono::steady_clock::time_point start);
+void finish_record(RunRecord& record, SteadyClock::time_point start);
+
+// A gate that the driver (cudaPointerGetAttributes) sees `ptr` as `expected`: "pageable",
+// "pinned", "device" or "managed".
+Gate kind_gate(const std::string& name, const void* ptr, const std::string& expected);
+// The same for a buffer allocated as `kind`.
+Gate kind_gate(const std::string& name, const void* ptr, MemoryKind kind);
+
+// Appends `gate` to the record and returns whether it passed.
+bool add_gate(RunRecord& record, Gate gate);
 
 }  // namespace pinbench

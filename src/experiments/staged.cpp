@@ -13,7 +13,6 @@
 #include "experiments/staged.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -25,25 +24,23 @@
 #include "core/errors.hpp"
 #include "core/host_info.hpp"
 #include "core/pattern.hpp"
+#include "core/record/case_builder.hpp"
 #include "core/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
+#include "experiments/run_record.hpp"
+#include "experiments/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
 #include "transfer/chunk_plan.hpp"
-#include "version.hpp"
+#include "transfer/cuda_error_text.hpp"
 
 namespace pinbench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr std::uint64_t kSeed = 0x57A6EDB;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // Threads made once that each copy one slice of a copy on a stream of their own: the
 // multithread-driver method, as a user with a thread pool would write it.
@@ -73,10 +70,11 @@ class DriverTeam {
     kind_ = kind;
     pending_ = static_cast<int>(workers_.size());
     error_.clear();
+    error_code_ = 0;
     ++generation_;
     start_.notify_all();
     done_.wait(lock, [&] { return pending_ == 0; });
-    if (!error_.empty()) throw CudaError(1, error_);
+    if (!error_.empty()) throw CudaError(error_code_, error_);
   }
 
  private:
@@ -95,18 +93,19 @@ class DriverTeam {
       const char* src = src_ + begin;
       const cudaMemcpyKind kind = kind_;
       lock.unlock();
-      std::string failure;
+      cudaError_t err = cudaSuccess;
       if (len > 0) {
         const cudaStream_t s = streams_[i].get();
-        cudaError_t err = cudaMemcpyAsync(dst, src, len, kind, s);
+        err = cudaMemcpyAsync(dst, src, len, kind, s);
         if (err == cudaSuccess) err = cudaStreamSynchronize(s);
-        if (err != cudaSuccess) {
-          (void)cudaGetLastError();
-          failure = fmt::format("cudaMemcpyAsync of a slice failed: {}", cudaGetErrorName(err));
-        }
+        if (err != cudaSuccess) (void)cudaGetLastError();
       }
       lock.lock();
-      if (!failure.empty() && error_.empty()) error_ = failure;
+      if (err != cudaSuccess && error_.empty()) {
+        // The first slice's failure, with CUDA's own code, so the run's exit says what failed.
+        error_ = cuda_error_text("cudaMemcpyAsync of a slice", err);
+        error_code_ = static_cast<int>(err);
+      }
       if (--pending_ == 0) done_.notify_all();
     }
   }
@@ -124,6 +123,7 @@ class DriverTeam {
   std::size_t bytes_ = 0;
   cudaMemcpyKind kind_ = cudaMemcpyDefault;
   std::string error_;
+  int error_code_ = 0;  // the cudaError_t of error_
 };
 
 // The run's buffers, sized for its largest case plus room for the offsets. `src` holds the
@@ -279,77 +279,70 @@ std::optional<std::size_t> check(const Leg& l, Buffers& b, cudaStream_t stream) 
   return first_mismatch(b.pinned_aux.data(), l.expected, l.bytes);
 }
 
-std::string size_key(std::uint64_t bytes, std::uint64_t host_off, std::uint64_t dev_off) {
-  if (host_off == 0 && dev_off == 0) {
-    std::string s = format_size(bytes);
-    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
-    // format_size rounds; a size it cannot say exactly is named in bytes.
-    if (bytes % kKiB != 0) s = fmt::format("{}B", bytes);
-    return s;
-  }
-  return fmt::format("{}B@+{}/+{}", bytes, host_off, dev_off);
+std::string sample_failure(int sample, std::size_t offset, std::size_t bytes) {
+  return fmt::format("sample {}: the first differing byte is at offset {} of {}", sample, offset,
+                     bytes);
 }
 
-struct Measured {
-  std::vector<double> ms;
-  bool failed = false;
-  std::string detail;
-};
-
-// Warm-ups, then timed samples. `check_every`: each sample between a clear and a byte check.
-// Otherwise the samples run back to back, with nothing between them: the destination is cleared
-// before the warm-ups and checked after the last sample (every copy writes the same bytes).
-Measured measure(Methods& methods, StagedMethod m, const Leg& l, Buffers& b, int warmups,
-                 int iterations, bool check_every = true) {
-  Measured out;
+// Warm-ups, then timed samples, a fixed count of them. `check_every`: each sample between a
+// clear and a byte check. Otherwise the samples run back to back as one batch, with nothing
+// between them: the destination is cleared before the warm-ups and checked after the last sample
+// (every copy writes the same bytes). A CUDA or engine failure is the case's failure.
+Timed measure(Methods& methods, StagedMethod m, const Leg& l, Buffers& b, int warmups,
+              int iterations, bool check_every = true) {
+  const StopRule rule = StopRule::fixed(iterations);
+  Timed out;
   try {
-    if (!check_every) clear(l, methods.stream);
-    for (int w = 0; w < warmups; ++w) methods.run(m, l);
-    for (int i = 0; i < iterations; ++i) {
-      if (check_every) clear(l, methods.stream);
-      const auto t0 = Clock::now();
-      methods.run(m, l);
-      out.ms.push_back(ms_since(t0));
-      if (!check_every && i + 1 < iterations) continue;
-      if (const auto bad = check(l, b, methods.stream)) {
-        out.failed = true;
-        out.detail = fmt::format("sample {}: the first differing byte is at offset {} of {}", i,
-                                 *bad, l.bytes);
-        break;
-      }
+    if (check_every) {
+      Sampler sampler(rule, SampleClock::kHostClock);
+      out = sampler.run(
+          [&](Sampler& s, int sample, int, Timed& t) {
+            clear(l, methods.stream);
+            s.start(0);
+            methods.run(m, l);
+            s.stop(0);
+            t.samples_ms.push_back(s.elapsed_ms(0));
+            if (const auto bad = check(l, b, methods.stream)) {
+              t.fail(sample_failure(sample, *bad, l.bytes));
+            }
+          },
+          [&] {
+            for (int w = 0; w < warmups; ++w) methods.run(m, l);
+          });
+    } else {
+      Sampler sampler(rule, SampleClock::kHostClock, iterations);
+      out = sampler.run(
+          [&](Sampler& s, int first, int count, Timed& t) {
+            for (int i = 0; i < count; ++i) {
+              s.start(i);
+              methods.run(m, l);
+              s.stop(i);
+              t.samples_ms.push_back(s.elapsed_ms(i));
+            }
+            if (const auto bad = check(l, b, methods.stream)) {
+              t.fail(sample_failure(first + count - 1, *bad, l.bytes));
+            }
+          },
+          [&] {
+            clear(l, methods.stream);
+            for (int w = 0; w < warmups; ++w) methods.run(m, l);
+          });
     }
   } catch (const std::exception& e) {
-    out.failed = true;
-    out.detail = e.what();
+    out.fail(e.what());
   }
   return out;
-}
-
-MachineInfo machine_or_throw() {
-  cuda::require_device();
-  return cuda::query_machine(0);
-}
-
-Gate kind_gate(const char* name, const void* p, const char* expected) {
-  const std::string seen = cuda::observed_memory_kind(p);
-  return {fmt::format("kind/{}", name), seen == expected,
-          fmt::format("cudaPointerGetAttributes says {}, expected {}", seen, expected)};
 }
 
 }  // namespace
 
 RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress) {
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   config.validate();
-  RunRecord record;
-  record.machine = machine_or_throw();
+  RunRecord record = start_record("staged", to_json(config));
   const std::string problem = staged_fit_problem(config, cuda::device_free_bytes(),
                                                  host_memory_bytes(), host_available_bytes());
   if (!problem.empty()) throw InputError(problem);
-  record.experiment = "staged";
-  record.pinbench_version = kVersion;
-  record.created_utc = utc_now_iso8601();
-  record.config = to_json(config);
   record.config["timing"] = "host clock from the call to the copy's completion, every method alike";
   record.config["engine"]["streaming_stores"] = StagedCopier::streaming_stores_available();
 
@@ -368,13 +361,12 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
   cuda::Stream stream;
   Methods methods{stream.get(), &copier, &team};
 
-  record.gates.push_back(kind_gate("source", b.src.data(), "pageable"));
-  record.gates.push_back(kind_gate("destination", b.dst.data(), "pageable"));
-  record.gates.push_back(kind_gate("read-back", b.pinned_aux.data(), "pinned"));
+  record.gates.push_back(kind_gate("kind/source", b.src.data(), "pageable"));
+  record.gates.push_back(kind_gate("kind/destination", b.dst.data(), "pageable"));
+  record.gates.push_back(kind_gate("kind/read-back", b.pinned_aux.data(), "pinned"));
   if (pinned_source)
-    record.gates.push_back(kind_gate("pinned-source", b.pinned_src.data(), "pinned"));
-  bool kinds_ok = true;
-  for (const Gate& g : record.gates) kinds_ok = kinds_ok && g.passed;
+    record.gates.push_back(kind_gate("kind/pinned-source", b.pinned_src.data(), "pinned"));
+  const bool kinds_ok = gates_passed(record.gates);
 
   const bool pageable_access = record.machine.pageable_memory_access != 0;
   nlohmann::json skipped = nlohmann::json::array();
@@ -411,25 +403,22 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
                              format_size(s.bytes), s.host_off || s.dev_off ? " unaligned" : ""));
         const Leg leg = make_leg(b, d, m, s.bytes, s.host_off, s.dev_off);
         const bool back_to_back = m == StagedMethod::kStagedBackToBack;
-        Measured r = measure(methods, m, leg, b, config.warmups, config.iterations, !back_to_back);
+        Timed r = measure(methods, m, leg, b, config.warmups, config.iterations, !back_to_back);
         // A registration left behind would make every later "pageable" figure a pinned one.
         if (m == StagedMethod::kRegisterCopy && !r.failed &&
             cuda::observed_memory_kind(leg.host) != "pageable") {
-          r.failed = true;
-          r.detail = "the host buffer is still registered after cudaHostUnregister";
+          r.fail("the host buffer is still registered after cudaHostUnregister");
         }
-        Case c;
-        c.part = "staged";
-        c.direction = to_string(d);
-        c.memory = m == StagedMethod::kPinned ? "pinned" : "pageable";
-        c.method = to_string(m);
-        c.timing = "host_clock";
-        c.bytes = s.bytes;
-        c.warmups = config.warmups;
-        c.samples_ms = r.ms;
-        c.gate = fmt::format("staged/{}/{}/{}", to_string(d), to_string(m),
-                             size_key(s.bytes, s.host_off, s.dev_off));
-        c.verified = !r.failed && kinds_ok && !r.ms.empty();
+        const CaseSpec spec{"staged",
+                            to_string(d),
+                            m == StagedMethod::kPinned ? "pinned" : "pageable",
+                            to_string(m),
+                            "host_clock",
+                            s.bytes,
+                            config.warmups,
+                            gate_name({"staged", to_string(d), to_string(m)},
+                                      size_token(s.bytes, s.host_off, s.dev_off))};
+        Case c = make_case(spec, r, kinds_ok);
         c.extra = {{"host_offset", s.host_off}, {"device_offset", s.dev_off}};
         if ((m == StagedMethod::kStaged || back_to_back) && !r.failed) {
           c.extra["path"] = methods.last_staged ? "staged" : "direct";
@@ -438,23 +427,21 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
         std::string passed =
             back_to_back
                 ? fmt::format("after {} copies back to back, the destination held all {} bytes",
-                              config.warmups + static_cast<int>(r.ms.size()), s.bytes)
-                : fmt::format("every one of {} samples delivered all {} bytes", r.ms.size(),
-                              s.bytes);
-        record.gates.push_back({c.gate, !r.failed, r.failed ? r.detail : passed});
+                              config.warmups + static_cast<int>(r.samples_ms.size()), s.bytes)
+                : every_sample_detail(r.samples_ms.size(), s.bytes);
+        record.gates.push_back(sampled_gate(c.gate, r, passed));
         record.cases.push_back(std::move(c));
       }
     }
   }
-  record.wall_ms = ms_since(start);
+  finish_record(record, start);
   return record;
 }
 
 RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& progress) {
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   config.validate();
-  RunRecord record;
-  record.machine = machine_or_throw();
+  RunRecord record = start_record("staged-tune", to_json(config));
   StagedBenchConfig fit;
   fit.sizes = config.sizes;
   fit.odd_sizes.clear();
@@ -472,19 +459,15 @@ RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& prog
       !p.empty()) {
     throw InputError(p);
   }
-  record.experiment = "staged-tune";
-  record.pinbench_version = kVersion;
-  record.created_utc = utc_now_iso8601();
-  record.config = to_json(config);
   record.config["engine"]["streaming_stores"] = StagedCopier::streaming_stores_available();
 
   std::uint64_t largest = 0;
   for (std::uint64_t s : config.sizes) largest = std::max(largest, s);
   Buffers b(largest + 2 * kHostPageBytes, false);
   cuda::Stream stream;
-  record.gates.push_back(kind_gate("source", b.src.data(), "pageable"));
-  record.gates.push_back(kind_gate("destination", b.dst.data(), "pageable"));
-  bool kinds_ok = record.gates[0].passed && record.gates[1].passed;
+  record.gates.push_back(kind_gate("kind/source", b.src.data(), "pageable"));
+  record.gates.push_back(kind_gate("kind/destination", b.dst.data(), "pageable"));
+  const bool kinds_ok = gates_passed(record.gates);
 
   const std::vector<StagingRing> shapes = config.shapes();
   const std::size_t total = config.directions.size() * shapes.size();
@@ -493,7 +476,7 @@ RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& prog
     for (const StagingRing& shape : shapes) {
       ++n;
       const std::string name =
-          fmt::format("{}x{}/{}t", size_key(shape.chunk_bytes, 0, 0), shape.depth, shape.threads);
+          fmt::format("{}x{}/{}t", size_token(shape.chunk_bytes), shape.depth, shape.threads);
       progress(fmt::format("[{}/{}] {} {}", n, total, to_string(d), name));
       // The measured direction gets the shape; the other a token ring.
       StagedCopyOptions o = config.engine;
@@ -506,29 +489,22 @@ RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& prog
       Methods methods{stream.get(), &copier, nullptr};
       for (std::uint64_t bytes : config.sizes) {
         const Leg leg = make_leg(b, d, StagedMethod::kStaged, bytes, 0, 0);
-        const Measured r = measure(methods, StagedMethod::kStaged, leg, b, config.warmups,
-                                   config.iterations, /*check_every=*/false);
-        Case c;
-        c.part = "tune";
-        c.direction = to_string(d);
-        c.memory = "pageable";
-        c.method = name;
-        c.timing = "host_clock";
-        c.bytes = bytes;
-        c.warmups = config.warmups;
-        c.samples_ms = r.ms;
-        c.gate = fmt::format("tune/{}/{}/{}", to_string(d), name, size_key(bytes, 0, 0));
-        c.verified = !r.failed && kinds_ok && !r.ms.empty();
+        const Timed r = measure(methods, StagedMethod::kStaged, leg, b, config.warmups,
+                                config.iterations, /*check_every=*/false);
+        const CaseSpec spec{"tune",         to_string(d),
+                            "pageable",     name,
+                            "host_clock",   bytes,
+                            config.warmups, gate_name({"tune", to_string(d), name}, bytes)};
+        Case c = make_case(spec, r, kinds_ok);
         c.extra = {
             {"chunk_bytes", shape.chunk_bytes}, {"depth", shape.depth}, {"threads", shape.threads}};
         record.gates.push_back(
-            {c.gate, !r.failed,
-             r.failed ? r.detail : "after the last copy the destination held every byte"});
+            sampled_gate(c.gate, r, "after the last copy the destination held every byte"));
         record.cases.push_back(std::move(c));
       }
     }
   }
-  record.wall_ms = ms_since(start);
+  finish_record(record, start);
   return record;
 }
 

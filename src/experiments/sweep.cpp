@@ -4,7 +4,6 @@
 #include "experiments/sweep.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include <fmt/format.h>
 
@@ -27,7 +26,7 @@ constexpr std::uint64_t kSeed = 0x5EEB;
 
 RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
                     const SweepHooks& hooks) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = SteadyClock::now();
   config.validate();
   cuda::require_device();
   const std::uint64_t largest = config.sizes.back();
@@ -63,13 +62,8 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
     sweep::KindBuffers buffers(kind, largest, expected);
     const int node = page_node(buffers.host.data());
     landed[to_string(kind)] = node;
-    Gate kind_gate;
-    kind_gate.name = fmt::format("kind/{}", to_string(kind));
-    const std::string seen = cuda::observed_memory_kind(buffers.host.data());
-    kind_gate.passed = seen == cuda::expected_observed_kind(kind);
-    kind_gate.detail = fmt::format("cudaPointerGetAttributes says {}, expected {}", seen,
-                                   cuda::expected_observed_kind(kind));
-    record.gates.push_back(kind_gate);
+    const bool kind_ok = add_gate(
+        record, kind_gate(fmt::format("kind/{}", to_string(kind)), buffers.host.data(), kind));
 
     for (Direction d : config.directions) {
       for (CopyMethod m : config.methods) {
@@ -88,7 +82,7 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
           }
           // A buffer that is not the kind it claims gates every rate measured on it.
           for (std::size_t i = before; i < record.cases.size(); ++i) {
-            record.cases[i].verified = record.cases[i].verified && kind_gate.passed;
+            record.cases[i].verified = record.cases[i].verified && kind_ok;
             record.cases[i].extra["host_numa_node"] = node;
           }
         }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <exception>
 #include <thread>
@@ -10,24 +9,19 @@
 #include <fmt/format.h>
 
 #include "core/pattern.hpp"
+#include "core/record/case_builder.hpp"
 #include "core/units.hpp"
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"
 #include "cuda/nvtx.hpp"
+#include "experiments/latch.hpp"
+#include "experiments/sampler.hpp"
 
 namespace pinbench::sweep {
 namespace {
 
-constexpr std::uint64_t kLatchTimeoutNs = 5'000'000'000ull;
-constexpr int kMaxBatch = 32;
-constexpr double kBatchTargetMs = 20.0;  // how long one latched batch of samples should run
+constexpr int kMaxBatch = 32;  // samples behind one latch: the counters and events it needs
 constexpr unsigned char kPlanted = 0xA5;
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // One copy: its two ends as the host names them, and as a kernel reaches them.
 struct Leg {
@@ -85,23 +79,13 @@ void enqueue_check(const Leg& l, std::size_t bytes, unsigned long long* counter)
 }
 
 std::string case_key(const char* direction, MemoryKind kind, CopyMethod m, std::size_t bytes) {
-  std::string size = format_size(bytes);
-  size.erase(std::remove(size.begin(), size.end(), ' '), size.end());
-  return fmt::format("sweep/{}/{}/{}/{}", direction, to_string(kind), to_string(m), size);
+  return gate_name({"sweep", direction, to_string(kind), to_string(m)}, bytes);
 }
 
-// What one leg's sampling produced.
-struct Samples {
-  std::vector<double> ms;
-  bool failed = false;
-  std::string detail;
-  void fail(int sample, unsigned long long blocks) {
-    if (failed) return;
-    failed = true;
-    detail = fmt::format("sample {}: {} 16-byte block{} differ from the reference bytes", sample,
-                         blocks, blocks == 1 ? "" : "s");
-  }
-};
+std::string blocks_detail(int sample, unsigned long long blocks) {
+  return fmt::format("sample {}: {} 16-byte block{} differ from the reference bytes", sample,
+                     blocks, blocks == 1 ? "" : "s");
+}
 
 }  // namespace
 
@@ -114,23 +98,13 @@ struct Measurer::Impl {
   const SweepConfig& cfg;
   bool pageable_access;
   SweepHooks hooks;
-  cuda::HostBuffer flags{64, MemoryKind::kMapped};
-  volatile int* release = nullptr;
-  int* timed_out = nullptr;
-  const volatile int* release_dev = nullptr;
-  int* timed_out_dev = nullptr;
+  SpinLatch latch;
   cuda::Stream sa;
   cuda::Stream sb;
   cuda::DeviceBuffer counters{2 * kMaxBatch * sizeof(unsigned long long)};
-  std::vector<cuda::Event> ev = std::vector<cuda::Event>(7 * kMaxBatch);
 
-  Impl(const SweepConfig& c, bool pa, const SweepHooks& h) : cfg(c), pageable_access(pa), hooks(h) {
-    release = static_cast<volatile int*>(flags.data());
-    timed_out = static_cast<int*>(flags.data()) + 1;
-    auto* dev = static_cast<int*>(flags.device_pointer());
-    release_dev = dev;
-    timed_out_dev = dev + 1;
-  }
+  Impl(const SweepConfig& c, bool pa, const SweepHooks& h)
+      : cfg(c), pageable_access(pa), hooks(h) {}
 
   unsigned long long* counter(int i) {
     return static_cast<unsigned long long*>(counters.data()) + i;
@@ -148,140 +122,107 @@ struct Measurer::Impl {
     return std::vector<unsigned long long>(first, first + n);
   }
 
-  void arm_latch(std::initializer_list<cudaStream_t> streams) {
-    *release = 0;
-    *timed_out = 0;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    for (cudaStream_t s : streams)
-      cuda::launch_latch(release_dev, timed_out_dev, kLatchTimeoutNs, s);
-  }
-
-  // Lets the latched streams run, waits for them, and says whether a latch gave up waiting.
-  bool release_latch() {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    *release = 1;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    sa.synchronize();
-    sb.synchronize();
-    return *timed_out != 0;
-  }
-
-  // Samples to queue behind the next latch: enough to fill about kBatchTargetMs, never past the
-  // sample cap.
-  int next_batch(const std::vector<double>& ms) const {
-    const int left = cfg.stop.max_samples - static_cast<int>(ms.size());
-    const double per = ms.empty() ? 1.0 : std::max(ms.back(), 1e-3);
-    return std::max(
-        1, std::min(std::clamp(static_cast<int>(kBatchTargetMs / per), 2, kMaxBatch), left));
-  }
+  // Lets the latched streams run, waits for both, and says whether a latch gave up waiting.
+  bool release_latch() { return latch.release({sa.get(), sb.get()}); }
 
   bool planted(int sample) const {
     return hooks.corrupt_after_sample >= 0 && hooks.corrupt_after_sample == sample;
   }
 
   // --- latch method ----------------------------------------------------------------------------
+  // A batch of samples (the sampler sizes it) waits behind one latch; the warm-ups are queued
+  // behind the first.
 
-  void latched(const Leg& a, CopyMethod m, std::size_t bytes, Samples& out, bool& timed_out_flag,
-               std::string& stop) {
-    const auto t0 = Clock::now();
-    int done = 0;
-    int k = std::min(cfg.stop.min_samples, kMaxBatch);
-    while (true) {
+  Timed latched(const Leg& a, CopyMethod m, std::size_t bytes, bool& timed_out_flag) {
+    Sampler sampler(cfg.stop, SampleClock::kCudaEvents, kMaxBatch);
+    return sampler.run([&](Sampler& s, int first, int k, Timed& out) {
       PINBENCH_CUDA_TRY(cudaMemsetAsync(counters.data(), 0, kMaxBatch * 8, a.stream));
-      arm_latch({a.stream});
-      if (done == 0) {
+      latch.arm({a.stream});
+      if (first == 0) {
         for (int w = 0; w < cfg.warmups; ++w) enqueue_op(a, m, bytes);
       }
       for (int i = 0; i < k; ++i) {
         enqueue_clear(a, bytes);
-        ev[2 * i].record(cuda::StreamView(a.stream));
+        s.start(i, a.stream);
         enqueue_op(a, m, bytes);
-        ev[2 * i + 1].record(cuda::StreamView(a.stream));
-        if (planted(done + i)) enqueue_plant(a, bytes);
+        s.stop(i, a.stream);
+        if (planted(first + i)) enqueue_plant(a, bytes);
         enqueue_check(a, bytes, counter(i));
       }
       timed_out_flag = release_latch() || timed_out_flag;
       const auto bad = read_counters(k);
       for (int i = 0; i < k; ++i) {
-        out.ms.push_back(cuda::Event::elapsed_ms(ev[2 * i], ev[2 * i + 1]));
-        if (bad[i] != 0) out.fail(done + i, bad[i]);
+        out.samples_ms.push_back(s.elapsed_ms(i));
+        if (bad[i] != 0) out.fail(blocks_detail(first + i, bad[i]));
       }
-      done += k;
-      const StopReason r = should_stop(cfg.stop, out.ms, ms_since(t0));
-      if (out.failed || r != StopReason::kContinue) {
-        stop = out.failed ? "gate failed" : to_string(r);
-        return;
-      }
-      k = next_batch(out.ms);
-    }
+    });
   }
 
   // Both directions at once, page-locked memory: one latch on each stream holds a batch of
   // samples. In each sample the streams meet at a pair of events, a base event is recorded, each
-  // copy runs between events of its own, and the checks wait for both copies.
-  void latched_bidir(const Leg& a, const Leg& b, CopyMethod m, std::size_t bytes, Samples& oa,
-                     Samples& ob, Samples& total, bool& timed_out_flag, std::string& stop) {
-    const auto t0 = Clock::now();
-    int done = 0;
-    int k = std::min(cfg.stop.min_samples, kMaxBatch);
+  // copy runs between events of its own, and the checks wait for both copies. The sampler
+  // stops on the total; `oa` and `ob` get each direction's samples.
+  Timed latched_bidir(const Leg& a, const Leg& b, CopyMethod m, std::size_t bytes, Timed& oa,
+                      Timed& ob, bool& timed_out_flag) {
     const cuda::StreamView va(a.stream);
     const cuda::StreamView vb(b.stream);
-    while (true) {
+    Sampler sampler(cfg.stop, SampleClock::kCudaEvents, kMaxBatch, 7);
+    return sampler.run([&](Sampler& s, int first, int k, Timed& total) {
       PINBENCH_CUDA_TRY(cudaMemsetAsync(counters.data(), 0, 2 * kMaxBatch * 8, a.stream));
       PINBENCH_CUDA_TRY(cudaStreamSynchronize(a.stream));
-      arm_latch({a.stream, b.stream});
-      if (done == 0) {
+      latch.arm({a.stream, b.stream});
+      if (first == 0) {
         for (int w = 0; w < cfg.warmups; ++w) {
           enqueue_op(a, m, bytes);
           enqueue_op(b, m, bytes);
         }
       }
+      // Events of a sample: ready a, ready b, base, start a, stop a, start b, stop b.
       for (int i = 0; i < k; ++i) {
-        cuda::Event* e = &ev[7 * i];  // ready a, ready b, base, start a, stop a, start b, stop b
+        auto e = [&](int which) -> cuda::Event& { return s.event(i, which); };
         enqueue_clear(a, bytes);
         enqueue_clear(b, bytes);
         // Both streams meet, then both copies start from a common base event.
-        e[0].record(va);
-        e[1].record(vb);
-        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(a.stream, e[1].get(), 0));
-        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(b.stream, e[0].get(), 0));
-        e[2].record(va);
-        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(b.stream, e[2].get(), 0));
-        e[3].record(va);
+        e(0).record(va);
+        e(1).record(vb);
+        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(a.stream, e(1).get(), 0));
+        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(b.stream, e(0).get(), 0));
+        e(2).record(va);
+        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(b.stream, e(2).get(), 0));
+        e(3).record(va);
         enqueue_op(a, m, bytes);
-        e[4].record(va);
-        e[5].record(vb);
+        e(4).record(va);
+        e(5).record(vb);
         enqueue_op(b, m, bytes);
-        e[6].record(vb);
+        e(6).record(vb);
         // The checks wait for both copies: a check reading host memory across PCIe while the
         // other direction's copy still ran slowed that copy (on the H200 the host-to-device half
         // fell to about half rate).
-        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(a.stream, e[6].get(), 0));
-        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(b.stream, e[4].get(), 0));
-        if (planted(done + i)) enqueue_plant(a, bytes);
+        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(a.stream, e(6).get(), 0));
+        PINBENCH_CUDA_TRY(cudaStreamWaitEvent(b.stream, e(4).get(), 0));
+        if (planted(first + i)) enqueue_plant(a, bytes);
         enqueue_check(a, bytes, counter(i));
         enqueue_check(b, bytes, counter(kMaxBatch + i));
       }
       timed_out_flag = release_latch() || timed_out_flag;
       const auto bad = read_counters(2 * kMaxBatch);
       for (int i = 0; i < k; ++i) {
-        const cuda::Event* e = &ev[7 * i];
-        oa.ms.push_back(cuda::Event::elapsed_ms(e[3], e[4]));
-        ob.ms.push_back(cuda::Event::elapsed_ms(e[5], e[6]));
-        total.ms.push_back(
-            std::max(cuda::Event::elapsed_ms(e[2], e[4]), cuda::Event::elapsed_ms(e[2], e[6])));
-        if (bad[i] != 0) oa.fail(done + i, bad[i]);
-        if (bad[kMaxBatch + i] != 0) ob.fail(done + i, bad[kMaxBatch + i]);
+        record_bidir(s, i, oa, ob, total);
+        if (bad[i] != 0) oa.fail(blocks_detail(first + i, bad[i]));
+        if (bad[kMaxBatch + i] != 0) ob.fail(blocks_detail(first + i, bad[kMaxBatch + i]));
       }
-      done += k;
-      const bool failed = oa.failed || ob.failed;
-      const StopReason r = should_stop(cfg.stop, total.ms, ms_since(t0));
-      if (failed || r != StopReason::kContinue) {
-        stop = failed ? "gate failed" : to_string(r);
-        return;
-      }
-      k = next_batch(total.ms);
-    }
+      if (oa.failed || ob.failed) total.fail(oa.failed ? oa.detail : ob.detail);
+    });
+  }
+
+  // A bidir sample's three times from its events (numbered as in latched_bidir).
+  static void record_bidir(Sampler& s, int i, Timed& oa, Timed& ob, Timed& total) {
+    auto ms = [&](int from, int to) {
+      return cuda::Event::elapsed_ms(s.event(i, from), s.event(i, to));
+    };
+    oa.samples_ms.push_back(ms(3, 4));
+    ob.samples_ms.push_back(ms(5, 6));
+    total.samples_ms.push_back(std::max(ms(2, 4), ms(2, 6)));
   }
 
   // --- blocking method -------------------------------------------------------------------------
@@ -314,50 +255,48 @@ struct Measurer::Impl {
     return first_mismatch(l.dst, l.expected, bytes) ? 1 : 0;
   }
 
-  void blocking(const Leg& a, MemoryKind kind, bool src_is_host, CopyMethod m, std::size_t bytes,
-                Samples& out, std::string& stop) {
-    for (int w = 0; w < cfg.warmups; ++w) {
-      prepare(a, kind, src_is_host, bytes);
-      enqueue_op(a, m, bytes);
-      PINBENCH_CUDA_TRY(cudaStreamSynchronize(a.stream));
-    }
-    const auto t0 = Clock::now();
-    const cuda::StreamView va(a.stream);
-    for (int sample = 0;; ++sample) {
-      prepare(a, kind, src_is_host, bytes);
-      ev[0].record(va);
-      enqueue_op(a, m, bytes);
-      ev[1].record(va);
-      PINBENCH_CUDA_TRY(cudaStreamSynchronize(a.stream));
-      out.ms.push_back(cuda::Event::elapsed_ms(ev[0], ev[1]));
-      if (const auto bad = check(a, bytes, sample, 0)) out.fail(sample, bad);
-      const StopReason r = should_stop(cfg.stop, out.ms, ms_since(t0));
-      if (out.failed || r != StopReason::kContinue) {
-        stop = out.failed ? "gate failed" : to_string(r);
-        return;
-      }
-    }
+  Timed blocking(const Leg& a, MemoryKind kind, bool src_is_host, CopyMethod m, std::size_t bytes) {
+    Sampler sampler(cfg.stop, SampleClock::kCudaEvents);
+    return sampler.run(
+        [&](Sampler& s, int sample, int, Timed& out) {
+          prepare(a, kind, src_is_host, bytes);
+          s.start(0, a.stream);
+          enqueue_op(a, m, bytes);
+          s.stop(0, a.stream);
+          PINBENCH_CUDA_TRY(cudaStreamSynchronize(a.stream));
+          out.samples_ms.push_back(s.elapsed_ms(0));
+          if (const auto bad = check(a, bytes, sample, 0)) out.fail(blocks_detail(sample, bad));
+        },
+        [&] {
+          for (int w = 0; w < cfg.warmups; ++w) {
+            prepare(a, kind, src_is_host, bytes);
+            enqueue_op(a, m, bytes);
+            PINBENCH_CUDA_TRY(cudaStreamSynchronize(a.stream));
+          }
+        });
   }
 
   // Both directions at once with memory the driver stages: each call may hold its thread, so
-  // each direction gets a thread of its own. Both start after a common base event.
-  void blocking_bidir(const Leg& a, const Leg& b, MemoryKind kind, CopyMethod m, std::size_t bytes,
-                      Samples& oa, Samples& ob, Samples& total, std::string& stop) {
+  // each direction gets a thread of its own. Both start after a common base event (the events
+  // are numbered as in latched_bidir).
+  Timed blocking_bidir(const Leg& a, const Leg& b, MemoryKind kind, CopyMethod m, std::size_t bytes,
+                       Timed& oa, Timed& ob) {
     const cuda::StreamView va(a.stream);
     const cuda::StreamView vb(b.stream);
-    auto one_sample = [&](bool timed) {
+    Sampler sampler(cfg.stop, SampleClock::kCudaEvents, 1, 7);
+    auto one_sample = [&](Sampler& s) {
       prepare(a, kind, true, bytes);
       prepare(b, kind, false, bytes);
-      ev[2].record(va);
-      PINBENCH_CUDA_TRY(cudaStreamWaitEvent(b.stream, ev[2].get(), 0));
+      s.event(0, 2).record(va);
+      PINBENCH_CUDA_TRY(cudaStreamWaitEvent(b.stream, s.event(0, 2).get(), 0));
       std::atomic<bool> go{false};
       std::exception_ptr failure;
       std::thread other([&] {
         try {
           while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-          ev[5].record(vb);
+          s.event(0, 5).record(vb);
           enqueue_op(b, m, bytes);
-          ev[6].record(vb);
+          s.event(0, 6).record(vb);
           PINBENCH_CUDA_TRY(cudaStreamSynchronize(b.stream));
         } catch (...) {
           failure = std::current_exception();
@@ -365,9 +304,9 @@ struct Measurer::Impl {
       });
       go.store(true, std::memory_order_release);
       try {
-        ev[3].record(va);
+        s.event(0, 3).record(va);
         enqueue_op(a, m, bytes);
-        ev[4].record(va);
+        s.event(0, 4).record(va);
         PINBENCH_CUDA_TRY(cudaStreamSynchronize(a.stream));
       } catch (...) {
         other.join();
@@ -375,25 +314,18 @@ struct Measurer::Impl {
       }
       other.join();
       if (failure) std::rethrow_exception(failure);
-      if (!timed) return;
-      oa.ms.push_back(cuda::Event::elapsed_ms(ev[3], ev[4]));
-      ob.ms.push_back(cuda::Event::elapsed_ms(ev[5], ev[6]));
-      total.ms.push_back(
-          std::max(cuda::Event::elapsed_ms(ev[2], ev[4]), cuda::Event::elapsed_ms(ev[2], ev[6])));
     };
-    for (int w = 0; w < cfg.warmups; ++w) one_sample(false);
-    const auto t0 = Clock::now();
-    for (int sample = 0;; ++sample) {
-      one_sample(true);
-      if (const auto bad = check(a, bytes, sample, 0)) oa.fail(sample, bad);
-      if (const auto bad = check(b, bytes, kNoPlant, 1)) ob.fail(sample, bad);
-      const bool failed = oa.failed || ob.failed;
-      const StopReason r = should_stop(cfg.stop, total.ms, ms_since(t0));
-      if (failed || r != StopReason::kContinue) {
-        stop = failed ? "gate failed" : to_string(r);
-        return;
-      }
-    }
+    return sampler.run(
+        [&](Sampler& s, int sample, int, Timed& total) {
+          one_sample(s);
+          record_bidir(s, 0, oa, ob, total);
+          if (const auto bad = check(a, bytes, sample, 0)) oa.fail(blocks_detail(sample, bad));
+          if (const auto bad = check(b, bytes, kNoPlant, 1)) ob.fail(blocks_detail(sample, bad));
+          if (oa.failed || ob.failed) total.fail(oa.failed ? oa.detail : ob.detail);
+        },
+        [&] {
+          for (int w = 0; w < cfg.warmups; ++w) one_sample(sampler);
+        });
   }
 };
 
@@ -458,53 +390,39 @@ std::string Measurer::measure(KindBuffers& b, Direction direction, CopyMethod me
   const bool latch = locked;
   const std::string timing = latch ? "latch" : "blocking";
   bool timed_out = false;
-  std::string stop;
 
-  auto make_case = [&](const char* dir, std::uint64_t case_bytes, const Samples& s,
+  // The sampler's stop reason goes into the case itself; "stop" and "spread" stay in extra too,
+  // where the sweep's readers have always found them.
+  auto make_case = [&](const char* dir, std::uint64_t case_bytes, const Timed& s,
                        const std::string& gate) {
-    Case c;
-    c.part = "sweep";
-    c.direction = dir;
-    c.memory = to_string(kind);
-    c.method = to_string(method);
-    c.timing = timing;
-    c.bytes = case_bytes;
-    c.warmups = m.cfg.warmups;
-    c.samples_ms = s.ms;
-    c.gate = gate;
-    c.verified = !s.failed && !s.ms.empty();
-    c.extra = {{"stop", stop}, {"spread", relative_spread(s.ms)}, {"latch_timed_out", timed_out}};
+    const CaseSpec spec{"sweep", dir,        to_string(kind), to_string(method),
+                        timing,  case_bytes, m.cfg.warmups,   gate};
+    Case c = pinbench::make_case(spec, s);
+    c.extra = {{"stop", to_string(s.stop)},
+               {"spread", relative_spread(s.samples_ms)},
+               {"latch_timed_out", timed_out}};
     return c;
   };
-  auto add_gate = [&](const std::string& name, const Samples& s) {
-    record.gates.push_back({name, !s.failed,
-                            s.failed ? s.detail
-                                     : fmt::format("every one of {} samples delivered all {} bytes",
-                                                   s.ms.size(), bytes)});
+  auto add_gate = [&](const std::string& name, const Timed& s) {
+    record.gates.push_back(sampled_gate(name, s, every_sample_detail(s.samples_ms.size(), bytes)));
   };
 
   if (direction != Direction::kBidir) {
     const Leg& leg = direction == Direction::kH2D ? h2d : d2h;
-    Samples s;
-    if (latch) {
-      m.latched(leg, method, bytes, s, timed_out, stop);
-    } else {
-      m.blocking(leg, kind, direction == Direction::kH2D, method, bytes, s, stop);
-    }
+    const Timed s = latch ? m.latched(leg, method, bytes, timed_out)
+                          : m.blocking(leg, kind, direction == Direction::kH2D, method, bytes);
     const std::string gate = case_key(to_string(direction), kind, method, bytes);
     add_gate(gate, s);
     record.cases.push_back(make_case(to_string(direction), bytes, s, gate));
     return "";
   }
 
-  Samples sa;
-  Samples sb;
-  Samples total;
-  if (latch) {
-    m.latched_bidir(h2d, d2h, method, bytes, sa, sb, total, timed_out, stop);
-  } else {
-    m.blocking_bidir(h2d, d2h, kind, method, bytes, sa, sb, total, stop);
-  }
+  Timed sa;
+  Timed sb;
+  Timed total = latch ? m.latched_bidir(h2d, d2h, method, bytes, sa, sb, timed_out)
+                      : m.blocking_bidir(h2d, d2h, kind, method, bytes, sa, sb);
+  sa.stop = total.stop;
+  sb.stop = total.stop;
   const std::string gate_a = case_key("bidir-h2d", kind, method, bytes);
   const std::string gate_b = case_key("bidir-d2h", kind, method, bytes);
   add_gate(gate_a, sa);

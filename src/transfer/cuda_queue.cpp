@@ -2,12 +2,13 @@
 // cudaEventRecord / cudaEventQuery for the ring slots' marks.
 #include "transfer/cuda_queue.hpp"
 
+#include "transfer/cuda_error_text.hpp"
+
 namespace pinbench::transfer {
 
 std::string describe_cuda_error(const char* call, cudaError_t err) {
   (void)cudaGetLastError();
-  return std::string(call) + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
-         ")";
+  return cuda_error_text(call, err);
 }
 
 void check_cuda(cudaError_t err, const char* call) {

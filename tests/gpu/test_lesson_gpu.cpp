@@ -40,6 +40,11 @@ TEST(GpuLesson, ShortRunPassesEveryGate) {
       EXPECT_EQ(c.call_ms.size(), 3u);
     }
   }
+  // The page's method: a fixed count.
+  test::expect_every_case_stopped(r, 3);
+  // The odd size is named exactly, not rounded into 4 MiB's name.
+  EXPECT_NE(r.find("copy", "h2d", "pinned", 4 * kMiB + 12), nullptr);
+  EXPECT_EQ(r.find("copy", "h2d", "pinned", 4 * kMiB + 12)->gate, "copy/h2d/pinned/4194316B");
   EXPECT_GT(r.wall_ms, 0.0);
   EXPECT_FALSE(r.machine.device_name.empty());
   EXPECT_GT(r.machine.sm_count, 0);

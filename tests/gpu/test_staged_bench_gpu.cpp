@@ -45,6 +45,12 @@ TEST(GpuStagedBench, ASmallRunPassesEveryGate) {
   EXPECT_EQ(a.rows.at("d2h").size(), 3u);
   EXPECT_TRUE(a.rows.at("h2d")[2].staged_over_pinned.has_value());
   EXPECT_TRUE(a.rows.at("d2h")[2].back_to_back_over_pinned.has_value());
+  test::expect_every_case_stopped(r, 2);
+  // The odd size is named exactly, with its offsets.
+  EXPECT_NE(
+      std::find_if(r.gates.begin(), r.gates.end(),
+                   [](const Gate& g) { return g.name == "staged/h2d/staged/1048589B@+3/+1"; }),
+      r.gates.end());
 }
 
 TEST(GpuStagedBench, TheTuningGridRuns) {
@@ -59,6 +65,7 @@ TEST(GpuStagedBench, TheTuningGridRuns) {
   for (const Gate& g : r.gates) EXPECT_TRUE(g.passed) << g.name << ": " << g.detail;
   EXPECT_EQ(tune_rows(r).size(), 2u * 4u);
   EXPECT_EQ(tune_choices(tune_rows(r)).size(), 2u);
+  test::expect_every_case_stopped(r, 2);
 }
 
 TEST(GpuPipeline, BothSourcesReturnEveryFloatAtOneTwoAndThreeStreams) {
@@ -78,6 +85,7 @@ TEST(GpuPipeline, BothSourcesReturnEveryFloatAtOneTwoAndThreeStreams) {
     EXPECT_TRUE(row.efficiency.has_value()) << row.source << " " << row.streams;
     EXPECT_GT(*row.efficiency, 0.0);
   }
+  test::expect_every_case_stopped(r, 2);
 }
 
 }  // namespace

@@ -70,6 +70,17 @@ TEST(GpuSweep, SmallSweepPassesEveryGate) {
   }
   const std::vector<RateRow> rows = rate_rows(r, "sweep");
   for (const RateRow& row : rows) EXPECT_TRUE(row.median_gb_per_s.has_value()) << row.memory;
+  // The sweep's rule: spread, time cap or sample cap, never a failed check here; its readers
+  // still find the reason in extra too.
+  test::expect_every_case_stopped(r);
+  for (const Case& k : r.cases) {
+    if (k.part != "sweep") {
+      EXPECT_EQ(k.stop, StopReason::kCount) << k.gate;  // pin cost: a fixed count of rounds
+      continue;
+    }
+    EXPECT_NE(k.stop, StopReason::kGateFailed) << k.gate;
+    EXPECT_EQ(k.extra.value("stop", ""), to_string(*k.stop)) << k.gate;
+  }
 }
 
 TEST(GpuSweep, APlantedCorruptionFailsTheCase) {
@@ -93,6 +104,9 @@ TEST(GpuSweep, APlantedCorruptionFailsTheCase) {
   for (const Case& k : r.cases) {
     if (k.direction != "bidir-d2h") {
       EXPECT_FALSE(k.verified) << k.gate;
+      // Sampling stops with the batch that held the sample whose bytes were wrong.
+      EXPECT_EQ(k.stop, StopReason::kGateFailed) << k.gate;
+      EXPECT_GE(k.samples_ms.size(), 2u) << k.gate;
     }
   }
 }
@@ -121,6 +135,7 @@ TEST(GpuRace, OverwritingAtOnceDeliversNewBytesAndSynchronisingDoesNot) {
   EXPECT_EQ(rows[2].memory, "pageable");
   EXPECT_EQ(rows[2].new_words, 0u) << "a pageable source is staged before the call returns";
   for (const RaceRow& row : rows) EXPECT_EQ(row.other_words, 0u);
+  test::expect_every_case_stopped(r, 3);
 }
 
 TEST(GpuBandwidthTest, FourCheckedRates) {
@@ -133,6 +148,7 @@ TEST(GpuBandwidthTest, FourCheckedRates) {
   const std::vector<RateRow> rows = rate_rows(r, "bandwidthtest");
   ASSERT_EQ(rows.size(), 4u);
   for (const RateRow& row : rows) EXPECT_GT(*row.median_gb_per_s, 0.1);
+  test::expect_every_case_stopped(r, 3);
 }
 
 }  // namespace
