@@ -28,6 +28,10 @@ std::string h200_traced_lesson_path() {
   return std::string(PINBENCH_DATA_DIR) + "/runs/lesson-h200-2026-11-30T165138Z.json";
 }
 
+std::string h200_newest_lesson_path() {
+  return std::string(PINBENCH_DATA_DIR) + "/runs/lesson-h200-2026-12-01T073311Z.json";
+}
+
 std::string h200_earlier_lesson_path() {
   return std::string(PINBENCH_DATA_DIR) + "/runs/lesson-h200-2026-11-30T155159Z.json";
 }

@@ -11,11 +11,13 @@
 namespace pinbench::test {
 
 // Paths of committed data.
-std::string h200_lesson_path();  // the H200 lesson run the golden files are made from
-std::string h200_earlier_lesson_path();
-std::string h200_traced_lesson_path();  // the newest lesson run: traced, with its timeline  // an
-                                        // earlier run of the same day, same machine
-std::string t4_reference_path();        // the page's published tables under data/reference/
+std::string h200_lesson_path();          // the H200 lesson run the golden files are made from
+std::string h200_earlier_lesson_path();  // an earlier run of the same day, same machine
+std::string h200_traced_lesson_path();   // a traced run of 2026-11-30, with its timeline
+// The newest lesson run (traced, 2026-12-01, the last of six back to back), which a replay
+// without a GPU picks.
+std::string h200_newest_lesson_path();
+std::string t4_reference_path();  // the page's published tables under data/reference/
 
 // A complete, verified lesson record built from the figures given. Part 1 uses the page's five
 // sizes; pinned_ms and pageable_ms list one median per size (each case gets exactly that sample).
