@@ -35,7 +35,8 @@ Failure failure_of(const std::exception_ptr& e) {
 const char* exit_code_help() {
   return "Exit codes: 0 success, 1 a gate or check failed (compare: a case differs by more than "
          "the threshold), 2 bad usage or input, 3 no usable GPU where one is required, 4 a CUDA "
-         "call failed on a usable GPU.\n";
+         "call failed on a usable GPU, 130 or 143 a measurement stopped by SIGINT or SIGTERM (its "
+         "record, marked incomplete, was still written).\n";
 }
 
 }  // namespace pinbench::cli

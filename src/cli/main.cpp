@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/signals.hpp"
 #include "core/errors.hpp"
 #include "version.hpp"
 
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    pinbench::cli::install_signal_handlers();
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

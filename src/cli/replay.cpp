@@ -7,8 +7,10 @@
 
 #include "cli/outputs.hpp"
 #include "cli/paths.hpp"
+#include "cli/signals.hpp"
 #include "core/analysis/lesson.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "core/record/run_library.hpp"
 #include "report/lesson_text.hpp"
 #include "report/staged_text.hpp"
@@ -137,6 +139,12 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const std::stri
 }  // namespace
 
 int print_run(const RunRecord& record, const PrintOptions& options) {
+  if (record.incomplete) {
+    std::printf(
+        "INCOMPLETE: %s stopped this run after %zu case%s; the record holds every case "
+        "measured before it, and nothing after.\n\n",
+        record.interrupted_by.c_str(), record.cases.size(), record.cases.size() == 1 ? "" : "s");
+  }
   if (record.experiment == "lesson") return print_lesson(record, options);
   const Printer* p = printer_for(record.experiment);
   if (p == nullptr || p->render == nullptr) {
@@ -207,6 +215,7 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
   const PrintOptions options = print_options(run);
   std::optional<RunRecord> record;
   try {
+    const MeasuringScope measuring;
     record = run.measure();
   } catch (const NoGpuError& e) {
     if (flags.require_gpu) throw;
@@ -214,7 +223,8 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
   }
   const int code = print_run(*record, options);
   write_outputs(*record, run.outputs);
-  return code;
+  // An interrupted run still printed and wrote what it measured; its status says it was cut.
+  return record->incomplete ? exit_code_for_signal(stop_signal()) : code;
 }
 
 }  // namespace pinbench::cli

@@ -285,6 +285,7 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
   const std::size_t steps = config.streams.size() * (2 + config.sources.size());
   std::size_t step = 0;
   for (int n : config.streams) {
+    if (stop_before_next_case(record)) break;
     Chunking chunking;
     chunking.chunk = config.chunk_bytes(n);
     chunking.count = (total + chunking.chunk - 1) / chunking.chunk;
@@ -355,6 +356,7 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
     record.cases.push_back(std::move(ck));
 
     for (PipelineSource source : config.sources) {
+      if (stop_before_next_case(record)) break;
       const bool from_pinned = source == PipelineSource::kPinned;
       progress(fmt::format("[{}/{}] {} streams: the pipeline from {} memory", ++step, steps, n,
                            from_pinned ? "page-locked" : "pageable (staged)"));

@@ -1,5 +1,6 @@
 #include "experiments/run_record.hpp"
 
+#include "core/interrupt.hpp"
 #include "core/record/case_builder.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/device.hpp"
@@ -15,6 +16,13 @@ RunRecord start_record(const std::string& experiment, nlohmann::json config) {
   record.machine = cuda::query_machine(0);
   record.config = std::move(config);
   return record;
+}
+
+bool stop_before_next_case(RunRecord& record) {
+  if (!stop_requested()) return false;
+  record.incomplete = true;
+  record.interrupted_by = signal_name(stop_signal());
+  return true;
 }
 
 void finish_record(RunRecord& record, SteadyClock::time_point start) {

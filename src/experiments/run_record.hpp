@@ -20,6 +20,10 @@ RunRecord start_record(const std::string& experiment, nlohmann::json config);
 // Sets the record's wall time: from `start` to now.
 void finish_record(RunRecord& record, SteadyClock::time_point start);
 
+// Whether a signal asked the run to stop (core/interrupt.hpp). If so, marks `record` incomplete,
+// naming the signal, so the caller ends after the case in flight; call it before each case.
+bool stop_before_next_case(RunRecord& record);
+
 // A gate that the driver (cudaPointerGetAttributes) sees `ptr` as `expected`: "pageable",
 // "pinned", "device" or "managed".
 Gate kind_gate(const std::string& name, const void* ptr, const std::string& expected);

@@ -398,6 +398,7 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
   for (Direction d : config.directions) {
     for (const Size& s : sizes) {
       for (StagedMethod m : methods_run) {
+        if (stop_before_next_case(record)) break;
         ++n;
         progress(fmt::format("[{}/{}] {} {} {}{}", n, total, to_string(d), to_string(m),
                              format_size(s.bytes), s.host_off || s.dev_off ? " unaligned" : ""));
@@ -432,7 +433,9 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
         record.gates.push_back(sampled_gate(c.gate, r, passed));
         record.cases.push_back(std::move(c));
       }
+      if (record.incomplete) break;
     }
+    if (record.incomplete) break;
   }
   finish_record(record, start);
   return record;
@@ -474,6 +477,7 @@ RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& prog
   std::size_t n = 0;
   for (Direction d : config.directions) {
     for (const StagingRing& shape : shapes) {
+      if (stop_before_next_case(record)) break;
       ++n;
       const std::string name =
           fmt::format("{}x{}/{}t", size_token(shape.chunk_bytes), shape.depth, shape.threads);
@@ -503,6 +507,7 @@ RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& prog
         record.cases.push_back(std::move(c));
       }
     }
+    if (record.incomplete) break;
   }
   finish_record(record, start);
   return record;

@@ -58,6 +58,7 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
       config.kinds.size() * config.directions.size() * config.methods.size() * config.sizes.size();
   std::size_t n = 0;
   for (MemoryKind kind : config.kinds) {
+    if (stop_before_next_case(record)) break;
     progress(fmt::format("allocating {} of {} memory", format_size(2 * largest), to_string(kind)));
     sweep::KindBuffers buffers(kind, largest, expected);
     const int node = page_node(buffers.host.data());
@@ -68,6 +69,7 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
     for (Direction d : config.directions) {
       for (CopyMethod m : config.methods) {
         for (std::uint64_t bytes : config.sizes) {
+          if (stop_before_next_case(record)) break;
           ++n;
           progress(fmt::format("[{}/{}] {} {} {} {}", n, total_cases, to_string(kind), to_string(d),
                                to_string(m), format_size(bytes)));
@@ -86,13 +88,15 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
             record.cases[i].extra["host_numa_node"] = node;
           }
         }
+        if (record.incomplete) break;
       }
+      if (record.incomplete) break;
     }
   }
   record.config["skipped"] = skipped;
   record.config["host_numa_node_by_kind"] = landed;
 
-  if (config.pin_cost_bytes > 0) {
+  if (config.pin_cost_bytes > 0 && !stop_before_next_case(record)) {
     for (Case& c : measure_pin_cost(config.pin_cost_bytes, 2, progress)) {
       record.gates.push_back({c.gate, c.verified, c.verified ? "allocated and freed" : "failed"});
       record.cases.push_back(std::move(c));

@@ -208,6 +208,7 @@ json to_json(const RunRecord& r) {
          {"cases", cases},
          {"wall_ms", r.wall_ms}};
   if (!r.trace.is_null()) j["trace"] = r.trace;
+  if (r.incomplete) j["incomplete"] = {{"interrupted_by", r.interrupted_by}};
   return j;
 }
 
@@ -269,6 +270,11 @@ RunRecord record_from_json(const json& j) {
     rec.cases.push_back(std::move(k));
   }
   rec.wall_ms = r.get<double>("wall_ms");
+  if (j.contains("incomplete")) {
+    const Reader inc = r.child("incomplete");
+    rec.incomplete = true;
+    rec.interrupted_by = inc.get<std::string>("interrupted_by");
+  }
   if (j.contains("trace") && !j["trace"].is_null()) {
     if (!j["trace"].is_object()) r.fail("'trace' is not an object");
     rec.trace = j["trace"];

@@ -86,6 +86,10 @@ struct RunRecord {
   std::vector<Gate> gates;
   std::vector<Case> cases;
   double wall_ms = 0.0;
+  // Set when a signal stopped the run between cases: the record holds every case measured
+  // before it, and nothing after. `interrupted_by` names the signal ("SIGINT").
+  bool incomplete = false;
+  std::string interrupted_by;
   // What a trace of the run said (run with --trace): its size, notes and prediction 4's
   // evidence. Null when the run was not traced; written only when set.
   nlohmann::json trace = nullptr;

@@ -1,0 +1,20 @@
+// SIGINT and SIGTERM: during a measurement the first one asks the experiment to stop after the
+// case in flight (core/interrupt.hpp), so the record of everything measured is still written,
+// marked incomplete, and the process exits 128 + N. Outside a measurement, or at a second
+// signal, the process ends at once, as the signal's default would end it.
+#pragma once
+
+namespace pinbench::cli {
+
+void install_signal_handlers();
+
+// While one lives, a first SIGINT or SIGTERM stops the measurement between cases.
+class MeasuringScope {
+ public:
+  MeasuringScope();
+  ~MeasuringScope();
+  MeasuringScope(const MeasuringScope&) = delete;
+  MeasuringScope& operator=(const MeasuringScope&) = delete;
+};
+
+}  // namespace pinbench::cli
