@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "core/analysis/lesson.hpp"
+#include "core/analysis/report_model.hpp"
 #include "core/errors.hpp"
 #include "core/record/record.hpp"
 #include "core/text_file.hpp"
@@ -57,9 +57,8 @@ HtmlExtras html_extras(const std::string& record_path) {
 int run(ReportOptions o) {
   if (o.html_path.empty() && o.markdown_path.empty() && o.csv_path.empty()) o.markdown_path = "-";
   const RunRecord record = load_record(o.record_path);
-  std::optional<LessonAnalysis> lesson;
-  if (record.experiment == "lesson") lesson = analyse_lesson(record);
-  const LessonAnalysis* analysis = lesson ? &*lesson : nullptr;
+  // One analysis, every printer: the three formats render the same model.
+  const ReportModel model = analyse(record);
 
   struct Output {
     const std::string& path;
@@ -77,10 +76,10 @@ int run(ReportOptions o) {
     }
   }
   if (!o.html_path.empty()) {
-    write_text_file(o.html_path, render_html(record, analysis, html_extras(o.record_path)));
+    write_text_file(o.html_path, render_html(record, model, html_extras(o.record_path)));
   }
-  if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(record, analysis));
-  if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(record));
+  if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(model));
+  if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(model));
   if (!to_stdout) {
     for (const Output& out : outputs) {
       if (!out.path.empty()) std::printf("%s report written to %s.\n", out.what, out.path.c_str());

@@ -177,8 +177,23 @@ Timeline timeline_from_json(const json& trace) {
     std::stable_sort(
         lane_events.begin(), lane_events.end(),
         [](const TimelineEvent& a, const TimelineEvent& b) { return a.start_ms < b.start_ms; });
-    lane.events = std::move(lane_events);
-    t.lanes.push_back(std::move(lane));
+    // NVTX ranges and the API calls inside them share a host thread but would hide each other
+    // in one lane, so the ranges get a lane of their own. A stream's copies and kernels stay
+    // together: their order on the stream is the point.
+    const auto is_nvtx = [](const TimelineEvent& e) { return e.category == "nvtx"; };
+    const std::size_t nvtx =
+        static_cast<std::size_t>(std::count_if(lane_events.begin(), lane_events.end(), is_nvtx));
+    if (nvtx == 0 || nvtx == lane_events.size()) {
+      lane.events = std::move(lane_events);
+      t.lanes.push_back(std::move(lane));
+      continue;
+    }
+    TimelineLane ranges, calls;
+    ranges.label = lane.label + " · NVTX ranges";
+    calls.label = lane.label + " · API calls";
+    for (TimelineEvent& e : lane_events) (is_nvtx(e) ? ranges : calls).events.push_back(e);
+    t.lanes.push_back(std::move(ranges));
+    t.lanes.push_back(std::move(calls));
   }
   t.span_ms = (last - first) / 1000.0;
   return t;

@@ -1,4 +1,4 @@
-#include "report/report_tables.hpp"
+#include "core/analysis/report_tables.hpp"
 
 #include <algorithm>
 
@@ -28,6 +28,10 @@ std::string pcie_words(const PcieLink& p) {
   if (p.current_gen <= 0 && p.current_width <= 0) return "unknown";
   return fmt::format("gen {} x{} (max gen {} x{})", p.current_gen, p.current_width, p.max_gen,
                      p.max_width);
+}
+
+std::string compute_capability(const MachineInfo& m) {
+  return m.cc_major > 0 ? fmt::format("{}.{}", m.cc_major, m.cc_minor) : std::string("unknown");
 }
 
 std::string bytes_or_unknown(std::uint64_t b) {
@@ -114,13 +118,20 @@ ReportTable copy_table(const std::string& id, const std::string& title,
   return t;
 }
 
-std::vector<ReportTable> lesson_tables(const LessonAnalysis& a) {
+std::vector<ReportTable> lesson_tables(const LessonAnalysis& a, bool published) {
   const LessonConfig& c = a.config;
   std::vector<ReportTable> out;
   ReportTable h2d = copy_table("part1-h2d", "Part 1: blocking cudaMemcpy, host to device", a.h2d);
+  // A published record holds one figure per case, copied from a document: it must not claim
+  // the warm-ups and timed samples of a method it did not use.
+  const std::string published_note =
+      "One published figure per case, copied from the document's tables; not measured by "
+      "pinbench.";
   h2d.notes.insert(h2d.notes.begin(),
-                   fmt::format("{} warm-ups and {} timed copies per case, timed with CUDA events.",
-                               c.warmups, c.iterations));
+                   published ? published_note
+                             : fmt::format("{} warm-ups and {} timed copies per case, timed with "
+                                           "CUDA events.",
+                                           c.warmups, c.iterations));
   out.push_back(std::move(h2d));
   if (!a.d2h.empty()) {
     out.push_back(
@@ -141,10 +152,12 @@ std::vector<ReportTable> lesson_tables(const LessonAnalysis& a) {
                           num(r.completion_ms),
                           r.call_share ? fmt::format("{:.1f}%", 100.0 * *r.call_share) : kDash});
   }
-  async.notes.push_back(fmt::format(
-      "{} warm-up and {} timed calls per case, host clock. The call share is the median time the "
-      "call held the thread over the median time to completion.",
-      c.async_warmups, c.async_iterations));
+  async.notes.push_back(
+      (published ? published_note + " "
+                 : fmt::format("{} warm-up and {} timed calls per case, host clock. ",
+                               c.async_warmups, c.async_iterations)) +
+      "The call share is the median time the call held the thread over the median time to "
+      "completion.");
   out.push_back(std::move(async));
 
   ReportTable kernels;
@@ -158,10 +171,11 @@ std::vector<ReportTable> lesson_tables(const LessonAnalysis& a) {
     kernels.rows.push_back({r.variant, num(r.ms), num(r.read_gb_per_s, "{:.1f}"),
                             num(r.read_write_gb_per_s, "{:.1f}")});
   }
-  kernels.notes.push_back(fmt::format(
-      "{} warm-ups and {} timed launches per variant, CUDA events. Read GB/s counts the input "
-      "bytes once; read+written counts input and output.",
-      c.kernel_warmups, c.kernel_iterations));
+  kernels.notes.push_back(
+      (published ? published_note + " "
+                 : fmt::format("{} warm-ups and {} timed launches per variant, CUDA events. ",
+                               c.kernel_warmups, c.kernel_iterations)) +
+      "Read GB/s counts the input bytes once; read+written counts input and output.");
   out.push_back(std::move(kernels));
 
   if (a.model.available) {
@@ -198,7 +212,7 @@ std::string direction_words(const std::string& d) {
 
 std::string machine_line(const MachineInfo& m) {
   std::string device = known(m.device_name);
-  std::vector<std::string> parts{fmt::format("compute capability {}.{}", m.cc_major, m.cc_minor)};
+  std::vector<std::string> parts{"compute capability " + compute_capability(m)};
   if (m.sm_count > 0) parts.push_back(fmt::format("{} SMs", m.sm_count));
   if (m.copy_engines > 0) parts.push_back(fmt::format("{} copy engines", m.copy_engines));
   if (m.device_memory_bytes > 0) parts.push_back(format_size(m.device_memory_bytes));
@@ -214,7 +228,7 @@ std::string machine_line(const MachineInfo& m) {
 std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m) {
   return {
       {"Device", known(m.device_name)},
-      {"Compute capability", fmt::format("{}.{}", m.cc_major, m.cc_minor)},
+      {"Compute capability", compute_capability(m)},
       {"SMs", count_or_unknown(m.sm_count)},
       {"Copy engines", count_or_unknown(m.copy_engines)},
       {"Device memory", bytes_or_unknown(m.device_memory_bytes)},
@@ -303,35 +317,10 @@ std::vector<SizePanel> size_panels(const RunRecord& r) {
 }
 
 std::vector<ReportTable> report_tables(const RunRecord& r, const LessonAnalysis* lesson) {
-  if (lesson != nullptr) return lesson_tables(*lesson);
+  if (lesson != nullptr) return lesson_tables(*lesson, r.source == "published");
   std::vector<ReportTable> out;
   for (const SizePanel& p : size_panels(r)) out.push_back(generic_table(p));
   return out;
-}
-
-ReportTable every_case_table(const RunRecord& r) {
-  ReportTable t;
-  t.id = "every-case";
-  t.title = fmt::format("Every case ({})", r.cases.size());
-  t.header = {"part",   "method", "direction", "memory", "size",        "samples", "median ms",
-              "min ms", "max ms", "GB/s",      "gate",   "gate passed", "extra"};
-  t.numeric = {false, false, false, false, true, true, true, true, true, true, false, false, false};
-  for (const Case& c : r.cases) {
-    const CaseFigures f = figures_of(c);
-    const auto pick = [&](double Summary::*field) {
-      return f.samples ? fmt::format("{:.3f}", (*f.samples).*field) : kDash;
-    };
-    t.rows.push_back(
-        {c.part, c.method, c.direction, c.memory, format_size(c.bytes),
-         std::to_string(c.samples_ms.size()), pick(&Summary::median), pick(&Summary::min),
-         pick(&Summary::max), num(f.gb_per_s, "{:.2f}"), c.gate, c.verified ? "yes" : "no",
-         c.extra.empty() ? std::string()
-                         : c.extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
-  }
-  t.notes.push_back(
-      "Figures are over the timed samples of cases whose gate passed; a dash marks a case whose "
-      "gate failed or that has no samples.");
-  return t;
 }
 
 }  // namespace pinbench

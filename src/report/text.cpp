@@ -1,0 +1,98 @@
+#include "report/text.hpp"
+
+#include <fmt/format.h>
+
+#include "report/lesson_text.hpp"
+#include "report/staged_text.hpp"
+#include "report/sweep_text.hpp"
+#include "report/text_table.hpp"
+
+namespace pinbench {
+namespace {
+
+std::string verdict_word(Verdict v) {
+  switch (v) {
+    case Verdict::kHeld:
+      return "HELD";
+    case Verdict::kDied:
+      return "DIED";
+    case Verdict::kUndecided:
+      return "UNDECIDED";
+    case Verdict::kNotEvaluated:
+      return "NOT EVALUATED";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string render_flags_text(const ReportModel& m) {
+  if (m.flags.empty()) return "";
+  std::string out = fmt::format(
+      "\nUnstable cases ({}): a median of samples that do not tell one story describes neither "
+      "state\n",
+      m.flags.size());
+  for (const CaseFlag& f : m.flags) {
+    out += fmt::format("  {}: {}: {}\n", f.label, to_string(f.stability), f.detail);
+  }
+  return out;
+}
+
+std::string render_model_text(const ReportModel& m) {
+  std::string out = m.title + "\n\n";
+  out += "Machine: " + m.machine_line + "\n";
+  out += "Record:  " + m.record_line + "\n";
+  for (const std::string& n : m.notes) out += n + "\n";
+  out +=
+      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Figures are medians of the timed samples; "
+      "a dash marks a case that is missing or failed its gate.\n";
+  for (const ReportTable& t : m.tables) {
+    TextTable table(t.header);
+    for (const auto& row : t.rows) table.add_row(row);
+    out += fmt::format("\n{}\n{}", t.title, table.render());
+    for (const std::string& n : t.notes) out += "  " + n + "\n";
+  }
+  for (const VerdictGroup& g : m.verdicts) {
+    out += "\n" + g.title + "\n";
+    for (const Prediction& p : g.items) {
+      out += fmt::format("  {}. {}: {}\n", p.number, p.statement, verdict_word(p.verdict));
+      for (const Claim& c : p.claims) {
+        if (p.claims.size() > 1 || c.text != p.statement) {
+          out += fmt::format("    - {}: {}\n", c.text, verdict_word(c.verdict));
+        }
+        out += fmt::format("      {}\n", c.evidence);
+      }
+    }
+  }
+  out += render_flags_text(m);
+  out += "\nChecks\n";
+  if (m.check_failures.empty()) return out + "  " + m.checks_passed + "\n";
+  for (const std::string& f : m.check_failures) out += "  FAILED: " + f + "\n";
+  return out;
+}
+
+std::string render_text(const RunRecord& record) {
+  const ReportModel m = analyse(record);
+  const std::string& e = record.experiment;
+  std::string out;
+  if (e == "lesson") {
+    out = render_lesson_text(record, *m.lesson, std::nullopt);
+  } else if (e == "sweep") {
+    out = render_sweep_text(record);
+  } else if (e == "bandwidthtest") {
+    out = render_bandwidthtest_text(record);
+  } else if (e == "race") {
+    out = render_race_text(record);
+  } else if (e == "staged") {
+    out = render_staged_text(record);
+  } else if (e == "staged-tune") {
+    out = render_staged_tune_text(record);
+  } else if (e == "pipeline") {
+    out = render_pipeline_text(record);
+  } else {
+    return render_model_text(m);
+  }
+  return out + render_flags_text(m);
+}
+
+}  // namespace pinbench
