@@ -206,6 +206,22 @@ std::string verdict_groups(const ReportModel& m) {
   for (const VerdictGroup& g : m.verdicts) {
     out += fmt::format("<h2 id=\"{}\">{}</h2>\n", e(g.id), e(g.title));
     if (!g.note.empty()) out += fmt::format("<p class=\"note\">{}</p>\n", e(g.note));
+    // Goals of one claim each read best as one table, a row per goal.
+    const bool flat = std::all_of(g.items.begin(), g.items.end(), [](const Prediction& p) {
+      return p.claims.size() == 1 && p.claims.front().text == p.statement;
+    });
+    if (flat) {
+      out +=
+          "<div class=\"prediction\">\n<table>\n<thead><tr><th>verdict</th><th>goal</th>"
+          "<th>the numbers that decided it</th></tr></thead>\n<tbody>\n";
+      for (const Prediction& p : g.items) {
+        out += fmt::format("<tr><td>{}</td><td>{}. {}</td><td>{}</td></tr>\n",
+                           badge(to_string(p.verdict)), p.number, e(p.statement),
+                           e(p.claims.front().evidence));
+      }
+      out += "</tbody>\n</table>\n</div>\n";
+      continue;
+    }
     for (const Prediction& p : g.items) {
       const bool single = p.claims.size() == 1 && p.claims.front().text == p.statement;
       out += fmt::format("<div class=\"prediction\">\n<h3>{} {} {}</h3>\n<p>{}</p>\n",
@@ -227,15 +243,23 @@ std::string verdict_groups(const ReportModel& m) {
 
 std::string flags(const ReportModel& m) {
   if (m.flags.empty()) return "";
-  std::string out = fmt::format(
+  std::string out =
       "<h2 id=\"unstable\">Unstable cases</h2>\n<p class=\"note\">Samples that do not tell one "
       "story: a median of a bimodal or drifting case describes neither state, so no verdict "
-      "should rest on it alone.</p>\n<ul class=\"flags\">\n");
+      "should rest on it alone.</p>\n";
+  // A long list would push the charts off the first screen; a few stay in view.
+  const bool fold = m.flags.size() > 6;
+  if (fold) {
+    out += fmt::format("<details>\n<summary>{} unstable cases of {}</summary>\n", m.flags.size(),
+                       m.cases.size());
+  }
+  out += "<ul class=\"flags\">\n";
   for (const CaseFlag& f : m.flags) {
     out +=
         fmt::format("<li>{} {}: {}</li>\n", badge(to_string(f.stability)), e(f.label), e(f.detail));
   }
-  return out + "</ul>\n";
+  out += "</ul>\n";
+  return fold ? out + "</details>\n" : out;
 }
 
 std::string checks(const RunRecord& r, const ReportModel& m) {

@@ -1,5 +1,7 @@
 #include "report/markdown.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/analysis/report_model.hpp"
@@ -27,6 +29,18 @@ std::string verdicts(const ReportModel& m) {
   for (const VerdictGroup& g : m.verdicts) {
     out += fmt::format("### {}\n\n", markdown_escape(g.title));
     if (!g.note.empty()) out += markdown_escape(g.note) + "\n\n";
+    const bool flat = std::all_of(g.items.begin(), g.items.end(), [](const Prediction& p) {
+      return p.claims.size() == 1 && p.claims.front().text == p.statement;
+    });
+    if (flat) {
+      out += "| goal | verdict | evidence |\n|---|---|---|\n";
+      for (const Prediction& p : g.items) {
+        out += fmt::format("| {}. {} | {} | {} |\n", p.number, markdown_escape(p.statement),
+                           to_string(p.verdict), markdown_escape(p.claims.front().evidence));
+      }
+      out += "\n";
+      continue;
+    }
     for (const Prediction& p : g.items) {
       out += fmt::format("**{} {}: {}.** {}\n\n| claim | verdict | evidence |\n|---|---|---|\n",
                          g.id == "predictions" ? "Prediction" : "Goal", p.number,

@@ -30,10 +30,22 @@ std::string open_svg(double width, double height, const std::string& label,
       kind, c(width), c(height), c(width), c(height), xml_escape(label));
 }
 
-std::string title_text(const std::string& title) {
+// A title too long for its chart gets a smaller font, then is cut, so it never runs off the edge.
+std::string title_text(const std::string& title, double width) {
+  const double room = width - 24;
+  double font = 15;
+  if (text_width(title, font) > room) font = std::max(11.0, font * room / text_width(title, font));
+  std::string shown = title;
+  while (shown.size() > 4 && text_width(shown, font) > room) {
+    shown.pop_back();
+    while (!shown.empty() && (static_cast<unsigned char>(shown.back()) & 0xC0) == 0x80) {
+      shown.pop_back();
+    }
+  }
+  if (shown != title) shown += "…";
   return fmt::format(
-      "<text x=\"12\" y=\"24\" font-size=\"15\" font-weight=\"600\" fill=\"{}\">{}</text>\n",
-      kTextColour, xml_escape(title));
+      "<text x=\"12\" y=\"24\" font-size=\"{}\" font-weight=\"600\" fill=\"{}\">{}</text>\n",
+      c(font), kTextColour, xml_escape(shown));
 }
 
 // "1 MiB" for 2^20: the tick labels of a log2 axis of bytes.
@@ -284,7 +296,7 @@ std::string render_size_chart(const SizeChart& chart) {
   const auto py = [&](double y) { return bottom - y / y_axis.top * (bottom - top); };
 
   std::string out = open_svg(kWidth, kHeight, chart.title, "size-chart");
-  out += title_text(chart.title);
+  out += title_text(chart.title, kWidth);
   write_legend(out, legend, 12, 50, right - 12);
 
   // Grid and ticks.
@@ -335,6 +347,11 @@ std::string render_size_chart(const SizeChart& chart) {
 
   for (std::size_t index = 0; index < chart.series.size(); ++index) {
     const ChartSeries& s = chart.series[index];
+    // Series that coincide (every page-locked kind reaches the same link rate) would hide each
+    // other; each is set a few pixels apart along x, far less than one size step, so every
+    // marker shows.
+    const double dodge =
+        (static_cast<double>(index) - (static_cast<double>(chart.series.size()) - 1) / 2) * 4.0;
     out += fmt::format("<g class=\"series\" data-series=\"{}\">\n", xml_escape(s.label));
     // A missing value breaks the line: a failed gate must not look like a measured trend.
     std::vector<std::string> segments;
@@ -347,7 +364,7 @@ std::string render_size_chart(const SizeChart& chart) {
         in_segment = 0;
         continue;
       }
-      segment += (in_segment > 0 ? " " : "") + c(px(x)) + "," + c(py(*y));
+      segment += (in_segment > 0 ? " " : "") + c(px(x) + dodge) + "," + c(py(*y));
       ++in_segment;
     }
     if (in_segment > 1) segments.push_back(segment);
@@ -360,7 +377,7 @@ std::string render_size_chart(const SizeChart& chart) {
     for (const auto& [x, y] : s.points) {
       if (!y || x <= 0) continue;
       out += marker_svg(
-          static_cast<int>(index), px(x), py(*y), s.colour, " class=\"point\"",
+          static_cast<int>(index), px(x) + dodge, py(*y), s.colour, " class=\"point\"",
           fmt::format("<title>{}, {}: {}{}</title>", xml_escape(s.label),
                       format_size(static_cast<std::uint64_t>(x)),
                       format_fixed(*y, chart.value_decimals), xml_escape(chart.value_suffix)));
@@ -395,7 +412,7 @@ std::string render_share_chart(const ShareChart& chart) {
   };
 
   std::string out = open_svg(kWidth, height, chart.title, "share-chart");
-  out += title_text(chart.title);
+  out += title_text(chart.title, kWidth);
   write_legend(out, chart.legend, 12, 50, right - 12);
 
   out += "<g class=\"axes\" font-size=\"11\" fill=\"" + std::string(kAxisColour) + "\">\n";
@@ -474,7 +491,11 @@ std::string render_heatmap(const HeatmapChart& chart) {
   const double left = 12 + label_px + 12;
   const std::size_t n_cols = chart.column_labels.size();
   const double grid_top = 84;
-  const double width = std::max(640.0, left + kCellW * static_cast<double>(n_cols) + 28);
+  const std::string footnote =
+      fmt::format("Shading: {} (pale: {:.1f}%, deep: 100%). Orange outline: the chosen shape.",
+                  chart.shade_title, 0.0);
+  const double width = std::max({640.0, left + kCellW * static_cast<double>(n_cols) + 28,
+                                 text_width(chart.title, 15) + 24, text_width(footnote, 12) + 24});
   const double bottom = grid_top + kCellH * static_cast<double>(chart.cells.size());
   const double height = bottom + 58;
   // The shading spans the shares actually present, so near-identical shapes still differ.
@@ -494,7 +515,7 @@ std::string render_heatmap(const HeatmapChart& chart) {
   };
 
   std::string out = open_svg(width, height, chart.title, "heatmap");
-  out += title_text(chart.title);
+  out += title_text(chart.title, width);
   double x = left;
   for (const auto& [heading, span] : chart.column_groups) {
     const double w = kCellW * static_cast<double>(span);

@@ -288,12 +288,14 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
           "<title>{} ({}): starts at {:.3f} ms, lasts {:.3f} ms</title></rect>\n",
           c(x), c(y), c(w), c(kBar), colour_of(e.category), xml_escape(e.name),
           xml_escape(e.category), e.start_ms, e.duration_ms);
-      // Names only where they fit inside their rectangle; every rectangle has its tooltip.
-      if (w > text_width(e.name, 10) + 8) {
+      // A name goes inside its rectangle, cut short where it does not fit whole; a rectangle
+      // too narrow for a few characters gets none. Every rectangle has its tooltip.
+      const std::string label = shorten(e.name, w - 8, 10);
+      if (label == e.name || (text_width(label, 10) >= 6 * 6.0 && w - 8 >= text_width(label, 10))) {
         out += fmt::format(
             "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"10\" fill=\"#ffffff\" "
             "pointer-events=\"none\">{}</text>\n",
-            c(x + 4), c(y + kBar / 2), xml_escape(e.name));
+            c(x + 4), c(y + kBar / 2), xml_escape(label));
       }
     }
     out += "</g>\n";

@@ -131,7 +131,8 @@ TEST_F(Browser, GenericSweepReportLoadsCleanly) {
       test::run(kBin + "report " + dir + "/sweep.json --html " + dir + "/sweep.html");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Page page = load(chromium_, dir + "/sweep.html", screenshot_path("report-sweep.png"));
-  expect_loaded(page, 4, "pinbench report: sweep on Hand-made GPU, 2026-12-01T10:00:00Z");
+  // Four panels, each as page-locked and pageable kinds.
+  expect_loaded(page, 8, "pinbench report: sweep on Hand-made GPU, 2026-12-01T10:00:00Z");
   EXPECT_EQ(count(page.dom, "class=\"point\""), 159u);
 }
 
@@ -149,8 +150,9 @@ const CommittedRecord kCommitted[] = {
     // Rates by size per direction, the pageable/pinned ratio, the call share, the timeline.
     {"runs/lesson-h200-2026-11-30T165138Z.json", "lesson-timeline.png", 5, "timeline", 1},
     {"reference/day53-tesla-t4.json", "lesson-t4.png", 3, "share-chart", 1},
-    // One chart per method and direction, each on its own scale; bidir totals apart.
-    {"runs/sweep-h200-2026-11-30T162938Z.json", "sweep.png", 10, "size-chart", 10},
+    // Per method and direction, page-locked and pageable kinds side by side, each chart on its
+    // own scale; the bidir totals apart, last.
+    {"runs/sweep-h200-2026-11-30T162938Z.json", "sweep.png", 20, "size-chart", 20},
     {"runs/sweep-pinned-h200-2026-11-30T162934Z.json", "sweep-pinned.png", 5, "size-chart", 5},
     // Pageable against pinned, both directions.
     {"runs/bandwidthtest-h200-2026-11-30T162936Z.json", "bandwidthtest.png", 1, "share-chart", 1},

@@ -181,11 +181,46 @@ void build_lesson(const RunRecord& r, ReportModel& m) {
 
 // --- sweep ------------------------------------------------------------------------------------
 
+bool page_locked(const std::string& memory) {
+  return memory == "pinned" || memory == "registered" || memory == "write-combined" ||
+         memory == "mapped";
+}
+
+// Each sweep chart split in two, side by side: the page-locked kinds, which all reach the
+// link's rate and lie on one line, and the pageable kinds (pageable, transparent huge pages,
+// managed), which on a shared scale would be flattened under them.
+std::vector<ChartSpec> split_by_locking(const std::vector<ChartSpec>& charts) {
+  std::vector<ChartSpec> out;
+  for (const ChartSpec& chart : charts) {
+    ChartSpec locked = chart, pageable = chart;
+    locked.series.clear();
+    pageable.series.clear();
+    for (const ChartSeriesSpec& s : chart.series) {
+      (page_locked(s.key) ? locked : pageable).series.push_back(s);
+    }
+    if (locked.series.empty() || pageable.series.empty()) {
+      out.push_back(chart);
+      continue;
+    }
+    locked.id += "-page-locked";
+    locked.title += ": page-locked kinds";
+    locked.caption +=
+        " Page-locked kinds only: where they coincide, the copy engine reads every kind of "
+        "page-locked memory at the link's rate.";
+    pageable.id += "-pageable";
+    pageable.title += ": pageable kinds";
+    pageable.caption += " Pageable kinds only, on their own scale.";
+    out.push_back(std::move(locked));
+    out.push_back(std::move(pageable));
+  }
+  return out;
+}
+
 void build_sweep(const RunRecord& r, ReportModel& m) {
   m.tables = report_tables(r, nullptr);
-  m.charts = rate_charts(r, false);
+  m.charts = split_by_locking(rate_charts(r, false));
   for (ChartSpec& c : m.charts) {
-    if (c.id.size() > 12 && c.id.compare(c.id.size() - 12, 12, "-bidir-total") == 0) {
+    if (c.id.find("-bidir-total") != std::string::npos) {
       c.caption +=
           " Both directions at once: the bytes of both over the span from the common start to "
           "the last finish, so about twice a single direction; drawn apart, on its own scale.";
@@ -258,6 +293,17 @@ void build_bandwidthtest(const RunRecord& r, ReportModel& m) {
 
 // --- race -------------------------------------------------------------------------------------
 
+// "overwrite at once" for "cudaMemcpyAsync, overwrite": every condition starts with the same
+// call, so the label keeps only what the host did after it.
+std::string condition_words(const std::string& method) {
+  const std::string call = "cudaMemcpyAsync, ";
+  const std::string rest =
+      method.compare(0, call.size(), call) == 0 ? method.substr(call.size()) : method;
+  if (rest == "overwrite") return "overwrite at once";
+  if (rest == "synchronize, overwrite") return "synchronize, then overwrite";
+  return rest;
+}
+
 void build_race(const RunRecord& r, ReportModel& m) {
   const std::vector<RaceRow> rows = race_rows(r);
   ReportTable t;
@@ -270,7 +316,7 @@ void build_race(const RunRecord& r, ReportModel& m) {
   chart.kind = ChartKind::kShares;
   chart.id = "race-new-share";
   chart.title = "Share of the copied words that were the host's new bytes";
-  chart.axis_title = "words the device received that the host wrote after the call (%)";
+  chart.axis_title = "share of the words received that were new (%)";
   for (const RaceRow& row : rows) {
     const std::uint64_t all = row.old_words + row.new_words + row.other_words;
     const std::optional<double> share =
@@ -280,7 +326,7 @@ void build_race(const RunRecord& r, ReportModel& m) {
                       std::to_string(row.other_words),
                       num(share ? *share * 100 : share, "{:.2f}%")});
     chart.bars.push_back(
-        {fmt::format("{}: {}", row.memory, row.method), row.memory, share,
+        {fmt::format("{}: {}", row.memory, condition_words(row.method)), row.memory, share,
          fmt::format("{} of {} words new over {} trials", row.new_words, all, row.trials)});
   }
   if (!rows.empty()) {
@@ -594,7 +640,7 @@ void build_pipeline(const RunRecord& r, ReportModel& m) {
                       row.efficiency ? fmt::format("{:.1f}%", 100 * *row.efficiency) : kDash});
     const std::string label =
         fmt::format("{}, {} stream{}", row.source, row.streams, row.streams == 1 ? "" : "s");
-    const std::string key = row.source == "staged" ? "pageable" : row.source;
+    const std::string& key = row.source;
     rate.bars.push_back(
         {label, key, row.gb_per_s_each_way, fmt::format("{} chunks", exact_size(row.chunk_bytes))});
     efficiency.bars.push_back(

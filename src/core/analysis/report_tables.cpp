@@ -207,6 +207,10 @@ std::string direction_words(const std::string& d) {
   if (d == "h2d") return "host to device";
   if (d == "d2h") return "device to host";
   if (d == "d2d") return "device to device";
+  if (d == "bidir") return "both directions at once";
+  if (d == "bidir-h2d") return "both at once, the host-to-device half";
+  if (d == "bidir-d2h") return "both at once, the device-to-host half";
+  if (d == "bidir-total") return "both at once, total";
   return d;
 }
 
