@@ -1,6 +1,10 @@
 #include "report/text.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "core/stats.hpp"
 
 #include "report/lesson_text.hpp"
 #include "report/staged_text.hpp"
@@ -25,6 +29,35 @@ std::string verdict_word(Verdict v) {
 }
 
 }  // namespace
+
+std::string render_sampling_text(const ReportModel& m) {
+  if (m.cases.empty()) return "";
+  std::vector<std::pair<std::string, std::size_t>> stops;
+  std::vector<double> spreads;
+  const CaseLine* widest = nullptr;
+  for (const CaseLine& c : m.cases) {
+    auto it =
+        std::find_if(stops.begin(), stops.end(), [&](const auto& s) { return s.first == c.stop; });
+    if (it == stops.end()) {
+      stops.emplace_back(c.stop, 0);
+      it = stops.end() - 1;
+    }
+    ++it->second;
+    if (!c.spread) continue;
+    spreads.push_back(*c.spread);
+    if (widest == nullptr || *c.spread > *widest->spread) widest = &c;
+  }
+  std::string out = fmt::format("\nSampling: {} cases; why sampling stopped:", m.cases.size());
+  for (std::size_t i = 0; i < stops.size(); ++i) {
+    out += fmt::format("{} {} {}", i > 0 ? "," : "", stops[i].first, stops[i].second);
+  }
+  if (widest != nullptr) {
+    out += fmt::format(
+        ". Spread (standard deviation / mean of the times): median {:.2f}%, widest {:.2f}% ({})",
+        100 * median(spreads), 100 * *widest->spread, widest->label);
+  }
+  return out + ".\n";
+}
 
 std::string render_flags_text(const ReportModel& m) {
   if (m.flags.empty()) return "";
@@ -64,6 +97,7 @@ std::string render_model_text(const ReportModel& m) {
       }
     }
   }
+  out += render_sampling_text(m);
   out += render_flags_text(m);
   out += "\nChecks\n";
   if (m.check_failures.empty()) return out + "  " + m.checks_passed + "\n";
@@ -92,7 +126,7 @@ std::string render_text(const RunRecord& record) {
   } else {
     return render_model_text(m);
   }
-  return out + render_flags_text(m);
+  return out + render_sampling_text(m) + render_flags_text(m);
 }
 
 }  // namespace pinbench

@@ -3,7 +3,8 @@
 // pipeline keep their own layouts (lesson_text.hpp, sweep_text.hpp, staged_text.hpp), whose
 // figures and verdicts come from the same analyses the report model (report_model.hpp) is built
 // on; any other experiment is printed from the model itself. Every record then gets the model's
-// unstable cases, so a bimodal or drifting case is flagged in the terminal as in every report.
+// sampling summary (stop reasons, spread) and unstable cases, so a bimodal or drifting case is
+// flagged in the terminal as in every report.
 #pragma once
 
 #include <string>
@@ -17,6 +18,9 @@ std::string render_text(const RunRecord& record);
 
 // The model alone as text: title, machine, tables, verdict groups, unstable cases, checks.
 std::string render_model_text(const ReportModel& model);
+
+// One paragraph on how the cases were sampled: their stop reasons, counted, and their spread.
+std::string render_sampling_text(const ReportModel& model);
 
 // The "Unstable cases" block, empty when every case is steady.
 std::string render_flags_text(const ReportModel& model);

@@ -241,8 +241,9 @@ std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInf
       {"NUMA node", m.numa_node >= 0 ? std::to_string(m.numa_node) : std::string("unknown")},
       {"Driver", fmt::format("{} ({})", known(m.driver_release), cuda_version(m.driver_version))},
       {"Runtime", cuda_version(m.runtime_version)},
-      {"Host CPU", fmt::format("{}, {} logical CPUs", known(m.host_cpu),
-                               count_or_unknown(m.host_logical_cpus))},
+      {"Host CPU", m.host_logical_cpus > 0
+                       ? fmt::format("{}, {} logical CPUs", known(m.host_cpu), m.host_logical_cpus)
+                       : known(m.host_cpu)},
       {"Host memory", bytes_or_unknown(m.host_memory_bytes)},
       {"OS", known(m.os)},
       {"Kernels read pageable memory", m.pageable_memory_access != 0 ? "yes" : "no"},
