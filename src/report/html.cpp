@@ -43,7 +43,7 @@ p { margin: 6px 0; }
   padding: 12px 16px; margin: 0; }
 .kv dt { color: #59636e; }
 .kv dd { margin: 0; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(600px, 1fr)); gap: 16px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(600px, 1fr)); gap: 16px; }
 figure { margin: 0; background: #fff; border: 1px solid #d0d7de; border-radius: 8px;
   padding: 10px 12px; }
 figure.wide { grid-column: 1 / -1; }

@@ -723,7 +723,6 @@ ReportTable case_table(const ReportModel& m) {
     };
     std::string stability = to_string(line.stability.stability);
     if (line.stability.unstable()) stability = "UNSTABLE: " + stability;
-    if (!line.stability.detail.empty()) stability += " (" + line.stability.detail + ")";
     if (!f.samples) stability = kDash;
     t.rows.push_back(
         {c.part, c.method, c.direction, c.memory, format_size(c.bytes),
@@ -738,7 +737,8 @@ ReportTable case_table(const ReportModel& m) {
       "Figures are over the timed samples of cases whose gate passed; a dash marks a case whose "
       "gate failed or that has no samples. Stop: why sampling stopped ('not recorded' in records "
       "made before pinbench wrote it). Spread: standard deviation / mean of the times. An "
-      "unstable case (bimodal or drifting samples) has a median that describes neither state.");
+      "unstable case (bimodal or drifting samples, the numbers under Unstable cases) has a median "
+      "that describes neither state.");
   return t;
 }
 
