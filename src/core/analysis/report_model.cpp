@@ -737,7 +737,8 @@ ReportTable case_table(const ReportModel& m) {
       "Figures are over the timed samples of cases whose gate passed; a dash marks a case whose "
       "gate failed or that has no samples. Stop: why sampling stopped ('not recorded' in records "
       "made before pinbench wrote it). Spread: standard deviation / mean of the times. An "
-      "unstable case (bimodal or drifting samples, the numbers under Unstable cases) has a median "
+      "unstable case (bimodal or drifting samples, each listed apart with its numbers) has a "
+      "median "
       "that describes neither state.");
   return t;
 }
