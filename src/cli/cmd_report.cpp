@@ -87,7 +87,7 @@ int run(ReportOptions o) {
   }
   if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(model));
   if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(model));
-  if (!o.text_path.empty()) write_text_file(o.text_path, render_text(record));
+  if (!o.text_path.empty()) write_text_file(o.text_path, render_text(record, model));
   if (!to_stdout) {
     for (const Output& out : outputs) {
       if (!out.path.empty()) std::printf("%s report written to %s.\n", out.what, out.path.c_str());

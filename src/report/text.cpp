@@ -106,7 +106,10 @@ std::string render_model_text(const ReportModel& m) {
 }
 
 std::string render_text(const RunRecord& record) {
-  const ReportModel m = analyse(record);
+  return render_text(record, analyse(record));
+}
+
+std::string render_text(const RunRecord& record, const ReportModel& m) {
   const std::string& e = record.experiment;
   std::string out;
   if (e == "lesson") {

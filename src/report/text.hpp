@@ -15,6 +15,9 @@
 namespace pinbench {
 
 std::string render_text(const RunRecord& record);
+// The same from a model already built from `record`, so a caller printing several formats
+// analyses once (check_stability over thousands of samples per case is not free).
+std::string render_text(const RunRecord& record, const ReportModel& model);
 
 // The model alone as text: title, machine, tables, verdict groups, unstable cases, checks.
 std::string render_model_text(const ReportModel& model);

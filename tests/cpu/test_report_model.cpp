@@ -73,7 +73,7 @@ TEST(ReportModel, DispatchesOnEveryCommittedExperiment) {
     for (const ChartSpec& chart : m.charts) {
       EXPECT_TRUE(!chart.series.empty() || !chart.bars.empty() || !chart.cells.empty()) << chart.id;
     }
-    EXPECT_FALSE(render_text(r).empty());
+    EXPECT_FALSE(render_text(r, m).empty());
   }
 }
 
