@@ -317,8 +317,8 @@ std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtr
           render_timeline(*x.timeline, "Timeline: NVTX ranges, API calls, copies and kernels"),
           fmt::format("{} events from {}, {:.3f} ms from the first start to the last end. One lane "
                       "per thread and kind of event (NVTX ranges and API calls apart), one per "
-                      "stream; a name is drawn only where it fits. Hover over a rectangle for its "
-                      "name and times.",
+                      "stream; a name is cut to fit its rectangle, or left off where too little of "
+                      "it fits. Hover over a rectangle for its name and times.",
                       x.timeline->event_count, x.trace_name, x.timeline->span_ms),
           true);
     }
