@@ -56,6 +56,7 @@ th, td { padding: 5px 12px; text-align: left; vertical-align: top;
   border-bottom: 1px solid #e4e8ec; }
 tr:last-child td { border-bottom: none; }
 th { background: #f6f8fa; font-weight: 600; border-bottom: 1px solid #d0d7de; }
+.table-wrap td:first-child { white-space: nowrap; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .prediction { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 12px 16px;
   margin: 12px 0; }
