@@ -342,10 +342,9 @@ std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtr
 
   out += fmt::format(
       "<footer>\nUnits: GB/s is 10^9 bytes per second; KiB, MiB and GiB are 2^10, 2^20 and 2^30 "
-      "bytes; times are in milliseconds. Every figure is the median of a case's timed samples, "
-      "and a case whose gate failed shows none (a dash).<br>\nRendered by pinbench report from "
-      "{}{}.\n</footer>\n</body>\n</html>\n",
-      e(x.record_name.empty() ? std::string("a run record") : x.record_name),
+      "bytes; times are in milliseconds. {}, and a case whose gate failed shows none (a "
+      "dash).<br>\nRendered by pinbench report from {}{}.\n</footer>\n</body>\n</html>\n",
+      e(m.figures_are), e(x.record_name.empty() ? std::string("a run record") : x.record_name),
       x.timeline ? " and " + e(x.trace_name) : std::string());
   return out;
 }

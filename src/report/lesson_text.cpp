@@ -72,12 +72,13 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
   out += fmt::format("Record:  {} by pinbench {}{}\n", rec.created_utc, rec.pinbench_version,
                      rec.source == "published" ? " (published tables, one figure per case)" : "");
   if (!rec.note.empty()) out += fmt::format("Note:    {}\n", rec.note);
-  out += fmt::format(
-      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Figures are medians of the timed "
-      "samples; a dash marks a case that is missing or failed its byte-exact gate.\n\n");
-
   // A published record has one figure per case: it must not claim a method it did not use.
   const bool published = rec.source == "published";
+  out += fmt::format(
+      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. {}; a dash marks a case that is missing "
+      "or failed its byte-exact gate.\n\n",
+      published ? "Figures are the published ones, one per case"
+                : "Figures are medians of the timed samples");
   const std::string published_method = "published figures, one per case";
   out += fmt::format(
       "Part 1: blocking cudaMemcpy, host to device ({})\n",

@@ -105,9 +105,10 @@ std::string render_markdown(const ReportModel& m) {
   out += fmt::format("**Machine:** {}  \n", markdown_escape(m.machine_line));
   out += fmt::format("**Record:** {}  \n", markdown_escape(m.record_line));
   for (const std::string& n : m.notes) out += markdown_escape(n) + "  \n";
-  out +=
-      "**Units:** GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Figures are medians of the timed samples; "
-      "— marks a case that is missing or failed its gate.\n\n";
+  out += fmt::format(
+      "**Units:** GB/s = 10^9 bytes/s, MiB = 2^20 bytes. {}; — marks a case that is missing or "
+      "failed its gate.\n\n",
+      m.figures_are);
   for (const ReportTable& t : m.tables) out += table(t);
   out += verdicts(m);
   out += flags(m);

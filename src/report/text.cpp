@@ -76,9 +76,10 @@ std::string render_model_text(const ReportModel& m) {
   out += "Machine: " + m.machine_line + "\n";
   out += "Record:  " + m.record_line + "\n";
   for (const std::string& n : m.notes) out += n + "\n";
-  out +=
-      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Figures are medians of the timed samples; "
-      "a dash marks a case that is missing or failed its gate.\n";
+  out += fmt::format(
+      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. {}; a dash marks a case that is missing "
+      "or failed its gate.\n",
+      m.figures_are);
   for (const ReportTable& t : m.tables) {
     TextTable table(t.header);
     for (const auto& row : t.rows) table.add_row(row);

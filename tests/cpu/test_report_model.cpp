@@ -180,6 +180,8 @@ TEST(ReportModel, APublishedRecordSaysUnknownAndClaimsNoMethodItDidNotUse) {
     EXPECT_EQ(format->find("0 logical CPUs"), std::string::npos);
     EXPECT_EQ(format->find("3 warm-ups"), std::string::npos);
     EXPECT_EQ(format->find("10 timed"), std::string::npos);
+    EXPECT_EQ(format->find("medians of the timed samples"), std::string::npos);
+    EXPECT_NE(format->find("Figures are the published ones, one per case"), std::string::npos);
   }
   EXPECT_NE(out.html.find("<dt>Copy engines</dt><dd>unknown</dd>"), std::string::npos);
   EXPECT_NE(out.markdown.find("One published figure per case"), std::string::npos);

@@ -56,6 +56,8 @@ void add_common(const RunRecord& r, ReportModel& m) {
   m.title = fmt::format("pinbench report: {} on {}", r.experiment,
                         r.machine.device_name.empty() ? "unknown device" : r.machine.device_name);
   m.published = r.source == "published";
+  m.figures_are = m.published ? "Figures are the published ones, one per case"
+                              : "Figures are medians of the timed samples";
   m.machine_line = machine_line(r.machine);
   m.machine = machine_fields(r.machine);
   m.record_line = record_line(r);

@@ -96,6 +96,9 @@ struct ReportModel {
   std::string experiment;
   std::string title;       // "pinbench report: sweep on NVIDIA H200"
   bool published = false;  // figures copied from a document, not measured
+  // What a figure is: "Figures are medians of the timed samples", or for a published record
+  // "Figures are the published ones, one per case" (it claims no method it did not use).
+  std::string figures_are;
   std::string machine_line;
   std::vector<std::pair<std::string, std::string>> machine;
   std::string record_line;
