@@ -34,6 +34,55 @@ std::string stop_words(const RunRecord& r, const Case& c) {
   return r.source == "published" ? "published figure" : "not recorded";
 }
 
+std::string passed_sentence(const RunRecord& r, const std::string& meaning) {
+  return fmt::format("All {} gates passed: {}", r.gates.size(), meaning);
+}
+
+// What "every gate passed" means for each experiment's record.
+std::string gates_meaning(const std::string& experiment) {
+  if (experiment == "sweep") {
+    return "every sample of every case delivered exactly the reference bytes, "
+           "and every buffer is the kind it claims.";
+  }
+  if (experiment == "staged") {
+    return "every checked sample delivered exactly the reference bytes, and every "
+           "buffer is the kind it claims.";
+  }
+  if (experiment == "staged-tune") {
+    return "after the last sample of every shape the destination held exactly "
+           "the reference bytes.";
+  }
+  if (experiment == "pipeline") {
+    return "every run returned every float exactly, both bound copies delivered "
+           "their bytes, and every buffer is the kind it claims.";
+  }
+  return "every gated buffer is the memory kind it claims and every gated path "
+         "moved its bytes exactly.";
+}
+
+// What the experiment chose not to measure (config "skipped"), one row per entry with the
+// given fields; "bytes" reads as a size.
+void add_skipped(const RunRecord& r, ReportModel& m, const std::vector<std::string>& fields) {
+  const auto it = r.config.find("skipped");
+  if (it == r.config.end() || !it->is_array() || it->empty()) return;
+  ReportTable t;
+  t.id = "not-measured";
+  t.title = "Not measured";
+  for (const std::string& f : fields) {
+    t.header.push_back(f == "bytes" ? "size" : f);
+    t.numeric.push_back(f == "bytes");
+  }
+  for (const auto& entry : *it) {
+    std::vector<std::string> row;
+    for (const std::string& f : fields) {
+      row.push_back(f == "bytes" ? format_size(entry.value("bytes", std::uint64_t{1}))
+                                 : entry.value(f, std::string()));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  m.tables.push_back(std::move(t));
+}
+
 void add_cases(const RunRecord& r, ReportModel& m) {
   for (const Case& c : r.cases) {
     CaseLine line;
@@ -65,10 +114,6 @@ void add_common(const RunRecord& r, ReportModel& m) {
   m.gates = r.gates.size();
   for (const Gate& g : r.gates) m.gates_passed += g.passed ? 1 : 0;
   m.check_failures = failed_gates(r);
-  m.checks_passed = fmt::format(
-      "All {} gates passed: every gated buffer is the memory kind it claims and every gated path "
-      "moved its bytes exactly.",
-      r.gates.size());
   add_cases(r, m);
 }
 
@@ -245,23 +290,7 @@ void build_sweep(const RunRecord& r, ReportModel& m) {
     }
     m.tables.push_back(std::move(t));
   }
-  if (r.config.contains("skipped") && r.config["skipped"].is_array() &&
-      !r.config["skipped"].empty()) {
-    ReportTable t;
-    t.id = "not-measured";
-    t.title = "Not measured";
-    t.header = {"memory", "direction", "method", "size", "reason"};
-    t.numeric = {false, false, false, true, false};
-    for (const auto& s : r.config["skipped"]) {
-      t.rows.push_back({s.value("memory", ""), s.value("direction", ""), s.value("method", ""),
-                        format_size(s.value("bytes", std::uint64_t{1})), s.value("reason", "")});
-    }
-    m.tables.push_back(std::move(t));
-  }
-  m.checks_passed = fmt::format(
-      "All {} gates passed: every sample of every case delivered exactly the reference bytes, "
-      "and every buffer is the kind it claims.",
-      r.gates.size());
+  add_skipped(r, m, {"memory", "direction", "method", "bytes", "reason"});
 }
 
 // --- bandwidthtest ----------------------------------------------------------------------------
@@ -460,18 +489,7 @@ void build_staged(const RunRecord& r, ReportModel& m) {
       if (any) m.charts.push_back(*c);
     }
   }
-  if (r.config.contains("skipped") && r.config["skipped"].is_array() &&
-      !r.config["skipped"].empty()) {
-    ReportTable t;
-    t.id = "not-measured";
-    t.title = "Not measured";
-    t.header = {"method", "reason"};
-    t.numeric = {false, false};
-    for (const auto& s : r.config["skipped"]) {
-      t.rows.push_back({s.value("method", ""), s.value("reason", "")});
-    }
-    m.tables.push_back(std::move(t));
-  }
+  add_skipped(r, m, {"method", "reason"});
   if (!a.goals.empty()) {
     VerdictGroup g =
         goal_group("goals", "Goals (H200 targets from the issue; findings, not checks)");
@@ -485,10 +503,6 @@ void build_staged(const RunRecord& r, ReportModel& m) {
     }
     m.verdicts.push_back(std::move(g));
   }
-  m.checks_passed = fmt::format(
-      "All {} gates passed: every checked sample delivered exactly the reference bytes, and every "
-      "buffer is the kind it claims.",
-      r.gates.size());
 }
 
 // --- staged tuning ----------------------------------------------------------------------------
@@ -608,10 +622,6 @@ void build_staged_tune(const RunRecord& r, ReportModel& m) {
     }
     m.tables.push_back(std::move(t));
   }
-  m.checks_passed = fmt::format(
-      "All {} gates passed: after the last sample of every shape the destination held exactly "
-      "the reference bytes.",
-      r.gates.size());
 }
 
 // --- pipeline ---------------------------------------------------------------------------------
@@ -672,10 +682,6 @@ void build_pipeline(const RunRecord& r, ReportModel& m) {
     }
     m.verdicts.push_back(std::move(g));
   }
-  m.checks_passed = fmt::format(
-      "All {} gates passed: every run returned every float exactly, both bound copies delivered "
-      "their bytes, and every buffer is the kind it claims.",
-      r.gates.size());
 }
 
 }  // namespace
@@ -701,6 +707,7 @@ ReportModel analyse(const RunRecord& r) {
     m.tables = report_tables(r, nullptr);
     m.charts = rate_charts(r, true);
   }
+  m.checks_passed = passed_sentence(r, gates_meaning(r.experiment));
   if (m.published) {
     m.checks_passed =
         "Figures copied from published tables: pinbench did not verify their bytes or buffers.";
