@@ -184,6 +184,8 @@ TEST(ReportModel, APublishedRecordSaysUnknownAndClaimsNoMethodItDidNotUse) {
     EXPECT_NE(format->find("Figures are the published ones, one per case"), std::string::npos);
   }
   EXPECT_NE(out.html.find("<dt>Copy engines</dt><dd>unknown</dd>"), std::string::npos);
+  EXPECT_NE(out.markdown.find("40 SMs, copy engines unknown, device memory unknown"),
+            std::string::npos);
   EXPECT_NE(out.markdown.find("One published figure per case"), std::string::npos);
   EXPECT_NE(text.find("published figures, one per case"), std::string::npos);
   EXPECT_NE(out.csv.find(",published figure,"), std::string::npos);

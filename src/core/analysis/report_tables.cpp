@@ -215,14 +215,21 @@ std::string direction_words(const std::string& d) {
 }
 
 std::string machine_line(const MachineInfo& m) {
-  std::string device = known(m.device_name);
-  std::vector<std::string> parts{"compute capability " + compute_capability(m)};
-  if (m.sm_count > 0) parts.push_back(fmt::format("{} SMs", m.sm_count));
-  if (m.copy_engines > 0) parts.push_back(fmt::format("{} copy engines", m.copy_engines));
-  if (m.device_memory_bytes > 0) parts.push_back(format_size(m.device_memory_bytes));
+  // Zero is how a record says "not known": it reads "unknown", never as a measured zero or a
+  // silently missing part, the same as in the terminal text and the HTML's field list.
+  const auto count = [](int n, const char* what) {
+    return n > 0 ? fmt::format("{} {}", n, what) : fmt::format("{} unknown", what);
+  };
+  const std::string device = known(m.device_name);
+  const std::vector<std::string> parts{
+      "compute capability " + compute_capability(m), count(m.sm_count, "SMs"),
+      count(m.copy_engines, "copy engines"),
+      m.device_memory_bytes > 0 ? format_size(m.device_memory_bytes)
+                                : std::string("device memory unknown")};
   std::string host = known(m.host_cpu);
-  if (m.host_logical_cpus > 0) host += fmt::format(", {} logical CPUs", m.host_logical_cpus);
-  if (m.host_memory_bytes > 0) host += ", " + format_size(m.host_memory_bytes);
+  host += ", " + count(m.host_logical_cpus, "logical CPUs");
+  host += ", " + (m.host_memory_bytes > 0 ? format_size(m.host_memory_bytes)
+                                          : std::string("host memory unknown"));
   if (!m.os.empty() && m.os != "unknown") host += ", " + m.os;
   return fmt::format("{} ({}); PCIe {}; driver {} ({}), runtime {}; host {}", device,
                      fmt::join(parts, ", "), pcie_words(m.pcie), known(m.driver_release),
