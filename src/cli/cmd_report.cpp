@@ -1,5 +1,6 @@
 // `pinbench report`: renders any run record, with no GPU, as a self-contained HTML page with
-// charts, as markdown to paste into an issue, or as CSV with one row per case. The HTML page
+// charts, as markdown to paste into an issue, as CSV with one row per case, or as the text the
+// measuring command printed. The HTML page
 // also draws a timeline when a trace sits beside the record (RUN.trace.json for RUN.json).
 #include <cstdio>
 #include <filesystem>
@@ -11,13 +12,14 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "core/analysis/lesson.hpp"
+#include "core/analysis/report_model.hpp"
 #include "core/errors.hpp"
 #include "core/record/record.hpp"
 #include "core/text_file.hpp"
 #include "report/csv.hpp"
 #include "report/html.hpp"
 #include "report/markdown.hpp"
+#include "report/text.hpp"
 #include "report/trace_timeline.hpp"
 
 namespace pinbench::cli {
@@ -30,6 +32,7 @@ struct ReportOptions {
   std::string html_path;
   std::string markdown_path;
   std::string csv_path;
+  std::string text_path;
 };
 
 bool same_file(const std::string& x, const std::string& y) {
@@ -55,18 +58,21 @@ HtmlExtras html_extras(const std::string& record_path) {
 }
 
 int run(ReportOptions o) {
-  if (o.html_path.empty() && o.markdown_path.empty() && o.csv_path.empty()) o.markdown_path = "-";
+  if (o.html_path.empty() && o.markdown_path.empty() && o.csv_path.empty() && o.text_path.empty()) {
+    o.markdown_path = "-";
+  }
   const RunRecord record = load_record(o.record_path);
-  std::optional<LessonAnalysis> lesson;
-  if (record.experiment == "lesson") lesson = analyse_lesson(record);
-  const LessonAnalysis* analysis = lesson ? &*lesson : nullptr;
+  // One analysis, every printer: the three formats render the same model.
+  const ReportModel model = analyse(record);
 
   struct Output {
     const std::string& path;
     const char* what;
   };
-  const Output outputs[] = {
-      {o.html_path, "HTML"}, {o.markdown_path, "Markdown"}, {o.csv_path, "CSV"}};
+  const Output outputs[] = {{o.html_path, "HTML"},
+                            {o.markdown_path, "Markdown"},
+                            {o.csv_path, "CSV"},
+                            {o.text_path, "Text"}};
   bool to_stdout = false;
   for (const Output& out : outputs) {
     if (out.path.empty()) continue;
@@ -77,10 +83,11 @@ int run(ReportOptions o) {
     }
   }
   if (!o.html_path.empty()) {
-    write_text_file(o.html_path, render_html(record, analysis, html_extras(o.record_path)));
+    write_text_file(o.html_path, render_html(record, model, html_extras(o.record_path)));
   }
-  if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(record, analysis));
-  if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(record));
+  if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(model));
+  if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(model));
+  if (!o.text_path.empty()) write_text_file(o.text_path, render_text(record, model));
   if (!to_stdout) {
     for (const Output& out : outputs) {
       if (!out.path.empty()) std::printf("%s report written to %s.\n", out.what, out.path.c_str());
@@ -104,6 +111,8 @@ Command add_report(CLI::App& app) {
                   "sits beside it)");
   sub->add_option("--markdown", opts->markdown_path, "Write the markdown here ('-': stdout)");
   sub->add_option("--csv", opts->csv_path, "Write the CSV here ('-': stdout)");
+  sub->add_option("--text", opts->text_path,
+                  "Write what the measuring command printed for this record here ('-': stdout)");
   return {sub, [opts] { return run(*opts); }};
 }
 

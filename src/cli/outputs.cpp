@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/analysis/report_model.hpp"
 #include "core/text_file.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
@@ -24,8 +25,11 @@ void write_outputs(const RunRecord& record, const OutputPaths& paths) {
     save_record(record, paths.json);
     std::printf("Run record written to %s.\n", paths.json.c_str());
   }
-  if (!paths.csv.empty()) write_text_file(paths.csv, render_csv(record));
-  if (!paths.markdown.empty()) write_text_file(paths.markdown, render_markdown(record, nullptr));
+  if (paths.csv.empty() && paths.markdown.empty()) return;
+  // The same analysis as `pinbench report`, so a lesson's --markdown has its predictions.
+  const ReportModel model = analyse(record);
+  if (!paths.csv.empty()) write_text_file(paths.csv, render_csv(model));
+  if (!paths.markdown.empty()) write_text_file(paths.markdown, render_markdown(model));
 }
 
 }  // namespace pinbench::cli

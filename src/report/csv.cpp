@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/case_figures.hpp"
+#include "core/stats.hpp"
 #include "core/units.hpp"
 
 namespace pinbench {
@@ -25,11 +26,22 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-std::string render_csv(const RunRecord& r) {
+std::string render_csv(const ReportModel& m) {
   std::string out =
       "experiment,part,method,direction,memory,timing,bytes,size,samples,median_ms,min_ms,max_ms,"
-      "gb_per_s,call_median_ms,verified,gate,extra\r\n";
-  for (const Case& c : r.cases) {
+      "gb_per_s,call_median_ms,verified,gate,extra,stop,rel_spread,stability,stability_detail,"
+      "verdict_group,item,claim,verdict,evidence\r\n";
+  const auto row = [&out](const std::vector<std::string>& fields) {
+    bool first = true;
+    for (const std::string& field : fields) {
+      if (!first) out += ',';
+      out += csv_field(field);
+      first = false;
+    }
+    out += "\r\n";
+  };
+  for (const CaseLine& line : m.cases) {
+    const Case& c = *line.source;
     const CaseFigures f = figures_of(c);
     std::optional<double> median, min, max;
     if (f.samples) {
@@ -40,32 +52,52 @@ std::string render_csv(const RunRecord& r) {
     const std::string extra =
         c.extra.empty() ? std::string()
                         : c.extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    const std::string fields[] = {r.experiment,
-                                  c.part,
-                                  c.method,
-                                  c.direction,
-                                  c.memory,
-                                  c.timing,
-                                  std::to_string(c.bytes),
-                                  format_size(c.bytes),
-                                  std::to_string(c.samples_ms.size()),
-                                  ms(median),
-                                  ms(min),
-                                  ms(max),
-                                  f.gb_per_s ? fmt::format("{:.3f}", *f.gb_per_s) : std::string(),
-                                  ms(f.call_median_ms),
-                                  c.verified ? "true" : "false",
-                                  c.gate,
-                                  extra};
-    bool first = true;
-    for (const std::string& field : fields) {
-      if (!first) out += ',';
-      out += csv_field(field);
-      first = false;
+    row({m.experiment,
+         c.part,
+         c.method,
+         c.direction,
+         c.memory,
+         c.timing,
+         std::to_string(c.bytes),
+         format_size(c.bytes),
+         std::to_string(c.samples_ms.size()),
+         ms(median),
+         ms(min),
+         ms(max),
+         f.gb_per_s ? fmt::format("{:.3f}", *f.gb_per_s) : std::string(),
+         ms(f.call_median_ms),
+         c.verified ? "true" : "false",
+         c.gate,
+         extra,
+         line.stop,
+         line.spread ? fmt::format("{:.6f}", *line.spread) : std::string(),
+         f.samples ? to_string(line.stability.stability) : std::string(),
+         line.stability.detail,
+         "",
+         "",
+         "",
+         "",
+         ""});
+  }
+  // The verdicts after the cases, one row per claim with part "claim", so a spreadsheet that
+  // filters on part keeps either; the case columns stay empty on them.
+  for (const VerdictGroup& g : m.verdicts) {
+    for (const Prediction& p : g.items) {
+      for (const Claim& c : p.claims) {
+        std::vector<std::string> fields(21);
+        fields[0] = m.experiment;
+        fields[1] = "claim";
+        fields.insert(fields.end(),
+                      {g.id, std::to_string(p.number), c.text, to_string(c.verdict), c.evidence});
+        row(fields);
+      }
     }
-    out += "\r\n";
   }
   return out;
+}
+
+std::string render_csv(const RunRecord& r) {
+  return render_csv(analyse(r));
 }
 
 }  // namespace pinbench

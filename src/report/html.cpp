@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/report_model.hpp"
 #include "core/units.hpp"
-#include "report/report_tables.hpp"
 #include "report/svg_chart.hpp"
 
 namespace pinbench {
@@ -35,13 +35,15 @@ p { margin: 6px 0; }
   font-weight: 600; border: 1px solid; white-space: nowrap; line-height: 1.6; }
 .badge.held, .badge.passed { background: #dafbe1; color: #116329; border-color: #4ac26b; }
 .badge.died, .badge.failed { background: #ffebe9; color: #a40e26; border-color: #ff8182; }
+.badge.undecided { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
+.badge.unstable { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
 .badge.not-evaluated { background: #eff2f5; color: #424a53; border-color: #afb8c1; }
 .kv { display: grid; grid-template-columns: max-content minmax(0, 1fr) max-content minmax(0, 1fr);
   gap: 4px 18px; background: #fff; border: 1px solid #d0d7de; border-radius: 8px;
   padding: 12px 16px; margin: 0; }
 .kv dt { color: #59636e; }
 .kv dd { margin: 0; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(600px, 1fr)); gap: 16px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(600px, 1fr)); gap: 16px; }
 figure { margin: 0; background: #fff; border: 1px solid #d0d7de; border-radius: 8px;
   padding: 10px 12px; }
 figure.wide { grid-column: 1 / -1; }
@@ -54,6 +56,7 @@ th, td { padding: 5px 12px; text-align: left; vertical-align: top;
   border-bottom: 1px solid #e4e8ec; }
 tr:last-child td { border-bottom: none; }
 th { background: #f6f8fa; font-weight: 600; border-bottom: 1px solid #d0d7de; }
+.table-wrap td:first-child { white-space: nowrap; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .prediction { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 12px 16px;
   margin: 12px 0; }
@@ -61,6 +64,9 @@ th { background: #f6f8fa; font-weight: 600; border-bottom: 1px solid #d0d7de; }
 .prediction table { width: 100%; font-size: 13.5px; }
 .prediction td:first-child { width: 1%; white-space: nowrap; }
 .failures li { color: #a40e26; }
+.flags li { color: #7d4e00; }
+figure.heat { grid-column: 1 / -1; overflow-x: auto; }
+figure.heat svg { width: auto; max-width: none; }
 details { margin: 12px 0; }
 summary { cursor: pointer; font-weight: 600; }
 code { font-family: "DejaVu Sans Mono", ui-monospace, monospace; font-size: 13px; }
@@ -101,165 +107,171 @@ std::string figure(const std::string& svg, const std::string& caption, bool wide
                      wide ? " class=\"wide\"" : "", svg, e(caption));
 }
 
-std::string rate_charts(const RunRecord& r) {
-  const std::vector<SizePanel> panels = size_panels(r);
-  // One y scale for every rate chart, so directions, methods and kinds compare at a glance.
-  double y_max = 0;
-  for (const SizePanel& p : panels) {
-    if (!p.is_sweep()) continue;
-    for (const SizeSeries& s : p.series) {
-      for (const auto& point : s.gb_per_s) {
-        if (point.second) y_max = std::max(y_max, *point.second);
+std::string chart_svg(const ChartSpec& spec) {
+  switch (spec.kind) {
+    case ChartKind::kSize: {
+      SizeChart chart;
+      chart.title = spec.title;
+      chart.y_title = spec.axis_title;
+      chart.value_suffix = spec.value_suffix;
+      chart.value_decimals = spec.decimals;
+      chart.y_at_least = spec.value_at_least;
+      for (const auto& [value, label] : spec.rules) chart.rules.push_back({value, label});
+      for (std::size_t i = 0; i < spec.series.size(); ++i) {
+        ChartSeries s{spec.series[i].label, key_colour(spec.series[i].key, i), {}};
+        for (const auto& [bytes, v] : spec.series[i].points) {
+          s.points.emplace_back(static_cast<double>(bytes), v);
+        }
+        // Seven marker shapes; past them a dashed line keeps the series apart.
+        s.dashed = i >= 7;
+        chart.series.push_back(std::move(s));
       }
+      return render_size_chart(chart);
+    }
+    case ChartKind::kBars:
+    case ChartKind::kShares: {
+      ShareChart chart;
+      chart.title = spec.title;
+      chart.x_title = spec.axis_title;
+      chart.percent = spec.kind == ChartKind::kShares;
+      chart.value_suffix = spec.value_suffix;
+      chart.decimals = spec.decimals;
+      for (const auto& [value, label] : spec.rules) chart.rules.push_back({value, label});
+      std::vector<std::string> keys;
+      for (std::size_t i = 0; i < spec.bars.size(); ++i) {
+        const ChartBar& b = spec.bars[i];
+        chart.bars.push_back({b.label, b.value, key_colour(b.key, i), b.detail});
+        if (std::find(keys.begin(), keys.end(), b.key) == keys.end()) keys.push_back(b.key);
+      }
+      // A legend only where colour says something the labels do not already say twice.
+      if (keys.size() > 1 && keys.size() < spec.bars.size()) {
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+          chart.legend.push_back({keys[i], key_colour(keys[i], i)});
+        }
+      }
+      return render_share_chart(chart);
+    }
+    case ChartKind::kHeatmap: {
+      HeatmapChart chart;
+      chart.title = spec.title;
+      chart.shade_title = spec.shade_title;
+      chart.row_labels = spec.row_labels;
+      chart.column_labels = spec.column_labels;
+      chart.column_groups = spec.column_groups;
+      chart.value_suffix = spec.value_suffix;
+      chart.decimals = spec.decimals;
+      for (const auto& row : spec.cells) {
+        std::vector<HeatmapChart::Cell> cells;
+        for (const HeatCell& cell : row) cells.push_back({cell.value, cell.shade, cell.marked});
+        chart.cells.push_back(std::move(cells));
+      }
+      return render_heatmap(chart);
     }
   }
-  std::string out;
-  for (const SizePanel& p : panels) {
-    if (!p.is_sweep()) continue;
-    SizeChart chart;
-    chart.y_at_least = y_max;
-    chart.title = p.title();
-    chart.y_title = "median rate (GB/s = 10^9 bytes/s)";
-    chart.value_suffix = " GB/s";
-    for (std::size_t i = 0; i < p.series.size(); ++i) {
-      ChartSeries s{p.series[i].memory, kind_colour(p.series[i].memory, i), {}};
-      for (const auto& [bytes, rate] : p.series[i].gb_per_s) {
-        s.points.emplace_back(static_cast<double>(bytes), rate);
-      }
-      chart.series.push_back(std::move(s));
-    }
-    std::string caption = fmt::format(
-        "Median rate of the timed samples at each size, {}; one colour per memory kind.",
-        direction_words(p.direction));
-    if (!p.failed.empty()) {
-      caption += " No point where the gate failed: ";
-      for (std::size_t i = 0; i < p.failed.size(); ++i) {
-        caption += (i > 0 ? "; " : "") + p.failed[i];
-      }
-      caption += ".";
-    }
-    out += figure(render_size_chart(chart), caption);
-  }
-  return out;
+  return "";
 }
 
-std::string ratio_chart(const LessonAnalysis& a) {
-  SizeChart chart;
-  chart.title = "Part 1: pageable time / pinned time, by size";
-  chart.y_title = "pageable ms / pinned ms (x)";
-  chart.value_suffix = "x";
-  std::size_t with_ratio = 0;
-  const struct {
-    const std::vector<CopyRow>* rows;
-    const char* label;
-    std::size_t colour;
-  } directions[] = {{&a.h2d, "host to device", 0}, {&a.d2h, "device to host", 2}};
-  for (const auto& d : directions) {
-    if (d.rows->empty()) continue;
-    ChartSeries s{d.label, palette_colour(d.colour), {}};
-    for (const CopyRow& row : *d.rows) {
-      s.points.emplace_back(static_cast<double>(row.bytes), row.ratio);
-      with_ratio += row.ratio ? 1 : 0;
-    }
-    chart.series.push_back(std::move(s));
-  }
-  if (with_ratio == 0) return "";
-  chart.rules = {{1.0, "1x: pinned no faster"}, {1.3, "1.3x: prediction 1's floor"}};
-  return figure(render_size_chart(chart),
-                "How many times longer a blocking copy takes from pageable memory than from "
-                "pinned memory, per direction. Prediction 1 asks for a ratio above 1 at every "
-                "size, at least 1.3 at 256 MiB, growing with size.");
+std::string chart_figure(const ChartSpec& spec) {
+  const char* cls = spec.kind == ChartKind::kHeatmap ? " class=\"heat\""
+                    : spec.wide                      ? " class=\"wide\""
+                                                     : "";
+  return fmt::format("<figure id=\"{}\"{}>\n{}<figcaption>{}</figcaption>\n</figure>\n", e(spec.id),
+                     cls, chart_svg(spec), e(spec.caption));
 }
 
-std::string share_chart(const LessonAnalysis& a) {
-  ShareChart chart;
-  chart.title = fmt::format("Part 2: how long a {} cudaMemcpyAsync holds the thread",
-                            format_size(a.config.async_bytes));
-  chart.x_title = "call time as a share of the time to completion (%)";
-  chart.legend = {{"pageable", kind_colour("pageable", 0)}, {"pinned", kind_colour("pinned", 1)}};
-  for (const AsyncRow& r : a.async_rows) {
-    ShareBar b;
-    b.label = direction_words(r.direction) + ", " + r.memory;
-    b.share = r.call_share;
-    b.colour = kind_colour(r.memory, 2);
-    if (r.call_ms && r.completion_ms) {
-      b.detail =
-          fmt::format("call {:.3f} ms of {:.3f} ms to completion", *r.call_ms, *r.completion_ms);
-    }
-    chart.bars.push_back(std::move(b));
-  }
-  if (chart.bars.empty()) return "";
-  chart.rules = {{0.10, "10%"}, {0.80, "80%"}};
-  return figure(render_share_chart(chart),
-                "Median time the call held the calling thread over the median time until the "
-                "stream had synchronised. Prediction 2: at least 80% for pageable memory, under "
-                "10% for pinned (host to device).");
-}
-
-std::string summary_cards(const RunRecord& r, const LessonAnalysis* lesson) {
+std::string summary_cards(const ReportModel& m) {
   std::string out = "<div class=\"cards\">\n";
-  if (lesson != nullptr) {
-    for (const Prediction& p : lesson->predictions) {
-      out += fmt::format("<div class=\"card\"><span class=\"label\">Prediction {}</span>{}</div>\n",
-                         p.number, badge(to_string(p.verdict)));
+  for (const VerdictGroup& g : m.verdicts) {
+    for (const Prediction& p : g.items) {
+      out += fmt::format("<div class=\"card\"><span class=\"label\">{} {}</span>{}</div>\n",
+                         g.id == "predictions" ? "Prediction" : "Goal", p.number,
+                         badge(to_string(p.verdict)));
     }
   }
-  std::size_t passed = 0;
-  for (const Gate& g : r.gates) passed += g.passed ? 1 : 0;
   out += fmt::format(
       "<div class=\"card\"><span class=\"label\">Gates</span><span class=\"value\">{} of {}"
       "</span> {}</div>\n",
-      passed, r.gates.size(), badge(passed == r.gates.size() ? "passed" : "failed"));
+      m.gates_passed, m.gates, badge(m.gates_passed == m.gates ? "passed" : "failed"));
   out += fmt::format(
       "<div class=\"card\"><span class=\"label\">Cases</span><span class=\"value\">{}</span>"
-      "</div>\n",
-      r.cases.size());
-  if (r.wall_ms > 0.0) {
-    out += fmt::format(
-        "<div class=\"card\"><span class=\"label\">Wall time</span><span class=\"value\">{:.2f} "
-        "s</span></div>\n",
-        r.wall_ms / 1000.0);
-  }
+      "{}</div>\n",
+      m.cases.size(),
+      m.flags.empty()
+          ? std::string()
+          : fmt::format(" <span class=\"badge unstable\">{} unstable</span>", m.flags.size()));
   return out + "</div>\n";
 }
 
-std::string predictions(const LessonAnalysis& a) {
-  std::string out = "<h2 id=\"predictions\">Predictions</h2>\n";
-  out +=
-      "<p class=\"note\">Each prediction is split into claims. A prediction dies with any of "
-      "its claims and holds only when every claim was judged and held. Verdicts are findings, "
-      "not failures.</p>\n";
-  for (const Prediction& p : a.predictions) {
-    out += fmt::format(
-        "<div class=\"prediction\">\n<h3>Prediction {} {}</h3>\n<p>{}</p>\n"
-        "<table>\n<thead><tr><th>verdict</th><th>claim</th><th>the numbers that decided it</th>"
-        "</tr></thead>\n<tbody>\n",
-        p.number, badge(to_string(p.verdict)), e(p.statement));
-    for (const Claim& c : p.claims) {
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                         badge(to_string(c.verdict)), e(c.text), e(c.evidence));
+std::string verdict_groups(const ReportModel& m) {
+  std::string out;
+  for (const VerdictGroup& g : m.verdicts) {
+    out += fmt::format("<h2 id=\"{}\">{}</h2>\n", e(g.id), e(g.title));
+    if (!g.note.empty()) out += fmt::format("<p class=\"note\">{}</p>\n", e(g.note));
+    // Goals of one claim each read best as one table, a row per goal.
+    const bool flat = std::all_of(g.items.begin(), g.items.end(), [](const Prediction& p) {
+      return p.claims.size() == 1 && p.claims.front().text == p.statement;
+    });
+    if (flat) {
+      out +=
+          "<div class=\"prediction\">\n<table>\n<thead><tr><th>verdict</th><th>goal</th>"
+          "<th>the numbers that decided it</th></tr></thead>\n<tbody>\n";
+      for (const Prediction& p : g.items) {
+        out += fmt::format("<tr><td>{}</td><td>{}. {}</td><td>{}</td></tr>\n",
+                           badge(to_string(p.verdict)), p.number, e(p.statement),
+                           e(p.claims.front().evidence));
+      }
+      out += "</tbody>\n</table>\n</div>\n";
+      continue;
     }
-    out += "</tbody>\n</table>\n</div>\n";
+    for (const Prediction& p : g.items) {
+      const bool single = p.claims.size() == 1 && p.claims.front().text == p.statement;
+      out += fmt::format("<div class=\"prediction\">\n<h3>{} {} {}</h3>\n<p>{}</p>\n",
+                         g.id == "predictions" ? "Prediction" : "Goal", p.number,
+                         badge(to_string(p.verdict)), e(p.statement));
+      out += fmt::format(
+          "<table>\n<thead><tr><th>verdict</th>{}<th>the numbers that decided it</th></tr>"
+          "</thead>\n<tbody>\n",
+          single ? "" : "<th>claim</th>");
+      for (const Claim& c : p.claims) {
+        out += fmt::format("<tr><td>{}</td>{}<td>{}</td></tr>\n", badge(to_string(c.verdict)),
+                           single ? std::string() : "<td>" + e(c.text) + "</td>", e(c.evidence));
+      }
+      out += "</tbody>\n</table>\n</div>\n";
+    }
   }
   return out;
 }
 
-std::string checks(const RunRecord& r, const LessonAnalysis* lesson) {
-  std::string out = "<h2 id=\"checks\">Checks</h2>\n";
-  const std::vector<std::string> failures =
-      lesson != nullptr ? lesson->check_failures : failed_gates(r);
-  if (failures.empty() && r.source == "published") {
+std::string flags(const ReportModel& m) {
+  if (m.flags.empty()) return "";
+  std::string out =
+      "<h2 id=\"unstable\">Unstable cases</h2>\n<p class=\"note\">Samples that do not tell one "
+      "story: a median of a bimodal or drifting case describes neither state, so no verdict "
+      "should rest on it alone.</p>\n";
+  // A long list would push the charts off the first screen; a few stay in view.
+  const bool fold = m.flags.size() > 6;
+  if (fold) {
+    out += fmt::format("<details>\n<summary>{} unstable cases of {}</summary>\n", m.flags.size(),
+                       m.cases.size());
+  }
+  out += "<ul class=\"flags\">\n";
+  for (const CaseFlag& f : m.flags) {
     out +=
-        "<p>Figures copied from published tables: pinbench did not verify their bytes or "
-        "buffers.</p>\n";
-  } else if (failures.empty()) {
-    out += fmt::format(
-        "<p>{} All {} gates passed: every gated buffer is the memory kind it claims and every "
-        "gated path moved its bytes exactly.</p>\n",
-        badge("passed"), r.gates.size());
+        fmt::format("<li>{} {}: {}</li>\n", badge(to_string(f.stability)), e(f.label), e(f.detail));
+  }
+  out += "</ul>\n";
+  return fold ? out + "</details>\n" : out;
+}
+
+std::string checks(const RunRecord& r, const ReportModel& m) {
+  std::string out = "<h2 id=\"checks\">Checks</h2>\n";
+  if (m.check_failures.empty() && m.published) {
+    out += fmt::format("<p>{}</p>\n", e(m.checks_passed));
+  } else if (m.check_failures.empty()) {
+    out += fmt::format("<p>{} {}</p>\n", badge("passed"), e(m.checks_passed));
   } else {
     out += "<ul class=\"failures\">\n";
-    for (const std::string& f : failures) out += fmt::format("<li>FAILED: {}</li>\n", e(f));
+    for (const std::string& f : m.check_failures) out += fmt::format("<li>FAILED: {}</li>\n", e(f));
     out += "</ul>\n";
   }
   ReportTable gates;
@@ -274,66 +286,75 @@ std::string checks(const RunRecord& r, const LessonAnalysis* lesson) {
 
 }  // namespace
 
-std::string render_html(const RunRecord& r, const LessonAnalysis* lesson, const HtmlExtras& x) {
-  const std::string title = fmt::format("pinbench report: {} on {}, {}", r.experiment,
-                                        r.machine.device_name, r.created_utc);
+std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtras& x) {
+  const std::string title = fmt::format("{}, {}", m.title, r.created_utc);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
       e(title), kStyle);
 
-  out += fmt::format("<header>\n<h1>pinbench report: {} on {}</h1>\n<p class=\"sub\">{}</p>\n",
-                     e(r.experiment), e(r.machine.device_name), e(record_line(r)));
-  if (!r.note.empty()) out += fmt::format("<p class=\"note\">Note: {}</p>\n", e(r.note));
-  out += summary_cards(r, lesson);
+  out +=
+      fmt::format("<header>\n<h1>{}</h1>\n<p class=\"sub\">{}</p>\n", e(m.title), e(m.record_line));
+  for (const std::string& n : m.notes) out += fmt::format("<p class=\"note\">{}</p>\n", e(n));
+  out += summary_cards(m);
   out += "</header>\n<main>\n";
 
   out += "<h2 id=\"machine\">Machine</h2>\n<dl class=\"kv\">\n";
-  for (const auto& [key, value] : machine_fields(r.machine)) {
+  for (const auto& [key, value] : m.machine) {
     out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", e(key), e(value));
   }
   out += "</dl>\n";
 
-  out += "<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n";
-  out += rate_charts(r);
-  if (lesson != nullptr) {
-    out += ratio_chart(*lesson);
-    out += share_chart(*lesson);
+  out += verdict_groups(m);
+  out += flags(m);
+
+  // No heading over nothing: a record with no chart and no timeline gets no "Charts" section.
+  if (!m.charts.empty() || x.timeline) {
+    out += "<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n";
+    for (const ChartSpec& spec : m.charts) out += chart_figure(spec);
+    if (x.timeline) {
+      out += figure(
+          render_timeline(*x.timeline, "Timeline: NVTX ranges, API calls, copies and kernels"),
+          fmt::format("{} events from {}, {:.3f} ms from the first start to the last end. One lane "
+                      "per thread and kind of event (NVTX ranges and API calls apart), one per "
+                      "stream; a name is cut to fit its rectangle, or left off where too little of "
+                      "it fits. Hover over a rectangle for its name and times.",
+                      x.timeline->event_count, x.trace_name, x.timeline->span_ms),
+          true);
+    }
+    out += "</div>\n";
   }
-  if (x.timeline) {
-    out += figure(render_timeline(*x.timeline, "Timeline: copies and kernels per stream"),
-                  fmt::format("{} events from {}, {:.3f} ms from the first start to the last end. "
-                              "Hover over a rectangle for its name and times.",
-                              x.timeline->event_count, x.trace_name, x.timeline->span_ms),
-                  true);
-  }
-  out += "</div>\n";
   if (!x.trace_problem.empty()) {
     out += fmt::format("<p class=\"note\">No timeline: {}</p>\n", e(x.trace_problem));
   }
 
-  if (lesson != nullptr) out += predictions(*lesson);
-
   out += "<h2 id=\"tables\">Tables</h2>\n";
-  for (const ReportTable& t : report_tables(r, lesson)) out += table_html(t);
+  for (const ReportTable& t : m.tables) out += table_html(t);
 
-  out += checks(r, lesson);
+  out += checks(r, m);
 
-  const ReportTable cases = every_case_table(r);
-  out += fmt::format("<h2 id=\"cases\">Cases</h2>\n<details>\n<summary>{}</summary>\n",
-                     e(cases.title));
+  const ReportTable cases = case_table(m);
+  out += fmt::format("<h2 id=\"cases\">Cases</h2>\n<details{}>\n<summary>{}</summary>\n",
+                     m.flags.empty() ? "" : " open", e(cases.title));
   out += table_html(cases, false);
   out += "</details>\n</main>\n";
 
   out += fmt::format(
       "<footer>\nUnits: GB/s is 10^9 bytes per second; KiB, MiB and GiB are 2^10, 2^20 and 2^30 "
-      "bytes; times are in milliseconds. Every figure is the median of a case's timed samples, "
-      "and a case whose gate failed shows none (a dash).<br>\nRendered by pinbench report from "
-      "{}{}.\n</footer>\n</body>\n</html>\n",
-      e(x.record_name.empty() ? std::string("a run record") : x.record_name),
+      "bytes; times are in milliseconds. {}, and a case whose gate failed shows none (a "
+      "dash).<br>\nRendered by pinbench report from {}{}.\n</footer>\n</body>\n</html>\n",
+      e(m.figures_are), e(x.record_name.empty() ? std::string("a run record") : x.record_name),
       x.timeline ? " and " + e(x.trace_name) : std::string());
   return out;
+}
+
+std::string render_html(const RunRecord& r, const HtmlExtras& x) {
+  return render_html(r, analyse(r), x);
+}
+
+std::string render_html(const RunRecord& r, const LessonAnalysis*, const HtmlExtras& x) {
+  return render_html(r, x);
 }
 
 }  // namespace pinbench

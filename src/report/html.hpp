@@ -1,15 +1,16 @@
 // The run record as one self-contained HTML page: inline CSS and inline SVG, no scripts and
-// nothing fetched, so the file can be mailed, archived or opened offline. It shows the machine,
-// the verdicts with the numbers that decided them (lesson records), charts of rate against size
-// per direction with one colour per memory kind, the lesson's pageable/pinned ratio and async
-// call share, a timeline of copies and kernels per stream when a trace sits beside the record,
-// every table, the gates, and every case. All text from the record is escaped.
+// nothing fetched, so the file can be mailed, archived or opened offline. It shows what the
+// record's analysis (report_model.hpp) holds: the machine, every verdict group with the numbers
+// that decided it, the unstable cases, the experiment's charts, a timeline when a trace sits
+// beside the record, every table, the gates, and every case with its stop reason and spread.
+// All text from the record is escaped.
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "core/analysis/lesson.hpp"
+#include "core/analysis/report_model.hpp"
 #include "core/record/record.hpp"
 #include "report/trace_timeline.hpp"
 
@@ -22,7 +23,13 @@ struct HtmlExtras {
   std::string trace_problem;  // why a trace that was found could not be drawn
 };
 
-// `lesson` is the record's lesson analysis, or nullptr for other experiments.
+// Renders only from `model`, the analysis of `record` (report_model.hpp); the record supplies
+// the gates' list and the date.
+std::string render_html(const RunRecord& record, const ReportModel& model,
+                        const HtmlExtras& extras);
+std::string render_html(const RunRecord& record, const HtmlExtras& extras);
+// For callers written before the report model: the lesson pointer is not needed any more, since
+// analyse() judges every experiment itself.
 std::string render_html(const RunRecord& record, const LessonAnalysis* lesson,
                         const HtmlExtras& extras);
 

@@ -34,22 +34,33 @@ const char* direction_words(const std::string& d) {
 }  // namespace
 
 std::string render_machine(const MachineInfo& m) {
+  // A field the record leaves at zero was not known (a published record, an old driver): it
+  // reads "unknown", as in every other format, never as a measured zero.
+  const auto count = [](int n, const char* what) {
+    return n > 0 ? fmt::format("{} {}", n, what) : fmt::format("{} unknown", what);
+  };
+  const auto size = [](std::uint64_t b, const char* what) {
+    return b > 0 ? fmt::format("{} {}", format_size(b), what) : fmt::format("{} unknown", what);
+  };
+  const auto known = [](const std::string& s) { return s.empty() ? std::string("unknown") : s; };
   std::string pcie = "PCIe link unknown";
   if (m.pcie.current_gen > 0 || m.pcie.current_width > 0) {
     pcie = fmt::format("PCIe gen {} x{} (max gen {} x{})", m.pcie.current_gen, m.pcie.current_width,
                        m.pcie.max_gen, m.pcie.max_width);
   }
   return fmt::format(
-      "Device:  {}, compute capability {}.{}, {} SMs, {} copy engines, {} device memory\n"
+      "Device:  {}, compute capability {}, {}, {}, {}\n"
       "Link:    {}, bus {}, NUMA node {}\n"
       "Driver:  {} (CUDA {}), runtime CUDA {}\n"
-      "Host:    {}, {} logical CPUs, {} memory, {}\n",
-      m.device_name, m.cc_major, m.cc_minor, m.sm_count, m.copy_engines,
-      format_size(m.device_memory_bytes), pcie, m.pci_bus_id.empty() ? "unknown" : m.pci_bus_id,
+      "Host:    {}, {}, {}, {}\n",
+      known(m.device_name),
+      m.cc_major > 0 ? fmt::format("{}.{}", m.cc_major, m.cc_minor) : std::string("unknown"),
+      count(m.sm_count, "SMs"), count(m.copy_engines, "copy engines"),
+      size(m.device_memory_bytes, "device memory"), pcie, known(m.pci_bus_id),
       m.numa_node >= 0 ? std::to_string(m.numa_node) : std::string("unknown"),
       m.driver_release.empty() ? std::string("release unknown") : m.driver_release,
-      cuda_version(m.driver_version), cuda_version(m.runtime_version), m.host_cpu,
-      m.host_logical_cpus, format_size(m.host_memory_bytes), m.os);
+      cuda_version(m.driver_version), cuda_version(m.runtime_version), known(m.host_cpu),
+      count(m.host_logical_cpus, "logical CPUs"), size(m.host_memory_bytes, "memory"), known(m.os));
 }
 
 std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
@@ -61,14 +72,18 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
   out += fmt::format("Record:  {} by pinbench {}{}\n", rec.created_utc, rec.pinbench_version,
                      rec.source == "published" ? " (published tables, one figure per case)" : "");
   if (!rec.note.empty()) out += fmt::format("Note:    {}\n", rec.note);
+  // A published record has one figure per case: it must not claim a method it did not use.
+  const bool published = rec.source == "published";
   out += fmt::format(
-      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Figures are medians of the timed "
-      "samples; a dash marks a case that is missing or failed its byte-exact gate.\n\n");
-
+      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. {}; a dash marks a case that is missing "
+      "or failed its byte-exact gate.\n\n",
+      published ? "Figures are the published ones, one per case"
+                : "Figures are medians of the timed samples");
+  const std::string published_method = "published figures, one per case";
   out += fmt::format(
-      "Part 1: blocking cudaMemcpy, host to device ({} warm-ups, {} timed, CUDA "
-      "events)\n",
-      c.warmups, c.iterations);
+      "Part 1: blocking cudaMemcpy, host to device ({})\n",
+      published ? published_method
+                : fmt::format("{} warm-ups, {} timed, CUDA events", c.warmups, c.iterations));
   out += copy_table(a.h2d);
   if (!a.d2h.empty()) {
     out += "\nPart 1 exercise: the same sweep, device to host\n";
@@ -79,9 +94,10 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
                      num(a.d2h_ratio_at, "{:.2f}x"), a.direction_sentence);
 
   out += fmt::format(
-      "\nPart 2: {} cudaMemcpyAsync on a non-blocking stream ({} warm-up, {} timed, host "
-      "clock)\n",
-      format_size(c.async_bytes), c.async_warmups, c.async_iterations);
+      "\nPart 2: {} cudaMemcpyAsync on a non-blocking stream ({})\n", format_size(c.async_bytes),
+      published
+          ? published_method
+          : fmt::format("{} warm-up, {} timed, host clock", c.async_warmups, c.async_iterations));
   TextTable async({"direction", "host memory", "call ms", "completion ms", "call share"});
   for (const AsyncRow& r : a.async_rows) {
     async.add_row(
@@ -90,10 +106,12 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
   }
   out += async.render();
 
-  out += fmt::format(
-      "\nPart 3: scale_copy kernel over {} of floats, output in device memory ({} warm-ups, {} "
-      "timed, CUDA events)\n",
-      format_size(c.kernel_bytes), c.kernel_warmups, c.kernel_iterations);
+  out +=
+      fmt::format("\nPart 3: scale_copy kernel over {} of floats, output in device memory ({})\n",
+                  format_size(c.kernel_bytes),
+                  published ? published_method
+                            : fmt::format("{} warm-ups, {} timed, CUDA events", c.kernel_warmups,
+                                          c.kernel_iterations));
   TextTable kernels({"variant", "ms per launch", "read GB/s", "read+written GB/s"});
   for (const KernelRow& r : a.kernel_rows) {
     kernels.add_row({r.variant, num(r.ms), num(r.read_gb_per_s, "{:.1f}"),

@@ -1,8 +1,10 @@
 #include "report/markdown.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
-#include "report/report_tables.hpp"
+#include "core/analysis/report_model.hpp"
 
 namespace pinbench {
 namespace {
@@ -22,32 +24,52 @@ std::string table(const ReportTable& t) {
   return out + "\n";
 }
 
-std::string predictions(const LessonAnalysis& a) {
-  std::string out = "### Predictions\n\n";
-  for (const Prediction& p : a.predictions) {
-    out += fmt::format("**{}. {}.** {}\n\n| claim | verdict | evidence |\n|---|---|---|\n",
-                       p.number, to_string(p.verdict), markdown_escape(p.statement));
-    for (const Claim& c : p.claims) {
-      out += fmt::format("| {} | {} | {} |\n", markdown_escape(c.text), to_string(c.verdict),
-                         markdown_escape(c.evidence));
+std::string verdicts(const ReportModel& m) {
+  std::string out;
+  for (const VerdictGroup& g : m.verdicts) {
+    out += fmt::format("### {}\n\n", markdown_escape(g.title));
+    if (!g.note.empty()) out += markdown_escape(g.note) + "\n\n";
+    const bool flat = std::all_of(g.items.begin(), g.items.end(), [](const Prediction& p) {
+      return p.claims.size() == 1 && p.claims.front().text == p.statement;
+    });
+    if (flat) {
+      out += "| goal | verdict | evidence |\n|---|---|---|\n";
+      for (const Prediction& p : g.items) {
+        out += fmt::format("| {}. {} | {} | {} |\n", p.number, markdown_escape(p.statement),
+                           to_string(p.verdict), markdown_escape(p.claims.front().evidence));
+      }
+      out += "\n";
+      continue;
     }
-    out += "\n";
+    for (const Prediction& p : g.items) {
+      out += fmt::format("**{} {}: {}.** {}\n\n| claim | verdict | evidence |\n|---|---|---|\n",
+                         g.id == "predictions" ? "Prediction" : "Goal", p.number,
+                         to_string(p.verdict), markdown_escape(p.statement));
+      for (const Claim& c : p.claims) {
+        out += fmt::format("| {} | {} | {} |\n", markdown_escape(c.text), to_string(c.verdict),
+                           markdown_escape(c.evidence));
+      }
+      out += "\n";
+    }
   }
   return out;
 }
 
-std::string checks(const RunRecord& r, const LessonAnalysis* lesson) {
-  std::vector<std::string> failures = lesson != nullptr ? lesson->check_failures : failed_gates(r);
+std::string flags(const ReportModel& m) {
+  if (m.flags.empty()) return "";
+  std::string out =
+      "### Unstable cases\n\nA median of a bimodal or drifting case describes neither state.\n\n";
+  for (const CaseFlag& f : m.flags) {
+    out += fmt::format("- **{}** {}: {}\n", to_string(f.stability), markdown_escape(f.label),
+                       markdown_escape(f.detail));
+  }
+  return out + "\n";
+}
+
+std::string checks(const ReportModel& m) {
   std::string out = "### Checks\n\n";
-  if (failures.empty() && r.source == "published") {
-    return out +
-           "Figures copied from published tables: pinbench did not verify their bytes or "
-           "buffers.\n";
-  }
-  if (failures.empty()) {
-    return out + fmt::format("All {} gates passed.\n", r.gates.size());
-  }
-  for (const std::string& f : failures) out += "- FAILED: " + markdown_escape(f) + "\n";
+  if (m.check_failures.empty()) return out + markdown_escape(m.checks_passed) + "\n";
+  for (const std::string& f : m.check_failures) out += "- FAILED: " + markdown_escape(f) + "\n";
   return out;
 }
 
@@ -78,19 +100,26 @@ std::string markdown_escape(const std::string& text) {
   return out;
 }
 
-std::string render_markdown(const RunRecord& r, const LessonAnalysis* lesson) {
-  std::string out = fmt::format("## pinbench report: {} on {}\n\n", markdown_escape(r.experiment),
-                                markdown_escape(r.machine.device_name));
-  out += fmt::format("**Machine:** {}  \n", markdown_escape(machine_line(r.machine)));
-  out += fmt::format("**Record:** {}  \n", markdown_escape(record_line(r)));
-  if (!r.note.empty()) out += fmt::format("**Note:** {}  \n", markdown_escape(r.note));
-  out +=
-      "**Units:** GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Figures are medians of the timed samples; "
-      "— marks a case that is missing or failed its gate.\n\n";
-  for (const ReportTable& t : report_tables(r, lesson)) out += table(t);
-  if (lesson != nullptr) out += predictions(*lesson);
-  out += checks(r, lesson);
-  return out;
+std::string render_markdown(const ReportModel& m) {
+  std::string out = fmt::format("## {}\n\n", markdown_escape(m.title));
+  out += fmt::format("**Machine:** {}  \n", markdown_escape(m.machine_line));
+  out += fmt::format("**Record:** {}  \n", markdown_escape(m.record_line));
+  for (const std::string& n : m.notes) out += markdown_escape(n) + "  \n";
+  out += fmt::format(
+      "**Units:** GB/s = 10^9 bytes/s, MiB = 2^20 bytes. {}; — marks a case that is missing or "
+      "failed its gate.\n\n",
+      m.figures_are);
+  for (const ReportTable& t : m.tables) out += table(t);
+  out += verdicts(m);
+  out += flags(m);
+  out += checks(m);
+  out += "\n<details><summary>Every case, with why sampling stopped and its spread</summary>\n\n";
+  out += table(case_table(m));
+  return out + "</details>\n";
+}
+
+std::string render_markdown(const RunRecord& r, const LessonAnalysis*) {
+  return render_markdown(analyse(r));
 }
 
 }  // namespace pinbench

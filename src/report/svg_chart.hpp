@@ -30,7 +30,8 @@ struct LegendEntry {
   int marker = -1;  // a line with this marker (see marker_svg), or a filled swatch when < 0
 };
 
-// A point marker centred on (x, y): circle, square, diamond, triangle, by `shape` modulo four.
+// A point marker centred on (x, y): circle, square, diamond, triangle, inverted triangle, cross,
+// hexagon, by `shape` modulo seven.
 // Shapes as well as colours tell series apart where their lines lie on top of each other.
 std::string marker_svg(int shape, double x, double y, const std::string& colour,
                        const std::string& extra_attributes, const std::string& content);
@@ -45,6 +46,7 @@ struct ChartSeries {
   std::string colour;
   // (bytes, value), ascending in bytes; a missing value is a gap in the line and no point.
   std::vector<std::pair<double, std::optional<double>>> points;
+  bool dashed = false;  // where colours and markers run out
 };
 
 struct SizeChart {
@@ -73,9 +75,37 @@ struct ShareChart {
   std::vector<LegendEntry> legend;
   std::vector<ShareBar> bars;
   std::vector<ChartRule> rules;  // value as a share, 0..1
+  // Off: `share` holds a plain value (e.g. GB/s) on an axis from zero to a round number, shown
+  // with `decimals` and `value_suffix`.
+  bool percent = true;
+  std::string value_suffix;
+  int decimals = 1;
 };
 
 std::string render_share_chart(const ShareChart& chart);
+
+// A grid of figures, rows by columns, each cell shaded by its `shade` (0..1) so the eye finds
+// the high and low regions at once; a marked cell gets a heavy outline.
+struct HeatmapChart {
+  std::string title;
+  std::string shade_title;
+  std::vector<std::string> row_labels, column_labels;
+  std::vector<std::pair<std::string, std::size_t>> column_groups;  // heading, columns spanned
+  struct Cell {
+    std::optional<double> value;
+    double shade = 0;
+    bool marked = false;
+  };
+  std::vector<std::vector<Cell>> cells;
+  std::string value_suffix;
+  int decimals = 1;
+};
+
+std::string render_heatmap(const HeatmapChart& chart);
+
+// The colour of a series or bar keyed by a memory kind or a staged method, the same in every
+// chart; other keys take palette colours from `fallback_index`.
+std::string key_colour(const std::string& key, std::size_t fallback_index);
 
 // Shared by the timeline: a linear axis from zero to a round number past `max_value`.
 struct LinearAxis {

@@ -177,8 +177,23 @@ Timeline timeline_from_json(const json& trace) {
     std::stable_sort(
         lane_events.begin(), lane_events.end(),
         [](const TimelineEvent& a, const TimelineEvent& b) { return a.start_ms < b.start_ms; });
-    lane.events = std::move(lane_events);
-    t.lanes.push_back(std::move(lane));
+    // NVTX ranges and the API calls inside them share a host thread but would hide each other
+    // in one lane, so the ranges get a lane of their own. A stream's copies and kernels stay
+    // together: their order on the stream is the point.
+    const auto is_nvtx = [](const TimelineEvent& e) { return e.category == "nvtx"; };
+    const std::size_t nvtx =
+        static_cast<std::size_t>(std::count_if(lane_events.begin(), lane_events.end(), is_nvtx));
+    if (nvtx == 0 || nvtx == lane_events.size()) {
+      lane.events = std::move(lane_events);
+      t.lanes.push_back(std::move(lane));
+      continue;
+    }
+    TimelineLane ranges, calls;
+    ranges.label = lane.label + " · NVTX ranges";
+    calls.label = lane.label + " · API calls";
+    for (TimelineEvent& e : lane_events) (is_nvtx(e) ? ranges : calls).events.push_back(e);
+    t.lanes.push_back(std::move(ranges));
+    t.lanes.push_back(std::move(calls));
   }
   t.span_ms = (last - first) / 1000.0;
   return t;
@@ -273,12 +288,14 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
           "<title>{} ({}): starts at {:.3f} ms, lasts {:.3f} ms</title></rect>\n",
           c(x), c(y), c(w), c(kBar), colour_of(e.category), xml_escape(e.name),
           xml_escape(e.category), e.start_ms, e.duration_ms);
-      // Names only where they fit inside their rectangle; every rectangle has its tooltip.
-      if (w > text_width(e.name, 10) + 8) {
+      // A name goes inside its rectangle, cut short where it does not fit whole; a rectangle
+      // too narrow for a few characters gets none. Every rectangle has its tooltip.
+      const std::string label = shorten(e.name, w - 8, 10);
+      if (label == e.name || (text_width(label, 10) >= 6 * 6.0 && w - 8 >= text_width(label, 10))) {
         out += fmt::format(
             "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"10\" fill=\"#ffffff\" "
             "pointer-events=\"none\">{}</text>\n",
-            c(x + 4), c(y + kBar / 2), xml_escape(e.name));
+            c(x + 4), c(y + kBar / 2), xml_escape(label));
       }
     }
     out += "</g>\n";

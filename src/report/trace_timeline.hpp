@@ -1,7 +1,8 @@
 // The HTML report's timeline: reads a Chrome trace-event file (the JSON Perfetto and
 // chrome://tracing open: {"traceEvents": [...]}) that sits beside a run record, and draws its
 // complete events ("ph": "X") as rectangles, one lane per thread id (a CUDA stream, for traces
-// pinbench writes), against time in ms. Only the reader lives here; pinbench's trace writer is
+// pinbench writes) and kind of event (a host thread's NVTX ranges apart from its API calls),
+// against time in ms. Only the reader lives here; pinbench's trace writer is
 // elsewhere. Lanes take their names from "thread_name" metadata events.
 #pragma once
 

@@ -131,8 +131,63 @@ TEST_F(Browser, GenericSweepReportLoadsCleanly) {
       test::run(kBin + "report " + dir + "/sweep.json --html " + dir + "/sweep.html");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Page page = load(chromium_, dir + "/sweep.html", screenshot_path("report-sweep.png"));
-  expect_loaded(page, 4, "pinbench report: sweep on Hand-made GPU, 2026-12-01T10:00:00Z");
+  // Four panels, each as page-locked and pageable kinds.
+  expect_loaded(page, 8, "pinbench report: sweep on Hand-made GPU, 2026-12-01T10:00:00Z");
   EXPECT_EQ(count(page.dom, "class=\"point\""), 159u);
+}
+
+// Every kind of committed record, as a reader would open it: the page loads with no console
+// message, and it has the charts that answer its experiment's question (report_model.cpp).
+struct CommittedRecord {
+  const char* file;     // under data/
+  const char* shot;     // the screenshot's name
+  std::size_t charts;   // <svg class="chart ..."> elements
+  const char* kind;     // one chart class the page must have
+  std::size_t of_kind;  // how many of them
+};
+
+const CommittedRecord kCommitted[] = {
+    // Rates by size per direction, the pageable/pinned ratio, the call share, the timeline.
+    {"runs/lesson-h200-2026-11-30T165138Z.json", "lesson-timeline.png", 5, "timeline", 1},
+    {"reference/day53-tesla-t4.json", "lesson-t4.png", 3, "share-chart", 1},
+    // Per method and direction, page-locked and pageable kinds side by side, each chart on its
+    // own scale; the bidir totals apart, last.
+    {"runs/sweep-h200-2026-11-30T162938Z.json", "sweep.png", 20, "size-chart", 20},
+    {"runs/sweep-pinned-h200-2026-11-30T162934Z.json", "sweep-pinned.png", 5, "size-chart", 5},
+    // Pageable against pinned, both directions.
+    {"runs/bandwidthtest-h200-2026-11-30T162936Z.json", "bandwidthtest.png", 1, "share-chart", 1},
+    // The share of new words per condition.
+    {"runs/race-h200-2026-11-30T162937Z.json", "race.png", 1, "share-chart", 1},
+    // Per direction: powers of two, and the odd sizes apart.
+    {"runs/staged-h200-2026-12-01T001023Z.json", "staged.png", 4, "size-chart", 4},
+    // One heatmap of every shape.
+    {"runs/staged-tune-h200-2026-12-01T000115Z.json", "staged-tune.png", 1, "heatmap", 1},
+    // GB/s each way and efficiency, by stream count.
+    {"runs/pipeline-h200-2026-12-01T001230Z.json", "pipeline.png", 2, "share-chart", 2},
+};
+
+TEST_F(Browser, EveryCommittedRecordKindLoadsCleanlyWithItsCharts) {
+  for (const CommittedRecord& c : kCommitted) {
+    SCOPED_TRACE(c.file);
+    const std::string dir = test::temp_dir();
+    const std::string record = std::string(PINBENCH_DATA_DIR) + "/" + c.file;
+    const fs::path name = fs::path(record).filename();
+    fs::copy_file(record, dir + "/" + name.string());
+    const std::string trace = record.substr(0, record.size() - 5) + ".trace.json";
+    if (fs::exists(trace)) fs::copy_file(trace, dir + "/" + fs::path(trace).filename().string());
+    const test::Result r =
+        test::run(kBin + "report " + dir + "/" + name.string() + " --html " + dir + "/page.html");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const Page page = load(chromium_, dir + "/page.html", screenshot_path(c.shot));
+    const RunRecord rec = load_record(record);
+    const std::string device =
+        rec.machine.device_name.empty() ? "unknown device" : rec.machine.device_name;
+    expect_loaded(page, c.charts,
+                  "pinbench report: " + rec.experiment + " on " + device + ", " + rec.created_utc);
+    EXPECT_EQ(count(page.dom, std::string("<svg class=\"chart ") + c.kind), c.of_kind);
+    // A chart heading with no chart under it is what this test exists to catch.
+    EXPECT_EQ(page.dom.find("<div class=\"charts\">\n</div>"), std::string::npos);
+  }
 }
 
 // The checker itself: a page with a script error must not pass as clean.

@@ -7,6 +7,7 @@
 
 #include "core/record/record.hpp"
 #include "fixtures.hpp"
+#include "report/text.hpp"
 
 namespace pinbench {
 namespace {
@@ -48,6 +49,21 @@ TEST(ReportCli, WritesTheExpectedFiles) {
   EXPECT_EQ(test::read_file(dir + "/r.md"), test::read_file(test::golden_path("report-h200.md")));
   EXPECT_EQ(test::read_file(dir + "/r.csv"), test::read_file(test::golden_path("report-h200.csv")));
   EXPECT_FALSE(std::filesystem::exists(dir + "/r.html.tmp"));
+}
+
+// The terminal text of a record whose experiment has no replay of its own yet: the same
+// printer the measuring command uses, so staged and pipeline runs can be read without a GPU.
+TEST(ReportCli, TextOfAStagedRecordIsWhatTheCommandPrinted) {
+  const std::string record =
+      std::string(PINBENCH_DATA_DIR) + "/runs/staged-h200-2026-12-01T001023Z.json";
+  const test::Result r = test::run(kBin + "report " + record + " --text -");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, render_text(load_record(record)));
+  EXPECT_EQ(r.out.rfind("pinbench staged: ", 0), 0u) << r.out.substr(0, 80);
+  EXPECT_NE(r.out.find("Goals (H200 targets"), std::string::npos);
+  EXPECT_NE(r.out.find("Sampling: 252 cases; why sampling stopped: not recorded 252."),
+            std::string::npos);
+  EXPECT_NE(r.out.find("Unstable cases ("), std::string::npos);
 }
 
 TEST(ReportCli, MarkdownToStdoutByDefault) {

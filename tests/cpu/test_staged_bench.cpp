@@ -292,13 +292,24 @@ TEST(StagedRender, GenericReportsTakeTheseRecords) {
                              test::make_pipeline_record()}) {
     const std::string md = render_markdown(r, nullptr);
     EXPECT_NE(md.find(r.experiment), std::string::npos);
+    // A row per case, then a row per judged claim (the goals of staged and pipeline).
+    const ReportModel model = analyse(r);
+    std::size_t claims = 0;
+    for (const VerdictGroup& g : model.verdicts) {
+      for (const Prediction& p : g.items) claims += p.claims.size();
+    }
+    EXPECT_EQ(claims > 0, r.experiment != "staged-tune") << r.experiment;
     const std::string csv = render_csv(r);
     EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')),
-              r.cases.size() + 1);
+              r.cases.size() + claims + 1);
     const std::string html = render_html(r, nullptr, {});
     EXPECT_NE(html.find("</html>"), std::string::npos) << r.experiment;
-    // A size sweep gets charts; the pipeline, one size per case, gets tables only.
-    EXPECT_EQ(html.find("<svg") != std::string::npos, r.experiment != "pipeline") << r.experiment;
+    // Every one gets the charts that answer its question, the pipeline's bars included.
+    EXPECT_NE(html.find("<svg"), std::string::npos) << r.experiment;
+    for (const VerdictGroup& g : model.verdicts) {
+      EXPECT_NE(html.find(g.title), std::string::npos) << r.experiment;
+      EXPECT_NE(md.find(g.title), std::string::npos) << r.experiment;
+    }
   }
 }
 

@@ -1,7 +1,7 @@
-// What the HTML and markdown reports show, as data: the machine, the record, and tables of
-// labelled cells. Building the tables once and rendering them twice keeps the two formats in
-// step. Any experiment gets one table per (part, method, direction), sizes down and memory
-// kinds across; a lesson record gets the lesson's own tables instead, from analyse_lesson.
+// The tables of the report model (report_model.hpp), as data: the machine, the record, and
+// tables of labelled cells. Building the tables once and rendering them in every format keeps
+// the formats in step. Any experiment gets one table per (part, method, direction), sizes down and
+// memory kinds across; a lesson record gets the lesson's own tables instead, from analyse_lesson.
 #pragma once
 
 #include <cstdint>
@@ -58,8 +58,5 @@ std::vector<SizePanel> size_panels(const RunRecord& r);
 // The report's tables: the lesson's for a lesson record (`lesson` must then be its analysis),
 // else one per size panel.
 std::vector<ReportTable> report_tables(const RunRecord& r, const LessonAnalysis* lesson);
-
-// Every case with its sample count, median, min, max, rate, gate and annotations.
-ReportTable every_case_table(const RunRecord& r);
 
 }  // namespace pinbench

@@ -1,4 +1,4 @@
-#include "report/report_tables.hpp"
+#include "core/analysis/report_tables.hpp"
 
 #include <algorithm>
 
@@ -28,6 +28,10 @@ std::string pcie_words(const PcieLink& p) {
   if (p.current_gen <= 0 && p.current_width <= 0) return "unknown";
   return fmt::format("gen {} x{} (max gen {} x{})", p.current_gen, p.current_width, p.max_gen,
                      p.max_width);
+}
+
+std::string compute_capability(const MachineInfo& m) {
+  return m.cc_major > 0 ? fmt::format("{}.{}", m.cc_major, m.cc_minor) : std::string("unknown");
 }
 
 std::string bytes_or_unknown(std::uint64_t b) {
@@ -114,13 +118,20 @@ ReportTable copy_table(const std::string& id, const std::string& title,
   return t;
 }
 
-std::vector<ReportTable> lesson_tables(const LessonAnalysis& a) {
+std::vector<ReportTable> lesson_tables(const LessonAnalysis& a, bool published) {
   const LessonConfig& c = a.config;
   std::vector<ReportTable> out;
   ReportTable h2d = copy_table("part1-h2d", "Part 1: blocking cudaMemcpy, host to device", a.h2d);
+  // A published record holds one figure per case, copied from a document: it must not claim
+  // the warm-ups and timed samples of a method it did not use.
+  const std::string published_note =
+      "One published figure per case, copied from the document's tables; not measured by "
+      "pinbench.";
   h2d.notes.insert(h2d.notes.begin(),
-                   fmt::format("{} warm-ups and {} timed copies per case, timed with CUDA events.",
-                               c.warmups, c.iterations));
+                   published ? published_note
+                             : fmt::format("{} warm-ups and {} timed copies per case, timed with "
+                                           "CUDA events.",
+                                           c.warmups, c.iterations));
   out.push_back(std::move(h2d));
   if (!a.d2h.empty()) {
     out.push_back(
@@ -141,10 +152,12 @@ std::vector<ReportTable> lesson_tables(const LessonAnalysis& a) {
                           num(r.completion_ms),
                           r.call_share ? fmt::format("{:.1f}%", 100.0 * *r.call_share) : kDash});
   }
-  async.notes.push_back(fmt::format(
-      "{} warm-up and {} timed calls per case, host clock. The call share is the median time the "
-      "call held the thread over the median time to completion.",
-      c.async_warmups, c.async_iterations));
+  async.notes.push_back(
+      (published ? published_note + " "
+                 : fmt::format("{} warm-up and {} timed calls per case, host clock. ",
+                               c.async_warmups, c.async_iterations)) +
+      "The call share is the median time the call held the thread over the median time to "
+      "completion.");
   out.push_back(std::move(async));
 
   ReportTable kernels;
@@ -158,10 +171,11 @@ std::vector<ReportTable> lesson_tables(const LessonAnalysis& a) {
     kernels.rows.push_back({r.variant, num(r.ms), num(r.read_gb_per_s, "{:.1f}"),
                             num(r.read_write_gb_per_s, "{:.1f}")});
   }
-  kernels.notes.push_back(fmt::format(
-      "{} warm-ups and {} timed launches per variant, CUDA events. Read GB/s counts the input "
-      "bytes once; read+written counts input and output.",
-      c.kernel_warmups, c.kernel_iterations));
+  kernels.notes.push_back(
+      (published ? published_note + " "
+                 : fmt::format("{} warm-ups and {} timed launches per variant, CUDA events. ",
+                               c.kernel_warmups, c.kernel_iterations)) +
+      "Read GB/s counts the input bytes once; read+written counts input and output.");
   out.push_back(std::move(kernels));
 
   if (a.model.available) {
@@ -193,18 +207,29 @@ std::string direction_words(const std::string& d) {
   if (d == "h2d") return "host to device";
   if (d == "d2h") return "device to host";
   if (d == "d2d") return "device to device";
+  if (d == "bidir") return "both directions at once";
+  if (d == "bidir-h2d") return "both at once, the host-to-device half";
+  if (d == "bidir-d2h") return "both at once, the device-to-host half";
+  if (d == "bidir-total") return "both at once, total";
   return d;
 }
 
 std::string machine_line(const MachineInfo& m) {
-  std::string device = known(m.device_name);
-  std::vector<std::string> parts{fmt::format("compute capability {}.{}", m.cc_major, m.cc_minor)};
-  if (m.sm_count > 0) parts.push_back(fmt::format("{} SMs", m.sm_count));
-  if (m.copy_engines > 0) parts.push_back(fmt::format("{} copy engines", m.copy_engines));
-  if (m.device_memory_bytes > 0) parts.push_back(format_size(m.device_memory_bytes));
+  // Zero is how a record says "not known": it reads "unknown", never as a measured zero or a
+  // silently missing part, the same as in the terminal text and the HTML's field list.
+  const auto count = [](int n, const char* what) {
+    return n > 0 ? fmt::format("{} {}", n, what) : fmt::format("{} unknown", what);
+  };
+  const std::string device = known(m.device_name);
+  const std::vector<std::string> parts{
+      "compute capability " + compute_capability(m), count(m.sm_count, "SMs"),
+      count(m.copy_engines, "copy engines"),
+      m.device_memory_bytes > 0 ? format_size(m.device_memory_bytes)
+                                : std::string("device memory unknown")};
   std::string host = known(m.host_cpu);
-  if (m.host_logical_cpus > 0) host += fmt::format(", {} logical CPUs", m.host_logical_cpus);
-  if (m.host_memory_bytes > 0) host += ", " + format_size(m.host_memory_bytes);
+  host += ", " + count(m.host_logical_cpus, "logical CPUs");
+  host += ", " + (m.host_memory_bytes > 0 ? format_size(m.host_memory_bytes)
+                                          : std::string("host memory unknown"));
   if (!m.os.empty() && m.os != "unknown") host += ", " + m.os;
   return fmt::format("{} ({}); PCIe {}; driver {} ({}), runtime {}; host {}", device,
                      fmt::join(parts, ", "), pcie_words(m.pcie), known(m.driver_release),
@@ -214,7 +239,7 @@ std::string machine_line(const MachineInfo& m) {
 std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m) {
   return {
       {"Device", known(m.device_name)},
-      {"Compute capability", fmt::format("{}.{}", m.cc_major, m.cc_minor)},
+      {"Compute capability", compute_capability(m)},
       {"SMs", count_or_unknown(m.sm_count)},
       {"Copy engines", count_or_unknown(m.copy_engines)},
       {"Device memory", bytes_or_unknown(m.device_memory_bytes)},
@@ -223,8 +248,9 @@ std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInf
       {"NUMA node", m.numa_node >= 0 ? std::to_string(m.numa_node) : std::string("unknown")},
       {"Driver", fmt::format("{} ({})", known(m.driver_release), cuda_version(m.driver_version))},
       {"Runtime", cuda_version(m.runtime_version)},
-      {"Host CPU", fmt::format("{}, {} logical CPUs", known(m.host_cpu),
-                               count_or_unknown(m.host_logical_cpus))},
+      {"Host CPU", m.host_logical_cpus > 0
+                       ? fmt::format("{}, {} logical CPUs", known(m.host_cpu), m.host_logical_cpus)
+                       : known(m.host_cpu)},
       {"Host memory", bytes_or_unknown(m.host_memory_bytes)},
       {"OS", known(m.os)},
       {"Kernels read pageable memory", m.pageable_memory_access != 0 ? "yes" : "no"},
@@ -303,35 +329,10 @@ std::vector<SizePanel> size_panels(const RunRecord& r) {
 }
 
 std::vector<ReportTable> report_tables(const RunRecord& r, const LessonAnalysis* lesson) {
-  if (lesson != nullptr) return lesson_tables(*lesson);
+  if (lesson != nullptr) return lesson_tables(*lesson, r.source == "published");
   std::vector<ReportTable> out;
   for (const SizePanel& p : size_panels(r)) out.push_back(generic_table(p));
   return out;
-}
-
-ReportTable every_case_table(const RunRecord& r) {
-  ReportTable t;
-  t.id = "every-case";
-  t.title = fmt::format("Every case ({})", r.cases.size());
-  t.header = {"part",   "method", "direction", "memory", "size",        "samples", "median ms",
-              "min ms", "max ms", "GB/s",      "gate",   "gate passed", "extra"};
-  t.numeric = {false, false, false, false, true, true, true, true, true, true, false, false, false};
-  for (const Case& c : r.cases) {
-    const CaseFigures f = figures_of(c);
-    const auto pick = [&](double Summary::*field) {
-      return f.samples ? fmt::format("{:.3f}", (*f.samples).*field) : kDash;
-    };
-    t.rows.push_back(
-        {c.part, c.method, c.direction, c.memory, format_size(c.bytes),
-         std::to_string(c.samples_ms.size()), pick(&Summary::median), pick(&Summary::min),
-         pick(&Summary::max), num(f.gb_per_s, "{:.2f}"), c.gate, c.verified ? "yes" : "no",
-         c.extra.empty() ? std::string()
-                         : c.extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
-  }
-  t.notes.push_back(
-      "Figures are over the timed samples of cases whose gate passed; a dash marks a case whose "
-      "gate failed or that has no samples.");
-  return t;
 }
 
 }  // namespace pinbench
