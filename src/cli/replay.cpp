@@ -9,12 +9,11 @@
 #include "cli/paths.hpp"
 #include "cli/signals.hpp"
 #include "core/analysis/lesson.hpp"
+#include "core/analysis/report_model.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/record/run_library.hpp"
-#include "report/lesson_text.hpp"
-#include "report/staged_text.hpp"
-#include "report/sweep_text.hpp"
+#include "report/text.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -26,19 +25,16 @@ struct Printer {
   const char* command;  // what measures it
   const char* label;    // "Sweep" in "Sweep wall time"
   const char* noun;     // "sweep" in "replaying the sweep recorded on"
-  std::string (*render)(const RunRecord&);
 };
 
 const Printer kPrinters[] = {
-    {"lesson", "pinbench lesson", "Lesson", "lesson", nullptr},
-    {"sweep", "pinbench sweep", "Sweep", "sweep", render_sweep_text},
-    {"bandwidthtest", "pinbench bandwidthtest", "Bandwidthtest", "bandwidthtest",
-     render_bandwidthtest_text},
-    {"race", "pinbench race", "Race", "race", render_race_text},
-    {"staged", "pinbench staged", "Staged benchmark", "staged benchmark", render_staged_text},
-    {"staged-tune", "pinbench staged --tune", "Staged tuning", "staged tuning run",
-     render_staged_tune_text},
-    {"pipeline", "pinbench pipeline", "Pipeline", "pipeline", render_pipeline_text},
+    {"lesson", "pinbench lesson", "Lesson", "lesson"},
+    {"sweep", "pinbench sweep", "Sweep", "sweep"},
+    {"bandwidthtest", "pinbench bandwidthtest", "Bandwidthtest", "bandwidthtest"},
+    {"race", "pinbench race", "Race", "race"},
+    {"staged", "pinbench staged", "Staged benchmark", "staged benchmark"},
+    {"staged-tune", "pinbench staged --tune", "Staged tuning", "staged tuning run"},
+    {"pipeline", "pinbench pipeline", "Pipeline", "pipeline"},
 };
 
 const Printer* printer_for(const std::string& experiment) {
@@ -46,19 +42,6 @@ const Printer* printer_for(const std::string& experiment) {
     if (experiment == p.experiment) return &p;
   }
   return nullptr;
-}
-
-int print_lesson(const RunRecord& record, const PrintOptions& options) {
-  const LessonAnalysis analysis = analyse_lesson(record);
-  std::optional<ReferenceComparison> reference;
-  if (options.reference) reference = compare_with_reference(analysis, *options.reference);
-  std::fputs(render_lesson_text(record, analysis, reference).c_str(), stdout);
-  if (record.wall_ms > 0.0) {
-    std::printf(
-        "\nLesson wall time: %.2f s (device set-up, allocations, gates and all three parts).\n",
-        record.wall_ms / 1000.0);
-  }
-  return analysis.checks_passed() ? 0 : 1;
 }
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -139,23 +122,30 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const std::stri
 }  // namespace
 
 int print_run(const RunRecord& record, const PrintOptions& options) {
+  const Printer* p = printer_for(record.experiment);
+  if (p == nullptr) {
+    throw InputError(fmt::format("no text printer for experiment '{}' (try pinbench report)",
+                                 record.experiment));
+  }
   if (record.incomplete) {
     std::printf(
         "INCOMPLETE: %s stopped this run after %zu case%s; the record holds every case "
         "measured before it, and nothing after.\n\n",
         record.interrupted_by.c_str(), record.cases.size(), record.cases.size() == 1 ? "" : "s");
   }
-  if (record.experiment == "lesson") return print_lesson(record, options);
-  const Printer* p = printer_for(record.experiment);
-  if (p == nullptr || p->render == nullptr) {
-    throw InputError(fmt::format("no text printer for experiment '{}' (try pinbench report)",
-                                 record.experiment));
-  }
-  std::fputs(p->render(record).c_str(), stdout);
-  if (record.wall_ms > 0.0) {
+  const ReportModel model = analyse(record);
+  std::optional<ReferenceComparison> reference;
+  if (options.reference) reference = compare_with_reference(*model.lesson, *options.reference);
+  std::fputs(render_text(record, model, reference).c_str(), stdout);
+  if (record.wall_ms > 0.0 && record.experiment == "lesson") {
+    std::printf(
+        "\nLesson wall time: %.2f s (device set-up, allocations, gates and all three parts).\n",
+        record.wall_ms / 1000.0);
+  } else if (record.wall_ms > 0.0) {
     std::printf("\n%s wall time: %.1f s.\n", p->label, record.wall_ms / 1000.0);
   }
-  return exit_code(record);
+  return record.experiment == "lesson" ? (model.lesson->checks_passed() ? 0 : 1)
+                                       : exit_code(record);
 }
 
 std::string command_for(const std::string& experiment) {

@@ -146,11 +146,6 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
     }
   }
 
-  if (!a.unstable_cases.empty()) {
-    out += "\nUnstable cases (their medians describe neither state; claims on them say so)\n";
-    for (const std::string& u : a.unstable_cases) out += fmt::format("  {}\n", u);
-  }
-
   out += "\nChecks\n";
   if (a.checks_passed() && rec.source == "published") {
     out +=

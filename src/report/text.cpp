@@ -110,11 +110,12 @@ std::string render_text(const RunRecord& record) {
   return render_text(record, analyse(record));
 }
 
-std::string render_text(const RunRecord& record, const ReportModel& m) {
+std::string render_text(const RunRecord& record, const ReportModel& m,
+                        const std::optional<ReferenceComparison>& reference) {
   const std::string& e = record.experiment;
   std::string out;
   if (e == "lesson") {
-    out = render_lesson_text(record, *m.lesson, std::nullopt);
+    out = render_lesson_text(record, *m.lesson, reference);
   } else if (e == "sweep") {
     out = render_sweep_text(record);
   } else if (e == "bandwidthtest") {

@@ -7,8 +7,10 @@
 // flagged in the terminal as in every report.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "core/analysis/lesson.hpp"
 #include "core/analysis/report_model.hpp"
 #include "core/record/record.hpp"
 
@@ -17,7 +19,9 @@ namespace pinbench {
 std::string render_text(const RunRecord& record);
 // The same from a model already built from `record`, so a caller printing several formats
 // analyses once (check_stability over thousands of samples per case is not free).
-std::string render_text(const RunRecord& record, const ReportModel& model);
+// `reference`: a lesson's comparison with a reference record, printed after its predictions.
+std::string render_text(const RunRecord& record, const ReportModel& model,
+                        const std::optional<ReferenceComparison>& reference = std::nullopt);
 
 // The model alone as text: title, machine, tables, verdict groups, unstable cases, checks.
 std::string render_model_text(const ReportModel& model);

@@ -168,8 +168,8 @@ Prediction prediction_1(const std::vector<CopyRow>& h2d) {
     }
     return p;
   }
-  // A claim names the unstable cases of the rows it turned on; the record's full list is in
-  // LessonAnalysis::unstable_cases.
+  // A claim names the unstable cases of the rows it turned on; the record's full list is the
+  // report model's flags (report_model.hpp).
   const auto unstable_of = [&](std::initializer_list<const CopyRow*> rs) {
     std::string u;
     for (const CopyRow* r : rs) u = joined(u, r->unstable);
@@ -584,10 +584,6 @@ LessonAnalysis analyse_lesson(const RunRecord& rec) {
   a.predictions = {prediction_1(a.h2d), prediction_2(a.async_rows), prediction_3(a),
                    prediction_4(a.trace_evidence)};
 
-  for (const Case& c : rec.cases) {
-    const std::string u = instability(&c);
-    if (!u.empty()) a.unstable_cases.push_back(u);
-  }
   for (const Gate& g : rec.gates) {
     if (!g.passed) a.check_failures.push_back(fmt::format("gate {} failed: {}", g.name, g.detail));
   }

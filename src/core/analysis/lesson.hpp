@@ -90,9 +90,6 @@ struct LessonAnalysis {
   // the trace itself (empty without one).
   std::optional<Prediction4Evidence> trace_evidence;
   std::string trace_summary;
-  // Every case of the record whose samples are bimodal or drift, with what was seen; the claims
-  // that rest on one say so in their evidence.
-  std::vector<std::string> unstable_cases;
   std::vector<std::string> check_failures;  // failed gates and pinned-slower rows
   bool checks_passed() const { return check_failures.empty(); }
 };
