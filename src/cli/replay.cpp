@@ -127,12 +127,6 @@ int print_run(const RunRecord& record, const PrintOptions& options) {
     throw InputError(fmt::format("no text printer for experiment '{}' (try pinbench report)",
                                  record.experiment));
   }
-  if (record.incomplete) {
-    std::printf(
-        "INCOMPLETE: %s stopped this run after %zu case%s; the record holds every case "
-        "measured before it, and nothing after.\n\n",
-        record.interrupted_by.c_str(), record.cases.size(), record.cases.size() == 1 ? "" : "s");
-  }
   const ReportModel model = analyse(record);
   std::optional<ReferenceComparison> reference;
   if (options.reference) reference = compare_with_reference(*model.lesson, *options.reference);

@@ -129,9 +129,11 @@ std::string render_text(const RunRecord& record, const ReportModel& m,
   } else if (e == "pipeline") {
     out = render_pipeline_text(record);
   } else {
-    return render_model_text(m);
+    return render_model_text(m);  // its notes say INCOMPLETE where the run was cut
   }
-  return out + render_sampling_text(m) + render_flags_text(m);
+  // An interrupted run says so before anything else, so no table is read as the whole run.
+  const std::string cut = record.incomplete ? incomplete_note(record) + "\n\n" : "";
+  return cut + out + render_sampling_text(m) + render_flags_text(m);
 }
 
 }  // namespace pinbench

@@ -362,5 +362,27 @@ TEST(ReplayCli, SizeDefaultsInTheHelpPrintAsFormatSizeDoes) {
             std::string::npos);
 }
 
+// A run stopped by a signal replays, and reports, as what it is: every case it measured, under a
+// first line that says it was cut and by what.
+TEST(ReplayCli, AnInterruptedRecordSaysSoFirst) {
+  RunRecord rec = load_record(kRuns + "/pipeline-h200-2026-12-01T073316Z.json");
+  rec.cases.resize(3);
+  rec.incomplete = true;
+  rec.interrupted_by = "SIGINT";
+  const std::string dir = test::temp_dir();
+  save_record(rec, dir + "/cut.json");
+  const RunRecord back = load_record(dir + "/cut.json");
+  EXPECT_TRUE(back.incomplete);
+  EXPECT_EQ(back.interrupted_by, "SIGINT");
+
+  const test::Result r = test::run(kBin + "pipeline --replay " + dir + "/cut.json");
+  const std::string banner =
+      "INCOMPLETE: SIGINT stopped this run after 3 cases; the record holds every case measured "
+      "before it, and nothing after.";
+  EXPECT_NE(r.out.find("\n\n" + banner + "\n\npinbench pipeline:"), std::string::npos) << r.out;
+  const test::Result md = test::run(kBin + "report " + dir + "/cut.json --markdown -");
+  EXPECT_NE(md.out.find(banner), std::string::npos) << md.out;
+}
+
 }  // namespace
 }  // namespace pinbench

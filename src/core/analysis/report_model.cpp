@@ -110,6 +110,7 @@ void add_common(const RunRecord& r, ReportModel& m) {
   m.machine_line = machine_line(r.machine);
   m.machine = machine_fields(r.machine);
   m.record_line = record_line(r);
+  if (r.incomplete) m.notes.push_back(incomplete_note(r));
   if (!r.note.empty()) m.notes.push_back("Note: " + r.note);
   m.gates = r.gates.size();
   for (const Gate& g : r.gates) m.gates_passed += g.passed ? 1 : 0;
@@ -685,6 +686,14 @@ void build_pipeline(const RunRecord& r, ReportModel& m) {
 }
 
 }  // namespace
+
+std::string incomplete_note(const RunRecord& r) {
+  if (!r.incomplete) return "";
+  return fmt::format(
+      "INCOMPLETE: {} stopped this run after {} case{}; the record holds every case measured "
+      "before it, and nothing after.",
+      r.interrupted_by, r.cases.size(), r.cases.size() == 1 ? "" : "s");
+}
 
 ReportModel analyse(const RunRecord& r) {
   ReportModel m;

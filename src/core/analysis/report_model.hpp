@@ -114,6 +114,9 @@ struct ReportModel {
   std::optional<LessonAnalysis> lesson;  // a lesson record's own analysis
 };
 
+// "INCOMPLETE: SIGINT stopped this run after 12 cases; ..." for an interrupted record, else "".
+std::string incomplete_note(const RunRecord& record);
+
 // Dispatches on record.experiment: "lesson", "sweep", "bandwidthtest", "race", "staged",
 // "staged-tune", "pipeline"; any other experiment gets the generic tables and rate charts.
 // `record` must outlive the model (CaseLine points into it).
