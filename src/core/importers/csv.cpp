@@ -1,13 +1,11 @@
 // The CSV reader: one pass, a small state machine, no allocation beyond the fields it returns.
 #include "core/importers/csv.hpp"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/input_limits.hpp"
+#include "core/text_file.hpp"
 
 namespace pinbench {
 
@@ -93,16 +91,7 @@ std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& sourc
 }
 
 std::string read_text_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(fmt::format("'{}' is a folder, not a file", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot open '{}'", path));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw InputError(fmt::format("cannot read '{}'", path));
-  return buf.str();
+  return read_input_file(path, kMaxNsysExportBytes, "nsys export");
 }
 
 }  // namespace pinbench

@@ -21,7 +21,8 @@ struct CsvRecord {
 // between a closing quote and the next separator.
 std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& source);
 
-// Reads a whole file; throws InputError naming the file when it cannot be opened or read.
+// Reads a whole export, at most kMaxNsysExportBytes (core/input_limits.hpp); throws InputError
+// naming the file when it is missing, a directory, too large, or cannot be read.
 std::string read_text_file(const std::string& path);
 
 }  // namespace pinbench
