@@ -676,8 +676,8 @@ class PathSax : public nlohmann::json_sax<json> {
   std::size_t byte_ = 0;
 };
 
-// The checks that span fields: every case's gate exists, and a verified case's gate passed.
-// Names may repeat (a gate run at several points); then every gate of that name must have
+// The checks that span fields: every case's gate exists, a verified case's gate passed, and an
+// unverified case has a failed gate somewhere in the record. Names may repeat (a gate run at several points); then every gate of that name must have
 // passed.
 void check_consistency(const RunRecord& rec) {
   std::map<std::string, std::size_t> failed_at;  // the first failed gate of each name
@@ -696,6 +696,10 @@ void check_consistency(const RunRecord& rec) {
     if (c.verified && failed != failed_at.end()) {
       refuse(fmt::format("cases[{}].verified", i),
              fmt::format("is true, but its gate '{}' (gates[{}]) failed", c.gate, failed->second));
+    }
+    // Else the report would print dashes for it under "all gates passed".
+    if (!c.verified && failed_at.empty()) {
+      refuse(fmt::format("cases[{}].verified", i), "is false, yet no gate in the record failed");
     }
     if (!c.call_ms.empty() && c.call_ms.size() != c.samples_ms.size()) {
       refuse(fmt::format("cases[{}].call_ms", i),
