@@ -105,6 +105,22 @@ TEST(RecordValidation, ConfigSizesAndCountsAreChecked) {
             }),
             "run record: 'config.engine.to_device.chunk_bytes' is -1: a byte count cannot be "
             "negative");
+  // The staged reports print the engine's rings one number per field.
+  EXPECT_EQ(refusal_after([](json& j) {
+              j["config"]["engine"] = {{"to_device", {{"threads", {4, 8}}}}};
+            }),
+            "run record: 'config.engine.to_device.threads' has the wrong type (array)");
+  EXPECT_EQ(refusal_after([](json& j) {
+              j["config"]["engine"] = {{"to_host", 3}};
+            }),
+            "run record: 'config.engine.to_host' is not an object");
+  EXPECT_EQ(refusal_after([](json& j) { j["config"]["threads"] = {4, 8, 16}; }), "(accepted)");
+  EXPECT_EQ(refusal_after([](json& j) { j["config"]["skipped"] = {"sm"}; }),
+            "run record: 'config.skipped[0]' has the wrong type (string)");
+  EXPECT_EQ(refusal_after([](json& j) {
+              j["cases"][0]["extra"] = {{"trials", {{{"new_words", -1}}}}};
+            }),
+            "run record: 'cases[0].extra.trials[0].new_words' is -1: a count cannot be negative");
   EXPECT_EQ(refusal_after([](json& j) { j["config"] = json::array(); }),
             "run record: 'config' is not an object");
   EXPECT_EQ(refusal_after([](json& j) {

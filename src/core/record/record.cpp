@@ -318,19 +318,36 @@ std::vector<double> times_from(const Reader& r, const char* key) {
 // The free-form objects (config, a case's extra, trace) are not fixed by the schema, but the
 // printers and analyses read some of their fields by name. Those are checked wherever they
 // appear, so nothing downstream meets a negative size or a string where it reads a number.
-enum class Kind { kSize, kSizeOrZero, kCount, kBigCount, kText, kFlag, kTimes, kTexts, kRatio };
+enum class Kind {
+  kSize,        // one byte count, 1 to 2^63 - 1
+  kSizeOrZero,  // one byte count, 0 to 2^63 - 1
+  kSizes,       // byte counts, one or an array or object of them ("chunk_bytes_by_streams")
+  kCount,       // one count, 0 to 2^31 - 1
+  kCounts,      // counts, one or an array of them (a tuning grid's "threads")
+  kBigCount,    // one count, 0 to 2^63 - 1
+  kText,
+  kFlag,
+  kTimes,    // an array of finite times, not negative
+  kTexts,    // an array of strings
+  kRatio,    // one finite number, not negative
+  kObjects,  // an array of objects (their fields are checked by name in turn)
+};
 
 struct KnownField {
   const char* key;
   Kind kind;
 };
 
-// Sizes may be one number, or an array or an object of them ("chunk_bytes_by_streams").
+[[noreturn]] void wrong_type(const std::string& field, const json& v) {
+  refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
+}
+
 void check_kind(const json& v, const std::string& field, Kind kind) {
   switch (kind) {
-    case Kind::kSize:
-    case Kind::kSizeOrZero:
+    case Kind::kSizes:
+    case Kind::kCounts:
       if (v.is_array() || v.is_object()) {
+        if (kind == Kind::kCounts && v.is_object()) wrong_type(field, v);
         std::size_t i = 0;
         for (auto it = v.begin(); it != v.end(); ++it, ++i) {
           check_kind(*it,
@@ -340,50 +357,54 @@ void check_kind(const json& v, const std::string& field, Kind kind) {
         }
         return;
       }
+      check_kind(v, field, kind == Kind::kSizes ? Kind::kSize : Kind::kCount);
+      return;
+    case Kind::kSize:
+    case Kind::kSizeOrZero:
       if (whole_number(v, field, 0, kMaxSize, "a byte count") == 0 && kind == Kind::kSize) {
         refuse(field, "is zero; a byte count must be positive");
       }
       return;
     case Kind::kCount:
+      whole_number(v, field, 0, std::numeric_limits<int>::max(), "a count");
+      return;
     case Kind::kBigCount:
-      if (v.is_array()) {
-        for (std::size_t i = 0; i < v.size(); ++i) {
-          check_kind(v[i], fmt::format("{}[{}]", field, i), kind);
-        }
-        return;
-      }
-      whole_number(v, field, 0, kind == Kind::kCount ? std::numeric_limits<int>::max() : kMaxSize,
-                   "a count");
+      whole_number(v, field, 0, kMaxSize, "a count");
       return;
     case Kind::kText:
-      if (!v.is_string()) refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
+      if (!v.is_string()) wrong_type(field, v);
       return;
     case Kind::kFlag:
-      if (!v.is_boolean()) refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
+      if (!v.is_boolean()) wrong_type(field, v);
       return;
     case Kind::kTimes:
-      if (!v.is_array()) refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
+      if (!v.is_array()) wrong_type(field, v);
       for (std::size_t i = 0; i < v.size(); ++i) {
         const std::string item = fmt::format("{}[{}]", field, i);
-        if (!v[i].is_number())
-          refuse(item, fmt::format("has the wrong type ({})", v[i].type_name()));
+        if (!v[i].is_number()) wrong_type(item, v[i]);
         const double x = v[i].get<double>();
-        if (!(x >= 0.0) || !std::isfinite(x))
+        if (!(x >= 0.0) || !std::isfinite(x)) {
           refuse(item, fmt::format("is {}, not a time", shown(v[i])));
+        }
       }
       return;
     case Kind::kTexts:
-      if (!v.is_array()) refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
+      if (!v.is_array()) wrong_type(field, v);
       for (std::size_t i = 0; i < v.size(); ++i) {
-        if (!v[i].is_string()) {
-          refuse(fmt::format("{}[{}]", field, i),
-                 fmt::format("has the wrong type ({})", v[i].type_name()));
-        }
+        if (!v[i].is_string()) wrong_type(fmt::format("{}[{}]", field, i), v[i]);
       }
       return;
     case Kind::kRatio:
-      if (!v.is_number()) refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
-      if (!(v.get<double>() >= 0.0)) refuse(field, fmt::format("is {}, not a ratio", shown(v)));
+      if (!v.is_number()) wrong_type(field, v);
+      if (!(v.get<double>() >= 0.0) || !std::isfinite(v.get<double>())) {
+        refuse(field, fmt::format("is {}, not a ratio", shown(v)));
+      }
+      return;
+    case Kind::kObjects:
+      if (!v.is_array()) wrong_type(field, v);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_object()) wrong_type(fmt::format("{}[{}]", field, i), v[i]);
+      }
       return;
   }
 }
@@ -403,7 +424,7 @@ void check_fields(const json& j, const std::string& field, const std::vector<Kno
                                 [&](const KnownField& f) { return it.key() == f.key; });
     if (k != known.end()) {
       check_kind(*it, sub, k->kind);
-      if (k->kind != Kind::kSize && k->kind != Kind::kSizeOrZero) continue;
+      if (k->kind != Kind::kObjects) continue;
     }
     if (it->is_structured()) check_fields(*it, sub, known);
   }
@@ -412,8 +433,8 @@ void check_fields(const json& j, const std::string& field, const std::vector<Kno
 // The sizes a plan is made of must be positive; the engine's thresholds may be zero ("never").
 const std::vector<KnownField>& config_fields() {
   static const std::vector<KnownField> fields = {
-      {"sizes_bytes", Kind::kSize},
-      {"odd_sizes_bytes", Kind::kSize},
+      {"sizes_bytes", Kind::kSizes},
+      {"odd_sizes_bytes", Kind::kSizes},
       {"async_bytes", Kind::kSize},
       {"kernel_bytes", Kind::kSize},
       {"ratio_bytes", Kind::kSize},
@@ -421,8 +442,8 @@ const std::vector<KnownField>& config_fields() {
       {"window_bytes", Kind::kSize},
       {"bytes", Kind::kSize},
       {"pin_cost_bytes", Kind::kSizeOrZero},  // 0: the pin cost was not measured
-      {"chunk_bytes", Kind::kSize},
-      {"chunk_bytes_by_streams", Kind::kSize},
+      {"chunk_bytes", Kind::kSizes},
+      {"chunk_bytes_by_streams", Kind::kSizes},
       {"staging_bytes", Kind::kSize},
       {"max_staging_bytes", Kind::kSize},
       {"ring_limit_bytes", Kind::kSize},
@@ -439,10 +460,11 @@ const std::vector<KnownField>& config_fields() {
       {"kernel_rounds", Kind::kCount},
       {"trials", Kind::kCount},
       {"depth", Kind::kCount},
-      {"depths", Kind::kCount},
-      {"threads", Kind::kCount},
-      {"streams", Kind::kCount},
+      {"depths", Kind::kCounts},
+      {"threads", Kind::kCounts},
+      {"streams", Kind::kCounts},
       {"driver_threads", Kind::kCount},
+      {"skipped", Kind::kObjects},
       {"min_samples", Kind::kCount},
       {"max_samples", Kind::kCount},
       {"max_spread", Kind::kRatio},
@@ -466,6 +488,28 @@ const std::vector<KnownField>& config_fields() {
   return fields;
 }
 
+// The staged engine's options, as the staged reports print them: one number per field.
+void check_engine(const json& e, const std::string& field) {
+  if (!e.is_object()) refuse(field, "is not an object");
+  const auto scalar = [&](const json& v, const std::string& f, Kind kind) {
+    if (v.is_structured()) refuse(f, fmt::format("has the wrong type ({})", v.type_name()));
+    check_kind(v, f, kind);
+  };
+  for (const char* ring : {"to_device", "to_host"}) {
+    if (!e.contains(ring)) continue;
+    const json& r = e[ring];
+    const std::string f = field + "." + ring;
+    if (!r.is_object()) refuse(f, "is not an object");
+    if (r.contains("chunk_bytes")) scalar(r["chunk_bytes"], f + ".chunk_bytes", Kind::kSize);
+    if (r.contains("depth")) scalar(r["depth"], f + ".depth", Kind::kCount);
+    if (r.contains("threads")) scalar(r["threads"], f + ".threads", Kind::kCount);
+  }
+  for (const char* key :
+       {"staging_bytes", "max_staging_bytes", "edge_chunk_bytes", "direct_below_bytes"}) {
+    if (e.contains(key)) scalar(e[key], field + "." + key, Kind::kSizeOrZero);
+  }
+}
+
 const std::vector<KnownField>& extra_fields() {
   static const std::vector<KnownField> fields = {
       {"chunk_bytes", Kind::kSize},
@@ -477,6 +521,7 @@ const std::vector<KnownField>& extra_fields() {
       {"rounds", Kind::kCount},
       {"threads", Kind::kCount},
       {"depth", Kind::kCount},
+      {"trials", Kind::kObjects},
       {"new_words", Kind::kBigCount},
       {"old_words", Kind::kBigCount},
       {"other_words", Kind::kBigCount},
@@ -677,8 +722,8 @@ class PathSax : public nlohmann::json_sax<json> {
 };
 
 // The checks that span fields: every case's gate exists, a verified case's gate passed, and an
-// unverified case has a failed gate somewhere in the record. Names may repeat (a gate run at several points); then every gate of that name must have
-// passed.
+// unverified case has a failed gate somewhere in the record. Names may repeat (a gate run at
+// several points); then every gate of that name must have passed.
 void check_consistency(const RunRecord& rec) {
   std::map<std::string, std::size_t> failed_at;  // the first failed gate of each name
   std::map<std::string, std::size_t> first_at;
@@ -765,6 +810,7 @@ RunRecord record_from_json(const json& j) {
   if (j.contains("config")) {
     if (!j["config"].is_object()) r.fail("'config' is not an object");
     check_fields(j["config"], "config", config_fields());
+    if (j["config"].contains("engine")) check_engine(j["config"]["engine"], "config.engine");
     rec.config = j["config"];
   }
   const json& gates = r.array("gates");
