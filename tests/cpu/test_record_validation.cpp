@@ -100,20 +100,27 @@ TEST(RecordValidation, ConfigSizesAndCountsAreChecked) {
             "run record: 'config.iterations' has the wrong type (string)");
   EXPECT_EQ(refusal_after([](json& j) { j["config"]["warmups"] = 4294967296; }),
             "run record: 'config.warmups' is 4294967296, more than a count allows (2147483647)");
-  EXPECT_EQ(refusal_after([](json& j) {
-              j["config"]["engine"] = {{"to_device", {{"chunk_bytes", -1}}}};
-            }),
-            "run record: 'config.engine.to_device.chunk_bytes' is -1: a byte count cannot be "
-            "negative");
+  EXPECT_EQ(
+      refusal_after([](json& j) {
+        j["config"]["engine"] = {{"to_device", {{"chunk_bytes", -1}}}, {"to_host", json::object()}};
+      }),
+      "run record: 'config.engine.to_device.chunk_bytes' is -1: a byte count cannot be "
+      "negative");
   // The staged reports print the engine's rings one number per field.
+  EXPECT_EQ(
+      refusal_after([](json& j) {
+        j["config"]["engine"] = {{"to_device", {{"threads", {4, 8}}}}, {"to_host", json::object()}};
+      }),
+      "run record: 'config.engine.to_device.threads' has the wrong type (array)");
   EXPECT_EQ(refusal_after([](json& j) {
-              j["config"]["engine"] = {{"to_device", {{"threads", {4, 8}}}}};
-            }),
-            "run record: 'config.engine.to_device.threads' has the wrong type (array)");
-  EXPECT_EQ(refusal_after([](json& j) {
-              j["config"]["engine"] = {{"to_host", 3}};
+              j["config"]["engine"] = {{"to_host", 3}, {"to_device", json::object()}};
             }),
             "run record: 'config.engine.to_host' is not an object");
+  // Both rings are printed once either is there.
+  EXPECT_EQ(refusal_after([](json& j) {
+              j["config"]["engine"] = {{"to_device", json::object()}};
+            }),
+            "run record: 'config.engine' has 'to_device' but no 'to_host'");
   EXPECT_EQ(refusal_after([](json& j) { j["config"]["threads"] = {4, 8, 16}; }), "(accepted)");
   EXPECT_EQ(refusal_after([](json& j) { j["config"]["skipped"] = {"sm"}; }),
             "run record: 'config.skipped[0]' has the wrong type (string)");

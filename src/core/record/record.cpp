@@ -495,6 +495,12 @@ void check_engine(const json& e, const std::string& field) {
     if (v.is_structured()) refuse(f, fmt::format("has the wrong type ({})", v.type_name()));
     check_kind(v, f, kind);
   };
+  // The reports print both rings once either is there.
+  if (e.contains("to_device") != e.contains("to_host")) {
+    refuse(field,
+           fmt::format("has '{}' but no '{}'", e.contains("to_device") ? "to_device" : "to_host",
+                       e.contains("to_device") ? "to_host" : "to_device"));
+  }
   for (const char* ring : {"to_device", "to_host"}) {
     if (!e.contains(ring)) continue;
     const json& r = e[ring];
