@@ -261,6 +261,16 @@ TEST(RecordValidation, ParsingNamesTheFieldOfANumberOutOfRange) {
   }
 }
 
+TEST(RecordValidation, OtherJsonInputsParseTheSameWay) {
+  try {
+    parse_json_text(R"({"traceEvents": [{"ts": 1}, {"ts": 1e999}]})", "trace");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "trace: 'traceEvents[1].ts' is 1e999, a number out of range");
+  }
+  EXPECT_EQ(parse_json_text(R"({"a": [1, {"b": null}]})", "trace")["a"][1], json({{"b", nullptr}}));
+}
+
 TEST(RecordValidation, LoadRecordNamesTheFile) {
   const std::string dir = test::temp_dir();
   std::string text = to_json(test::make_lesson_record()).dump();

@@ -629,7 +629,7 @@ std::optional<std::int64_t> parse_rfc3339(std::string_view s) {
 // double ("bytes": 1e400) is named by its field, and nesting is bounded.
 class PathSax : public nlohmann::json_sax<json> {
  public:
-  explicit PathSax(json* root) : root_(root) {}
+  PathSax(json* root, std::string what) : root_(root), what_(std::move(what)) {}
 
   bool null() override { return scalar(json(nullptr)); }
   bool boolean(bool v) override { return scalar(json(v)); }
@@ -651,7 +651,7 @@ class PathSax : public nlohmann::json_sax<json> {
     byte_ = position;
     if (e.id == 406) {
       // The lexer refused a number too large for a double: name the field it was for.
-      error_ = fmt::format("run record: '{}' is {}, a number out of range", next_path(),
+      error_ = fmt::format("{}: '{}' is {}, a number out of range", what_, next_path(),
                            token.size() > 40 ? token.substr(0, 37) + "..." : token);
     }
     return false;
@@ -701,7 +701,7 @@ class PathSax : public nlohmann::json_sax<json> {
     return true;
   }
   bool fail_here(const std::string& what) {
-    error_ = fmt::format("run record: '{}' {}", next_path(), what);
+    error_ = fmt::format("{}: '{}' {}", what_, next_path(), what);
     return false;
   }
 
@@ -722,6 +722,7 @@ class PathSax : public nlohmann::json_sax<json> {
   }
 
   json* root_;
+  std::string what_;
   std::vector<Frame> frames_;
   std::string error_;
   std::size_t byte_ = 0;
@@ -870,12 +871,16 @@ RunRecord record_from_json(const json& j) {
   return rec;
 }
 
-json parse_record_text(std::string_view text) {
+json parse_json_text(std::string_view text, const std::string& what) {
   json j;
-  PathSax sax(&j);
+  PathSax sax(&j, what);
   if (json::sax_parse(text, &sax, json::input_format_t::json, true, false)) return j;
   if (!sax.error().empty()) throw InputError(sax.error());
   throw InputError(fmt::format("is not valid JSON (truncated?) near byte {}", sax.byte()));
+}
+
+json parse_record_text(std::string_view text) {
+  return parse_json_text(text, "run record");
 }
 
 RunRecord load_record(const std::string& path) {

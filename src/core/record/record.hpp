@@ -125,6 +125,12 @@ RunRecord load_record(const std::string& path);
 // nesting), without validating it as a record. Throws InputError without a file name.
 nlohmann::json parse_record_text(std::string_view text);
 
+// The same parse for any JSON input pinbench reads (the trace beside a record: read it with
+// read_input_file(path, kMaxTraceBytes, "trace"), then parse_json_text(text, "trace")). Errors:
+// "WHAT: 'traceEvents[7].ts' is 1e400, a number out of range", "WHAT: 'PATH' is nested deeper
+// than 64 levels", or "is not valid JSON (truncated?) near byte N" (the caller adds the file).
+nlohmann::json parse_json_text(std::string_view text, const std::string& what);
+
 // Seconds since 1970 for an RFC 3339 date-time (offsets applied), or nothing when `text` is not
 // one. For ordering records by created_utc: with offsets allowed, string order is not time order.
 std::optional<std::int64_t> rfc3339_seconds(std::string_view text);
