@@ -218,7 +218,7 @@ TEST(RecordValidation, SchemaVersionSourceAndMachine) {
   EXPECT_EQ(refusal_after([](json& j) { j["source"] = "guessed"; }),
             "run record: 'source' is \"guessed\", not \"measured\" or \"published\"");
   EXPECT_EQ(refusal_after([](json& j) { j["machine"]["compute_capability"] = "9.0abc"; }),
-            "run record: 'machine' 'compute_capability' is '9.0abc', not MAJOR.MINOR");
+            "run record: 'machine.compute_capability' is '9.0abc', not MAJOR.MINOR");
   EXPECT_EQ(refusal_after([](json& j) { j["machine"]["numa_node"] = -2; }),
             "run record: 'machine.numa_node' is -2, less than a count allows (-1)");
   EXPECT_EQ(

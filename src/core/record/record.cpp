@@ -267,7 +267,7 @@ MachineInfo machine_from(const Reader& r) {
   m.device_name = r.text("device_name");
   const std::string cc = r.text("compute_capability");
   if (!parse_capability(cc, &m.cc_major, &m.cc_minor)) {
-    r.fail(fmt::format("'compute_capability' is '{}', not MAJOR.MINOR", cc));
+    refuse(r.name("compute_capability"), fmt::format("is '{}', not MAJOR.MINOR", cc));
   }
   m.sm_count = r.count("sm_count");
   m.copy_engines = r.count("copy_engines");
@@ -842,7 +842,7 @@ RunRecord record_from_json(const json& j) {
     k.verified = c.flag("verified");
     if (c.has("extra")) {
       const json& extra = c.at("extra");
-      if (!extra.is_object()) c.fail("'extra' is not an object");
+      if (!extra.is_object()) refuse(c.name("extra"), "is not an object");
       check_fields(extra, c.name("extra"), extra_fields());
       k.extra = extra;
     }
@@ -852,7 +852,7 @@ RunRecord record_from_json(const json& j) {
     if (!stop.empty()) {
       const StopReason reason = parse_stop_reason(stop);
       if (reason == StopReason::kContinue)
-        c.fail(fmt::format("'stop' is '{}', not a known reason", stop));
+        refuse(c.name("stop"), fmt::format("is '{}', not a known reason", stop));
       k.stop = reason;
     }
     rec.cases.push_back(std::move(k));
