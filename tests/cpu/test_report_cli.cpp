@@ -122,6 +122,79 @@ TEST(ReportCli, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(test::read_file(copy), test::read_file(test::h200_lesson_path()));
 }
 
+// Each refusal of the record validation, as the user meets it: exit 2, and exactly one line
+// that names the file and the field.
+TEST(ReportCli, InvalidRecordsAreRefusedWithExitTwoAndTheirField) {
+  const std::string dir = test::temp_dir();
+  auto expect_refusal = [&](const std::string& name, const nlohmann::json& j,
+                            const std::string& what) {
+    const std::string path = dir + "/" + name;
+    test::write_file(path, j.dump());
+    const test::Result r = test::run(kBin + "report " + path);
+    EXPECT_EQ(r.exit_code, 2) << name << ": " << r.err;
+    EXPECT_EQ(r.err, "pinbench: error: '" + path + "': run record: " + what + "\n");
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  };
+  const nlohmann::json good = to_json(test::make_lesson_record());
+  nlohmann::json j = good;
+  j["cases"][3]["bytes"] = -1048576;
+  expect_refusal("negative.json", j,
+                 "'cases[3].bytes' is -1048576: a byte count cannot be negative");
+  j = good;
+  j["created_utc"] = "yesterday";
+  expect_refusal("date.json", j,
+                 "'created_utc' is \"yesterday\", not an RFC 3339 date-time like "
+                 "2026-11-30T16:04:05Z");
+  j = good;
+  j["cases"][5]["samples_ms"] = nlohmann::json::array();
+  expect_refusal("nosamples.json", j,
+                 "'cases[5].samples_ms' is empty: a case without samples has no figure to show");
+
+  // A number past a double is refused while parsing, by its field, not as an internal error.
+  std::string text = good.dump();
+  const std::string key = "\"bytes\":1048576";
+  text.replace(text.find(key), key.size(), "\"bytes\":1e400");
+  test::write_file(dir + "/huge.json", text);
+  const test::Result huge = test::run(kBin + "report " + dir + "/huge.json");
+  EXPECT_EQ(huge.exit_code, 2) << huge.err;
+  EXPECT_EQ(huge.err, "pinbench: error: '" + dir +
+                          "/huge.json': run record: 'cases[0].bytes' is 1e400, a number out of "
+                          "range\n");
+}
+
+TEST(ReportCli, EndlessStreamsAndFoldersAreRefusedWithExitTwo) {
+  const std::string dir = test::temp_dir();
+  const test::Result zero = test::run(kBin + "report /dev/zero");
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
+  EXPECT_EQ(zero.err,
+            "pinbench: error: run record '/dev/zero' is larger than 64 MiB, the most pinbench "
+            "reads\n");
+  // A pipe that never ends: `yes` would run forever if the whole stream were read first.
+  const test::Result pipe = test::run("yes | " + kBin + "report /dev/stdin");
+  EXPECT_EQ(pipe.exit_code, 2) << pipe.err;
+  EXPECT_EQ(pipe.err,
+            "pinbench: error: run record '/dev/stdin' is larger than 64 MiB, the most pinbench "
+            "reads\n");
+  const test::Result folder = test::run(kBin + "report " + dir);
+  EXPECT_EQ(folder.exit_code, 2) << folder.err;
+  EXPECT_EQ(folder.err, "pinbench: error: '" + dir + "' is a directory, not a run record\n");
+}
+
+TEST(ReportCli, OutputsThatAreNotRegularFilesAreRefused) {
+  const test::Result dev =
+      test::run(kBin + "report " + test::h200_lesson_path() + " --csv /dev/full");
+  EXPECT_EQ(dev.exit_code, 2) << dev.err;
+  EXPECT_EQ(dev.err,
+            "pinbench: error: '/dev/full' is a character device, not a regular file: pinbench "
+            "writes reports only to regular files\n");
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+  // A full disk under standard output is an error, not exit 0.
+  const test::Result full = test::run(kBin + "report " + test::h200_lesson_path() + " > /dev/full");
+  EXPECT_EQ(full.exit_code, 2) << full.err;
+  EXPECT_EQ(full.err,
+            "pinbench: error: cannot write to standard output: No space left on device\n");
+}
+
 TEST(CompareCli, ExitOneWhenACaseDiffersBeyondTheThreshold) {
   const std::string runs = test::h200_earlier_lesson_path() + " " + test::h200_lesson_path();
   const test::Result r = test::run(kBin + "compare " + runs);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -97,39 +98,53 @@ struct Column {
 const std::vector<const char*> kCountAliases = {"count", "num calls", "calls", "instances",
                                                 "operations"};
 
-// A table once its header is found: the columns by key, and the data records.
+// A table once its header is found: the columns by key. Its rows are handed to a callback as
+// the scan meets them and never kept, so the reader holds the file's text and what it makes of
+// each row, not a copy of every field.
 struct Table {
   std::string source;
   std::map<std::string, Column> columns;
   std::size_t width = 0;
-  std::vector<CsvRecord> rows;
   bool empty_report = false;  // nsys said SKIPPED, or there was no table at all
   std::string nsys_said;      // the SKIPPED line, when there was one
 
-  const std::string* cell(const CsvRecord& r, const std::string& key) const {
+  const std::string_view* cell(const CsvRow& r, const std::string& key) const {
     const auto it = columns.find(key);
     if (it == columns.end() || !it->second.present) return nullptr;
     return &r.fields[it->second.index];
   }
 };
 
-bool is_prose(const CsvRecord& r) {
+bool is_prose(const CsvRow& r) {
   if (r.fields.size() != 1) return false;
-  const std::string& f = r.fields[0];
+  const std::string_view f = r.fields[0];
   return std::any_of(f.begin(), f.end(),
                      [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }) &&
-         f.find(' ') != std::string::npos;
+         f.find(' ') != std::string_view::npos;
 }
 
-Table find_table(std::string_view text, const std::string& source,
-                 const std::vector<ColumnSpec>& specs, const char* report) {
+using RowHandler = std::function<void(const Table&, const CsvRow&)>;
+
+Table scan_table(std::string_view text, const std::string& source,
+                 const std::vector<ColumnSpec>& specs, const char* report,
+                 const RowHandler& on_row) {
   Table t;
   t.source = source;
-  const std::vector<CsvRecord> records = parse_csv(text, source);
-  std::size_t header_at = records.size();
-  for (std::size_t i = 0; i < records.size() && header_at == records.size(); ++i) {
-    std::vector<HeaderName> names;
-    for (const std::string& cell : records[i].fields) names.push_back(normalize_header(cell));
+  bool found = false;
+  bool only_prose = true;  // of the records before a header
+  std::vector<HeaderName> names;
+  scan_csv(text, source, [&](const CsvRow& rec) {
+    if (found) {
+      if (rec.fields.size() != t.width) {
+        if (is_prose(rec)) return;  // nsys's own remarks after a table
+        throw InputError(fmt::format("{} line {}: {} fields where the header has {} (truncated?)",
+                                     source, rec.line, rec.fields.size(), t.width));
+      }
+      on_row(t, rec);
+      return;
+    }
+    names.clear();
+    for (const std::string_view cell : rec.fields) names.push_back(normalize_header(cell));
     std::map<std::string, Column> cols;
     bool all_required = true;
     for (const ColumnSpec& spec : specs) {
@@ -144,7 +159,7 @@ Table find_table(std::string_view text, const std::string& source,
             if (!f) {
               throw InputError(
                   fmt::format("{} line {}: column '{}' has a unit nsys never used: '{}'", source,
-                              records[i].line, trim(records[i].fields[k]), names[k].unit));
+                              rec.line, trim(rec.fields[k]), names[k].unit));
             }
             col.factor = *f;
           }
@@ -155,19 +170,19 @@ Table find_table(std::string_view text, const std::string& source,
       cols[spec.key] = col;
     }
     if (all_required) {
-      header_at = i;
-      t.columns = cols;
-      t.width = records[i].fields.size();
+      found = true;
+      t.columns = std::move(cols);
+      t.width = rec.fields.size();
+      return;
     }
-  }
-  if (header_at == records.size()) {
     // nsys writes a report with no data as a line of prose, or as nothing at all.
-    bool only_prose = true;
-    for (const CsvRecord& r : records) {
-      if (!is_prose(r)) only_prose = false;
-      if (is_prose(r) && r.fields[0].find("SKIPPED") != std::string::npos)
-        t.nsys_said = trim(r.fields[0]);
+    if (!is_prose(rec)) {
+      only_prose = false;
+    } else if (rec.fields[0].find("SKIPPED") != std::string_view::npos) {
+      t.nsys_said = trim(rec.fields[0]);
     }
+  });
+  if (!found) {
     if (only_prose) {
       t.empty_report = true;
       return t;
@@ -179,19 +194,11 @@ Table find_table(std::string_view text, const std::string& source,
     throw InputError(fmt::format("{}: no header row with the columns {} (is it a {} export?)",
                                  source, wanted, report));
   }
-  for (std::size_t i = header_at + 1; i < records.size(); ++i) {
-    if (records[i].fields.size() != t.width) {
-      if (is_prose(records[i])) continue;  // nsys's own remarks after a table
-      throw InputError(fmt::format("{} line {}: {} fields where the header has {} (truncated?)",
-                                   source, records[i].line, records[i].fields.size(), t.width));
-    }
-    t.rows.push_back(records[i]);
-  }
   return t;
 }
 
-double number(const Table& t, const CsvRecord& r, const std::string& key) {
-  const std::string* cell = t.cell(r, key);
+double number(const Table& t, const CsvRow& r, const std::string& key) {
+  const std::string_view* cell = t.cell(r, key);
   std::string s = trim(*cell);
   // Thousands separators appear when a table was copied from nsys's console output.
   s.erase(std::remove(s.begin(), s.end(), ','), s.end());
@@ -206,7 +213,7 @@ double number(const Table& t, const CsvRecord& r, const std::string& key) {
   return v * t.columns.at(key).factor;
 }
 
-std::int64_t nanoseconds(const Table& t, const CsvRecord& r, const std::string& key) {
+std::int64_t nanoseconds(const Table& t, const CsvRow& r, const std::string& key) {
   const double v = number(t, r, key);
   // About 126 years: a start plus a duration still fits in 64 bits.
   if (v > 4.0e18) {
@@ -215,8 +222,8 @@ std::int64_t nanoseconds(const Table& t, const CsvRecord& r, const std::string& 
   return static_cast<std::int64_t>(std::llround(v));
 }
 
-std::uint32_t id_number(const Table& t, const CsvRecord& r, const std::string& key) {
-  const std::string* cell = t.cell(r, key);
+std::uint32_t id_number(const Table& t, const CsvRow& r, const std::string& key) {
+  const std::string_view* cell = t.cell(r, key);
   if (cell == nullptr || trim(*cell).empty()) return 0;
   const double v = number(t, r, key);
   if (v > 4294967295.0) {
@@ -317,20 +324,21 @@ std::vector<ApiCall> parse_api_trace(std::string_view text, const std::string& s
                   {"corrid", "corr id", "correlation id", "correlationid", "correlation"}),
       text_column("thread", {"tid", "thread id", "thread"}, false),
   };
-  const Table t = find_table(text, source, specs, "cuda_api_trace");
-  if (t.empty_report) {
-    throw InputError(fmt::format("{}: no CUDA API calls in it{}", source,
-                                 t.nsys_said.empty() ? "" : " (nsys: " + t.nsys_said + ")"));
-  }
   std::vector<ApiCall> calls;
-  for (const CsvRecord& r : t.rows) {
-    ApiCall c;
-    c.name = api_base_name(*t.cell(r, "name"));
-    c.start_ns = nanoseconds(t, r, "start");
-    c.end_ns = c.start_ns + nanoseconds(t, r, "duration");
-    c.correlation = id_number(t, r, "correlation");
-    c.thread = id_number(t, r, "thread");
-    calls.push_back(std::move(c));
+  const Table table =
+      scan_table(text, source, specs, "cuda_api_trace", [&](const Table& t, const CsvRow& r) {
+        ApiCall c;
+        c.name = api_base_name(*t.cell(r, "name"));
+        c.start_ns = nanoseconds(t, r, "start");
+        c.end_ns = c.start_ns + nanoseconds(t, r, "duration");
+        c.correlation = id_number(t, r, "correlation");
+        c.thread = id_number(t, r, "thread");
+        calls.push_back(std::move(c));
+      });
+  if (table.empty_report) {
+    throw InputError(
+        fmt::format("{}: no CUDA API calls in it{}", source,
+                    table.nsys_said.empty() ? "" : " (nsys: " + table.nsys_said + ")"));
   }
   return calls;
 }
@@ -363,30 +371,32 @@ std::vector<SummaryRow> parse_summary(std::string_view text, const std::string& 
     case NsysReport::kGpuTrace:
       throw InputError(fmt::format("{}: not a summary report", source));
   }
-  const Table t = find_table(text, source, specs, report_name(report));
-  if (t.empty_report && report != NsysReport::kNvtxSum) {
-    throw InputError(fmt::format("{}: the report holds no table{}", source,
-                                 t.nsys_said.empty() ? "" : " (nsys: " + t.nsys_said + ")"));
-  }
   std::vector<SummaryRow> rows;
-  for (const CsvRecord& r : t.rows) {
-    SummaryRow s;
-    s.name = trim(*t.cell(r, name_key));
-    // nsys 2021 to 2023 wrote push/pop ranges of the default domain as ":name".
-    if (report == NsysReport::kNvtxSum && !s.name.empty() && s.name.front() == ':') {
-      s.name.erase(0, 1);
-    }
-    const double count = number(t, r, "count");
-    if (count > 1e15) {
-      throw InputError(fmt::format("{} line {}: count {} is out of range", source, r.line, count));
-    }
-    s.count = static_cast<std::uint64_t>(std::llround(count));
-    if (report == NsysReport::kMemSizeSum) {
-      s.total_bytes = number(t, r, "total");
-    } else {
-      s.total_ns = number(t, r, "total time");
-    }
-    rows.push_back(std::move(s));
+  const Table table =
+      scan_table(text, source, specs, report_name(report), [&](const Table& t, const CsvRow& r) {
+        SummaryRow s;
+        s.name = trim(*t.cell(r, name_key));
+        // nsys 2021 to 2023 wrote push/pop ranges of the default domain as ":name".
+        if (report == NsysReport::kNvtxSum && !s.name.empty() && s.name.front() == ':') {
+          s.name.erase(0, 1);
+        }
+        const double count = number(t, r, "count");
+        if (count > 1e15) {
+          throw InputError(
+              fmt::format("{} line {}: count {} is out of range", source, r.line, count));
+        }
+        s.count = static_cast<std::uint64_t>(std::llround(count));
+        if (report == NsysReport::kMemSizeSum) {
+          s.total_bytes = number(t, r, "total");
+        } else {
+          s.total_ns = number(t, r, "total time");
+        }
+        rows.push_back(std::move(s));
+      });
+  if (table.empty_report && report != NsysReport::kNvtxSum) {
+    throw InputError(
+        fmt::format("{}: the report holds no table{}", source,
+                    table.nsys_said.empty() ? "" : " (nsys: " + table.nsys_said + ")"));
   }
   return rows;
 }
@@ -406,9 +416,8 @@ std::vector<Copy> parse_gpu_trace(std::string_view text, const std::string& sour
                   false),
       text_column("stream", {"strm", "stream", "stream id"}, false),
   };
-  const Table t = find_table(text, source, specs, "cuda_gpu_trace");
   std::vector<Copy> copies;
-  for (const CsvRecord& r : t.rows) {
+  scan_table(text, source, specs, "cuda_gpu_trace", [&](const Table& t, const CsvRow& r) {
     const std::string name = trim(*t.cell(r, "name"));
     const std::int64_t start = nanoseconds(t, r, "start");
     const std::int64_t end = start + nanoseconds(t, r, "duration");
@@ -422,18 +431,22 @@ std::vector<Copy> parse_gpu_trace(std::string_view text, const std::string& sour
       c.end_ns = end;
       c.correlation = correlation;
       c.stream = stream;
-      const std::string* bytes = t.cell(r, "bytes");
+      const std::string_view* bytes = t.cell(r, "bytes");
       if (bytes != nullptr && !trim(*bytes).empty()) {
         // "Bytes (MB)" carries three decimals: the nearest byte is as close as it gets.
-        c.bytes = static_cast<std::uint64_t>(std::llround(number(t, r, "bytes")));
+        const double b = number(t, r, "bytes");
+        if (b > 9.0e18) {
+          throw InputError(fmt::format("{} line {}: 'bytes' is out of range", source, r.line));
+        }
+        c.bytes = static_cast<std::uint64_t>(std::llround(b));
       }
-      if (const std::string* k = t.cell(r, "src kind")) c.src_kind = memory_kind_from(*k);
-      if (const std::string* k = t.cell(r, "dst kind")) c.dst_kind = memory_kind_from(*k);
+      if (const std::string_view* k = t.cell(r, "src kind")) c.src_kind = memory_kind_from(*k);
+      if (const std::string_view* k = t.cell(r, "dst kind")) c.dst_kind = memory_kind_from(*k);
       copies.push_back(c);
     } else if (kernels != nullptr && name.find("[CUDA") != 0 && !name.empty()) {
       kernels->push_back(Kernel{name, start, end, stream, correlation});
     }
-  }
+  });
   return copies;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -104,11 +105,39 @@ struct RunRecord {
 
 nlohmann::json to_json(const RunRecord& record);
 
-// Throws InputError naming what is wrong when `j` is not a run record of a known version.
+// The one validation of a record (docs/record-schema.md, "Validation"): every reader goes
+// through here. A record passes whole or is refused with an InputError of one line naming the
+// field: "run record: 'cases[3].bytes' is -1048576, negative (0 to 2^63 - 1 bytes)". Checks
+// types, ranges (sizes positive and below 2^63, times finite, samples of 1 ns to a day), an
+// RFC 3339 created_utc, a known schema version and source, at least one sample per case,
+// call_ms as long as samples_ms, unique gate names, each case's gate present, and a verified
+// case's gate passed.
 RunRecord record_from_json(const nlohmann::json& j);
 
-// Throws InputError when the file is missing, unreadable, not JSON, truncated or not a record.
+// Reads at most kMaxRecordBytes (core/input_limits.hpp) of `path`, parses it and validates it
+// with record_from_json. Throws InputError, one line naming the file, when the file is missing,
+// a directory, too large (a stream that does not end), empty, not JSON, truncated, nested too
+// deep, holds a number beyond a double (named by its field), or is not a valid record:
+//   "cannot open run record 'P'", "'P' is a directory, not a run record",
+//   "run record 'P' is larger than 64 MiB, the most pinbench reads", "run record 'P' is empty",
+//   "run record 'P' is not valid JSON (truncated?) near byte N",
+//   "'P': run record: 'cases[0].bytes' is 1e400, a number out of range",
+//   "'P': run record: 'cases[3].samples_ms' is empty: a case without samples has no figure..."
 RunRecord load_record(const std::string& path);
+
+// Parses record text as load_record does (path-aware errors for out-of-range numbers, bounded
+// nesting), without validating it as a record. Throws InputError without a file name.
+nlohmann::json parse_record_text(std::string_view text);
+
+// The same parse for any JSON input pinbench reads (the trace beside a record: read it with
+// read_input_file(path, kMaxTraceBytes, "trace"), then parse_json_text(text, "trace")). Errors:
+// "WHAT: 'traceEvents[7].ts' is 1e400, a number out of range", "WHAT: 'PATH' is nested deeper
+// than 64 levels", or "is not valid JSON (truncated?) near byte N" (the caller adds the file).
+nlohmann::json parse_json_text(std::string_view text, const std::string& what);
+
+// Seconds since 1970 for an RFC 3339 date-time (offsets applied), or nothing when `text` is not
+// one. For ordering records by created_utc: with offsets allowed, string order is not time order.
+std::optional<std::int64_t> rfc3339_seconds(std::string_view text);
 
 // Writes to a temporary file beside `path` and renames it into place, so a crash never leaves
 // half a record. Throws InputError when the file cannot be written.
