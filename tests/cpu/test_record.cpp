@@ -140,5 +140,21 @@ TEST(RunLibrary, PicksTheNewestMeasuredRecordOfTheExperiment) {
   EXPECT_EQ(newest_record(dir + "/nothing-here", "lesson"), std::nullopt);
 }
 
+TEST(RunLibrary, OrdersByTheInstantAndSkipsInterruptedRuns) {
+  const std::string dir = test::temp_dir();
+  RunRecord utc = test::make_lesson_record();
+  utc.created_utc = "2026-06-01T00:30:00Z";
+  RunRecord offset = test::make_lesson_record();  // 23:00 UTC the day before, though it reads later
+  offset.created_utc = "2026-06-01T01:00:00+02:00";
+  RunRecord cut = test::make_lesson_record();
+  cut.created_utc = "2026-07-01T00:00:00Z";
+  cut.incomplete = true;
+  cut.interrupted_by = "SIGINT";
+  save_record(utc, dir + "/a.json");
+  save_record(offset, dir + "/b.json");
+  save_record(cut, dir + "/c.json");
+  EXPECT_EQ(newest_record(dir, "lesson"), dir + "/a.json");
+}
+
 }  // namespace
 }  // namespace pinbench

@@ -174,11 +174,12 @@ TEST(ReplayCli, ReplayTakesNoMeasuringOrOutputOption) {
 // experiment, printed by the same printer as --replay prints it.
 TEST(ReplayCli, WithoutAGpuEverySubcommandReplaysItsNewestRecord) {
   if (gpu_present()) GTEST_SKIP() << "a GPU is present; the subcommands would measure";
-  // The newest measured record of each experiment, found here independently of the binary.
+  // The newest measured, complete record of each experiment, found here independently of the
+  // binary (a run a signal cut short is never the one replayed).
   std::map<std::string, std::pair<std::string, std::string>> newest;  // experiment: time, path
   for (const auto& [path, record] : committed_records()) {
     auto& best = newest[record.experiment];
-    if (record.source == "measured" && record.created_utc > best.first) {
+    if (record.source == "measured" && !record.incomplete && record.created_utc > best.first) {
       best = {record.created_utc, path};
     }
   }
