@@ -35,11 +35,6 @@ struct ReportOptions {
   std::string text_path;
 };
 
-bool same_file(const std::string& x, const std::string& y) {
-  std::error_code ec;
-  return fs::weakly_canonical(x, ec) == fs::weakly_canonical(y, ec) && !ec;
-}
-
 HtmlExtras html_extras(const std::string& record_path) {
   HtmlExtras x;
   x.record_name = fs::path(record_path).filename().string();
@@ -61,10 +56,6 @@ int run(ReportOptions o) {
   if (o.html_path.empty() && o.markdown_path.empty() && o.csv_path.empty() && o.text_path.empty()) {
     o.markdown_path = "-";
   }
-  const RunRecord record = load_record(o.record_path);
-  // One analysis, every printer: the three formats render the same model.
-  const ReportModel model = analyse(record);
-
   struct Output {
     const std::string& path;
     const char* what;
@@ -73,15 +64,20 @@ int run(ReportOptions o) {
                             {o.markdown_path, "Markdown"},
                             {o.csv_path, "CSV"},
                             {o.text_path, "Text"}};
+  // Before anything is read: no output may be an input (the record, or the trace the HTML reads
+  // beside it), nor two outputs one file.
+  std::vector<NamedPath> written;
   bool to_stdout = false;
   for (const Output& out : outputs) {
     if (out.path.empty()) continue;
     to_stdout = to_stdout || out.path == "-";
-    if (out.path != "-" && same_file(out.path, o.record_path)) {
-      throw InputError(
-          fmt::format("the {} report would overwrite the run record '{}'", out.what, out.path));
-    }
+    written.push_back({out.path, std::string(out.what) + " report"});
   }
+  check_outputs({{o.record_path, "run record"}, {trace_path_for(o.record_path), "trace"}}, written);
+
+  const RunRecord record = load_record(o.record_path);
+  // One analysis, every printer: the formats render the same model.
+  const ReportModel model = analyse(record);
   if (!o.html_path.empty()) {
     write_text_file(o.html_path, render_html(record, model, html_extras(o.record_path)));
   }

@@ -12,6 +12,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/signals.hpp"
 #include "core/errors.hpp"
+#include "core/text_file.hpp"
 #include "version.hpp"
 
 namespace {
@@ -69,10 +70,18 @@ int main(int argc, char** argv) {
   }
 
   try {
+    const pinbench::cli::Command* given = nullptr;
     for (const pinbench::cli::Command& c : commands) {
-      if (c.app->parsed()) return c.run();
+      if (c.app->parsed()) given = &c;
     }
-    return fail(ExitCode::kBadInput, "no subcommand given (see pinbench --help)");
+    if (given == nullptr)
+      return fail(ExitCode::kBadInput, "no subcommand given (see pinbench --help)");
+    const int code = given->run();
+    // What printf left in stdio's buffer goes out now: a full disk is an error, not exit 0.
+    if (pinbench::flush_stdout() == pinbench::StdoutWrite::kClosed) return 0;
+    return code;
+  } catch (const pinbench::StdoutClosed&) {
+    return 0;  // the reader stopped reading (`| head`): end quietly, like other tools
   } catch (...) {
     const pinbench::cli::Failure f = pinbench::cli::failure_of(std::current_exception());
     return fail(f.code, f.message);

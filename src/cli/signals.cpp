@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/interrupt.hpp"
+#include "core/text_file.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -22,7 +23,9 @@ extern "C" void on_stop_signal(int sig) {
     (void)!write(STDERR_FILENO, kNote, sizeof kNote - 1);
     return;
   }
-  // Ends the process as the signal would have: the shell sees 128 + N.
+  // Ends the process as the signal would have (the shell sees 128 + N), leaving no half-written
+  // temporary file behind.
+  remove_temporaries_now();
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -36,6 +39,8 @@ void install_signal_handlers() {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // a read or write in flight resumes; the flag is read between cases
   for (int sig : {SIGINT, SIGTERM}) sigaction(sig, &sa, nullptr);
+  // A closed pipe shows as EPIPE on the write, which ends the command quietly (main.cpp).
+  std::signal(SIGPIPE, SIG_IGN);
 }
 
 MeasuringScope::MeasuringScope() {

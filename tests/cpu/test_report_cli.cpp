@@ -195,6 +195,48 @@ TEST(ReportCli, OutputsThatAreNotRegularFilesAreRefused) {
             "pinbench: error: cannot write to standard output: No space left on device\n");
 }
 
+// The reader of a pipe may stop early (`| head`): pinbench ends quietly, with nothing on stderr.
+TEST(ReportCli, AClosedPipeEndsQuietly) {
+  // A sweep's CSV is far larger than a pipe's buffer, so pinbench is still writing when head
+  // has gone: the write meets EPIPE.
+  const std::string sweep =
+      std::string(PINBENCH_DATA_DIR) + "/runs/sweep-h200-2026-11-30T162938Z.json";
+  const test::Result r = test::run("bash -c 'set -o pipefail; " + kBin + "report " + sweep +
+                                   " --csv - | head -c 10 >/dev/null'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(ReportCli, AnOutputThatIsAnInputOrAnotherOutputIsRefused) {
+  const std::string dir = test::temp_dir();
+  std::filesystem::copy_file(test::h200_traced_lesson_path(), dir + "/run.json");
+  test::write_file(dir + "/run.trace.json", test::read_file(test::sweep_trace_path()));
+  std::filesystem::create_symlink(dir + "/run.trace.json", dir + "/link.html");
+  const std::string before = test::read_file(dir + "/run.trace.json");
+  const test::Result trace =
+      test::run(kBin + "report " + dir + "/run.json --html " + dir + "/run.trace.json");
+  EXPECT_EQ(trace.exit_code, 2);
+  EXPECT_EQ(trace.err, "pinbench: error: the HTML report '" + dir +
+                           "/run.trace.json' would overwrite the trace '" + dir +
+                           "/run.trace.json'\n");
+  const test::Result link =
+      test::run(kBin + "report " + dir + "/run.json --html " + dir + "/link.html");
+  EXPECT_EQ(link.exit_code, 2);
+  EXPECT_NE(link.err.find("would overwrite the trace"), std::string::npos) << link.err;
+  EXPECT_EQ(test::read_file(dir + "/run.trace.json"), before);
+
+  const test::Result twice =
+      test::run(kBin + "report " + dir + "/run.json --html " + dir + "/x --csv " + dir + "/x");
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_EQ(twice.err, "pinbench: error: the CSV report '" + dir + "/x' and the HTML report '" +
+                           dir + "/x' are one file\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x"));
+  const test::Result both = test::run(kBin + "report " + dir + "/run.json --csv - --markdown -");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.err,
+            "pinbench: error: the Markdown report and the CSV report both go to standard output\n");
+}
+
 TEST(CompareCli, ExitOneWhenACaseDiffersBeyondTheThreshold) {
   const std::string runs = test::h200_earlier_lesson_path() + " " + test::h200_lesson_path();
   const test::Result r = test::run(kBin + "compare " + runs);
