@@ -2,15 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/input_limits.hpp"
+#include "core/record/record.hpp"
+#include "core/text_file.hpp"
 #include "report/svg_chart.hpp"
 
 namespace pinbench {
@@ -200,19 +201,10 @@ Timeline timeline_from_json(const json& trace) {
 }
 
 Timeline read_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot open trace '{}'", path));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  json j;
+  // Bounded like every input: a trace that never ends is refused, not read into memory whole.
+  const std::string text = read_input_file(path, kMaxTraceBytes, "trace");
   try {
-    j = json::parse(buf.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(
-        fmt::format("trace '{}' is not valid JSON (truncated?) near byte {}", path, e.byte));
-  }
-  try {
-    return timeline_from_json(j);
+    return timeline_from_json(parse_json_text(text, "trace"));
   } catch (const InputError& e) {
     throw InputError(fmt::format("trace '{}': {}", path, e.what()));
   }
