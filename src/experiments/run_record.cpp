@@ -1,5 +1,7 @@
 #include "experiments/run_record.hpp"
 
+#include <algorithm>
+
 #include "core/interrupt.hpp"
 #include "core/record/case_builder.hpp"
 #include "cuda/buffers.hpp"
@@ -27,6 +29,11 @@ bool stop_before_next_case(RunRecord& record) {
 
 void finish_record(RunRecord& record, SteadyClock::time_point start) {
   record.wall_ms = ms_since(start);
+  // A case whose gate failed before its first timed sample has no figure to give, and a record
+  // with a sample-less case is refused by every reader: its failed gate stays, and says why.
+  record.cases.erase(std::remove_if(record.cases.begin(), record.cases.end(),
+                                    [](const Case& c) { return c.samples_ms.empty(); }),
+                     record.cases.end());
 }
 
 Gate kind_gate(const std::string& name, const void* ptr, const std::string& expected) {

@@ -17,7 +17,8 @@ namespace pinbench {
 // the machine's description. Throws NoGpuError without a usable GPU.
 RunRecord start_record(const std::string& experiment, nlohmann::json config);
 
-// Sets the record's wall time: from `start` to now.
+// Sets the record's wall time, from `start` to now, and drops the cases that have no samples
+// (their gate failed before timing; the failed gate stays in the record).
 void finish_record(RunRecord& record, SteadyClock::time_point start);
 
 // Whether a signal asked the run to stop (core/interrupt.hpp). If so, marks `record` incomplete,

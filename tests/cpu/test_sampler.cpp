@@ -4,7 +4,9 @@
 
 #include <thread>
 
+#include "experiments/run_record.hpp"
 #include "experiments/sampler.hpp"
+#include "fixtures.hpp"
 
 namespace pinbench {
 namespace {
@@ -151,4 +153,21 @@ TEST(Sampler, TheHostClockTimesFromStartToStop) {
 }
 
 }  // namespace
+// A gate that fails before timing leaves a case with no samples, which no reader accepts; the
+// record keeps the failed gate and drops the case, so it still loads and says what failed.
+TEST(FinishRecord, DropsCasesWithoutSamplesAndKeepsTheirGates) {
+  RunRecord r = test::make_lesson_record();
+  const std::size_t cases = r.cases.size();
+  r.cases[0].samples_ms.clear();
+  r.cases[0].verified = false;
+  r.gates.push_back({r.cases[0].gate + " (before timing)", false, "byte 7 differs"});
+  r.cases[0].gate += " (before timing)";
+  finish_record(r, SteadyClock::now());
+  EXPECT_EQ(r.cases.size(), cases - 1);
+  EXPECT_FALSE(r.gates.back().passed);
+  const RunRecord back = record_from_json(to_json(r));
+  EXPECT_EQ(back.cases.size(), cases - 1);
+  EXPECT_FALSE(back.all_gates_passed());
+}
+
 }  // namespace pinbench
