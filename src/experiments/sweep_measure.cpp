@@ -391,16 +391,12 @@ std::string Measurer::measure(KindBuffers& b, Direction direction, CopyMethod me
   const std::string timing = latch ? "latch" : "blocking";
   bool timed_out = false;
 
-  // The sampler's stop reason goes into the case itself; "stop" and "spread" stay in extra too,
-  // where the sweep's readers have always found them.
   auto make_case = [&](const char* dir, std::uint64_t case_bytes, const Timed& s,
                        const std::string& gate) {
     const CaseSpec spec{"sweep", dir,        to_string(kind), to_string(method),
                         timing,  case_bytes, m.cfg.warmups,   gate};
     Case c = pinbench::make_case(spec, s);
-    c.extra = {{"stop", to_string(s.stop)},
-               {"spread", relative_spread(s.samples_ms)},
-               {"latch_timed_out", timed_out}};
+    c.extra = {{"latch_timed_out", timed_out}};
     return c;
   };
   auto add_gate = [&](const std::string& name, const Timed& s) {

@@ -107,14 +107,16 @@ std::string figure(const std::string& svg, const std::string& caption, bool wide
                      wide ? " class=\"wide\"" : "", svg, e(caption));
 }
 
+ChartText text_of(const ChartSpec& spec) {
+  return {spec.title, spec.value_suffix, spec.decimals};
+}
+
 std::string chart_svg(const ChartSpec& spec) {
   switch (spec.kind) {
     case ChartKind::kSize: {
       SizeChart chart;
-      chart.title = spec.title;
+      static_cast<ChartText&>(chart) = text_of(spec);
       chart.y_title = spec.axis_title;
-      chart.value_suffix = spec.value_suffix;
-      chart.value_decimals = spec.decimals;
       chart.y_at_least = spec.value_at_least;
       for (const auto& [value, label] : spec.rules) chart.rules.push_back({value, label});
       for (std::size_t i = 0; i < spec.series.size(); ++i) {
@@ -131,11 +133,9 @@ std::string chart_svg(const ChartSpec& spec) {
     case ChartKind::kBars:
     case ChartKind::kShares: {
       ShareChart chart;
-      chart.title = spec.title;
+      static_cast<ChartText&>(chart) = text_of(spec);
       chart.x_title = spec.axis_title;
       chart.percent = spec.kind == ChartKind::kShares;
-      chart.value_suffix = spec.value_suffix;
-      chart.decimals = spec.decimals;
       for (const auto& [value, label] : spec.rules) chart.rules.push_back({value, label});
       std::vector<std::string> keys;
       for (std::size_t i = 0; i < spec.bars.size(); ++i) {
@@ -153,13 +153,11 @@ std::string chart_svg(const ChartSpec& spec) {
     }
     case ChartKind::kHeatmap: {
       HeatmapChart chart;
-      chart.title = spec.title;
+      static_cast<ChartText&>(chart) = text_of(spec);
       chart.shade_title = spec.shade_title;
       chart.row_labels = spec.row_labels;
       chart.column_labels = spec.column_labels;
       chart.column_groups = spec.column_groups;
-      chart.value_suffix = spec.value_suffix;
-      chart.decimals = spec.decimals;
       for (const auto& row : spec.cells) {
         std::vector<HeatmapChart::Cell> cells;
         for (const HeatCell& cell : row) cells.push_back({cell.value, cell.shade, cell.marked});

@@ -376,11 +376,11 @@ std::string render_size_chart(const SizeChart& chart) {
     }
     for (const auto& [x, y] : s.points) {
       if (!y || x <= 0) continue;
-      out += marker_svg(
-          static_cast<int>(index), px(x) + dodge, py(*y), s.colour, " class=\"point\"",
-          fmt::format("<title>{}, {}: {}{}</title>", xml_escape(s.label),
-                      format_size(static_cast<std::uint64_t>(x)),
-                      format_fixed(*y, chart.value_decimals), xml_escape(chart.value_suffix)));
+      out +=
+          marker_svg(static_cast<int>(index), px(x) + dodge, py(*y), s.colour, " class=\"point\"",
+                     fmt::format("<title>{}, {}: {}{}</title>", xml_escape(s.label),
+                                 format_size(static_cast<std::uint64_t>(x)),
+                                 format_fixed(*y, chart.decimals), xml_escape(chart.value_suffix)));
       out += "\n";
     }
     out += "</g>\n";

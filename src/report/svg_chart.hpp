@@ -49,11 +49,16 @@ struct ChartSeries {
   bool dashed = false;  // where colours and markers run out
 };
 
-struct SizeChart {
+// What every chart says around its marks: its title, and how a value is written (tooltips,
+// labels): `decimals` places, then `value_suffix`, e.g. " GB/s" or "x".
+struct ChartText {
   std::string title;
-  std::string y_title;       // with its unit, e.g. "median rate (GB/s)"
-  std::string value_suffix;  // after a value in tooltips, e.g. " GB/s" or "x"
-  int value_decimals = 2;
+  std::string value_suffix;
+  int decimals = 2;
+};
+
+struct SizeChart : ChartText {
+  std::string y_title;  // with its unit, e.g. "median rate (GB/s)"
   std::vector<ChartSeries> series;
   std::vector<ChartRule> rules;
   // The y axis reaches at least this far, so charts meant to be read side by side share a scale.
@@ -69,8 +74,7 @@ struct ShareBar {
   std::string detail;  // for the tooltip, e.g. "call 9.296 ms of 9.318 ms"
 };
 
-struct ShareChart {
-  std::string title;
+struct ShareChart : ChartText {
   std::string x_title;
   std::vector<LegendEntry> legend;
   std::vector<ShareBar> bars;
@@ -78,16 +82,13 @@ struct ShareChart {
   // Off: `share` holds a plain value (e.g. GB/s) on an axis from zero to a round number, shown
   // with `decimals` and `value_suffix`.
   bool percent = true;
-  std::string value_suffix;
-  int decimals = 1;
 };
 
 std::string render_share_chart(const ShareChart& chart);
 
 // A grid of figures, rows by columns, each cell shaded by its `shade` (0..1) so the eye finds
 // the high and low regions at once; a marked cell gets a heavy outline.
-struct HeatmapChart {
-  std::string title;
+struct HeatmapChart : ChartText {
   std::string shade_title;
   std::vector<std::string> row_labels, column_labels;
   std::vector<std::pair<std::string, std::size_t>> column_groups;  // heading, columns spanned
@@ -97,8 +98,6 @@ struct HeatmapChart {
     bool marked = false;
   };
   std::vector<std::vector<Cell>> cells;
-  std::string value_suffix;
-  int decimals = 1;
 };
 
 std::string render_heatmap(const HeatmapChart& chart);

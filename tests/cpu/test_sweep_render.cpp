@@ -75,7 +75,7 @@ TEST(SweepAnalysis, FailedCaseHasNoRate) {
   c.bytes = kMiB;
   c.samples_ms = {0.02, 0.021};
   c.verified = false;
-  c.extra = {{"stop", "gate failed"}};
+  c.stop = StopReason::kGateFailed;
   r.cases = {c};
   const std::vector<RateRow> rows = rate_rows(r, "sweep");
   ASSERT_EQ(rows.size(), 1u);

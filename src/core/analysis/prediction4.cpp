@@ -24,16 +24,18 @@ constexpr const char* kPageableRange = "part2 async h2d pageable";
 constexpr const char* kPinnedRange = "part2 async h2d pinned";
 constexpr double kThreshold = 5.0;
 
-std::unordered_map<std::uint32_t, const Copy*> copies_by_correlation(const Trace& t) {
-  std::unordered_map<std::uint32_t, const Copy*> index;
+// Each copy by the correlation id of the call that started it.
+using CopyIndex = std::unordered_map<std::uint32_t, const Copy*>;
+
+CopyIndex copies_by_correlation(const Trace& t) {
+  CopyIndex index;
   for (const Copy& c : t.copies) {
     if (c.correlation != 0) index.emplace(c.correlation, &c);
   }
   return index;
 }
 
-const Copy* find_copy(const std::unordered_map<std::uint32_t, const Copy*>& index,
-                      const ApiCall& call) {
+const Copy* find_copy(const CopyIndex& index, const ApiCall& call) {
   if (call.correlation == 0) return nullptr;
   const auto it = index.find(call.correlation);
   return it == index.end() ? nullptr : it->second;
@@ -57,9 +59,8 @@ bool inside(const ApiCall& call, const NvtxRange& r) {
 
 // Fills a group from `calls` (in call order, already known to be the group's), skipping the
 // first as the warm-up and keeping at most `limit` (0: all).
-CallGroup group_from(const std::vector<const ApiCall*>& calls,
-                     const std::unordered_map<std::uint32_t, const Copy*>& index, std::size_t limit,
-                     bool with_bytes) {
+CallGroup group_from(const std::vector<const ApiCall*>& calls, const CopyIndex& index,
+                     std::size_t limit, bool with_bytes) {
   CallGroup g;
   g.warmups = calls.empty() ? 0 : 1;
   std::uint64_t bytes = 0;
@@ -77,11 +78,14 @@ CallGroup group_from(const std::vector<const ApiCall*>& calls,
   return g;
 }
 
-Prediction4Evidence by_ranges(const Trace& t,
-                              const std::unordered_map<std::uint32_t, const Copy*>& index,
-                              const Prediction4Options& o) {
+Prediction4Evidence chosen_by(Selection s) {
   Prediction4Evidence e;
-  e.selection = Selection::kNvtxRanges;
+  e.selection = s;
+  return e;
+}
+
+Prediction4Evidence by_ranges(const Trace& t, const CopyIndex& index, const Prediction4Options& o) {
+  Prediction4Evidence e = chosen_by(Selection::kNvtxRanges);
   const std::vector<const ApiCall*> calls = sorted_calls(t, kAsyncCall);
   for (const bool pageable : {true, false}) {
     const char* range_name = pageable ? kPageableRange : kPinnedRange;
@@ -127,11 +131,9 @@ Prediction4Evidence by_ranges(const Trace& t,
   return e;
 }
 
-Prediction4Evidence by_memory_kinds(const Trace& t,
-                                    const std::unordered_map<std::uint32_t, const Copy*>& index,
+Prediction4Evidence by_memory_kinds(const Trace& t, const CopyIndex& index,
                                     const Prediction4Options& o) {
-  Prediction4Evidence e;
-  e.selection = Selection::kMemoryKinds;
+  Prediction4Evidence e = chosen_by(Selection::kMemoryKinds);
   std::vector<const ApiCall*> pageable, pinned;
   for (const ApiCall* c : sorted_calls(t, kAsyncCall)) {
     const Copy* copy = find_copy(index, *c);
@@ -173,7 +175,7 @@ Prediction4Evidence by_page_rule(const Trace& t, const Prediction4Options& o) {
         2 * per_source, per_source - 1, calls.size());
     return e;
   }
-  const std::unordered_map<std::uint32_t, const Copy*> none;
+  const CopyIndex none;
   const std::vector<const ApiCall*> first(calls.begin(),
                                           calls.begin() + static_cast<std::ptrdiff_t>(per_source));
   const std::vector<const ApiCall*> second(calls.begin() + static_cast<std::ptrdiff_t>(per_source),

@@ -18,7 +18,7 @@ std::vector<RateRow> rate_rows(const RunRecord& record, const std::string& part)
     r.timing = c.timing;
     r.bytes = c.bytes;
     r.samples = c.samples_ms.size();
-    r.stop = c.extra.value("stop", std::string());
+    r.stop = c.stop ? to_string(*c.stop) : "";
     if (c.extra.contains("host_numa_node") && c.extra["host_numa_node"].is_number_integer()) {
       r.host_numa_node = c.extra["host_numa_node"].get<int>();
     }
