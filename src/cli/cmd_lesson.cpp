@@ -34,9 +34,8 @@ struct LessonOptions {
   std::string kernel_size;
   int warmups = 0;
   int iterations = 0;
-  OutputPaths outputs;  // --json only
+  OutputPaths outputs;  // --json and --trace
   std::string reference_path;
-  std::string trace_path;
   ReplayFlags replay;
 };
 
@@ -59,12 +58,12 @@ LessonConfig config_from(const LessonOptions& o) {
 RunRecord measure(const LessonOptions& o) {
   const LessonConfig config = config_from(o);  // bad input is exit 2, GPU or not
   // The trace starts before the lesson opens its first NVTX range, so the ranges reach it.
-  std::optional<TraceSession> trace = start_trace(o.trace_path);
+  std::optional<TraceSession> trace = start_trace(o.outputs.trace);
   RunRecord record = with_progress([&] { return run_lesson(config, terminal_progress); });
   if (trace) {
     if (const std::optional<Trace> t = trace->finish()) {
-      attach_trace(record, *t, std::filesystem::path(o.trace_path).filename().string());
-      std::printf("Trace written to %s (open it in ui.perfetto.dev).\n", o.trace_path.c_str());
+      attach_trace(record, *t, std::filesystem::path(o.outputs.trace).filename().string());
+      std::printf("Trace written to %s (open it in ui.perfetto.dev).\n", o.outputs.trace.c_str());
     }
   }
   return record;
@@ -95,7 +94,7 @@ Command add_lesson(CLI::App& app) {
       sub->add_option("--reference", opts->reference_path,
                       "Compare ratios with this reference lesson record (e.g. data/reference/"
                       "day53-tesla-t4.json); also with --replay");
-  add_trace_option(sub, opts->trace_path);
+  add_trace_option(sub, opts->outputs.trace);
   opts->replay.kept = {reference};
   add_replay_flags(sub, opts->replay, "lesson");
   return {

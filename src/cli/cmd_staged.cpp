@@ -234,7 +234,6 @@ struct PipelineFlags {
   int iterations = 0;
   bool force = false;
   OutputPaths outputs;
-  std::string trace_path;
   EngineFlags engine;
   ReplayFlags replay;
 };
@@ -252,7 +251,7 @@ RunRecord measure_pipeline(const PipelineFlags& f) {
   c.force = f.force;
   c.normalize();
   c.validate();
-  return run_traced(f.trace_path, [&] {
+  return run_traced(f.outputs.trace, [&] {
     return with_progress([&] { return run_pipeline(c, terminal_progress); });
   });
 }
@@ -345,7 +344,7 @@ Command add_pipeline(CLI::App& app) {
   sub->add_flag("--force", f->force, "Allow pinning more than half of host memory");
   add_engine_flags(sub, f->engine);
   add_output_flags(sub, f->outputs);
-  add_trace_option(sub, f->trace_path);
+  add_trace_option(sub, f->outputs.trace);
   add_replay_flags(sub, f->replay, "pipeline");
   return {sub, [f, sub] {
             return measure_or_replay(

@@ -31,7 +31,6 @@ struct SweepOptions {
   bool no_numa = false;
   bool force = false;
   OutputPaths outputs;
-  std::string trace_path;
   ReplayFlags replay;
 };
 
@@ -51,7 +50,7 @@ RunRecord measure_sweep(const SweepOptions& o) {
   c.force = o.force;
   c.normalize();
   c.validate();
-  return run_traced(o.trace_path,
+  return run_traced(o.outputs.trace,
                     [&] { return with_progress([&] { return run_sweep(c, terminal_progress); }); });
 }
 
@@ -96,7 +95,7 @@ Command add_sweep(CLI::App& app) {
                 "Do not bind the allocating thread to the GPU's NUMA node");
   sub->add_flag("--force", o->force, "Allow pinning more than half of host memory");
   add_output_flags(sub, o->outputs);
-  add_trace_option(sub, o->trace_path);
+  add_trace_option(sub, o->outputs.trace);
   add_replay_flags(sub, o->replay, "sweep");
   return {sub, [o, sub] {
             return measure_or_replay(

@@ -16,6 +16,13 @@ void add_output_flags(CLI::App* sub, OutputPaths& paths, bool tables) {
   sub->add_option("--markdown", paths.markdown, "Write the tables as markdown here");
 }
 
+void check_output_paths(const OutputPaths& paths) {
+  check_outputs({}, {{paths.json, "run record"},
+                     {paths.csv, "CSV report"},
+                     {paths.markdown, "Markdown report"},
+                     {paths.trace, "trace"}});
+}
+
 int exit_code(const RunRecord& record) {
   return record.all_gates_passed() ? 0 : 1;
 }

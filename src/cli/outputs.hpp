@@ -15,7 +15,12 @@ struct OutputPaths {
   std::string json;
   std::string csv;
   std::string markdown;
+  std::string trace;  // --trace: the Perfetto timeline, where the command takes it
 };
+
+// Refuses (InputError, one line) two outputs on one file, or on standard output, before anything
+// is measured: a run of minutes must not end in a file that one output wrote over another's.
+void check_output_paths(const OutputPaths& paths);
 
 // Adds --json, and with `tables` --csv and --markdown, to `sub`.
 void add_output_flags(CLI::App* sub, OutputPaths& paths, bool tables = true);

@@ -195,8 +195,9 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
                 record.machine.device_name.c_str(), record.created_utc.c_str());
     return print_run(record, options);
   }
-  // A bad reference is exit 2 before minutes of measuring, not after.
+  // A bad reference, or two outputs on one file, is exit 2 before minutes of measuring, not after.
   const PrintOptions options = print_options(run);
+  check_output_paths(run.outputs);
   std::optional<RunRecord> record;
   try {
     const MeasuringScope measuring;

@@ -385,5 +385,15 @@ TEST(ReplayCli, AnInterruptedRecordSaysSoFirst) {
   EXPECT_NE(md.out.find(banner), std::string::npos) << md.out;
 }
 
+// Two outputs on one file are refused before anything is measured, GPU or not.
+TEST(ReplayCli, TwoOutputsOnOneFileAreRefusedBeforeMeasuring) {
+  const std::string dir = test::temp_dir();
+  expect_error(test::run(kBin + "sweep --json " + dir + "/a --csv " + dir + "/a"), 2,
+               "the CSV report '" + dir + "/a' and the run record '" + dir + "/a' are one file");
+  expect_error(test::run(kBin + "lesson --json " + dir + "/t --trace " + dir + "/t"), 2,
+               "the trace '" + dir + "/t' and the run record '" + dir + "/t' are one file");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/a"));
+}
+
 }  // namespace
 }  // namespace pinbench
