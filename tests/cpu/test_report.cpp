@@ -68,7 +68,8 @@ TEST(ReportHtml, CommittedH200Run) {
   EXPECT_EQ(count(html, "class=\"point\""), 4u * 5u + 2u * 5u);
   EXPECT_EQ(count(html, "class=\"bar\""), 4u);
   EXPECT_EQ(count(html, "<span class=\"badge held\">held</span>"), 3u + 3u + 8u);
-  EXPECT_NE(html.find("7.67x (6.79x to 7.88x) at 256 MiB (37.279 ms pageable, 4.861 ms pinned)"), std::string::npos);
+  EXPECT_NE(html.find("7.67x (6.79x to 7.88x) at 256 MiB (37.279 ms pageable, 4.861 ms pinned)"),
+            std::string::npos);
   EXPECT_EQ(html.find("timeline"), std::string::npos);
 }
 
