@@ -208,8 +208,9 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
   }
   const int code = print_run(*record, options);
   write_outputs(*record, run.outputs);
-  // An interrupted run still printed and wrote what it measured; its status says it was cut.
-  return record->incomplete ? exit_code_for_signal(stop_signal()) : code;
+  // An interrupted run still printed and wrote what it measured; its status says a signal came,
+  // even when it came during the last case and the record is whole.
+  return stop_requested() ? exit_code_for_signal(stop_signal()) : code;
 }
 
 }  // namespace pinbench::cli

@@ -83,9 +83,12 @@ RunRecord run_lesson(const LessonConfig& config, const ProgressFn& progress) {
   RunRecord record = start_record("lesson", to_json(config));
 
   lesson::PartContext ctx{config, record, progress};
-  lesson::run_copies(ctx);
-  lesson::run_async(ctx);
-  lesson::run_zero_copy(ctx);
+  // A signal ends the lesson between its parts: each part's cases stand or fall together.
+  for (void (*part)(lesson::PartContext&) :
+       {lesson::run_copies, lesson::run_async, lesson::run_zero_copy}) {
+    if (stop_before_next_case(record)) break;
+    part(ctx);
+  }
 
   finish_record(record, start);
   return record;
