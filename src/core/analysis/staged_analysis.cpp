@@ -19,6 +19,11 @@ std::optional<double> verified_median(const Case& c) {
   return median(c.samples_ms);
 }
 
+std::optional<Estimate> verified_estimate(const Case& c) {
+  if (!c.verified || c.samples_ms.empty()) return std::nullopt;
+  return median_estimate(c.samples_ms);
+}
+
 std::optional<double> rate(const Case& c) {
   const auto ms = verified_median(c);
   if (!ms || *ms <= 0.0) return std::nullopt;
@@ -43,12 +48,14 @@ std::string size_label(const StagedRow& r) {
   return s;
 }
 
-// One goal over a set of rows: held when every row's figure passes, died when one fails, not
-// evaluated when none could be judged or some lack a figure and none failed.
-template <typename Figure, typename Pass>
+// One goal over a set of rows, each row's ratio judged on its interval against `bound`: held
+// when every row's interval clears it, died when one lies wholly below, undecided when none
+// failed but one straddles the bound, not evaluated when none could be judged or some lack a
+// figure and none failed.
+template <typename Figure>
 StagedGoal judge(const std::string& direction, const std::string& text,
                  const std::vector<const StagedRow*>& rows, const char* label, const char* spec,
-                 Figure figure, Pass pass) {
+                 const char* unit, Figure figure, double bound) {
   StagedGoal g;
   g.direction = direction;
   g.text = text;
@@ -57,21 +64,29 @@ StagedGoal judge(const std::string& direction, const std::string& text,
     return g;
   }
   bool died = false;
+  bool undecided = false;
   bool missing = false;
   std::vector<std::string> parts;
   for (const StagedRow* r : rows) {
-    const std::optional<double> v = figure(*r);
+    const std::optional<Estimate> v = figure(*r);
     if (!v) {
       missing = true;
       parts.push_back(fmt::format("no figure at {}", size_label(*r)));
       continue;
     }
-    const bool ok = pass(*v);
-    died = died || !ok;
-    parts.push_back(fmt::format("{}{} at {}", fmt::format(fmt::runtime(spec), *v),
-                                ok ? "" : " (fails)", size_label(*r)));
+    const Verdict row = judge_at_least(*v, bound);
+    died = died || row == Verdict::kDied;
+    undecided = undecided || row == Verdict::kUndecided;
+    parts.push_back(fmt::format("{}{} at {}", describe(*v, spec, unit),
+                                row == Verdict::kDied        ? " (fails)"
+                                : row == Verdict::kUndecided ? " (within noise)"
+                                                             : "",
+                                size_label(*r)));
   }
-  g.verdict = died ? Verdict::kDied : missing ? Verdict::kNotEvaluated : Verdict::kHeld;
+  g.verdict = died        ? Verdict::kDied
+              : undecided ? Verdict::kUndecided
+              : missing   ? Verdict::kNotEvaluated
+                          : Verdict::kHeld;
   g.evidence = std::string(label) + ": ";
   for (std::size_t i = 0; i < parts.size(); ++i) g.evidence += (i ? "; " : "") + parts[i];
   return g;
@@ -84,6 +99,7 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
   using Key = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>;
   std::map<std::string, std::map<Key, StagedRow>> by_direction;
   std::vector<std::string> seen;
+  std::map<const StagedRow*, std::map<std::string, Estimate>> ms;  // each row's times, by method
   for (const Case& c : record.cases) {
     if (c.part != "staged") continue;
     const std::uint64_t ho = extra_u64(c, "host_offset");
@@ -93,6 +109,7 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
     row.host_offset = ho;
     row.device_offset = dof;
     row.gb_per_s[c.method] = rate(c);
+    if (const auto e = verified_estimate(c); e && e->lo > 0.0) ms[&row][c.method] = *e;
     if (c.method == "staged" || (c.method == "staged-back-to-back" && row.staged_path.empty())) {
       row.staged_path = c.extra.value("path", std::string());
     }
@@ -122,6 +139,17 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
       if (staged && pinned) row.staged_over_pinned = *staged / *pinned;
       if (staged && driver) row.staged_over_driver = *staged / *driver;
       if (back_to_back && pinned) row.back_to_back_over_pinned = *back_to_back / *pinned;
+      // A ratio of rates at one size is the inverse ratio of the times.
+      const auto& t = ms[&row];
+      const auto faster = [&](const char* num, const char* den) -> std::optional<Estimate> {
+        const auto x = t.find(num);
+        const auto y = t.find(den);
+        if (x == t.end() || y == t.end()) return std::nullopt;
+        return ratio_of(y->second, x->second);
+      };
+      row.staged_over_pinned_estimate = faster("staged", "pinned");
+      row.staged_over_driver_estimate = faster("staged", "pageable-driver");
+      row.back_to_back_over_pinned_estimate = faster("staged-back-to-back", "pinned");
       out.push_back(row);
     }
   }
@@ -140,16 +168,16 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
         direction,
         fmt::format("staged at {:.0f}% of pinned or better from {} up", 100 * goals.pinned_fraction,
                     from),
-        large, "staged/pinned", "{:.3f}", [](const StagedRow& r) { return r.staged_over_pinned; },
-        [&](double v) { return v >= goals.pinned_fraction; }));
+        large, "staged/pinned", "{:.3f}", "",
+        [](const StagedRow& r) { return r.staged_over_pinned_estimate; }, goals.pinned_fraction));
     if (std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end()) {
       StagedGoal g = judge(
           direction,
           fmt::format("staged back to back at {:.0f}% of pinned or better from {} up",
                       100 * goals.pinned_fraction, from),
-          large, "staged-back-to-back/pinned", "{:.3f}",
-          [](const StagedRow& r) { return r.back_to_back_over_pinned; },
-          [&](double v) { return v >= goals.pinned_fraction; });
+          large, "staged-back-to-back/pinned", "{:.3f}", "",
+          [](const StagedRow& r) { return r.back_to_back_over_pinned_estimate; },
+          goals.pinned_fraction);
       g.method = "staged-back-to-back";
       a.goals.push_back(std::move(g));
     }
@@ -157,17 +185,15 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
         direction,
         fmt::format("staged at {:g}x the driver's pageable path or better from {} up",
                     goals.driver_multiple, from),
-        large, "staged/pageable-driver", "{:.2f}x",
-        [](const StagedRow& r) { return r.staged_over_driver; },
-        [&](double v) { return v >= goals.driver_multiple; }));
+        large, "staged/pageable-driver", "{:.2f}", "x",
+        [](const StagedRow& r) { return r.staged_over_driver_estimate; }, goals.driver_multiple));
     a.goals.push_back(judge(
         direction,
         fmt::format("staged never slower than the driver's pageable path at any size (within "
                     "{:.0f}% noise)",
                     100 * goals.noise),
-        all, "staged/pageable-driver", "{:.3f}",
-        [](const StagedRow& r) { return r.staged_over_driver; },
-        [&](double v) { return v >= 1.0 - goals.noise; }));
+        all, "staged/pageable-driver", "{:.3f}", "",
+        [](const StagedRow& r) { return r.staged_over_driver_estimate; }, 1.0 - goals.noise));
   }
   return a;
 }

@@ -3,6 +3,8 @@
 // is judged by the same code as a live one, and every verdict is tested on hand-made records.
 #pragma once
 
+#include "core/analysis/estimate.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -26,6 +28,11 @@ struct StagedRow {
   // staged-back-to-back over pinned. Not over the driver: its samples each follow a pause, like
   // the other methods', so only pinned (which a pause does not slow) is a fair yardstick.
   std::optional<double> back_to_back_over_pinned;
+  // The three ratios with the intervals their samples allow (core/analysis/estimate.hpp): what
+  // the goals are judged on, so a goal the noise cannot decide is undecided.
+  std::optional<Estimate> staged_over_pinned_estimate;
+  std::optional<Estimate> staged_over_driver_estimate;
+  std::optional<Estimate> back_to_back_over_pinned_estimate;
   std::string staged_path;  // "staged" or "direct": what the engine did
 };
 
