@@ -13,4 +13,9 @@ CaseFigures figures_of(const Case& c) {
   return f;
 }
 
+std::optional<Estimate> verified_estimate(const Case& c) {
+  if (!c.verified || c.samples_ms.empty()) return std::nullopt;
+  return median_estimate(c.samples_ms);
+}
+
 }  // namespace pinbench

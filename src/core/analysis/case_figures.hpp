@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "core/analysis/estimate.hpp"
 #include "core/record/record.hpp"
 #include "core/stats.hpp"
 
@@ -17,5 +18,9 @@ struct CaseFigures {
 };
 
 CaseFigures figures_of(const Case& c);
+
+// The median time with the interval its samples allow, under the same rule: nothing for a case
+// whose gate failed or that has no samples. Every verdict on a case is judged on this.
+std::optional<Estimate> verified_estimate(const Case& c);
 
 }  // namespace pinbench

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/case_figures.hpp"
 #include "core/errors.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
@@ -37,8 +38,7 @@ std::optional<double> verified_median(const Case* c) {
 }
 
 std::optional<Estimate> verified_estimate(const Case* c) {
-  if (c == nullptr || !c->verified || c->samples_ms.empty()) return std::nullopt;
-  return median_estimate(c->samples_ms);
+  return c != nullptr ? verified_estimate(*c) : std::nullopt;
 }
 
 // "pageable h2d 1 MiB is bimodal: 4 samples near ..." for an unstable case; empty otherwise.

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/case_figures.hpp"
 #include "core/plans/staged_plan.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
@@ -17,11 +18,6 @@ namespace {
 std::optional<double> verified_median(const Case& c) {
   if (!c.verified || c.samples_ms.empty()) return std::nullopt;
   return median(c.samples_ms);
-}
-
-std::optional<Estimate> verified_estimate(const Case& c) {
-  if (!c.verified || c.samples_ms.empty()) return std::nullopt;
-  return median_estimate(c.samples_ms);
 }
 
 std::optional<double> rate(const Case& c) {
