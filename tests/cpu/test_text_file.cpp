@@ -207,38 +207,30 @@ int with_stdout(int fd, int (*f)()) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
+// 0 when `write` throws exactly the InputError a full disk under standard output gives; 1 for
+// anything else, no exception included.
+template <typename Write>
+int full_disk_refusal(Write write) {
+  try {
+    write();
+  } catch (const InputError& e) {
+    return std::string(e.what()) == "cannot write to standard output: No space left on device" ? 0
+                                                                                               : 1;
+  }
+  return 1;
+}
+
 TEST(TextFile, StandardOutputFailuresAreErrorsButAClosedPipeIsNot) {
   const int full = ::open("/dev/full", O_WRONLY);
   ASSERT_GE(full, 0);
   // 0: the exact InputError; 1: anything else.
-  EXPECT_EQ(with_stdout(full,
-                        [] {
-                          try {
-                            write_stdout("report\n");
-                          } catch (const InputError& e) {
-                            return std::string(e.what()) ==
-                                           "cannot write to standard output: No space left on "
-                                           "device"
-                                       ? 0
-                                       : 1;
-                          }
-                          return 1;
-                        }),
+  EXPECT_EQ(with_stdout(full, [] { return full_disk_refusal([] { write_stdout("report\n"); }); }),
             0);
   // Text printed with printf and lost to the full disk is found by flush_stdout.
   EXPECT_EQ(with_stdout(full,
                         [] {
                           std::printf("written later\n");
-                          try {
-                            flush_stdout();
-                          } catch (const InputError& e) {
-                            return std::string(e.what()) ==
-                                           "cannot write to standard output: No space left on "
-                                           "device"
-                                       ? 0
-                                       : 1;
-                          }
-                          return 1;
+                          return full_disk_refusal([] { flush_stdout(); });
                         }),
             0);
   ::close(full);
