@@ -27,7 +27,7 @@ from ._lib import (
     NoGpuError,
     Options,
     RecordError,
-    lib as _lib,
+    lib as _load,
     raise_for as _raise_for,
 )
 
@@ -60,19 +60,19 @@ _OPTION_NAMES = [name for name, _ in Options._fields_]
 
 def library_version():
     """The version of the loaded libpinbench_c.so."""
-    return _lib().pinbench_version().decode()
+    return _load().pinbench_version().decode()
 
 
 def device_count():
     """Usable CUDA devices; 0 where there are none (no device, no driver)."""
     n = _ct.c_int(0)
-    _raise_for(_lib().pinbench_device_count(_ct.byref(n)))
+    _raise_for(_load().pinbench_device_count(_ct.byref(n)))
     return n.value
 
 
 def _no_gpu_reason():
     n = _ct.c_int(0)
-    L = _lib()
+    L = _load()
     L.pinbench_device_count(_ct.byref(n))
     return (L.pinbench_last_error() or b"").decode("utf-8", "replace")
 
@@ -161,14 +161,14 @@ class Copy:
         """Blocks until the copy is complete; raises CudaError if it failed. Idempotent."""
         if self._handle is None:
             return
-        _raise_for(_lib().pinbench_copy_wait(self._handle))
+        _raise_for(_load().pinbench_copy_wait(self._handle))
 
     def done(self):
         """Whether the copy is complete (successfully or not); never blocks."""
         if self._handle is None:
             return True
         flag = _ct.c_int(0)
-        _raise_for(_lib().pinbench_copy_done(self._handle, _ct.byref(flag)))
+        _raise_for(_load().pinbench_copy_done(self._handle, _ct.byref(flag)))
         return bool(flag.value)
 
     def stream_wait(self, stream):
@@ -176,7 +176,7 @@ class Copy:
         StagedCopy::stream_wait): later work there sees the data of a copy to the device."""
         if self._handle is None:
             return
-        _raise_for(_lib().pinbench_copy_stream_wait(self._handle, stream_handle(stream)))
+        _raise_for(_load().pinbench_copy_stream_wait(self._handle, stream_handle(stream)))
 
     @property
     def staged(self):
@@ -184,14 +184,14 @@ class Copy:
         if self._handle is None:
             return False
         flag = _ct.c_int(0)
-        _raise_for(_lib().pinbench_copy_staged(self._handle, _ct.byref(flag)))
+        _raise_for(_load().pinbench_copy_staged(self._handle, _ct.byref(flag)))
         return bool(flag.value)
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
         if handle is None:
             return
-        L = _lib()
+        L = _load()
         # Never free the memory of a copy still running: wait first, whatever it says.
         L.pinbench_copy_wait(handle)
         L.pinbench_copy_free(handle)
@@ -205,7 +205,7 @@ class StagedCopier:
     current device). Raises NoGpuError without a usable GPU."""
 
     def __init__(self, device=None, **options):
-        L = _lib()
+        L = _load()
         o = Options()
         L.pinbench_default_options(_ct.byref(o))
         for name, value in options.items():
@@ -234,14 +234,14 @@ class StagedCopier:
     def staging_bytes(self):
         """Page-locked bytes held for staging, fixed at construction."""
         n = _ct.c_size_t(0)
-        _raise_for(_lib().pinbench_copier_staging_bytes(self._handle, _ct.byref(n)))
+        _raise_for(_load().pinbench_copier_staging_bytes(self._handle, _ct.byref(n)))
         return n.value
 
     def close(self):
         """Completes every submitted copy and frees the engine (also on garbage collection)."""
         handle, self._handle = getattr(self, "_handle", None), None
         if handle is not None:
-            _lib().pinbench_copier_destroy(handle)
+            _load().pinbench_copier_destroy(handle)
 
     __del__ = close
 
@@ -261,7 +261,7 @@ class StagedCopier:
             raise ArgumentError(
                 f"pinbench: the stream belongs to device {sdev}, the engine to device {self.device}"
             )
-        L = _lib()
+        L = _load()
         args = (self._handle, _ct.c_void_p(d.ptr), _ct.c_void_p(s.ptr), d.nbytes, handle)
         if d.nbytes == 0:
             return None if wait else Copy(None, 0, None)
@@ -305,7 +305,7 @@ _defaults_lock = threading.Lock()
 def _default_copier(gpu_side):
     """One engine per device, made on first use: the device of the copy's GPU end."""
     dev = _ct.c_int(-1)
-    status = _lib().pinbench_pointer_device(_ct.c_void_p(gpu_side.ptr), _ct.byref(dev))
+    status = _load().pinbench_pointer_device(_ct.c_void_p(gpu_side.ptr), _ct.byref(dev))
     _raise_for(status)
     device = dev.value if dev.value >= 0 else None
     with _defaults_lock:
@@ -353,7 +353,7 @@ def copy_async(dst, src, stream=None):
 
 def _record_text(function, path):
     out = _ct.c_void_p()
-    L = _lib()
+    L = _load()
     _raise_for(getattr(L, function)(os.fsencode(os.fspath(path)), _ct.byref(out)))
     try:
         return _ct.string_at(out.value).decode("utf-8")

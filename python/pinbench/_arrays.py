@@ -195,6 +195,17 @@ def _buffer_address(view):
         _release_buffer(ctypes.byref(b))
 
 
+def _typed(name, obj, side):
+    """The interfaces' typestr has no word for some dtypes (torch's bfloat16 is "<V2", raw
+    bytes); where the object also exports DLPack, its dtype code names them."""
+    if side.dtype.lstrip(">").startswith("V") and hasattr(obj, "__dlpack__"):
+        try:
+            return _from_dlpack(name, obj)
+        except ArgumentError:
+            pass
+    return side
+
+
 def describe(name, obj):
     """The Side of `obj`; `name` is "source" or "destination", for messages."""
     try:
@@ -211,13 +222,13 @@ def describe(name, obj):
                 pass
         raise ArgumentError(f"pinbench: the {name} ({_type_name(obj)}): {e}") from None
     if cai is not None:
-        return _from_interface(name, obj, cai, True, "__cuda_array_interface__")
+        return _typed(name, obj, _from_interface(name, obj, cai, True, "__cuda_array_interface__"))
     try:
         ai = obj.__array_interface__
     except AttributeError:
         ai = None
     if ai is not None:
-        return _from_interface(name, obj, ai, False, "__array_interface__")
+        return _typed(name, obj, _from_interface(name, obj, ai, False, "__array_interface__"))
     if hasattr(obj, "__dlpack__"):
         return _from_dlpack(name, obj)
     return _from_buffer(name, obj)

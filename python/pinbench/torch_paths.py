@@ -5,8 +5,9 @@ Each method moves the first `bytes` of one pageable host tensor (or its pinned t
 or one device tensor back, `warmups` untimed then `iterations` timed times. A sample is the host
 clock from the call to the copy's completion (torch's current stream synchronized), as every
 method of `pinbench staged` is timed, and every sample is checked byte for byte: a device result
-against a device copy of the source (torch.equal on uint8), a host result against the source.
-Destinations are zeroed before each sample, and a result torch allocated is zeroed before it
+against a device copy of the source (torch.equal on uint8), a host result against the source
+(NumPy, on this thread: torch's CPU ops leave OpenMP threads spinning that would take the CPUs
+the engine copies with). Destinations are zeroed before each sample, and a result torch allocated is zeroed before it
 goes back to torch's cache, so a copy that did nothing cannot pass on bytes left by the last.
 
 Methods (host to device): torch-pageable-to  x.to("cuda", non_blocking=True), x pageable
@@ -67,6 +68,9 @@ def engine_options(text):
 
 
 def measure(args):
+    import ctypes
+
+    import numpy as np
     import torch
 
     import pinbench
@@ -121,13 +125,33 @@ def measure(args):
         copier.to_host(h, d, stream=stream)
         return h
 
+    # Host memory is cleared and compared with memset and NumPy, on this thread alone: torch's
+    # own CPU ops (zero_, equal) run on OpenMP threads that keep spinning after they finish, and
+    # on a 16-CPU host they would take the CPUs the engine's threads copy with in the next sample.
+    src_np = src.numpy()
+
+    def host_zero(t):
+        ctypes.memset(t.data_ptr(), 0, t.numel())
+
+    def same(out, expected, to_device):
+        if to_device:
+            return torch.equal(out, expected)  # on the device, on torch's stream
+        return np.array_equal(out.numpy(), expected)
+
+    def first_difference(out, expected, to_device):
+        if to_device:
+            diff = (out != expected).nonzero()
+            return int(diff[0]) if diff.numel() else -1
+        diff = np.flatnonzero(out.numpy() != expected)
+        return int(diff[0]) if diff.size else -1
+
     def clear(method, n, to_device):
         if to_device and method == "python-staged":
             dst_dev[:n].zero_()
         elif not to_device and method in ("torch-copy-to-pageable", "python-staged"):
-            dst_host[:n].zero_()
+            host_zero(dst_host[:n])
         elif not to_device and method == "torch-copy-to-pinned":
-            dst_pinned[:n].zero_()
+            host_zero(dst_pinned[:n])
         stream.synchronize()
 
     cases = []
@@ -139,7 +163,7 @@ def measure(args):
     for i, (direction, n, method) in enumerate(plan):
         to_device = direction == "h2d"
         _log(f"[torch {i + 1}/{len(plan)}] {direction} {method} {n} bytes")
-        expected = ref[:n] if to_device else src[:n]
+        expected = ref[:n] if to_device else src_np[:n]
         run = h2d if to_device else d2h
         case = {
             "method": method,
@@ -163,9 +187,8 @@ def measure(args):
                 stream.synchronize()
                 t1 = time.perf_counter()
                 case["samples_ms"].append((t1 - t0) * 1e3)
-                if not torch.equal(out, expected):
-                    diff = (out != expected).nonzero()
-                    first = int(diff[0]) if diff.numel() else -1
+                if not same(out, expected, to_device):
+                    first = first_difference(out, expected, to_device)
                     case["failed"] = True
                     case["detail"] = (
                         f"sample {sample}: the first differing byte is at offset {first} of {n}"
@@ -173,8 +196,12 @@ def measure(args):
                     break
                 if out.data_ptr() not in (dst_dev.data_ptr(), dst_host.data_ptr(),
                                           dst_pinned.data_ptr()):
-                    out.zero_()  # torch's cached block goes back holding zeros
-                    stream.synchronize()
+                    # torch's cached block goes back holding zeros
+                    if to_device:
+                        out.zero_()
+                        stream.synchronize()
+                    else:
+                        host_zero(out)
                 del out
         except Exception as e:  # a CUDA or engine failure is the case's failure
             case["failed"] = True

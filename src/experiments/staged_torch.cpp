@@ -150,7 +150,7 @@ void add_staged_torch(RunRecord& record, const StagedBenchConfig& config,
   for (Direction d : config.directions) {
     directions += (directions.empty() ? "" : ",") + std::string(to_string(d));
   }
-  record.config["torch"] = {{"python", torch.python}, {"python_dir", torch.python_dir}};
+  record.config["torch"] = {{"interpreter", torch.python}, {"python_dir", torch.python_dir}};
   if (sizes.empty()) return;
   std::vector<std::string> argv = {torch.python,
                                    "-m",
