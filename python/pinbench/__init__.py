@@ -191,10 +191,13 @@ class Copy:
         handle, self._handle = getattr(self, "_handle", None), None
         if handle is None:
             return
-        L = _load()
-        # Never free the memory of a copy still running: wait first, whatever it says.
-        L.pinbench_copy_wait(handle)
-        L.pinbench_copy_free(handle)
+        try:
+            L = _load()
+            # Never free the memory of a copy still running: wait first, whatever it says.
+            L.pinbench_copy_wait(handle)
+            L.pinbench_copy_free(handle)
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
 
 
 class StagedCopier:
@@ -243,7 +246,11 @@ class StagedCopier:
         if handle is not None:
             _load().pinbench_copier_destroy(handle)
 
-    __del__ = close
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
 
     def __enter__(self):
         return self

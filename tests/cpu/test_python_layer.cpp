@@ -15,6 +15,7 @@
 #include "core/stats.hpp"
 #include "core/units.hpp"
 #include "experiments/staged_torch.hpp"
+#include "fixtures.hpp"
 
 namespace pinbench {
 namespace {
@@ -227,6 +228,26 @@ TEST(TorchGoals, RealH200Record) {
       << pageable->evidence;
   // 1.35x at 64 MiB with an interval reaching 3.39x: undecided, not missed.
   EXPECT_EQ(pinned->verdict, Verdict::kUndecided) << pinned->evidence;
+}
+
+TEST(TorchCli, FlagsAndReplay) {
+  const std::string bin = std::string(PINBENCH_BINARY) + " ";
+  const std::string record =
+      std::string(PINBENCH_DATA_DIR) + "/runs/staged-h200-2026-12-01T095436Z.json";
+  test::Result r = test::run(bin + "staged --tune --torch");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("pinbench: error: --tune excludes --torch", 0), 0u) << r.err;
+  r = test::run(bin + "staged --replay " + record + " --torch");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--replay excludes --torch"), std::string::npos) << r.err;
+  // The replay states the torch goals as the live run printed them.
+  r = test::run(bin + "staged --replay " + record);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("python-staged at 5x torch's pageable x.to(\"cuda\", non_blocking=True) or "
+                       "better from 64 MiB up: MISSED"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("torch-copy-to-pinned"), std::string::npos);
 }
 
 }  // namespace
