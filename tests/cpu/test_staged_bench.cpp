@@ -187,7 +187,7 @@ TEST(StagedAnalysis, RowsRatiosAndGoals) {
       << b2b.evidence;
   EXPECT_EQ(goal(a, "h2d", "95% of pinned", "staged-back-to-back").verdict, Verdict::kHeld);
   EXPECT_THROW(goal(a, "d2h", "6x the driver", "staged-back-to-back"), std::logic_error);
-  EXPECT_EQ(a.goals.size(), 8u);  // four goals, two directions
+  EXPECT_EQ(a.goals.size(), 10u);  // five goals, two directions
 }
 
 // The samples' noise decides as well as the figures: with 3% between the fastest and slowest
@@ -213,7 +213,7 @@ TEST(StagedAnalysis, ARecordWithoutBackToBackFiguresJudgesOnlyTheOthers) {
                                [](const Case& c) { return c.method == "staged-back-to-back"; }),
                 r.cases.end());
   const StagedAnalysis a = analyse_staged(r);
-  EXPECT_EQ(a.goals.size(), 6u);  // three goals, two directions
+  EXPECT_EQ(a.goals.size(), 8u);  // four goals, two directions
   for (const StagedGoal& g : a.goals) EXPECT_EQ(g.method, "staged");
   EXPECT_FALSE(a.rows.at("h2d")[2].back_to_back_over_pinned.has_value());
 }
