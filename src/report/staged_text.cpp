@@ -290,17 +290,19 @@ std::string render_pipeline_text(const RunRecord& record) {
       "both ways at once from page-locked memory in the same chunks, and the kernel alone over "
       "the array; through the staged engine also the engine's host side filling and draining "
       "the array at once beside as many DMA bytes each way (host ms); efficiency = bound / "
-      "measured time. The staged source is pageable memory through the staged engine.\n",
+      "measured time; vs pinned = the staged source's rate over the page-locked source's. The "
+      "staged source is pageable memory through the staged engine.\n",
       record.config.value("iterations", 0));
   const PipelineAnalysis a = analyse_pipeline(record);
   TextTable t({"source", "streams", "chunk", "ms", "GB/s each way", "bound ms", "copies ms",
-               "kernel ms", "host ms", "efficiency"});
+               "kernel ms", "host ms", "efficiency", "vs pinned"});
   for (const PipelineRow& r : a.rows) {
     t.add_row({r.source, std::to_string(r.streams), exact_size(r.chunk_bytes),
                figure(r.ms, "{:.3f}"), figure(r.gb_per_s_each_way), figure(r.bound_ms, "{:.3f}"),
                figure(r.copy_bound_ms, "{:.3f}"), figure(r.kernel_ms, "{:.3f}"),
                figure(r.host_bound_ms, "{:.3f}"),
-               r.efficiency ? fmt::format("{:.1f}%", 100 * *r.efficiency) : "—"});
+               r.efficiency ? fmt::format("{:.1f}%", 100 * *r.efficiency) : "—",
+               figure(r.over_pinned, "{:.3f}")});
   }
   out += "\n" + t.render();
   if (!a.goals.empty()) {

@@ -395,6 +395,8 @@ TEST(StagedBound, ThePipelineThroughTheEngineCountsItsHostSide) {
   EXPECT_DOUBLE_EQ(*staged.host_bound_ms, 25.0);
   EXPECT_DOUBLE_EQ(*staged.bound_ms, 25.0);
   EXPECT_NEAR(*staged.efficiency, 25.0 / 26.875, 1e-12);  // 93.0%: the 90% goal holds
+  EXPECT_NEAR(*staged.over_pinned, 22.4 / 26.875, 1e-12);  // engine/pinned, two streams each
+  EXPECT_FALSE(pinned.over_pinned.has_value());
   EXPECT_EQ(a.goals[1].text, "staged source, two streams: at 90% of its own bound or better");
   EXPECT_EQ(a.goals[1].verdict, Verdict::kHeld);
   EXPECT_NE(a.goals[1].evidence.find("host side 25.000 ms"), std::string::npos)
@@ -563,6 +565,7 @@ TEST(CommittedStaged, TheBoundPipelineRecordCountsTheHostSide) {
   EXPECT_NEAR(*staged.host_bound_ms, 28.68, 0.01);
   EXPECT_DOUBLE_EQ(*staged.bound_ms, *staged.host_bound_ms);  // the host, not the copies
   EXPECT_NEAR(*staged.efficiency, 0.780, 0.002);
+  EXPECT_NEAR(*staged.over_pinned, 22.191 / 36.754, 0.001);
   EXPECT_EQ(a.goals[1].verdict, Verdict::kDied);
   EXPECT_NEAR(*a.rows[0].efficiency, 0.960, 0.002);
   EXPECT_EQ(a.goals[0].verdict, Verdict::kHeld);

@@ -364,6 +364,12 @@ PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency,
     if (r.bound_ms && r.ms && *r.ms > 0.0) r.efficiency = *r.bound_ms / *r.ms;
     a.rows.push_back(r);
   }
+  for (PipelineRow& r : a.rows) {
+    if (r.source != "staged" || !r.ms || *r.ms <= 0.0) continue;
+    for (const PipelineRow& p : a.rows) {
+      if (p.source == "pinned" && p.streams == r.streams && p.ms) r.over_pinned = *p.ms / *r.ms;
+    }
+  }
   std::vector<std::string> sources;
   for (const PipelineRow& r : a.rows) {
     if (std::find(sources.begin(), sources.end(), r.source) == sources.end()) {

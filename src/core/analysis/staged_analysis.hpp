@@ -124,6 +124,8 @@ struct PipelineRow {
   std::optional<double> host_bound_ms;
   std::optional<double> bound_ms;    // the largest of those measured for this source
   std::optional<double> efficiency;  // bound_ms / ms
+  // The staged source only: its rate over the page-locked source's at the same stream count.
+  std::optional<double> over_pinned;
 };
 
 struct PipelineGoal {
