@@ -334,7 +334,11 @@ void Lane::coordinate() {
       }
     }
     const bool progressed = step();
-    pool_.set_active(!runs_.empty());
+    // Only on a change: the workers spin on this word.
+    if (pool_active_ != !runs_.empty()) {
+      pool_active_ = !runs_.empty();
+      pool_.set_active(pool_active_);
+    }
     if (progressed || !taken.empty()) {
       last_progress = Clock::now();
     } else if (Clock::now() - last_progress < kBusyPoll) {

@@ -141,6 +141,7 @@ class Lane {
   std::list<Run> runs_;     // copies taken from submitted_, oldest first
   std::deque<Slot> slots_;  // chunks in flight, oldest first; at most depth
   std::uint64_t admitted_ = 0;
+  bool pool_active_ = false;  // what the pool was last told
 
   std::thread coordinator_;  // last: it starts once everything above exists
 };
