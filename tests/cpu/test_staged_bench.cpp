@@ -368,6 +368,29 @@ TEST(StagedBound, AFailedOrMissingBoundCaseLeavesThePinnedGoal) {
   EXPECT_FALSE(no_pinned.bound_gb_per_s.has_value());
 }
 
+TEST(StagedBound, MethodsFromElsewhereGetAColumnAndTheirTimes) {
+  // A method pinbench does not know (PyTorch's paths, recorded as `torch-*`) is listed after
+  // pinbench's own, with its rate and its time's interval, ready for a ratio.
+  RunRecord r = test::make_staged_record();
+  Case c = r.cases.front();  // h2d 4 KiB staged
+  for (const Case& k : r.cases) {
+    if (k.direction == "h2d" && k.method == "pinned" && k.bytes == 64 * kMiB) c = k;
+  }
+  c.method = "torch-pageable-to";
+  c.memory = "pageable";
+  c.samples_ms = {10.0, 10.1, 9.9};
+  r.cases.push_back(c);
+  const StagedAnalysis a = analyse_staged(r);
+  EXPECT_EQ(a.methods.back(), "torch-pageable-to");
+  const StagedRow& row = a.rows.at("h2d")[2];
+  ASSERT_TRUE(row.gb_per_s.at("torch-pageable-to").has_value());
+  const Estimate& torch = row.ms_estimate.at("torch-pageable-to");
+  EXPECT_DOUBLE_EQ(torch.mid, 10.0);
+  EXPECT_NEAR(ratio_of(torch, row.ms_estimate.at("staged")).mid,
+              52.9 / (static_cast<double>(64 * kMiB) / 10.0e6), 1e-9);
+  EXPECT_FALSE(a.rows.at("h2d")[0].ms_estimate.count("torch-pageable-to"));
+}
+
 TEST(StagedBound, ASmallCopyGoalAgainstTheDriver) {
   const StagedAnalysis a = analyse_staged(test::make_staged_record());
   // 1 MiB goes to the driver in this record (direct below 2 MiB): 1.01x, no 1.5x.
@@ -394,7 +417,7 @@ TEST(StagedBound, ThePipelineThroughTheEngineCountsItsHostSide) {
   EXPECT_DOUBLE_EQ(*pinned.bound_ms, 21.5);
   EXPECT_DOUBLE_EQ(*staged.host_bound_ms, 25.0);
   EXPECT_DOUBLE_EQ(*staged.bound_ms, 25.0);
-  EXPECT_NEAR(*staged.efficiency, 25.0 / 26.875, 1e-12);  // 93.0%: the 90% goal holds
+  EXPECT_NEAR(*staged.efficiency, 25.0 / 26.875, 1e-12);   // 93.0%: the 90% goal holds
   EXPECT_NEAR(*staged.over_pinned, 22.4 / 26.875, 1e-12);  // engine/pinned, two streams each
   EXPECT_FALSE(pinned.over_pinned.has_value());
   EXPECT_EQ(a.goals[1].text, "staged source, two streams: at 90% of its own bound or better");

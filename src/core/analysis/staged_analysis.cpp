@@ -201,6 +201,7 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
       if (back_to_back && pinned) row.back_to_back_over_pinned = *back_to_back / *pinned;
       // A ratio of rates at one size is the inverse ratio of the times.
       const auto& t = ms[&row];
+      row.ms_estimate = t;
       const auto faster = [&](const char* num, const char* den) -> std::optional<Estimate> {
         const auto x = t.find(num);
         const auto y = t.find(den);

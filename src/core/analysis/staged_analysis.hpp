@@ -23,6 +23,10 @@ struct StagedRow {
   std::uint64_t host_offset = 0;
   std::uint64_t device_offset = 0;
   std::map<std::string, std::optional<double>> gb_per_s;  // by method; absent: gate failed
+  // Each verified method's median time with its interval, by method: what any ratio between two
+  // methods at this size is judged on (ratio_of(den, num) is num's rate over den's). Methods
+  // from outside pinbench's list (`torch-*` from PyTorch's paths, say) are here too.
+  std::map<std::string, Estimate> ms_estimate;
   std::optional<double> staged_over_pinned;
   std::optional<double> staged_over_driver;  // staged over pageable-driver
   // staged-back-to-back over pinned. Not over the driver: its samples each follow a pause, like
@@ -77,7 +81,9 @@ struct StagedGoals {
 };
 
 struct StagedAnalysis {
-  std::vector<std::string> methods;  // the methods present, in the benchmark's order
+  // The methods present: pinbench's own in the benchmark's order, then any other the record
+  // holds (e.g. `torch-*`) in the order first seen; each gets a column in every printer.
+  std::vector<std::string> methods;
   std::map<std::string, std::vector<StagedRow>> rows;  // by direction; by size, aligned first
   std::vector<StagedGoal> goals;
 };
