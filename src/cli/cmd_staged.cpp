@@ -216,13 +216,15 @@ RunRecord measure_staged(const StagedFlags& f) {
   c.force = f.force;
   c.normalize();
   c.validate();
-  return with_progress([&] {
-    RunRecord r = run_staged(c, terminal_progress);
-    if (f.torch) {
-      add_staged_torch(r, c, {f.torch_python, python_dir(), c_library_beside_binary()},
-                       terminal_progress);
-    }
-    return r;
+  return run_traced(f.outputs.trace, [&] {
+    return with_progress([&] {
+      RunRecord r = run_staged(c, terminal_progress);
+      if (f.torch) {
+        add_staged_torch(r, c, {f.torch_python, python_dir(), c_library_beside_binary()},
+                         terminal_progress);
+      }
+      return r;
+    });
   });
 }
 
@@ -329,6 +331,8 @@ Command add_staged(CLI::App& app) {
   const RingOptions ring = add_engine_flags(sub, f->engine);
   f->not_for_tune.insert(f->not_for_tune.end(), ring.all.begin(), ring.all.end());
   add_output_flags(sub, f->outputs);
+  // The engine's own NVTX ranges (each host thread's fill and drain slices) beside its DMA.
+  f->not_for_tune.push_back(add_trace_option(sub, f->outputs.trace));
   f->replay.kept = {tune};
   add_replay_flags(sub, f->replay, "staged or staged --tune");
   return {sub, [f, sub] {

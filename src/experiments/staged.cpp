@@ -10,12 +10,18 @@
 // way), after its destination was cleared, and is checked byte for byte after it: a device
 // destination is read back through page-locked memory, a host one compared directly. The
 // odd sizes run from a host address 3 bytes and a device address 1 byte past a page (by default).
+//
+// In the same run, at every page-aligned size from 1 MiB up, the engine's bound (host_bound.hpp):
+// its host threads copying in its shape alone ("host") and while the copy engine moves other
+// page-locked data the same way ("host-under-dma"), as cases of part "bound". The analysis takes
+// the lesser of that rate and pinned memory's as the engine's bound.
 #include "experiments/staged.hpp"
 
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -30,7 +36,9 @@
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"
 #include "cuda/device.hpp"
+#include "cuda/nvtx.hpp"
 #include "cuda/stream.hpp"
+#include "experiments/host_bound.hpp"
 #include "experiments/run_record.hpp"
 #include "experiments/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
@@ -334,6 +342,110 @@ Timed measure(Methods& methods, StagedMethod m, const Leg& l, Buffers& b, int wa
   return out;
 }
 
+// What the bound cases share: one team per direction, sized as the engine's ring (its pool, and
+// the synchronous call's own thread where the engine lets it help), each ring's page-locked
+// memory, and page-locked and device memory for the DMA that runs beside them.
+struct BoundRig {
+  explicit BoundRig(const StagedCopyOptions& o)
+      : engine(o),
+        fill_team(o.to_device.threads),
+        drain_team(o.to_host.threads),
+        fill_ring(ring_bytes(o.to_device), MemoryKind::kPinned),
+        drain_ring(ring_bytes(o.to_host), MemoryKind::kPinned),
+        dma_ring(std::max(ring_bytes(o.to_device), ring_bytes(o.to_host)), MemoryKind::kPinned),
+        dma_dev(std::max(ring_bytes(o.to_device), ring_bytes(o.to_host))) {}
+  static std::size_t ring_bytes(const StagingRing& r) {
+    return r.chunk_bytes * static_cast<std::size_t>(r.depth);
+  }
+  const StagedCopyOptions& engine;
+  HostTeam fill_team;
+  HostTeam drain_team;
+  cuda::HostBuffer fill_ring;
+  cuda::HostBuffer drain_ring;
+  cuda::HostBuffer dma_ring;
+  cuda::DeviceBuffer dma_dev;
+  cuda::Stream dma_stream;
+};
+
+// The host side alone or under DMA: its threads move `bytes` of the run's pageable memory in
+// one direction, timed from handing the job out to its last slice; under DMA, the copy engine
+// moves three times as many other page-locked bytes the same way (queued before the clock
+// starts, waited for after it stops), so it runs for the whole host copy. The last sample's
+// bytes are checked: the ring's last chunks (to the device) or the whole destination (to the
+// host).
+Timed measure_host(BoundRig& rig, Buffers& b, bool to_device, bool under_dma, std::size_t bytes,
+                   int warmups, int iterations) {
+  const StagingRing& ring = to_device ? rig.engine.to_device : rig.engine.to_host;
+  HostTeam& team = to_device ? rig.fill_team : rig.drain_team;
+  HostJob job;
+  job.fill = to_device;
+  job.pageable = static_cast<char*>(to_device ? b.src.data() : b.dst.data());
+  job.ring = static_cast<char*>((to_device ? rig.fill_ring : rig.drain_ring).data());
+  job.bytes = bytes;
+  job.chunk_bytes = ring.chunk_bytes;
+  job.depth = ring.depth;
+  job.streaming = !to_device && rig.engine.streaming_drain;
+  const std::size_t chunks = (bytes + ring.chunk_bytes - 1) / ring.chunk_bytes;
+  if (!to_device) {
+    // What the drain writes: the reference bytes' first chunks, one per slot.
+    std::memcpy(job.ring, b.src.data(), std::min<std::size_t>(BoundRig::ring_bytes(ring), b.size));
+  }
+  const auto once = [&](Sampler* s) {
+    if (under_dma) {
+      queue_dma(to_device, static_cast<char*>(rig.dma_ring.data()),
+                static_cast<char*>(rig.dma_dev.data()), ring.chunk_bytes, ring.depth, 3 * bytes,
+                rig.dma_stream.get());
+    }
+    if (s != nullptr) s->start(0);
+    team.start(job, ring.threads);
+    if (rig.engine.caller_copies) team.help();
+    team.wait();
+    if (s != nullptr) s->stop(0);
+    rig.dma_stream.synchronize();
+  };
+  Timed out;
+  try {
+    Sampler sampler(StopRule::fixed(iterations), SampleClock::kHostClock);
+    out = sampler.run(
+        [&](Sampler& s, int sample, int, Timed& t) {
+          once(&s);
+          t.samples_ms.push_back(s.elapsed_ms(0));
+          if (sample + 1 < iterations) return;
+          for (std::size_t k = chunks - std::min<std::size_t>(chunks, ring.depth); k < chunks;
+               ++k) {
+            const std::size_t off = k * ring.chunk_bytes;
+            const std::size_t len = std::min(ring.chunk_bytes, bytes - off);
+            const char* slot =
+                job.ring + (k % static_cast<std::size_t>(ring.depth)) * ring.chunk_bytes;
+            const char* host = job.pageable + off;
+            if (std::memcmp(slot, host, len) != 0) {
+              t.fail(fmt::format("sample {}: chunk {} differs between the ring and pageable memory",
+                                 sample, k));
+              return;
+            }
+          }
+          if (!to_device) {
+            for (std::size_t k = 0; k < chunks; ++k) {
+              const std::size_t off = k * ring.chunk_bytes;
+              const std::size_t len = std::min(ring.chunk_bytes, bytes - off);
+              const char* slot =
+                  job.ring + (k % static_cast<std::size_t>(ring.depth)) * ring.chunk_bytes;
+              if (std::memcmp(job.pageable + off, slot, len) != 0) {
+                t.fail(fmt::format("sample {}: drained chunk {} differs from its slot", sample, k));
+                return;
+              }
+            }
+          }
+        },
+        [&] {
+          for (int w = 0; w < warmups; ++w) once(nullptr);
+        });
+  } catch (const std::exception& e) {
+    out.fail(e.what());
+  }
+  return out;
+}
+
 }  // namespace
 
 RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress) {
@@ -393,9 +505,55 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
   std::stable_sort(sizes.begin(), sizes.end(),
                    [](const Size& x, const Size& y) { return x.bytes < y.bytes; });
 
-  const std::size_t total = config.directions.size() * sizes.size() * methods_run.size();
+  std::vector<std::uint64_t> bound_sizes;
+  for (std::uint64_t s : config.sizes) {
+    if (s >= kMiB) bound_sizes.push_back(s);
+  }
+  std::optional<BoundRig> rig;
+  if (!bound_sizes.empty()) rig.emplace(config.engine);
+  record.config["bound"] =
+      "the engine's host threads in its shape, alone (host) and while the copy engine moves "
+      "other page-locked data the same way for the whole host copy (host-under-dma), at every "
+      "aligned size from 1 MiB";
+
+  const std::size_t total =
+      config.directions.size() * (sizes.size() * methods_run.size() + 2 * bound_sizes.size());
   std::size_t n = 0;
   for (Direction d : config.directions) {
+    const bool to_device = d == Direction::kH2D;
+    for (std::uint64_t bytes : bound_sizes) {
+      for (const bool under_dma : {false, true}) {
+        if (stop_before_next_case(record)) break;
+        const char* method = under_dma ? "host-under-dma" : "host";
+        progress(fmt::format("[{}/{}] {} bound: {} {}", ++n, total, to_string(d), method,
+                             format_size(bytes)));
+        const cuda::NvtxRange range(
+            fmt::format("bound {} {} {}", to_string(d), method, size_token(bytes)));
+        const Timed r =
+            measure_host(*rig, b, to_device, under_dma, bytes, config.warmups, config.iterations);
+        const StagingRing& ring = to_device ? config.engine.to_device : config.engine.to_host;
+        const CaseSpec spec{"bound",        to_string(d),
+                            "pageable",     method,
+                            "host_clock",   bytes,
+                            config.warmups, gate_name({"bound", to_string(d), method}, bytes)};
+        Case c = make_case(spec, r, kinds_ok);
+        c.extra = {
+            {"chunk_bytes", ring.chunk_bytes},
+            {"depth", ring.depth},
+            {"threads", ring.threads + (config.engine.caller_copies ? 1 : 0)},
+            {"copy", to_device ? "memcpy"
+                     : config.engine.streaming_drain && StagedCopier::streaming_stores_available()
+                         ? "non-temporal stores"
+                         : "memcpy"}};
+        record.gates.push_back(sampled_gate(
+            c.gate, r,
+            to_device ? "after the last sample the ring held the source's last chunks"
+                      : "after the last sample the destination held every slot's bytes"));
+        record.cases.push_back(std::move(c));
+      }
+      if (record.incomplete) break;
+    }
+    if (record.incomplete) break;
     for (const Size& s : sizes) {
       for (StagedMethod m : methods_run) {
         if (stop_before_next_case(record)) break;
@@ -404,6 +562,8 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
                              format_size(s.bytes), s.host_off || s.dev_off ? " unaligned" : ""));
         const Leg leg = make_leg(b, d, m, s.bytes, s.host_off, s.dev_off);
         const bool back_to_back = m == StagedMethod::kStagedBackToBack;
+        const cuda::NvtxRange range(fmt::format("staged {} {} {}", to_string(d), to_string(m),
+                                                size_token(s.bytes, s.host_off, s.dev_off)));
         Timed r = measure(methods, m, leg, b, config.warmups, config.iterations, !back_to_back);
         // A registration left behind would make every later "pageable" figure a pinned one.
         if (m == StagedMethod::kRegisterCopy && !r.failed &&

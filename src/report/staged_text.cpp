@@ -123,6 +123,7 @@ std::string render_staged_text(const RunRecord& record) {
       "method. A dash marks a case whose byte check failed or that was not measured.\n",
       samples);
 
+  bool any_bound = false;
   for (const char* direction : {"h2d", "d2h"}) {
     const auto it = a.rows.find(direction);
     if (it == a.rows.end()) continue;
@@ -132,6 +133,14 @@ std::string render_staged_text(const RunRecord& record) {
         std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end();
     header.insert(header.end(), {"staged/pinned", "staged/driver"});
     if (b2b) header.push_back("b2b/pinned");
+    const bool bounded = std::any_of(it->second.begin(), it->second.end(), [](const StagedRow& r) {
+      return r.host_gb_per_s.has_value();
+    });
+    any_bound = any_bound || bounded;
+    if (bounded) {
+      header.insert(header.end(), {"host", "host+dma", "bound", "staged/bound"});
+      if (b2b) header.push_back("b2b/bound");
+    }
     header.push_back("staged path");
     TextTable t(header);
     for (const StagedRow& r : it->second) {
@@ -146,6 +155,13 @@ std::string render_staged_text(const RunRecord& record) {
       row.push_back(figure(r.staged_over_pinned, "{:.3f}"));
       row.push_back(figure(r.staged_over_driver, "{:.2f}x"));
       if (b2b) row.push_back(figure(r.back_to_back_over_pinned, "{:.3f}"));
+      if (bounded) {
+        row.push_back(figure(r.host_gb_per_s));
+        row.push_back(figure(r.host_under_dma_gb_per_s));
+        row.push_back(figure(r.bound_gb_per_s));
+        row.push_back(figure(r.staged_over_bound, "{:.3f}"));
+        if (b2b) row.push_back(figure(r.back_to_back_over_bound, "{:.3f}"));
+      }
       row.push_back(r.staged_path.empty() ? "—" : r.staged_path);
       t.add_row(row);
     }
@@ -163,6 +179,12 @@ std::string render_staged_text(const RunRecord& record) {
       "copy, cudaHostUnregister; pinned = cudaMemcpyAsync from page-locked memory (the ceiling). "
       "'staged path' says whether the engine staged the copy or passed it straight to the "
       "driver.\n";
+  if (any_bound) {
+    out +=
+        "  host = the engine's host threads alone, in its shape; host+dma = the same threads while "
+        "the copy engine moves other page-locked data the same way; bound = the lesser of "
+        "host+dma and pinned (docs/methodology.md, \"The engine's bound\").\n";
+  }
 
   if (record.config.contains("skipped") && !record.config["skipped"].empty()) {
     out += "\nNot measured\n";
@@ -266,17 +288,21 @@ std::string render_pipeline_text(const RunRecord& record) {
       "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Median of {} runs, host clock from the "
       "first call to the last completion. The bound is the slower of: the array's bytes copied "
       "both ways at once from page-locked memory in the same chunks, and the kernel alone over "
-      "the array; efficiency = bound / measured time. The staged source is pageable memory "
-      "through the staged engine.\n",
+      "the array; through the staged engine also the engine's host side filling and draining "
+      "the array at once beside as many DMA bytes each way (host ms); efficiency = bound / "
+      "measured time; vs pinned = the staged source's rate over the page-locked source's. The "
+      "staged source is pageable memory through the staged engine.\n",
       record.config.value("iterations", 0));
   const PipelineAnalysis a = analyse_pipeline(record);
   TextTable t({"source", "streams", "chunk", "ms", "GB/s each way", "bound ms", "copies ms",
-               "kernel ms", "efficiency"});
+               "kernel ms", "host ms", "efficiency", "vs pinned"});
   for (const PipelineRow& r : a.rows) {
     t.add_row({r.source, std::to_string(r.streams), exact_size(r.chunk_bytes),
                figure(r.ms, "{:.3f}"), figure(r.gb_per_s_each_way), figure(r.bound_ms, "{:.3f}"),
                figure(r.copy_bound_ms, "{:.3f}"), figure(r.kernel_ms, "{:.3f}"),
-               r.efficiency ? fmt::format("{:.1f}%", 100 * *r.efficiency) : "—"});
+               figure(r.host_bound_ms, "{:.3f}"),
+               r.efficiency ? fmt::format("{:.1f}%", 100 * *r.efficiency) : "—",
+               figure(r.over_pinned, "{:.3f}")});
   }
   out += "\n" + t.render();
   if (!a.goals.empty()) {

@@ -72,7 +72,7 @@ std::vector<Chunk> plan_chunks(std::size_t total, std::uintptr_t host_address,
   while (offset < total) {
     const std::size_t left = total - offset;
     // Halve towards the end: the last DMA (or the last host copy) then waits on a small chunk.
-    const std::size_t down = std::max(p.edge_chunk_bytes, left / 2);
+    const std::size_t down = p.ramp_down ? std::max(p.edge_chunk_bytes, left / 2) : left;
     const std::size_t size = std::min({want, down, p.max_chunk_bytes});
     std::size_t end = offset + size;
     if (left <= size) {

@@ -3,7 +3,8 @@
 // machine.
 //
 // A copy of N bytes becomes chunks that each fit one staging buffer. The first chunk is small
-// and each next one doubles up to the buffer size; near the end they halve again. Interior cuts
+// and each next one doubles up to the buffer size; near the end they halve again (unless the
+// policy says not to). Interior cuts
 // fall on page boundaries of the pageable host memory, so no page is shared by two chunks (or,
 // within a chunk, by two slices): two threads first-touching or faulting one page would take
 // turns. A tail smaller than half the edge chunk is folded into the chunk before it.
@@ -31,6 +32,12 @@ struct ChunkPolicy {
   std::size_t max_chunk_bytes = 0;   // the staging buffer's size
   std::size_t edge_chunk_bytes = 0;  // the first chunk, and the floor of the last ones
   std::size_t alignment = kHostPageBytes;
+  // Halve the last chunks back down to the edge chunk. To the host the last drain follows the
+  // last DMA, so a small last chunk shortens the wait. To the device the host fills run ahead
+  // of the DMA, so the last fill is long done when its DMA starts, and small DMAs only cost:
+  // each pays a fixed start (an H200 trace: 1 MiB in 49 us, 256 KiB in 15 us, where 8 MiB
+  // moved at 54.6 GB/s), about 0.09 ms over a 64 MiB copy's ramp down.
+  bool ramp_down = true;
 };
 
 // Chunks covering [0, total) in order, none larger than max_chunk_bytes. `host_address` is the

@@ -16,6 +16,7 @@ void CopyState::set_device_work_queued() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     device_queued_ = true;
+    queued_flag_.store(true, std::memory_order_release);
   }
   changed_.notify_all();
 }
@@ -46,6 +47,10 @@ void CopyState::wait_finished() const {
   }
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return finished_; });
+}
+
+bool CopyState::device_work_queued() const {
+  return queued_flag_.load(std::memory_order_acquire);
 }
 
 bool CopyState::finished() const {

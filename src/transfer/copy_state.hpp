@@ -46,6 +46,7 @@ class CopyState {
   // a sleeping thread takes tens of them.
   void wait_finished() const;
   bool finished() const;
+  bool device_work_queued() const;  // never blocks
   // Until every device operation is queued, or the copy finished (check failed() then).
   void wait_device_work_queued() const;
   bool failed() const;
@@ -61,6 +62,7 @@ class CopyState {
   bool device_queued_ = false;
   bool finished_ = false;
   std::atomic<bool> finished_flag_{false};  // finished_, readable without the mutex
+  std::atomic<bool> queued_flag_{false};    // device_queued_, likewise
   bool failed_ = false;
   int code_ = 0;
   std::string message_;

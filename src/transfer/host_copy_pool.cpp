@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "transfer/chunk_plan.hpp"
+#include "transfer/engine_nvtx.hpp"
 #include "transfer/host_copy.hpp"
 
 namespace pinbench::transfer {
@@ -35,8 +36,10 @@ std::size_t claim_next(std::uint64_t v) {
 
 }  // namespace
 
-HostCopyPool::HostCopyPool(int threads, int max_pending)
-    : slices_per_task_threads_(threads), tasks_(static_cast<std::size_t>(max_pending)) {
+HostCopyPool::HostCopyPool(int threads, int max_pending, const char* slice_name)
+    : slices_per_task_threads_(threads),
+      slice_name_(slice_name),
+      tasks_(static_cast<std::size_t>(max_pending)) {
   workers_.reserve(static_cast<std::size_t>(threads));
   try {
     for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
@@ -101,6 +104,7 @@ bool HostCopyPool::claim_and_copy(std::uint64_t cursor) {
       // The task cannot be reused before this slice is counted off, so its fields hold still.
       const Chunk s = slice_of(t.bytes, t.host_address, count, next);
       if (s.bytes > 0) {
+        const EngineRange range(slice_name_);
         if (t.streaming) {
           copy_streaming(t.dst + s.offset, t.src + s.offset, s.bytes);
         } else {
@@ -142,7 +146,10 @@ void HostCopyPool::wait_for_work(std::uint64_t cursor) {
   while (true) {
     const auto spin_until = std::chrono::steady_clock::now() + spin;
     for (int n = 1; !has_work(cursor); ++n) {
-      if (n % 64 == 0 && std::chrono::steady_clock::now() > spin_until) break;
+      if (n % 64 == 0 && !active_.load(std::memory_order_acquire) &&
+          std::chrono::steady_clock::now() > spin_until) {
+        break;
+      }
       std::this_thread::yield();
     }
     if (has_work(cursor)) return;

@@ -27,7 +27,8 @@ namespace pinbench::transfer {
 class HostCopyPool {
  public:
   // `threads` workers; at most `max_pending` published tasks may be incomplete at a time.
-  HostCopyPool(int threads, int max_pending);
+  // `slice_name` names each slice's NVTX range ("fill", "drain"); a string literal.
+  HostCopyPool(int threads, int max_pending, const char* slice_name = "host copy");
   ~HostCopyPool();  // joins the workers; every published task must be complete by then
   HostCopyPool(const HostCopyPool&) = delete;
   HostCopyPool& operator=(const HostCopyPool&) = delete;
@@ -46,6 +47,13 @@ class HostCopyPool {
   // A copy is coming: sleeping workers wake now and spin for a while, so they are awake when
   // its first task is published instead of only starting to wake then. Any thread.
   void wake();
+
+  // Whether a copy is in progress on the lane. While it is, idle workers keep spinning instead
+  // of sleeping after kSpin: between two chunks of one copy they may wait for a DMA longer
+  // than that, and a sleeping worker wakes tens of microseconds after its chunk is published
+  // (on the H200 machine's VM, a trace showed half the threads missing from every chunk). Any
+  // thread.
+  void set_active(bool active) { active_.store(active, std::memory_order_release); }
 
   // Copies one unclaimed slice of any published task on the calling thread, as a worker would;
   // false when no slice is left to claim. Any thread, while the pool exists.
@@ -71,9 +79,11 @@ class HostCopyPool {
   bool has_work(std::uint64_t cursor) const;
 
   const int slices_per_task_threads_;
+  const char* const slice_name_;
   std::vector<Task> tasks_;
   std::atomic<std::uint64_t> published_{0};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> active_{false};
   std::atomic<int> sleepers_{0};
   std::atomic<std::uint64_t> wakes_{0};  // calls of wake()
   std::mutex sleep_mutex_;

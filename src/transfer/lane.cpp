@@ -46,7 +46,7 @@ Lane::Lane(const LaneShape& shape, void* staging, std::unique_ptr<DeviceQueue> q
     : shape_(shape),
       staging_(static_cast<char*>(staging)),
       queue_(std::move(queue)),
-      pool_(shape.threads, shape.depth) {
+      pool_(shape.threads, shape.depth, shape.flow == Flow::kToDevice ? "fill" : "drain") {
   coordinator_ = std::thread([this] { coordinate(); });
 }
 
@@ -73,15 +73,18 @@ void Lane::submit(Job job) {
 }
 
 void Lane::help_until_finished(const CopyState& state) {
-  // Helps while slices keep coming; once none has turned up for kIdleSpin (the copy's last
-  // chunks are on the device, or the lane waits for the caller's stream), sleeps instead.
+  // Helps while slices keep coming. Once every DMA of the copy is queued, only the ring's last
+  // few are left (at most `depth` chunks, well under a millisecond): it waits for them awake,
+  // because a thread asleep on the copy's condition variable wakes tens of microseconds after
+  // the copy ends, a fixed cost on every synchronous copy. Before that, once no slice has turned
+  // up for kIdleSpin (the lane waits for the caller's stream, say), it sleeps instead.
   auto last_help = Clock::now();
   for (int n = 1; !state.finished(); ++n) {
     if (pool_.help_one()) {
       last_help = Clock::now();
       continue;
     }
-    if (n % 64 == 0 && Clock::now() - last_help > kIdleSpin) break;
+    if (n % 64 == 0 && !state.device_work_queued() && Clock::now() - last_help > kIdleSpin) break;
     std::this_thread::yield();
   }
   state.wait_finished();
@@ -151,6 +154,12 @@ bool Lane::admit() {
       }
     }
     if (r == nullptr) break;
+    // To the host a chunk's DMA is queued as it is admitted: the copy's first waits until its
+    // device work may be queued.
+    if (shape_.flow == Flow::kToHost && !r->device_started && r->job.device_ready &&
+        !r->job.device_ready()) {
+      break;
+    }
     Slot s;
     s.run = r;
     s.index = r->next++;
@@ -182,7 +191,8 @@ bool Lane::advance() {
     const Chunk& c = r.chunks[s.index];
     if (shape_.flow == Flow::kToDevice) {
       if (s.stage == Stage::kHost) {
-        if (!in_order || !pool_.complete(s.ticket)) {
+        if (!in_order || !pool_.complete(s.ticket) ||
+            (!r.device_started && !r.failed && r.job.device_ready && !r.job.device_ready())) {
           in_order = false;
           continue;
         }
@@ -317,12 +327,19 @@ void Lane::coordinate() {
         const auto* host =
             static_cast<const char*>(shape_.flow == Flow::kToDevice ? r.job.src : r.job.dst);
         r.chunks = plan_chunks(r.job.bytes, reinterpret_cast<std::uintptr_t>(host),
-                               {shape_.chunk_bytes, shape_.edge_chunk_bytes, kHostPageBytes});
+                               {shape_.chunk_bytes, shape_.edge_chunk_bytes, kHostPageBytes,
+                                shape_.flow == Flow::kToHost});
       } catch (const std::exception& e) {
         fail(r, 0, e.what());
       }
     }
-    if (step() || !taken.empty()) {
+    const bool progressed = step();
+    // Only on a change: the workers spin on this word.
+    if (pool_active_ != !runs_.empty()) {
+      pool_active_ = !runs_.empty();
+      pool_.set_active(pool_active_);
+    }
+    if (progressed || !taken.empty()) {
       last_progress = Clock::now();
     } else if (Clock::now() - last_progress < kBusyPoll) {
       std::this_thread::yield();

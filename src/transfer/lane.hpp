@@ -67,6 +67,12 @@ struct Job {
   void* dst = nullptr;
   const void* src = nullptr;
   std::size_t bytes = 0;  // > 0
+  // Whether before_device can run now without blocking (e.g. an earlier copy it must be
+  // ordered after has queued its own device work). The lane polls it while it moves other
+  // chunks, instead of blocking its coordinator: the two lanes' copies on one stream wait on
+  // each other, and a blocked coordinator stops draining or filling the chunks it already has.
+  // Empty: always ready. Must not throw.
+  std::function<bool()> device_ready;
   // Queued just before the copy's first device copy: e.g. "wait for the caller's stream".
   // May throw TransferFailure; the copy then fails before any device copy.
   std::function<void()> before_device;
@@ -135,6 +141,7 @@ class Lane {
   std::list<Run> runs_;     // copies taken from submitted_, oldest first
   std::deque<Slot> slots_;  // chunks in flight, oldest first; at most depth
   std::uint64_t admitted_ = 0;
+  bool pool_active_ = false;  // what the pool was last told
 
   std::thread coordinator_;  // last: it starts once everything above exists
 };

@@ -13,7 +13,9 @@
 // engine remembers the last staged copy made on each stream, and the next copy on it (staged or
 // direct) waits for that one's end event as well. The wait can only be queued once the earlier
 // copy's device work is queued, so the next copy first waits for that on the host: the caller's
-// thread for a direct copy, the lane's coordinator for a staged one. Each copy waits only for
+// thread blocks for a direct copy; the lane's coordinator polls for a staged one, moving its
+// other chunks meanwhile (a pipeline's copies in and out on one stream wait on each other
+// across the two lanes, and a blocked coordinator would stop the other chunks of its lane). Each copy waits only for
 // copies made before it, and a lane reaches a copy's first DMA only after every earlier copy of
 // that lane has queued all of its own, so these waits cannot form a cycle.
 #include "pinbench/staged_copy.hpp"
@@ -31,6 +33,7 @@
 
 #include "transfer/copy_state.hpp"
 #include "transfer/cuda_queue.hpp"
+#include "transfer/engine_nvtx.hpp"
 #include "transfer/host_copy.hpp"
 #include "transfer/lane.hpp"
 #include "transfer/testing.hpp"
@@ -469,6 +472,10 @@ struct StagedCopier::Impl {
     job.src = src;
     job.bytes = bytes;
     // The lambdas hold the States, so their events outlive the lane's use of them.
+    job.device_ready = [previous] {
+      return !previous || previous->progress->device_work_queued() ||
+             previous->progress->finished();
+    };
     job.before_device = [state, previous, lane_stream] {
       wait_for_previous(previous, lane_stream);
       check_cuda(cudaStreamWaitEvent(lane_stream, state->before, 0), "cudaStreamWaitEvent");
@@ -499,6 +506,8 @@ struct StagedCopier::Impl {
       throw bad_argument(what, "the source and destination ranges overlap");
     }
 
+    // The whole call on the caller's thread: a synchronous copy's start and end on the timeline.
+    const transfer::EngineRange range(to_dev ? "copy to device" : "copy to host");
     const DeviceGuard guard(device);
     const HostMemory host = to_dev ? check_host(src, bytes, what, "source")
                                    : check_host(dst, bytes, what, "destination");

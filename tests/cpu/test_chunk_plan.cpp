@@ -54,6 +54,23 @@ TEST(ChunkPlan, RampsUpDoublingAndDownHalving) {
   EXPECT_EQ(sizes, expected);
 }
 
+TEST(ChunkPlan, WithoutTheRampDownTheLastChunksStayFull) {
+  // To the device: 1, 2, 4, 8, 16 MiB up, then full buffers to the end; the 1 MiB left over is
+  // a chunk of its own (it is not a sliver), and no chunk halves.
+  ChunkPolicy p = kPolicy;
+  p.ramp_down = false;
+  const auto chunks = plan_chunks(64 * kMiB, 0x200000, p);
+  expect_covers(chunks, 64 * kMiB, p);
+  std::vector<std::size_t> sizes;
+  for (const Chunk& c : chunks) sizes.push_back(c.bytes / kMiB);
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{1, 2, 4, 8, 16, 16, 16, 1}));
+  // A sliver after the last full buffer is folded into it only where that still fits; here it
+  // cannot, so it stays a chunk of its own.
+  const auto odd = plan_chunks(31 * kMiB + 5, 0x200003, p);
+  expect_covers(odd, 31 * kMiB + 5, p);
+  for (const Chunk& c : odd) EXPECT_LE(c.bytes, p.max_chunk_bytes);
+}
+
 TEST(ChunkPlan, LargeCopiesRunAtTheBufferSizeInTheMiddle) {
   const auto chunks = plan_chunks(std::size_t{1} << 30, 0x200000, kPolicy);
   expect_covers(chunks, std::size_t{1} << 30, kPolicy);

@@ -29,7 +29,9 @@ TEST(GpuStagedBench, ASmallRunPassesEveryGate) {
   for (const Gate& g : r.gates) EXPECT_TRUE(g.passed) << g.name << ": " << g.detail;
   const bool kernel = r.machine.pageable_memory_access != 0;
   const std::size_t methods = all_staged_methods().size() - (kernel ? 0 : 1);
-  EXPECT_EQ(r.cases.size(), 2 * 3 * methods);
+  // Every method at every size and direction, and the bound (host alone, host under DMA) at
+  // the one aligned size from 1 MiB up.
+  EXPECT_EQ(r.cases.size(), 2 * 3 * methods + 2 * 2);
   EXPECT_EQ(r.config["skipped"].size(), kernel ? 0u : 1u);
   for (const Case& k : r.cases) {
     EXPECT_TRUE(k.verified) << k.gate;
@@ -45,6 +47,12 @@ TEST(GpuStagedBench, ASmallRunPassesEveryGate) {
   EXPECT_EQ(a.rows.at("d2h").size(), 3u);
   EXPECT_TRUE(a.rows.at("h2d")[2].staged_over_pinned.has_value());
   EXPECT_TRUE(a.rows.at("d2h")[2].back_to_back_over_pinned.has_value());
+  for (const char* d : {"h2d", "d2h"}) {
+    const StagedRow& row = a.rows.at(d)[2];
+    ASSERT_TRUE(row.bound_gb_per_s && row.staged_over_bound && row.back_to_back_over_bound) << d;
+    EXPECT_LE(*row.bound_gb_per_s, *row.gb_per_s.at("pinned") * (1 + 1e-9)) << d;
+    EXPECT_FALSE(a.rows.at(d)[0].bound_gb_per_s.has_value()) << d;  // 4 KiB: no bound near
+  }
   test::expect_every_case_stopped(r, 2);
   // The odd size is named exactly, with its offsets.
   EXPECT_NE(
@@ -84,6 +92,8 @@ TEST(GpuPipeline, BothSourcesReturnEveryFloatAtOneTwoAndThreeStreams) {
   for (const PipelineRow& row : a.rows) {
     EXPECT_TRUE(row.efficiency.has_value()) << row.source << " " << row.streams;
     EXPECT_GT(*row.efficiency, 0.0);
+    // Through the engine the host side is part of the bound; from page-locked memory it is not.
+    EXPECT_EQ(row.host_bound_ms.has_value(), row.source == "staged") << row.streams;
   }
   test::expect_every_case_stopped(r, 2);
 }

@@ -1,0 +1,102 @@
+// The host team of host_bound.hpp. Slices are claimed from one counter over the whole job, chunk
+// after chunk, so threads move on to the next chunk as the engine's pool does.
+#include "experiments/host_bound.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cuda/check.hpp"
+#include "transfer/chunk_plan.hpp"
+#include "transfer/host_copy.hpp"
+
+namespace pinbench {
+
+HostTeam::HostTeam(int threads) {
+  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+}
+
+HostTeam::~HostTeam() {
+  stop_.store(true, std::memory_order_release);
+  for (std::thread& t : workers_) t.join();
+}
+
+void HostTeam::start(const HostJob& job, int slice_threads) {
+  job_ = job;
+  slices_per_chunk_ = slice_count(job.chunk_bytes, slice_threads);
+  const std::size_t chunks = (job.bytes + job.chunk_bytes - 1) / job.chunk_bytes;
+  total_slices_ = chunks * slices_per_chunk_;
+  copied_.store(0, std::memory_order_relaxed);
+  next_.store(0, std::memory_order_relaxed);
+  finished_.store(0, std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_acq_rel);  // publishes the job
+}
+
+void HostTeam::copy_slices() {
+  std::size_t done = 0;
+  while (true) {
+    const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
+    if (i >= total_slices_) break;
+    const std::size_t chunk = i / slices_per_chunk_;
+    const std::size_t offset = chunk * job_.chunk_bytes;
+    const std::size_t len = std::min(job_.chunk_bytes, job_.bytes - offset);
+    char* host = job_.pageable + offset;
+    char* slot = job_.ring + (chunk % static_cast<std::size_t>(job_.depth)) * job_.chunk_bytes;
+    const Chunk s = slice_of(len, reinterpret_cast<std::uintptr_t>(host), slices_per_chunk_,
+                             i % slices_per_chunk_);
+    if (s.bytes != 0) {
+      if (job_.fill) {
+        std::memcpy(slot + s.offset, host + s.offset, s.bytes);
+      } else if (job_.streaming) {
+        transfer::copy_streaming(host + s.offset, slot + s.offset, s.bytes);
+      } else {
+        std::memcpy(host + s.offset, slot + s.offset, s.bytes);
+      }
+    }
+    ++done;
+  }
+  if (done != 0) copied_.fetch_add(done, std::memory_order_acq_rel);
+}
+
+void HostTeam::help() {
+  copy_slices();
+}
+
+void HostTeam::wait() {
+  // Every worker too, so none is still inside this job when the next one is written.
+  while (copied_.load(std::memory_order_acquire) < total_slices_ ||
+         finished_.load(std::memory_order_acquire) < static_cast<int>(workers_.size())) {
+    std::this_thread::yield();
+  }
+}
+
+void HostTeam::work() {
+  std::uint64_t seen = 0;
+  while (!stop_.load(std::memory_order_acquire)) {
+    const std::uint64_t g = generation_.load(std::memory_order_acquire);
+    if (g == seen) {
+      std::this_thread::yield();
+      continue;
+    }
+    seen = g;
+    copy_slices();
+    finished_.fetch_add(1, std::memory_order_acq_rel);
+  }
+}
+
+void queue_dma(bool to_device, char* pinned, char* device, std::size_t chunk_bytes, int depth,
+               std::size_t bytes, cudaStream_t stream) {
+  const std::size_t n = (bytes + chunk_bytes - 1) / chunk_bytes;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t at = (k % static_cast<std::size_t>(depth)) * chunk_bytes;
+    const std::size_t len = std::min(chunk_bytes, bytes - k * chunk_bytes);
+    if (to_device) {
+      PINBENCH_CUDA_TRY(
+          cudaMemcpyAsync(device + at, pinned + at, len, cudaMemcpyHostToDevice, stream));
+    } else {
+      PINBENCH_CUDA_TRY(
+          cudaMemcpyAsync(pinned + at, device + at, len, cudaMemcpyDeviceToHost, stream));
+    }
+  }
+}
+
+}  // namespace pinbench
