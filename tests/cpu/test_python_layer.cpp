@@ -8,7 +8,7 @@
 
 #include "core/analysis/record_rows.hpp"
 #include "core/analysis/staged_analysis.hpp"
-#include "core/analysis/staged_torch_goals.hpp"
+#include "core/analysis/staged_torch_methods.hpp"
 #include "core/errors.hpp"
 #include "core/record/case_builder.hpp"
 #include "core/record/record.hpp"

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/case_figures.hpp"
-#include "core/analysis/staged_torch_goals.hpp"
+#include "core/analysis/staged_torch_methods.hpp"
 #include "core/plans/staged_plan.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
@@ -142,6 +142,53 @@ void add_bound(StagedRow& row,
     (b2b ? row.back_to_back_over_bound_estimate : row.staged_over_bound_estimate) = over_bound;
     (b2b ? row.back_to_back_goal_estimate : row.staged_goal_estimate) =
         near_pinned ? over_pinned : over_bound;
+  }
+}
+
+// The engine against PyTorch's paths, where the record holds them (`staged --torch`): each
+// aligned size's ratio of times from from_bytes up, host to device, judged like every goal. The
+// engine's figure is python-staged (same process, same tensors, same clock as torch's), or the
+// CLI's staged where a record has none.
+void add_torch_goals(StagedAnalysis& a, const StagedGoals& goals) {
+  const auto has = [&](const char* m) {
+    return std::find(a.methods.begin(), a.methods.end(), m) != a.methods.end();
+  };
+  const auto it = a.rows.find("h2d");
+  if (it == a.rows.end()) return;
+  const std::string engine = has(kPythonStaged) ? kPythonStaged : "staged";
+  const struct {
+    const char* method;
+    const char* words;
+    double multiple;
+  } yardsticks[] = {
+      {kTorchPageableTo, "torch's pageable x.to(\"cuda\", non_blocking=True)",
+       goals.torch_pageable_multiple},
+      {kTorchPinMemoryTo, "torch's x.pin_memory().to(\"cuda\")", goals.torch_pin_memory_multiple},
+  };
+  for (const auto& y : yardsticks) {
+    if (!has(y.method)) continue;
+    std::vector<const StagedRow*> rows;
+    for (const StagedRow& r : it->second) {
+      if (r.bytes >= goals.from_bytes && r.host_offset == 0 && r.device_offset == 0 &&
+          r.gb_per_s.count(y.method) != 0) {
+        rows.push_back(&r);
+      }
+    }
+    const std::string method = y.method;
+    StagedGoal g = judge(
+        "h2d",
+        fmt::format("{} at {:g}x {} or better from {} up", engine, y.multiple, y.words,
+                    format_size(goals.from_bytes)),
+        rows, (engine + "/" + method).c_str(), "{:.2f}", "x",
+        [&](const StagedRow& r) -> std::optional<Estimate> {
+          const auto e = r.ms_estimate.find(engine);
+          const auto t = r.ms_estimate.find(method);
+          if (e == r.ms_estimate.end() || t == r.ms_estimate.end()) return std::nullopt;
+          return ratio_of(t->second, e->second);  // rates' ratio: the inverse ratio of times
+        },
+        y.multiple);
+    g.method = engine;
+    a.goals.push_back(std::move(g));
   }
 }
 
@@ -286,7 +333,7 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
         all, "staged/pageable-driver", "{:.3f}", "",
         [](const StagedRow& r) { return r.staged_over_driver_estimate; }, 1.0 - goals.noise));
   }
-  add_torch_goals(record, a);  // where the record holds PyTorch's paths (staged --torch)
+  add_torch_goals(a, goals);
   return a;
 }
 

@@ -78,6 +78,10 @@ struct StagedGoals {
   double small_driver_multiple = 1.5;
   std::uint64_t small_from_bytes = 1ull << 20;
   std::uint64_t small_to_bytes = 2ull << 20;
+  // Against PyTorch's own paths (`staged --torch`), host to device, from from_bytes up: the
+  // engine at these multiples of pageable `.to()` and of `pin_memory().to()` or better.
+  double torch_pageable_multiple = 5.0;
+  double torch_pin_memory_multiple = 1.5;
 };
 
 struct StagedAnalysis {
