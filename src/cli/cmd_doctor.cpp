@@ -61,7 +61,7 @@ std::string self_dir() {
 }
 
 bool executable_file(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
@@ -74,9 +74,10 @@ std::string find_injection_library() {
       return realpath(p.c_str(), real) != nullptr ? std::string(real) : p;
     }
   }
-  throw InputError(fmt::format("pinbench's injection library {} is not beside {} nor in "
-                               "{}/../lib/pinbench (build the pinbench_doctor_inject target)",
-                               kInjectName, dir + "/pinbench", dir));
+  throw InputError(
+      fmt::format("pinbench's injection library {} is not beside {} nor in "
+                  "{}/../lib/pinbench (build the pinbench_doctor_inject target)",
+                  kInjectName, dir + "/pinbench", dir));
 }
 
 std::string resolve_program(const std::string& name) {
@@ -163,7 +164,8 @@ Finished run_program(const std::string& path, const std::vector<std::string>& ar
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  struct sigaction fwd{}, old[4];
+  struct sigaction fwd {
+  }, old[4];
   fwd.sa_sigaction = forward_signal;
   fwd.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&fwd.sa_mask);
@@ -282,8 +284,7 @@ void symbolise(DoctorTrace& t) {
     }
   }
   t.symbolizer = fmt::format(
-      "native frames named by {} where the module has debug information, else module+offset",
-      tool);
+      "native frames named by {} where the module has debug information, else module+offset", tool);
 }
 
 RunRecord bare_record() {
@@ -316,12 +317,13 @@ void take_rates(RunRecord& record, const std::string& path) {
     }
   }
   if (!pinned) {
-    throw InputError(fmt::format("--rates '{}': the record has no page-locked host-to-device or "
-                                 "device-to-host case to take rates from",
-                                 path));
+    throw InputError(
+        fmt::format("--rates '{}': the record has no page-locked host-to-device or "
+                    "device-to-host case to take rates from",
+                    path));
   }
-  record.config["rates_from"] = fmt::format("'{}', recorded {} on {}", path, rates.created_utc,
-                                            rates.machine.device_name);
+  record.config["rates_from"] =
+      fmt::format("'{}', recorded {} on {}", path, rates.created_utc, rates.machine.device_name);
 }
 
 int exit_for(const DoctorTrace& t, const RunRecord& record, const std::vector<std::string>& fail_on,
@@ -338,13 +340,14 @@ int exit_for(const DoctorTrace& t, const RunRecord& record, const std::vector<st
 int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   const std::vector<std::string> fail_on = parse_fail_on(flags.fail_on);
   if (!flags.replay.empty()) {
+    if (!flags.program.empty()) throw InputError("--replay takes no program");
     for (const CLI::Option* o : sub.get_options()) {
       const std::string name = o->get_name();
-      if (o->count() > 0 && name != "--replay" && name != "--fail-on" && name != "--help") {
+      if (o->count() > 0 && name != "--replay" && name != "--fail-on" && name != "--help" &&
+          name != "program") {
         throw InputError(fmt::format("--replay excludes {}: a replay prints a recorded run", name));
       }
     }
-    if (!flags.program.empty()) throw InputError("--replay takes no program");
     const RunRecord record = load_record(flags.replay);
     if (record.experiment != "doctor") {
       throw InputError(fmt::format("run record '{}' is of experiment '{}', not 'doctor'",
@@ -353,11 +356,10 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
     if (record.doctor.is_null()) {
       throw InputError(fmt::format("run record '{}' holds no doctor trace", flags.replay));
     }
-    std::printf("Replaying %s, recorded %s.\n\n", flags.replay.c_str(), record.created_utc.c_str());
-    std::fputs(render_text(record).c_str(), stdout);
-    const DoctorTrace t = doctor_trace_from_json(record.doctor);
-    const int code = t.signal.empty() ? t.exit_status : 0;
-    return exit_for(t, record, fail_on, code);
+    std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay.c_str(),
+                record.machine.device_name.c_str(), record.created_utc.c_str());
+    const int code = print_run(record, {});
+    return exit_for(doctor_trace_from_json(record.doctor), record, fail_on, code);
   }
   if (flags.program.empty()) {
     throw InputError("no program given: pinbench doctor [options] -- PROGRAM [ARGS...]");
@@ -377,13 +379,13 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   std::string events_path = dir + "/pinbench-doctor-XXXXXX";
   const int fd = mkstemp(events_path.data());
   if (fd < 0) {
-    throw InputError(fmt::format("cannot create the collector's file in {}: {}", dir,
-                                 std::strerror(errno)));
+    throw InputError(
+        fmt::format("cannot create the collector's file in {}: {}", dir, std::strerror(errno)));
   }
   close(fd);
   std::string cupti;
-  for (const std::string& c : cuda::cupti_candidates(std::getenv("CUPTI_PATH"),
-                                                     std::getenv("CUDA_HOME"))) {
+  for (const std::string& c :
+       cuda::cupti_candidates(std::getenv("CUPTI_PATH"), std::getenv("CUDA_HOME"))) {
     cupti += (cupti.empty() ? "" : ":") + c;
   }
   std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + inject,
@@ -423,7 +425,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   std::vector<std::pair<std::string, std::uint64_t>> copies;
   for (const DoctorCall& c : t.calls) {
     for (const DoctorCopy& k : c.copies) {
-      if (k.src_kind == "pageable" || k.dst_kind == "pageable") copies.emplace_back(k.direction, k.bytes);
+      if (k.src_kind == "pageable" || k.dst_kind == "pageable")
+        copies.emplace_back(k.direction, k.bytes);
     }
   }
   // The machine is described (and calibrated) only once the program is gone, so pinbench's own
@@ -451,8 +454,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   std::fputs(render_text(record, model).c_str(), stderr);
   if (!flags.json.empty()) {
     save_record(record, flags.json);
-    std::fprintf(stderr, "Record written to %s (pinbench doctor --replay %s)\n",
-                 flags.json.c_str(), flags.json.c_str());
+    std::fprintf(stderr, "Record written to %s (pinbench doctor --replay %s)\n", flags.json.c_str(),
+                 flags.json.c_str());
   }
   if (!flags.trace.empty()) {
     write_perfetto(doctor_timeline(t), flags.trace);

@@ -66,15 +66,15 @@ void calibrate_doctor(RunRecord& record, const std::vector<CalibrationSize>& siz
       std::memset(back.data(), 0, bytes);
       // h2d copies `sent` to the device; d2h first puts it there, then copies it into `back`.
       void* host = h2d ? sent.data() : back.data();
-      if (!h2d) PINBENCH_CUDA_TRY(cudaMemcpy(device.data(), sent.data(), bytes,
-                                             cudaMemcpyHostToDevice));
+      if (!h2d)
+        PINBENCH_CUDA_TRY(cudaMemcpy(device.data(), sent.data(), bytes, cudaMemcpyHostToDevice));
       const auto copy = [&] {
         if (h2d) {
-          PINBENCH_CUDA_TRY(cudaMemcpyAsync(device.data(), host, bytes, cudaMemcpyHostToDevice,
-                                            stream.get()));
+          PINBENCH_CUDA_TRY(
+              cudaMemcpyAsync(device.data(), host, bytes, cudaMemcpyHostToDevice, stream.get()));
         } else {
-          PINBENCH_CUDA_TRY(cudaMemcpyAsync(host, device.data(), bytes, cudaMemcpyDeviceToHost,
-                                            stream.get()));
+          PINBENCH_CUDA_TRY(
+              cudaMemcpyAsync(host, device.data(), bytes, cudaMemcpyDeviceToHost, stream.get()));
         }
       };
       Sampler sampler(StopRule::fixed(5), SampleClock::kHostClock);
@@ -91,15 +91,14 @@ void calibrate_doctor(RunRecord& record, const std::vector<CalibrationSize>& siz
             copy();
             stream.synchronize();
           });
-      if (h2d) PINBENCH_CUDA_TRY(cudaMemcpy(back.data(), device.data(), bytes,
-                                            cudaMemcpyDeviceToHost));
+      if (h2d)
+        PINBENCH_CUDA_TRY(cudaMemcpy(back.data(), device.data(), bytes, cudaMemcpyDeviceToHost));
       const std::optional<std::size_t> mismatch = first_mismatch(sent.data(), back.data(), bytes);
       if (mismatch) t.fail(mismatch_detail(*mismatch, bytes));
       add_gate(record, sampled_gate(gate, t, every_sample_detail(t.samples_ms.size(), bytes)));
-      record.cases.push_back(make_case(
-          {"doctor-calibration", size.direction, memory, "cudaMemcpyAsync", "host_clock", bytes, 1,
-           gate},
-          t, kinds_ok));
+      record.cases.push_back(make_case({"doctor-calibration", size.direction, memory,
+                                        "cudaMemcpyAsync", "host_clock", bytes, 1, gate},
+                                       t, kinds_ok));
     }
   }
 }

@@ -25,9 +25,15 @@ std::string dir_or(const char* fallback) {
   return d != nullptr ? std::string(d) : std::string(fallback);
 }
 
-std::string pinbench_bin() { return dir_or(PINBENCH_BUILD_DIR) + "/pinbench"; }
-std::string programs() { return dir_or(PINBENCH_BUILD_DIR) + "/doctor_pitfalls"; }
-std::string scripts() { return dir_or(PINBENCH_DOCTOR_SCRIPTS); }
+std::string pinbench_bin() {
+  return dir_or(PINBENCH_BUILD_DIR) + "/pinbench";
+}
+std::string programs() {
+  return dir_or(PINBENCH_BUILD_DIR) + "/doctor_pitfalls";
+}
+std::string scripts() {
+  return dir_or(PINBENCH_DOCTOR_SCRIPTS);
+}
 std::string out_dir() {
   const char* d = std::getenv("PINBENCH_DOCTOR_OUT");
   return d != nullptr ? std::string(d) : std::string(PINBENCH_TEST_OUTPUT_DIR);
@@ -46,7 +52,8 @@ struct DoctorRun {
   }
 };
 
-DoctorRun doctor(const std::string& name, const std::string& command, const std::string& options = "") {
+DoctorRun doctor(const std::string& name, const std::string& command,
+                 const std::string& options = "") {
   DoctorRun r;
   const std::string json = out_dir() + "/doctor-" + name + ".json";
   std::remove(json.c_str());
@@ -134,7 +141,8 @@ TEST(DoctorGpu, ManagedMigrationsWhereCuptiReportsThem) {
 
 TEST(DoctorGpu, ACleanProgramHasNoFinding) {
   PINBENCH_REQUIRE_GPU();
-  const DoctorRun r = doctor("clean", programs() + " clean", "--fail-on pageable-async,alloc-churn");
+  const DoctorRun r =
+      doctor("clean", programs() + " clean", "--fail-on pageable-async,alloc-churn");
   EXPECT_EQ(r.code, 0);
   EXPECT_TRUE(r.analysis.findings.empty());
   EXPECT_EQ(r.analysis.copy_calls, 20u);
@@ -181,7 +189,8 @@ TEST(DoctorGpu, TheReplayPrintsTheSameFindings) {
   const std::string json = out_dir() + "/doctor-replayed.json";
   const std::string out = out_dir() + "/doctor-replayed.replay";
   const int status = std::system((pinbench_bin() + " doctor --replay " + json +
-                                  " --fail-on pageable-sync-loop >" + out + " 2>&1").c_str());
+                                  " --fail-on pageable-sync-loop >" + out + " 2>&1")
+                                     .c_str());
   EXPECT_EQ(WEXITSTATUS(status), 1);
   std::ifstream in(out);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -189,8 +198,9 @@ TEST(DoctorGpu, TheReplayPrintsTheSameFindings) {
 }
 
 bool have_torch() {
-  return std::system("python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() "
-                     "else 1)' >/dev/null 2>&1") == 0;
+  return std::system(
+             "python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() "
+             "else 1)' >/dev/null 2>&1") == 0;
 }
 
 TEST(DoctorGpu, TorchPageableNonBlockingCopiesAreFlagged) {

@@ -118,7 +118,8 @@ double other_stream_busy_ms(const DoctorTrace& t, const std::vector<std::uint32_
 }
 
 std::string frame_text(const DoctorFrame& f) {
-  if (f.python) return fmt::format("{}:{} in {}", f.file, f.line, f.function.empty() ? "?" : f.function);
+  if (f.python)
+    return fmt::format("{}:{} in {}", f.file, f.line, f.function.empty() ? "?" : f.function);
   std::string module = f.module;
   const std::size_t slash = module.rfind('/');
   if (slash != std::string::npos) module = module.substr(slash + 1);
@@ -171,8 +172,8 @@ struct SiteSum {
   bool any_lost = false;
 };
 
-void add_to_site(std::map<std::string, SiteSum>& sites, const DoctorTrace& t,
-                 const DoctorCall& c, std::uint64_t bytes, std::optional<double> lost) {
+void add_to_site(std::map<std::string, SiteSum>& sites, const DoctorTrace& t, const DoctorCall& c,
+                 std::uint64_t bytes, std::optional<double> lost) {
   auto [where, below] = describe(t, c);
   SiteSum& s = sites[where];
   s.cost.where = where;
@@ -341,7 +342,10 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
     }
   }
   if (f.count == 0) return;
-  if (all_lost) f.lost_ms = lost; else f.pinned_ms.reset();
+  if (all_lost)
+    f.lost_ms = lost;
+  else
+    f.pinned_ms.reset();
   f.sites = ranked(sites);
   f.evidence.push_back(fmt::format(
       "{} blocking call{} ({}) at {} call site{} repeated {} times or more moved {} through "
@@ -349,8 +353,8 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
       f.count, f.count == 1 ? "" : "s", directions_of(all), f.sites.size(),
       f.sites.size() == 1 ? "" : "s", kLoopCalls, format_size(f.bytes), f.host_ms));
   if (f.lost_ms) {
-    f.evidence.push_back(fmt::format(
-        "from page-locked memory they take {:.3f} ms: {:.3f} ms lost", *f.pinned_ms, *f.lost_ms));
+    f.evidence.push_back(fmt::format("from page-locked memory they take {:.3f} ms: {:.3f} ms lost",
+                                     *f.pinned_ms, *f.lost_ms));
   }
   const bool py = python_program(t);
   f.fix = py ? "Keep the host tensor page-locked (pin_memory(), once) and reuse it in the loop"
@@ -421,11 +425,13 @@ void finding_alloc_churn(const DoctorTrace& t, DoctorAnalysis& a) {
       "of host time; one allocation per site, reused, would have cost {:.3f} ms",
       f.count, format_size(f.bytes), f.sites.size(), f.sites.size() == 1 ? "" : "s", f.host_ms,
       f.host_ms - lost));
-  f.fix = "Allocate page-locked buffers once, outside the loop, and reuse them (a pool of "
-          "them if sizes vary); in PyTorch, pin once and copy into the pinned tensor";
-  f.fix_code = "void* buf; cudaMallocHost(&buf, max_bytes);   // once\n"
-               "for (...) { /* fill buf, cudaMemcpyAsync from it */ }\n"
-               "cudaFreeHost(buf);";
+  f.fix =
+      "Allocate page-locked buffers once, outside the loop, and reuse them (a pool of "
+      "them if sizes vary); in PyTorch, pin once and copy into the pinned tensor";
+  f.fix_code =
+      "void* buf; cudaMallocHost(&buf, max_bytes);   // once\n"
+      "for (...) { /* fill buf, cudaMemcpyAsync from it */ }\n"
+      "cudaFreeHost(buf);";
   a.findings.push_back(std::move(f));
 }
 
@@ -450,10 +456,12 @@ void finding_over_pinning(const RunRecord& r, const DoctorTrace& t, DoctorAnalys
       "{} page-locked at the peak: {:.1f}% of the host's {}, above the {:.0f}% pinbench flags; "
       "page-locked memory cannot be swapped or moved, so the rest of the system runs short",
       format_size(a.peak_pinned_bytes), 100 * share, format_size(host), 100 * kOverPinningShare));
-  f.fix = "Pin transfer buffers, not data sets: stream a large data set through a few pinned "
-          "buffers (pinbench's staged engine does so), and unpin what is no longer copied";
-  f.fix_code = "pinbench::StagedCopy copy(options);   // a small pinned ring\n"
-               "copy.to_device(dev, pageable_data, bytes, stream);";
+  f.fix =
+      "Pin transfer buffers, not data sets: stream a large data set through a few pinned "
+      "buffers (pinbench's staged engine does so), and unpin what is no longer copied";
+  f.fix_code =
+      "pinbench::StagedCopy copy(options);   // a small pinned ring\n"
+      "copy.to_device(dev, pageable_data, bytes, stream);";
   a.findings.push_back(std::move(f));
 }
 
@@ -481,9 +489,10 @@ void finding_managed(const DoctorTrace& t, DoctorAnalysis& a) {
       "{} migrations moved {} to the device and {} to the host, in {:.3f} ms of migration "
       "time; {} CPU and {} GPU page faults",
       count, format_size(htod), format_size(dtoh), f.host_ms, cpu_faults, gpu_faults));
-  f.fix = "Prefetch managed memory to where it is used next (cudaMemPrefetchAsync) or state "
-          "where it lives (cudaMemAdvise); for data that only moves, use device memory and "
-          "explicit copies from page-locked buffers";
+  f.fix =
+      "Prefetch managed memory to where it is used next (cudaMemPrefetchAsync) or state "
+      "where it lives (cudaMemAdvise); for data that only moves, use device memory and "
+      "explicit copies from page-locked buffers";
   f.fix_code = "cudaMemPrefetchAsync(ptr, bytes, device, stream);";
   a.findings.push_back(std::move(f));
 }
@@ -492,8 +501,7 @@ void finding_managed(const DoctorTrace& t, DoctorAnalysis& a) {
 
 const std::vector<std::string>& doctor_finding_ids() {
   static const std::vector<std::string> ids = {"pageable-async", "pageable-sync-loop",
-                                               "alloc-churn", "over-pinning",
-                                               "managed-migration"};
+                                               "alloc-churn", "over-pinning", "managed-migration"};
   return ids;
 }
 

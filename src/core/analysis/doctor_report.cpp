@@ -51,8 +51,8 @@ Trace doctor_timeline(const DoctorTrace& t) {
     const std::size_t v = name.rfind("_v");
     if (v != std::string::npos && v + 2 < name.size() && std::isdigit(name[v + 2])) name.erase(v);
     ++correlation;
-    out.api_calls.push_back({name, c.start_ns, c.end_ns, c.thread,
-                             c.copies.empty() ? 0u : correlation});
+    out.api_calls.push_back(
+        {name, c.start_ns, c.end_ns, c.thread, c.copies.empty() ? 0u : correlation});
     for (const DoctorCopy& k : c.copies) {
       out.copies.push_back({direction_of(k.direction), k.bytes, k.start_ns, k.end_ns, k.stream,
                             kind_of(k.src_kind), kind_of(k.dst_kind), correlation});
@@ -75,9 +75,9 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
   for (const std::string& arg : t.command) program += (program.empty() ? "" : " ") + arg;
   m.title = fmt::format("pinbench doctor: {}", program.empty() ? "(no program)" : program);
   const std::string ended =
-      t.signal.empty() ? fmt::format("exited with status {}", t.exit_status)
-                       : fmt::format("was killed by {}; everything seen up to it is reported",
-                                     t.signal);
+      t.signal.empty()
+          ? fmt::format("exited with status {}", t.exit_status)
+          : fmt::format("was killed by {}; everything seen up to it is reported", t.signal);
   m.notes.push_back(fmt::format("Program: {} after {:.1f} ms; {}.", ended, t.wall_ms,
                                 t.cupti.empty() ? "no CUPTI" : t.cupti));
   for (const std::string& n : t.notes) m.notes.push_back("Collector: " + n);
@@ -95,8 +95,9 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
   summary.rows.push_back({"copy calls", std::to_string(a.copy_calls),
                           fmt::format("{} to the device, {} to the host", format_size(a.bytes_h2d),
                                       format_size(a.bytes_d2h))});
-  summary.rows.push_back({"  from or to pageable memory", std::to_string(a.pageable_copy_calls),
-                          fmt::format("{:.3f} ms of host time inside them", a.pageable_blocked_ms)});
+  summary.rows.push_back(
+      {"  from or to pageable memory", std::to_string(a.pageable_copy_calls),
+       fmt::format("{:.3f} ms of host time inside them", a.pageable_blocked_ms)});
   summary.rows.push_back({"kernels", std::to_string(a.kernels), ""});
   summary.rows.push_back({"synchronisations", std::to_string(a.syncs), ""});
   summary.rows.push_back({"page-locked allocations and registrations",
@@ -149,8 +150,9 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
     m.tables.push_back(std::move(ft));
   }
   if (a.findings.empty() && !a.no_cuda) {
-    m.notes.push_back("No finding: no pageable copies, allocation churn, over-pinning or "
-                      "managed-memory migrations were seen.");
+    m.notes.push_back(
+        "No finding: no pageable copies, allocation churn, over-pinning or "
+        "managed-memory migrations were seen.");
   }
 
   ReportTable rates;

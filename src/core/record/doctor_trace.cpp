@@ -122,9 +122,9 @@ const char* migration_of(std::uint64_t kind) {
 
 std::string doctor_signal_name(int sig) {
   static const std::pair<int, const char*> names[] = {
-      {1, "SIGHUP"},  {2, "SIGINT"},   {3, "SIGQUIT"}, {4, "SIGILL"},  {6, "SIGABRT"},
-      {7, "SIGBUS"},  {8, "SIGFPE"},   {9, "SIGKILL"}, {11, "SIGSEGV"}, {13, "SIGPIPE"},
-      {14, "SIGALRM"}, {15, "SIGTERM"}};
+      {1, "SIGHUP"},   {2, "SIGINT"},   {3, "SIGQUIT"},  {4, "SIGILL"},
+      {6, "SIGABRT"},  {7, "SIGBUS"},   {8, "SIGFPE"},   {9, "SIGKILL"},
+      {11, "SIGSEGV"}, {13, "SIGPIPE"}, {14, "SIGALRM"}, {15, "SIGTERM"}};
   for (const auto& [n, name] : names) {
     if (n == sig) return name;
   }
@@ -156,7 +156,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
   };
   std::vector<RawMigration> migrations;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> call_times;  // raw start, end
-  std::map<int, std::string> ended;  // pid -> how
+  std::map<int, std::string> ended;                                 // pid -> how
   std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t skipped = 0;
   std::uint32_t cupti_version = 0;
@@ -202,9 +202,9 @@ DoctorTrace parse_doctor_events(std::string_view text) {
       c.domain = f[2] == "R" ? "runtime" : "driver";
       c.kind = std::string(f[3]);
       std::uint64_t corr = 0, thread = 0, start = 0, end = 0, ptr = 0, bytes = 0;
-      ok = number(f[4], corr) && number(f[5], thread) && number(f[6], start) &&
-           number(f[7], end) && signed_number(f[8], c.status) && f[9].size() > 2 &&
-           number(f[9].substr(2), ptr, 16) && number(f[10], bytes) && f[11].size() == 16;
+      ok = number(f[4], corr) && number(f[5], thread) && number(f[6], start) && number(f[7], end) &&
+           signed_number(f[8], c.status) && f[9].size() > 2 && number(f[9].substr(2), ptr, 16) &&
+           number(f[10], bytes) && f[11].size() == 16;
       if (ok) {
         c.thread = static_cast<std::uint32_t>(thread);
         c.ptr = ptr;
@@ -255,8 +255,8 @@ DoctorTrace parse_doctor_events(std::string_view text) {
       r.pid = pid;
       std::uint64_t kind = 0, bytes = 0, src = 0, dst = 0, stream = 0;
       ok = number(f[2], r.corr) && number(f[3], r.rcorr) && number(f[4], kind) &&
-           number(f[5], bytes) && number(f[6], src) && number(f[7], dst) &&
-           number(f[8], r.start) && number(f[9], r.end) && number(f[10], stream);
+           number(f[5], bytes) && number(f[6], src) && number(f[7], dst) && number(f[8], r.start) &&
+           number(f[9], r.end) && number(f[10], stream);
       if (ok) {
         r.copy.direction = direction_of(kind);
         r.copy.bytes = bytes;
@@ -327,8 +327,9 @@ DoctorTrace parse_doctor_events(std::string_view text) {
     std::sort(c.copies.begin(), c.copies.end(),
               [](const DoctorCopy& a, const DoctorCopy& b) { return a.start_ns < b.start_ns; });
   }
-  std::stable_sort(t.calls.begin(), t.calls.end(),
-                   [](const DoctorCall& a, const DoctorCall& b) { return a.start_ns < b.start_ns; });
+  std::stable_sort(t.calls.begin(), t.calls.end(), [](const DoctorCall& a, const DoctorCall& b) {
+    return a.start_ns < b.start_ns;
+  });
   std::sort(kernels.begin(), kernels.end(),
             [](const RawKernel& a, const RawKernel& b) { return a.start < b.start; });
   t.kernels_total = kernels.size();
@@ -343,7 +344,8 @@ DoctorTrace parse_doctor_events(std::string_view text) {
     t.migrations.push_back({m.kind, m.value, rel(m.start), rel(m.end)});
   }
   if (t.cupti.empty() && t.processes > 0) t.cupti = fmt::format("CUPTI {}", cupti_version);
-  if (truncated) t.notes.push_back("the last event line was cut short (the program died writing it)");
+  if (truncated)
+    t.notes.push_back("the last event line was cut short (the program died writing it)");
   if (skipped > 0) t.notes.push_back(fmt::format("{} event line(s) were not understood", skipped));
   if (t.unmatched_copies > 0) {
     t.notes.push_back(fmt::format("{} copies were not matched to an API call", t.unmatched_copies));
@@ -375,10 +377,9 @@ json to_json(const DoctorCopy& c) {
 json to_json(const DoctorCall& c) {
   json copies = json::array();
   for (const DoctorCopy& k : c.copies) copies.push_back(to_json(k));
-  json j{{"pid", c.pid},         {"api", c.api},           {"domain", c.domain},
-         {"kind", c.kind},       {"thread", c.thread},     {"start_ns", c.start_ns},
-         {"end_ns", c.end_ns},   {"status", c.status},     {"bytes", c.bytes},
-         {"site", c.site},       {"copies", copies}};
+  json j{{"pid", c.pid},       {"api", c.api},           {"domain", c.domain}, {"kind", c.kind},
+         {"thread", c.thread}, {"start_ns", c.start_ns}, {"end_ns", c.end_ns}, {"status", c.status},
+         {"bytes", c.bytes},   {"site", c.site},         {"copies", copies}};
   if (c.ptr != 0) j["ptr"] = fmt::format("0x{:x}", c.ptr);
   return j;
 }
@@ -387,8 +388,8 @@ json to_json(const DoctorFrame& f) {
   if (f.python) {
     return json{{"python", true}, {"file", f.file}, {"line", f.line}, {"function", f.function}};
   }
-  json j{{"module", f.module}, {"offset", fmt::format("0x{:x}", f.offset)},
-         {"function", f.function}};
+  json j{
+      {"module", f.module}, {"offset", fmt::format("0x{:x}", f.offset)}, {"function", f.function}};
   if (!f.file.empty()) {
     j["file"] = f.file;
     j["line"] = f.line;
@@ -421,8 +422,8 @@ struct Obj {
   }
   std::int64_t whole(const char* key, std::int64_t lo, std::int64_t hi) const {
     const json& v = at(key);
-    if (!v.is_number_integer() && !(v.is_number_float() && std::floor(v.get<double>()) ==
-                                                               v.get<double>())) {
+    if (!v.is_number_integer() &&
+        !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())) {
       refuse(field(key), fmt::format("is {}, not a whole number", v.dump()));
     }
     const double d = v.get<double>();
@@ -514,8 +515,8 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   t.signal = o.text_or("signal", "");
   const json& wall = o.at("wall_ms");
   if (!wall.is_number() || !std::isfinite(wall.get<double>()) || wall.get<double>() < 0) {
-    refuse(o.field("wall_ms"), fmt::format("is {}; a wall time is finite and not negative",
-                                           wall.dump()));
+    refuse(o.field("wall_ms"),
+           fmt::format("is {}; a wall time is finite and not negative", wall.dump()));
   }
   t.wall_ms = wall.get<double>();
   t.processes = static_cast<int>(o.whole_or("processes", 0, 0, 1 << 20));
@@ -538,8 +539,9 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     k.api = c.text("api");
     if (k.api.empty()) refuse(c.field("api"), "is empty");
     k.domain = one_of(c, "domain", {"runtime", "driver"});
-    k.kind = one_of(c, "kind", {"copy", "copy_async", "batch", "sync", "alloc", "free",
-                                "register", "unregister"});
+    k.kind =
+        one_of(c, "kind",
+               {"copy", "copy_async", "batch", "sync", "alloc", "free", "register", "unregister"});
     k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX));
     k.start_ns = c.whole("start_ns", 0, kMaxNs);
     k.end_ns = c.whole("end_ns", 0, kMaxNs);
@@ -570,8 +572,8 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::string f = fmt::format("doctor.kernels[{}]", i);
     const json& k = kernels[i];
-    if (!k.is_array() || k.size() != 3 || !k[0].is_number_integer() ||
-        !k[1].is_number_integer() || !k[2].is_number_integer()) {
+    if (!k.is_array() || k.size() != 3 || !k[0].is_number_integer() || !k[1].is_number_integer() ||
+        !k[2].is_number_integer()) {
       refuse(f, "is not [start_ns, end_ns, stream]");
     }
     const std::int64_t s = k[0].get<std::int64_t>(), e = k[1].get<std::int64_t>();
@@ -583,9 +585,8 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   t.kernels_total = static_cast<std::uint64_t>(
       o.whole_or("kernels_total", static_cast<std::int64_t>(t.kernels.size()), 0, kMaxBytes));
   if (t.kernels_total < t.kernels.size()) {
-    refuse(o.field("kernels_total"),
-           fmt::format("is {}, fewer than the {} kernels listed", t.kernels_total,
-                       t.kernels.size()));
+    refuse(o.field("kernels_total"), fmt::format("is {}, fewer than the {} kernels listed",
+                                                 t.kernels_total, t.kernels.size()));
   }
   if (j.contains("migrations")) {
     const json& migrations = o.array("migrations");

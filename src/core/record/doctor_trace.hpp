@@ -52,10 +52,10 @@ struct DoctorCall {
   std::uint32_t thread = 0;
   std::int64_t start_ns = 0;  // host time inside the call
   std::int64_t end_ns = 0;
-  int status = 0;          // the call's return value; 0 is success
-  std::uint64_t ptr = 0;   // alloc, free, register, unregister: the host pointer
-  std::uint64_t bytes = 0; // alloc/register: the size; copies: the size argument where known
-  std::string site;        // the DoctorSite id, "" for calls that keep none
+  int status = 0;           // the call's return value; 0 is success
+  std::uint64_t ptr = 0;    // alloc, free, register, unregister: the host pointer
+  std::uint64_t bytes = 0;  // alloc/register: the size; copies: the size argument where known
+  std::string site;         // the DoctorSite id, "" for calls that keep none
   std::vector<DoctorCopy> copies;
 };
 
@@ -75,11 +75,11 @@ struct DoctorMigration {
 
 struct DoctorTrace {
   std::vector<std::string> command;
-  int exit_status = 0;   // the program's own exit status, when it exited
-  std::string signal;    // "SIGSEGV" when a signal ended it, else ""
-  double wall_ms = 0.0;  // the program's wall time, start to exit
-  int processes = 0;     // processes that initialised CUDA under the injection library
-  std::string cupti;     // "CUPTI 130100", or why there was none
+  int exit_status = 0;     // the program's own exit status, when it exited
+  std::string signal;      // "SIGSEGV" when a signal ended it, else ""
+  double wall_ms = 0.0;    // the program's wall time, start to exit
+  int processes = 0;       // processes that initialised CUDA under the injection library
+  std::string cupti;       // "CUPTI 130100", or why there was none
   std::string symbolizer;  // what named the native frames (docs/doctor.md)
   std::vector<std::string> notes;
   std::uint64_t dropped_records = 0;

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_set>
@@ -108,6 +109,51 @@ std::int8_t g_driver_class[CUPTI_DRIVER_TRACE_CBID_SIZE];
 bool g_runtime_sized[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 bool g_driver_sized[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
+bool starts(const std::string& s, const char* prefix);
+
+// Page-locked host ranges (start -> bytes) as the program's own calls made them. A copy whose
+// host side lies in one cannot end up in a finding, so it keeps no call site: unwinding the
+// stack is the collector's largest cost per call, and a program that does it right should not
+// pay for it.
+std::mutex g_pinned_mu;
+std::map<std::uintptr_t, std::uint64_t>* g_pinned = nullptr;  // leaked, like g_sites
+
+bool in_pinned(std::uintptr_t p) {
+  if (p == 0) return false;
+  const std::lock_guard<std::mutex> lock(g_pinned_mu);
+  auto it = g_pinned->upper_bound(p);
+  if (it == g_pinned->begin()) return false;
+  --it;
+  return p < it->first + it->second;
+}
+
+// Where the copy's host memory is, for the APIs whose parameters say; 0 when unknown. `device`
+// is set for copies with no host side at all.
+enum class Host { kUnknown, kPinned, kNone };
+Host host_side_of(const std::string& name, const std::uintptr_t* params) {
+  if (name == "cudaMemcpy" || name == "cudaMemcpyAsync") {  // (dst, src, count, kind, ...)
+    switch (params[3]) {
+      case 1:  // cudaMemcpyHostToDevice
+        return in_pinned(params[1]) ? Host::kPinned : Host::kUnknown;
+      case 2:  // cudaMemcpyDeviceToHost
+        return in_pinned(params[0]) ? Host::kPinned : Host::kUnknown;
+      case 3:  // cudaMemcpyDeviceToDevice
+        return Host::kNone;
+      default:
+        return in_pinned(params[0]) || in_pinned(params[1]) ? Host::kPinned : Host::kUnknown;
+    }
+  }
+  if (starts(name, "cuMemcpyHtoD")) return in_pinned(params[1]) ? Host::kPinned : Host::kUnknown;
+  if (starts(name, "cuMemcpyDtoH")) return in_pinned(params[0]) ? Host::kPinned : Host::kUnknown;
+  if (starts(name, "cuMemcpyDtoD")) return Host::kNone;
+  return Host::kUnknown;
+}
+
+std::int8_t g_runtime_host[CUPTI_RUNTIME_TRACE_CBID_SIZE];  // 1: host_side_of reads its params
+std::int8_t g_driver_host[CUPTI_DRIVER_TRACE_CBID_SIZE];
+std::string* g_runtime_base = nullptr;  // base names, per callback id
+std::string* g_driver_base = nullptr;
+
 thread_local int t_tid = 0;
 thread_local int t_in_runtime = 0;
 
@@ -183,9 +229,8 @@ ApiClass classify(const std::string& n) {
     if (n.find("Batch") != std::string::npos) return kBatch;
     return n.find("Async") != std::string::npos ? kCopyAsync : kCopy;
   }
-  if (n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" ||
-      n == "cudaEventSynchronize" || n == "cuCtxSynchronize" || n == "cuStreamSynchronize" ||
-      n == "cuEventSynchronize") {
+  if (n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" || n == "cudaEventSynchronize" ||
+      n == "cuCtxSynchronize" || n == "cuStreamSynchronize" || n == "cuEventSynchronize") {
     return kSync;
   }
   if (n == "cudaMallocHost" || n == "cudaHostAlloc" || n == "cuMemAllocHost" ||
@@ -323,7 +368,8 @@ std::uint64_t call_site() {
   void* pcs[kMaxFrames + 8];
   const int n = backtrace(pcs, kMaxFrames + 8);
   // The raw return addresses name the path; dladdr() runs only the first time a path is seen.
-  std::uint64_t hash = fnv(1469598103934665603ull, pcs, sizeof(void*) * static_cast<std::size_t>(n));
+  std::uint64_t hash =
+      fnv(1469598103934665603ull, pcs, sizeof(void*) * static_cast<std::size_t>(n));
   std::string python_part;
   python_frames(python_part, hash);
   {
@@ -340,9 +386,9 @@ std::uint64_t call_site() {
     const std::uintptr_t pc = reinterpret_cast<std::uintptr_t>(pcs[i]);
     const std::uintptr_t offset = pc - (map != nullptr ? map->l_addr : 0);
     char item[1200];
-    std::snprintf(item, sizeof item, "\tN|%s|0x%zx|%s",
-                  info.dli_fname != nullptr ? info.dli_fname : "?", static_cast<std::size_t>(offset),
-                  info.dli_sname != nullptr ? info.dli_sname : "");
+    std::snprintf(
+        item, sizeof item, "\tN|%s|0x%zx|%s", info.dli_fname != nullptr ? info.dli_fname : "?",
+        static_cast<std::size_t>(offset), info.dli_sname != nullptr ? info.dli_sname : "");
     clean(item + 1);
     frames += item;
     ++kept;
@@ -379,7 +425,8 @@ void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
   const std::uint64_t end = now_ns();
   const std::uint64_t start = cb->correlationData != nullptr ? *cb->correlationData : end;
   int status = 0;
-  if (cb->functionReturnValue != nullptr) status = *static_cast<const int*>(cb->functionReturnValue);
+  if (cb->functionReturnValue != nullptr)
+    status = *static_cast<const int*>(cb->functionReturnValue);
   std::uintptr_t ptr = 0;
   std::uint64_t bytes = 0;
   const auto* params = static_cast<const std::uintptr_t*>(cb->functionParams);
@@ -405,10 +452,19 @@ void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
         break;
     }
   }
-  std::uint64_t site = 0;
-  if (cls == kCopy || cls == kCopyAsync || cls == kBatch || cls == kAlloc || cls == kRegister) {
-    site = call_site();
+  if (status == 0 && params != nullptr && ptr != 0) {
+    const std::lock_guard<std::mutex> lock(g_pinned_mu);
+    if (cls == kAlloc || cls == kRegister) (*g_pinned)[ptr] = bytes;
+    if (cls == kFree || cls == kUnregister) g_pinned->erase(ptr);
   }
+  bool wants_site =
+      cls == kCopy || cls == kCopyAsync || cls == kBatch || cls == kAlloc || cls == kRegister;
+  if ((cls == kCopy || cls == kCopyAsync) && params != nullptr &&
+      (runtime ? g_runtime_host[cbid] : g_driver_host[cbid]) != 0) {
+    const std::string& base = runtime ? g_runtime_base[cbid] : g_driver_base[cbid];
+    wants_site = host_side_of(base, params) == Host::kUnknown;
+  }
+  const std::uint64_t site = wants_site ? call_site() : 0;
   char name[256];
   std::snprintf(name, sizeof name, "%s", cb->functionName != nullptr ? cb->functionName : "?");
   clean(name);
@@ -447,12 +503,12 @@ void take(const CUpti_Activity* record, Block& out) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      n = std::snprintf(line, sizeof line, "M\t%d\t%u\t%u\t%u\t%llu\t%u\t%u\t%llu\t%llu\t%u\t%u\t%u\n",
-                        g_pid, m->correlationId, m->runtimeCorrelationId, m->copyKind,
-                        static_cast<unsigned long long>(m->bytes), m->srcKind, m->dstKind,
-                        static_cast<unsigned long long>(m->start),
-                        static_cast<unsigned long long>(m->end), m->streamId, m->deviceId,
-                        static_cast<unsigned>(m->flags));
+      n = std::snprintf(
+          line, sizeof line, "M\t%d\t%u\t%u\t%u\t%llu\t%u\t%u\t%llu\t%llu\t%u\t%u\t%u\n", g_pid,
+          m->correlationId, m->runtimeCorrelationId, m->copyKind,
+          static_cast<unsigned long long>(m->bytes), m->srcKind, m->dstKind,
+          static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
+          m->streamId, m->deviceId, static_cast<unsigned>(m->flags));
       break;
     }
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -468,11 +524,10 @@ void take(const CUpti_Activity* record, Block& out) {
     }
     case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER: {
       const auto* u = reinterpret_cast<const CUpti_ActivityUnifiedMemoryCounter3*>(record);
-      n = std::snprintf(line, sizeof line, "U\t%d\t%u\t%llu\t%llu\t%llu\n", g_pid,
-                        static_cast<unsigned>(u->counterKind),
-                        static_cast<unsigned long long>(u->value),
-                        static_cast<unsigned long long>(u->start),
-                        static_cast<unsigned long long>(u->end));
+      n = std::snprintf(
+          line, sizeof line, "U\t%d\t%u\t%llu\t%llu\t%llu\n", g_pid,
+          static_cast<unsigned>(u->counterKind), static_cast<unsigned long long>(u->value),
+          static_cast<unsigned long long>(u->start), static_cast<unsigned long long>(u->end));
       break;
     }
     default:
@@ -521,9 +576,9 @@ struct sigaction g_previous[65];
 
 extern "C" void on_fatal(int sig, siginfo_t* info, void* context) {
   const struct sigaction& prev = g_previous[sig];
-  const bool handled = (prev.sa_flags & SA_SIGINFO) != 0 ? prev.sa_sigaction != nullptr
-                                                          : (prev.sa_handler != SIG_DFL &&
-                                                             prev.sa_handler != SIG_IGN);
+  const bool handled = (prev.sa_flags & SA_SIGINFO) != 0
+                           ? prev.sa_sigaction != nullptr
+                           : (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN);
   if (handled) {
     // The program handles it itself (Python's SIGINT): it may go on, so it is not the end.
     if ((prev.sa_flags & SA_SIGINFO) != 0) {
@@ -592,6 +647,9 @@ int start() {
     g_self_base = reinterpret_cast<std::uintptr_t>(self.dli_fbase);
   }
   g_sites = new std::unordered_set<std::uint64_t>();
+  g_pinned = new std::map<std::uintptr_t, std::uint64_t>();
+  g_runtime_base = new std::string[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+  g_driver_base = new std::string[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
   Cupti& c = g_cupti;
   c.handle = open_cupti(std::getenv("PINBENCH_DOCTOR_CUPTI"));
@@ -636,6 +694,8 @@ int start() {
     const std::string base = base_name(name);
     g_runtime_class[id] = classify(base);
     g_runtime_sized[id] = size_third(base);
+    g_runtime_host[id] = size_third(base) ? 1 : 0;
+    g_runtime_base[id] = base;
     if (g_runtime_class[id] > 0) c.enable_callback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
   }
   for (std::uint32_t id = 0; id < CUPTI_DRIVER_TRACE_CBID_SIZE; ++id) {
@@ -645,6 +705,8 @@ int start() {
     const std::string base = base_name(name);
     g_driver_class[id] = classify(base);
     g_driver_sized[id] = size_third(base);
+    g_driver_host[id] = size_third(base) ? 1 : 0;
+    g_driver_base[id] = base;
     if (g_driver_class[id] > 0) c.enable_callback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
   }
 
@@ -662,8 +724,8 @@ int start() {
     CUptiResult r = c.configure_um(um, 4);
     if (r == CUPTI_SUCCESS) r = c.activity_enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
     if (r != CUPTI_SUCCESS) {
-      emit("N\t%d\tno-um\tCUPTI reports no unified memory counters here (CUPTI error %d)\n",
-           g_pid, static_cast<int>(r));
+      emit("N\t%d\tno-um\tCUPTI reports no unified memory counters here (CUPTI error %d)\n", g_pid,
+           static_cast<int>(r));
     }
   }
   for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}) {

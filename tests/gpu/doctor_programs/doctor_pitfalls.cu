@@ -115,7 +115,8 @@ int threads() {
       check(cudaMalloc(&dev, bytes), "cudaMalloc");
       cudaStream_t s;
       check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
-      for (int i = 0; i < 5; ++i) check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s), "h2d");
+      for (int i = 0; i < 5; ++i)
+        check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s), "h2d");
       check(cudaStreamSynchronize(s), "sync");
       std::free(host);
     });
@@ -192,7 +193,8 @@ int crash() {
   std::memset(host, 9, bytes);
   void* dev = nullptr;
   check(cudaMalloc(&dev, bytes), "cudaMalloc");
-  for (int i = 0; i < 3; ++i) check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, nullptr), "h2d");
+  for (int i = 0; i < 3; ++i)
+    check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, nullptr), "h2d");
   check(cudaDeviceSynchronize(), "sync");
   std::raise(SIGSEGV);
   return 0;
@@ -211,7 +213,8 @@ int heavy() {
     check(cudaMemcpyAsync(dev, host, 64 * 1024, cudaMemcpyHostToDevice, s), "h2d");
     if (i % 100 == 99) check(cudaStreamSynchronize(s), "sync");
   }
-  for (int i = 0; i < 1000; ++i) check(cudaMemcpyAsync(dev, host, 4 * kMiB, cudaMemcpyHostToDevice, s), "h2d");
+  for (int i = 0; i < 1000; ++i)
+    check(cudaMemcpyAsync(dev, host, 4 * kMiB, cudaMemcpyHostToDevice, s), "h2d");
   check(cudaStreamSynchronize(s), "sync");
   return 0;
 }
