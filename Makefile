@@ -59,7 +59,7 @@ fuzz:
 
 gpu-bundle: build
 	@mkdir -p .gpu
-	cp build/pinbench build/tests/pinbench_gpu_tests .gpu/
+	cp build/pinbench build/libpinbench_doctor_inject.so build/tests/pinbench_gpu_tests .gpu/
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh')

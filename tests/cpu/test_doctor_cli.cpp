@@ -79,6 +79,25 @@ TEST(DoctorCli, ReplayOfTheTorchRecordsFlagsThePageableOneOnly) {
   EXPECT_EQ(r.out.find("[pageable-async]"), std::string::npos) << r.out;
 }
 
+TEST(DoctorCli, TraceWritesAPerfettoTimeline) {
+  const std::string trace = test::temp_dir() + "/doctor.trace.json";
+  const test::Result r = test::run(kBin + "doctor --trace " + trace + " -- true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("Timeline written to " + trace), std::string::npos) << r.err;
+  EXPECT_NE(test::read_file(trace).find("\"traceEvents\""), std::string::npos);
+}
+
+TEST(DoctorCli, TheReportOfADoctorRecordHasItsChartAndTimeline) {
+  const std::string html = test::temp_dir() + "/doctor.html";
+  const std::string record = kRuns + "/doctor-pageable-async-h200-2026-12-01T100629Z.json";
+  const test::Result r = test::run(kBin + "report " + record + " --html " + html);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = test::read_file(html);
+  EXPECT_NE(page.find("Time lost per call site"), std::string::npos);
+  EXPECT_NE(page.find("doctor_pitfalls.cu:52"), std::string::npos);  // the h2d loop's line
+  EXPECT_NE(page.find("cudaMemcpyAsync"), std::string::npos);        // in the timeline
+}
+
 TEST(DoctorCli, ReplayRefusesOtherRecordsAndAProgram) {
   const std::string sweep = kRuns + "/staged-h200-2026-11-30T173420Z.json";
   expect_error(test::run(kBin + "doctor --replay " + sweep),
