@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -298,16 +299,28 @@ RunRecord bare_record() {
   return r;
 }
 
-// The rates of a sweep (or any) record: its host-side cases, pinned and pageable.
-void take_rates(RunRecord& record, const std::string& path) {
-  const RunRecord rates = load_record(path);
-  bool pinned = false;
+// The rates of a sweep (or any) record: its host-side cases, pinned and pageable. Checked before
+// the program runs, so a bad file is exit 2 without a run wasted.
+RunRecord load_rates(const std::string& path) {
+  RunRecord rates = load_record(path);
+  const bool pinned = std::any_of(rates.cases.begin(), rates.cases.end(), [](const Case& c) {
+    return (c.direction == "h2d" || c.direction == "d2h") && c.memory == "pinned";
+  });
+  if (!pinned) {
+    throw InputError(
+        fmt::format("--rates '{}': the record has no page-locked host-to-device or "
+                    "device-to-host case to take rates from",
+                    path));
+  }
+  return rates;
+}
+
+void take_rates(RunRecord& record, const RunRecord& rates, const std::string& path) {
   for (const Case& c : rates.cases) {
     if ((c.direction != "h2d" && c.direction != "d2h") ||
         (c.memory != "pinned" && c.memory != "pageable")) {
       continue;
     }
-    pinned = pinned || c.memory == "pinned";
     record.cases.push_back(c);
     for (const Gate& g : rates.gates) {
       if (g.name == c.gate && std::none_of(record.gates.begin(), record.gates.end(),
@@ -315,12 +328,6 @@ void take_rates(RunRecord& record, const std::string& path) {
         record.gates.push_back(g);
       }
     }
-  }
-  if (!pinned) {
-    throw InputError(
-        fmt::format("--rates '{}': the record has no page-locked host-to-device or "
-                    "device-to-host case to take rates from",
-                    path));
   }
   record.config["rates_from"] =
       fmt::format("'{}', recorded {} on {}", path, rates.created_utc, rates.machine.device_name);
@@ -373,6 +380,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   const std::string program = resolve_program(flags.program.front());
   const std::string inject = find_injection_library();
   check_output_paths({flags.json, "", "", flags.trace});
+  std::optional<RunRecord> rates;
+  if (!flags.rates.empty()) rates = load_rates(flags.rates);
 
   // The collector's file: created here, written by every process of the program, read after.
   std::string dir = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp";
@@ -444,7 +453,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
       record = bare_record();
     }
   }
-  if (!flags.rates.empty()) take_rates(record, flags.rates);
+  if (rates) take_rates(record, *rates, flags.rates);
   record.config["program"] = flags.program.front();
   record.doctor = to_json(t);
   finish_record(record, t0);

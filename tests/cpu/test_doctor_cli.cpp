@@ -3,6 +3,7 @@
 // and a committed H200 doctor record replays. The real binary.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "core/record/record.hpp"
@@ -77,6 +78,21 @@ TEST(DoctorCli, ReplayOfTheTorchRecordsFlagsThePageableOneOnly) {
   r = test::run(kBin + "doctor --replay " + pinned + " --fail-on pageable-async");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("[pageable-async]"), std::string::npos) << r.out;
+}
+
+TEST(DoctorCli, RatesComeFromASweepRecordAndABadOneIsRefusedBeforeTheRun) {
+  const std::string sweep = kRuns + "/sweep-pinned-h200-2026-11-30T162934Z.json";
+  const std::string json = test::temp_dir() + "/rated.json";
+  test::Result r = test::run(kBin + "doctor --rates " + sweep + " --json " + json + " -- true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const RunRecord rec = load_record(json);
+  EXPECT_FALSE(rec.cases.empty());
+  EXPECT_NE(rec.config["rates_from"].get<std::string>().find(sweep), std::string::npos);
+  const std::string marker = test::temp_dir() + "/ran";
+  r = test::run(kBin + "doctor --rates " + kRuns + "/no-such.json -- touch " + marker);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot open run record"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(marker).good()) << "the program ran before the refusal";
 }
 
 TEST(DoctorCli, TraceWritesAPerfettoTimeline) {
