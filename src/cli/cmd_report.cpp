@@ -12,13 +12,17 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "core/analysis/doctor_analysis.hpp"
 #include "core/analysis/report_model.hpp"
 #include "core/errors.hpp"
+#include "core/record/doctor_trace.hpp"
 #include "core/record/record.hpp"
+#include "core/record/trace_model.hpp"
 #include "core/text_file.hpp"
 #include "report/csv.hpp"
 #include "report/html.hpp"
 #include "report/markdown.hpp"
+#include "report/perfetto.hpp"
 #include "report/text.hpp"
 #include "report/trace_timeline.hpp"
 
@@ -35,12 +39,19 @@ struct ReportOptions {
   std::string text_path;
 };
 
-HtmlExtras html_extras(const std::string& record_path) {
+HtmlExtras html_extras(const std::string& record_path, const RunRecord& record) {
   HtmlExtras x;
   x.record_name = fs::path(record_path).filename().string();
   const std::string trace = trace_path_for(record_path);
   std::error_code ec;
-  if (!fs::exists(trace, ec)) return x;
+  if (!fs::exists(trace, ec)) {
+    // A doctor record carries its own timeline: what the program did, call by call.
+    if (!record.doctor.is_null()) {
+      x.timeline =
+          timeline_from_json(perfetto_json(doctor_timeline(doctor_trace_from_json(record.doctor))));
+    }
+    return x;
+  }
   x.trace_name = fs::path(trace).filename().string();
   try {
     x.timeline = read_trace(trace);
@@ -79,7 +90,7 @@ int run(ReportOptions o) {
   // One analysis, every printer: the formats render the same model.
   const ReportModel model = analyse(record);
   if (!o.html_path.empty()) {
-    write_text_file(o.html_path, render_html(record, model, html_extras(o.record_path)));
+    write_text_file(o.html_path, render_html(record, model, html_extras(o.record_path, record)));
   }
   if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(model));
   if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(model));

@@ -23,5 +23,6 @@ Command add_pipeline(CLI::App& app);
 Command add_report(CLI::App& app);
 Command add_compare(CLI::App& app);
 Command add_trace_check(CLI::App& app);
+Command add_doctor(CLI::App& app);
 
 }  // namespace pinbench::cli

@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
       pinbench::cli::add_sweep(app),    pinbench::cli::add_bandwidthtest(app),
       pinbench::cli::add_race(app),     pinbench::cli::add_staged(app),
       pinbench::cli::add_pipeline(app), pinbench::cli::add_report(app),
-      pinbench::cli::add_compare(app),  pinbench::cli::add_trace_check(app)};
+      pinbench::cli::add_compare(app),  pinbench::cli::add_trace_check(app),
+      pinbench::cli::add_doctor(app)};
 
   // CLI11 reports a mistyped subcommand as a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

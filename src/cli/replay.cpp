@@ -35,6 +35,7 @@ const Printer kPrinters[] = {
     {"staged", "pinbench staged", "Staged benchmark", "staged benchmark"},
     {"staged-tune", "pinbench staged --tune", "Staged tuning", "staged tuning run"},
     {"pipeline", "pinbench pipeline", "Pipeline", "pipeline"},
+    {"doctor", "pinbench doctor", "Doctor", "doctor run"},
 };
 
 const Printer* printer_for(const std::string& experiment) {

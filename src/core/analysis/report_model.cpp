@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/case_figures.hpp"
+#include "core/analysis/doctor_analysis.hpp"
 #include "core/analysis/staged_analysis.hpp"
 #include "core/analysis/sweep_analysis.hpp"
 #include "core/sampling.hpp"
@@ -737,6 +738,8 @@ ReportModel analyse(const RunRecord& r) {
     build_staged_tune(r, m);
   } else if (r.experiment == "pipeline") {
     build_pipeline(r, m);
+  } else if (r.experiment == "doctor") {
+    build_doctor_model(r, m);
   } else {
     m.tables = report_tables(r, nullptr);
     m.charts = rate_charts(r, true);

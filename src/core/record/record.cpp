@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "core/input_limits.hpp"
+#include "core/record/doctor_trace.hpp"
 #include "core/stats.hpp"
 #include "core/text_file.hpp"
 
@@ -470,6 +471,7 @@ const std::vector<KnownField>& config_fields() {
       {"max_spread", Kind::kRatio},
       {"time_cap_ms", Kind::kRatio},
       {"placement", Kind::kText},
+      {"rates_from", Kind::kText},
       {"timing", Kind::kText},
       {"kernel", Kind::kText},
       {"method", Kind::kText},
@@ -780,6 +782,7 @@ json to_json(const RunRecord& r) {
          {"cases", cases},
          {"wall_ms", r.wall_ms}};
   if (!r.trace.is_null()) j["trace"] = r.trace;
+  if (!r.doctor.is_null()) j["doctor"] = r.doctor;
   if (r.incomplete) j["incomplete"] = {{"interrupted_by", r.interrupted_by}};
   return j;
 }
@@ -873,6 +876,10 @@ RunRecord record_from_json(const json& j) {
     if (!j["trace"].is_object()) r.fail("'trace' is not an object");
     check_fields(j["trace"], "trace", trace_fields());
     rec.trace = j["trace"];
+  }
+  if (j.contains("doctor") && !j["doctor"].is_null()) {
+    doctor_trace_from_json(j["doctor"]);  // refuses a bad field, naming it
+    rec.doctor = j["doctor"];
   }
   check_consistency(rec);
   return rec;

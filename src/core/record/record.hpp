@@ -94,6 +94,9 @@ struct RunRecord {
   // What a trace of the run said (run with --trace): its size, notes and prediction 4's
   // evidence. Null when the run was not traced; written only when set.
   nlohmann::json trace = nullptr;
+  // What `pinbench doctor` saw the program do (core/record/doctor_trace.hpp); null for every
+  // other experiment, and written only when set.
+  nlohmann::json doctor = nullptr;
 
   // The first case matching every given field, or nullptr.
   const Case* find(const std::string& part, const std::string& direction, const std::string& memory,

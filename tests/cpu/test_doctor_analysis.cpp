@@ -1,0 +1,421 @@
+// The doctor's event parser, record section and findings on hand-made traces: each finding, its
+// absence, an empty trace, ties, call sites merged, a truncated line, and every bad field.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/analysis/doctor_analysis.hpp"
+#include "core/analysis/report_model.hpp"
+#include "core/errors.hpp"
+#include "core/record/doctor_trace.hpp"
+#include "core/record/record.hpp"
+#include "core/units.hpp"
+#include "report/text.hpp"
+
+namespace pinbench {
+namespace {
+
+using nlohmann::json;
+
+// Event lines as the injection library writes them (docs/doctor.md).
+std::string head(int pid = 10) {
+  return "H\t" + std::to_string(pid) + "\t130001\t1000000\n";
+}
+
+std::string api(const std::string& domain, const std::string& cls, unsigned corr,
+                std::uint64_t start_us, std::uint64_t end_us, const std::string& site,
+                const std::string& name, std::uint64_t ptr = 0, std::uint64_t bytes = 0,
+                int pid = 10, int tid = 77) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "A\t%d\t%s\t%s\t%u\t%d\t%llu\t%llu\t0\t0x%llx\t%llu\t%s\t%s\n",
+                pid, domain.c_str(), cls.c_str(), corr, tid,
+                static_cast<unsigned long long>(1000000 + start_us * 1000),
+                static_cast<unsigned long long>(1000000 + end_us * 1000),
+                static_cast<unsigned long long>(ptr), static_cast<unsigned long long>(bytes),
+                site.c_str(), name.c_str());
+  return buf;
+}
+
+// copy kind 1 = h2d, 2 = d2h; memory kind 1 = pageable, 2 = pinned, 3 = device.
+std::string memcpy_line(unsigned corr, unsigned rcorr, int copy_kind, std::uint64_t bytes, int src,
+                        int dst, std::uint64_t start_us, std::uint64_t end_us, unsigned stream = 13,
+                        int pid = 10) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "M\t%d\t%u\t%u\t%d\t%llu\t%d\t%d\t%llu\t%llu\t%u\t0\t1\n", pid,
+                corr, rcorr, copy_kind, static_cast<unsigned long long>(bytes), src, dst,
+                static_cast<unsigned long long>(1000000 + start_us * 1000),
+                static_cast<unsigned long long>(1000000 + end_us * 1000), stream);
+  return buf;
+}
+
+std::string site(const std::string& id, const std::string& function, int pid = 10) {
+  return "S\t" + std::to_string(pid) + "\t" + id +
+         "\tN|/usr/lib/libcudart.so|0x100|cudaMemcpyAsync" + "\tN|/bin/app|0x1234|" + function +
+         "\tN|/bin/app|0x10|main\n";
+}
+
+const std::string kSiteA = "00000000000000aa";
+const std::string kSiteB = "00000000000000bb";
+const std::string kNone = "0000000000000000";
+
+Case rate_case(const std::string& direction, const std::string& memory, std::uint64_t bytes,
+               double ms, double call_ms) {
+  Case c;
+  c.part = "doctor-calibration";
+  c.direction = direction;
+  c.memory = memory;
+  c.method = "cudaMemcpyAsync";
+  c.timing = "host_clock";
+  c.bytes = bytes;
+  c.samples_ms = {ms, ms, ms};
+  c.call_ms = {call_ms, call_ms, call_ms};
+  c.gate = "doctor/" + direction + "/" + memory;
+  c.verified = true;
+  return c;
+}
+
+// A record with rates: 4 MiB both ways, pinned at 40 GB/s (call 0.01 ms), pageable at 10.
+RunRecord record_with(const DoctorTrace& t, bool rates = true) {
+  RunRecord r;
+  r.experiment = "doctor";
+  r.pinbench_version = "0.1.0";
+  r.created_utc = "2026-12-01T10:00:00Z";
+  r.machine.device_name = "Test GPU";
+  r.machine.host_memory_bytes = 64 * kGiB;
+  if (rates) {
+    for (const char* d : {"h2d", "d2h"}) {
+      for (const char* m : {"pinned", "pageable"}) {
+        const double gbps = std::string(m) == "pinned" ? 40.0 : 10.0;
+        r.cases.push_back(rate_case(d, m, 4 * kMiB, 4.0 * kMiB / (gbps * 1e6), 0.01));
+        r.gates.push_back({r.cases.back().gate, true, "ok"});
+      }
+    }
+  }
+  r.doctor = to_json(t);
+  return r;
+}
+
+const DoctorFinding* find(const DoctorAnalysis& a, const std::string& id) {
+  for (const DoctorFinding& f : a.findings) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+// Ten pageable async copies of 4 MiB to the device, each call 1 ms, at one site.
+std::string pageable_loop(int n = 10, const std::string& s = kSiteA, unsigned first = 1) {
+  std::string text;
+  for (int i = 0; i < n; ++i) {
+    const unsigned corr = first + static_cast<unsigned>(i);
+    const std::uint64_t t0 = 10000 + 10000 * static_cast<std::uint64_t>(first + i);
+    text += api("R", "copy_async", corr, t0, t0 + 1000, s, "cudaMemcpyAsync_v3020");
+    text += memcpy_line(900 + corr, corr, 1, 4 * kMiB, 1, 3, t0, t0 + 1000);
+  }
+  return text;
+}
+
+TEST(DoctorParse, JoinsCopiesToTheirRuntimeCallsAndKeepsSites) {
+  const DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop(3));
+  EXPECT_EQ(t.processes, 1);
+  EXPECT_EQ(t.cupti, "CUPTI 130001");
+  ASSERT_EQ(t.calls.size(), 3u);
+  ASSERT_EQ(t.calls[0].copies.size(), 1u);
+  EXPECT_EQ(t.calls[0].copies[0].src_kind, "pageable");
+  EXPECT_EQ(t.calls[0].copies[0].dst_kind, "device");
+  EXPECT_EQ(t.calls[0].copies[0].direction, "h2d");
+  EXPECT_EQ(t.calls[0].start_ns, 20000000);  // from the H line's origin
+  EXPECT_EQ(t.calls[0].end_ns, 21000000);
+  EXPECT_EQ(t.unmatched_copies, 0u);
+  ASSERT_EQ(t.sites.size(), 1u);
+  EXPECT_EQ(t.sites[0].frames.size(), 3u);
+  EXPECT_EQ(t.sites[0].frames[1].offset, 0x1234u);
+}
+
+TEST(DoctorParse, ADriverCallIsJoinedOnTheCorrelationId) {
+  const DoctorTrace t =
+      parse_doctor_events(head() + api("D", "copy_async", 5, 1, 2, kNone, "cuMemcpyHtoDAsync_v2") +
+                          memcpy_line(5, 0, 1, kMiB, 1, 3, 1, 2));
+  ASSERT_EQ(t.calls.size(), 1u);
+  EXPECT_EQ(t.calls[0].domain, "driver");
+  ASSERT_EQ(t.calls[0].copies.size(), 1u);
+}
+
+TEST(DoctorParse, ATruncatedLastLineAndUnknownLinesAreSkippedAndSaid) {
+  std::string text = head() + pageable_loop(2) + "Q\t10\tnonsense\n";
+  text += "A\t10\tR\tcopy_async\t99\t77\t10";  // cut mid-line
+  const DoctorTrace t = parse_doctor_events(text);
+  EXPECT_EQ(t.calls.size(), 2u);
+  ASSERT_EQ(t.notes.size(), 2u);
+  EXPECT_NE(t.notes[0].find("cut short"), std::string::npos);
+  EXPECT_NE(t.notes[1].find("1 event line(s)"), std::string::npos);
+}
+
+TEST(DoctorParse, ASignalLineNamesTheSignalAndCopiesNoCallClaimedAreCounted) {
+  const DoctorTrace t =
+      parse_doctor_events(head() + memcpy_line(7, 7, 1, kMiB, 1, 3, 1, 2) + "E\t10\tsignal 11\n");
+  EXPECT_EQ(t.signal, "SIGSEGV");
+  EXPECT_EQ(t.unmatched_copies, 1u);
+}
+
+TEST(DoctorParse, ABusyCuptiIsSaid) {
+  const DoctorTrace t = parse_doctor_events(
+      "N\t10\tcupti-busy\tCUPTI is held by another profiler or debugger (error 39)\n");
+  EXPECT_EQ(t.processes, 0);
+  EXPECT_NE(t.cupti.find("held by another profiler"), std::string::npos);
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  EXPECT_FALSE(a.no_cuda);  // not "made no CUDA calls": doctor could not see
+}
+
+TEST(DoctorAnalysis, AnEmptyTraceMadeNoCudaCalls) {
+  const DoctorTrace t = parse_doctor_events("");
+  const RunRecord r = record_with(t);
+  const DoctorAnalysis a = analyse_doctor(r, t);
+  EXPECT_TRUE(a.no_cuda);
+  EXPECT_TRUE(a.findings.empty());
+  EXPECT_NE(render_text(r).find("made no CUDA calls"), std::string::npos);
+}
+
+TEST(DoctorAnalysis, PageableAsyncCopiesWithTheirCostAndSite) {
+  DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop());
+  t.wall_ms = 200;
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 10u);
+  EXPECT_EQ(f->bytes, 40 * kMiB);
+  EXPECT_DOUBLE_EQ(f->host_ms, 10.0);
+  ASSERT_TRUE(f->lost_ms);
+  EXPECT_NEAR(*f->lost_ms, 10 * (1.0 - 0.01), 1e-9);  // each call against a 0.01 ms pinned call
+  ASSERT_TRUE(f->pinned_ms);
+  EXPECT_NEAR(*f->pinned_ms, 10 * 4.0 * kMiB / 40e6, 1e-9);
+  ASSERT_EQ(f->sites.size(), 1u);
+  EXPECT_EQ(f->sites[0].where, "step (app+0x1234)");  // the runtime's own frame is skipped
+  EXPECT_EQ(f->sites[0].frames, std::vector<std::string>{"main (app+0x10)"});
+  EXPECT_NEAR(*a.blocked_share, 10.0 / 200, 1e-12);
+  EXPECT_EQ(find(a, "pageable-sync-loop"), nullptr);
+}
+
+TEST(DoctorAnalysis, WithoutRatesTimeLostIsAbsent) {
+  const DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop());
+  const DoctorAnalysis a = analyse_doctor(record_with(t, false), t);
+  const DoctorFinding* f = find(a, "pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->lost_ms);
+  EXPECT_FALSE(f->pinned_ms);
+}
+
+TEST(DoctorAnalysis, PinnedCopiesAreNotAFinding) {
+  std::string text = head();
+  for (unsigned i = 1; i <= 10; ++i) {
+    text += api("R", "copy_async", i, 10 * i, 10 * i + 1, kNone, "cudaMemcpyAsync_v3020");
+    text += memcpy_line(900 + i, i, 1, 4 * kMiB, 2, 3, 10 * i, 10 * i + 1);
+  }
+  const DoctorTrace t = parse_doctor_events(text);
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  EXPECT_TRUE(a.findings.empty());
+  EXPECT_EQ(a.copy_calls, 10u);
+  EXPECT_EQ(a.pageable_copy_calls, 0u);
+}
+
+TEST(DoctorAnalysis, OverlapPreventedIsOtherStreamsWorkThatBeganAfterTheCall) {
+  // One 2 ms pageable call whose copy runs 1 ms; a kernel on another stream starts when the
+  // call returns and runs 3 ms: 1 ms of it (the copy's length) could have run beside the copy.
+  std::string text = head() +
+                     api("R", "copy_async", 1, 10000, 12000, kNone, "cudaMemcpyAsync_v3020") +
+                     memcpy_line(901, 1, 1, 4 * kMiB, 1, 3, 11000, 12000, 13) +
+                     "K\t10\t2\t13000000\t16000000\t14\tkern\n";
+  const DoctorTrace t = parse_doctor_events(text);
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "pageable-async");
+  ASSERT_NE(f, nullptr);
+  ASSERT_TRUE(f->overlap_prevented_ms);
+  EXPECT_NEAR(*f->overlap_prevented_ms, 1.0, 1e-9);
+  EXPECT_EQ(a.kernels, 1u);
+}
+
+TEST(DoctorAnalysis, CallSitesThatReadTheSameAreMerged) {
+  // Two processes, two site ids, one source line: one row of 6 calls.
+  std::string text = head(10) + head(11) + site(kSiteA, "step", 10) + site(kSiteB, "step", 11);
+  text += pageable_loop(3, kSiteA, 1);
+  for (unsigned i = 0; i < 3; ++i) {
+    text += api("R", "copy_async", 50 + i, 900000 + 10000 * i, 901000 + 10000 * i, kSiteB,
+                "cudaMemcpyAsync_v3020", 0, 0, 11);
+    text += memcpy_line(950 + i, 50 + i, 1, 4 * kMiB, 1, 3, 900000 + 10000 * i, 901000 + 10000 * i,
+                        13, 11);
+  }
+  const DoctorTrace t = parse_doctor_events(text);
+  EXPECT_EQ(t.processes, 2);
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "pageable-async");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->sites.size(), 1u);
+  EXPECT_EQ(f->sites[0].count, 6u);
+}
+
+TEST(DoctorAnalysis, TiedSitesKeepAFixedOrder) {
+  std::string text = head() + site(kSiteB, "zeta") + site(kSiteA, "alpha");
+  text += pageable_loop(2, kSiteB, 1) + pageable_loop(2, kSiteA, 10);
+  const DoctorTrace t = parse_doctor_events(text);
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "pageable-async");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->sites.size(), 2u);
+  EXPECT_EQ(*f->sites[0].lost_ms, *f->sites[1].lost_ms);
+  EXPECT_EQ(f->sites[0].where, "alpha (app+0x1234)");
+  EXPECT_EQ(f->sites[1].where, "zeta (app+0x1234)");
+}
+
+TEST(DoctorAnalysis, BlockingPageableCopiesOnlyInALoop) {
+  std::string text = head() + site(kSiteA, "load") + site(kSiteB, "once");
+  for (unsigned i = 1; i <= 4; ++i) {
+    text += api("R", "copy", i, 10000 * i, 10000 * i + 2000, kSiteA, "cudaMemcpy_v3020");
+    text += memcpy_line(900 + i, i, 1, 4 * kMiB, 1, 3, 10000 * i, 10000 * i + 2000);
+  }
+  text += api("R", "copy", 20, 100, 102, kSiteB, "cudaMemcpy_v3020");  // twice only
+  text += memcpy_line(920, 20, 2, 4 * kMiB, 3, 1, 100, 102);
+  text += api("R", "copy", 21, 110, 112, kSiteB, "cudaMemcpy_v3020");
+  text += memcpy_line(921, 21, 2, 4 * kMiB, 3, 1, 110, 112);
+  const DoctorTrace t = parse_doctor_events(text);
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "pageable-sync-loop");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 4u);
+  EXPECT_EQ(f->bytes, 16 * kMiB);
+  ASSERT_TRUE(f->lost_ms);
+  EXPECT_NEAR(*f->lost_ms, 4 * (2.0 - 4.0 * kMiB / 40e6), 1e-9);
+  EXPECT_EQ(find(a, "pageable-async"), nullptr);
+}
+
+TEST(DoctorAnalysis, PinnedAllocationChurnAndItsAbsence) {
+  std::string text = head() + site(kSiteA, "make_buffer");
+  for (unsigned i = 0; i < 4; ++i) {
+    const std::uint64_t t0 = 100 * i;
+    text += api("R", "alloc", 10 + i, t0, t0 + 3, kSiteA, "cudaMallocHost_v3020", 0x7000, kMiB);
+    text += api("R", "free", 20 + i, t0 + 50, t0 + 52, kNone, "cudaFreeHost_v3020", 0x7000);
+  }
+  DoctorTrace t = parse_doctor_events(text);
+  DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "alloc-churn");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 4u);
+  EXPECT_EQ(f->bytes, 4 * kMiB);
+  EXPECT_DOUBLE_EQ(f->host_ms, 4 * 0.005);
+  EXPECT_DOUBLE_EQ(*f->lost_ms, 3 * 0.005);  // all but the first
+  EXPECT_EQ(a.peak_pinned_bytes, kMiB);
+  // Allocated once, freed at the end: no churn.
+  t = parse_doctor_events(head() +
+                          api("R", "alloc", 1, 0, 3, kSiteA, "cudaHostAlloc_v3020", 0x7000, kMiB) +
+                          api("R", "free", 2, 500, 502, kNone, "cudaFreeHost_v3020", 0x7000));
+  a = analyse_doctor(record_with(t), t);
+  EXPECT_EQ(find(a, "alloc-churn"), nullptr);
+}
+
+TEST(DoctorAnalysis, OverPinningAboveTheShare) {
+  const std::uint64_t big = 20 * kGiB;  // of 64 GiB: 31%
+  DoctorTrace t = parse_doctor_events(
+      head() + api("R", "register", 1, 0, 2000, kNone, "cudaHostRegister_v4000", 0x10000, big));
+  DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "over-pinning");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->bytes, big);
+  EXPECT_EQ(a.peak_pinned_bytes, big);
+  t = parse_doctor_events(head() + api("R", "register", 1, 0, 2000, kNone, "cudaHostRegister_v4000",
+                                       0x10000, 8 * kGiB));
+  a = analyse_doctor(record_with(t), t);
+  EXPECT_EQ(find(a, "over-pinning"), nullptr);  // 12.5%
+}
+
+TEST(DoctorAnalysis, ManagedMigrations) {
+  const DoctorTrace t = parse_doctor_events(head() + "U\t10\t1\t67108864\t1001000\t1003000\n" +
+                                            "U\t10\t2\t1048576\t1004000\t1005000\n" +
+                                            "U\t10\t3\t12\t1004000\t1004000\n");
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "managed-migration");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 2u);
+  EXPECT_EQ(f->bytes, 65 * kMiB);
+  EXPECT_DOUBLE_EQ(f->host_ms, 0.003);  // 2 us and 1 us of migration time
+}
+
+TEST(DoctorAnalysis, FindingsAreRankedByTimeLost) {
+  std::string text = head() + site(kSiteA, "step") + pageable_loop(2);
+  for (unsigned i = 0; i < 4; ++i) {
+    const std::uint64_t t0 = 1000000 + 100000 * i;
+    text += api("R", "alloc", 100 + i, t0, t0 + 4000, kSiteA, "cudaMallocHost_v3020", 0x7000, kMiB);
+    text += api("R", "free", 200 + i, t0 + 5000, t0 + 6000, kNone, "cudaFreeHost_v3020", 0x7000);
+  }
+  const DoctorTrace t = parse_doctor_events(text);
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  ASSERT_EQ(a.findings.size(), 2u);
+  // 2 pageable calls lose 2 x 0.99 ms; 3 of the 4 allocate/free pairs lose 3 x 5 ms.
+  EXPECT_EQ(a.findings[0].id, "alloc-churn");
+  EXPECT_EQ(a.findings[1].id, "pageable-async");
+}
+
+TEST(DoctorRecord, TheSectionRoundTripsThroughTheRecord) {
+  DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop(3));
+  t.command = {"./app", "--x"};
+  t.wall_ms = 12.5;
+  const RunRecord r = record_with(t);
+  const RunRecord back = record_from_json(to_json(r));
+  const DoctorTrace u = doctor_trace_from_json(back.doctor);
+  EXPECT_EQ(u.command, t.command);
+  EXPECT_EQ(u.calls.size(), 3u);
+  EXPECT_EQ(u.calls[1].copies[0].bytes, 4 * kMiB);
+  EXPECT_EQ(u.sites[0].frames[1].offset, 0x1234u);
+  EXPECT_EQ(to_json(u), to_json(t));
+}
+
+TEST(DoctorRecord, EveryBadFieldIsRefusedByName) {
+  const DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop(1));
+  const json good = to_json(record_with(t));
+  const auto refused = [&](const std::function<void(json&)>& spoil, const std::string& says) {
+    json j = good;
+    spoil(j);
+    try {
+      record_from_json(j);
+      ADD_FAILURE() << "accepted: " << says;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused([](json& j) { j["doctor"]["calls"][0]["kind"] = "teleport"; },
+          "'doctor.calls[0].kind' is 'teleport'");
+  refused([](json& j) { j["doctor"]["calls"][0]["copies"][0]["bytes"] = -1; },
+          "'doctor.calls[0].copies[0].bytes' is -1");
+  refused([](json& j) { j["doctor"]["calls"][0]["end_ns"] = 0; }, "'doctor.calls[0].end_ns'");
+  refused([](json& j) { j["doctor"]["calls"][0]["site"] = "ffff"; },
+          "a call site the record does not list");
+  refused([](json& j) { j["doctor"]["wall_ms"] = "soon"; }, "'doctor.wall_ms'");
+  refused(
+      [](json& j) {
+        j["doctor"]["kernels"] = json::array({json::array({5, 1, 0})});
+      },
+      "'doctor.kernels[0]'");
+  refused([](json& j) { j["doctor"]["sites"][0]["frames"][0]["offset"] = "12"; },
+          "not a hexadecimal number");
+  refused([](json& j) { j["doctor"].erase("calls"); }, "'doctor.calls' is missing");
+}
+
+TEST(DoctorReport, TheModelHasAFindingTableAndAChartOfTimeLost) {
+  DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop());
+  t.command = {"./app"};
+  t.wall_ms = 500;
+  const RunRecord r = record_with(t);
+  const ReportModel m = analyse(r);
+  EXPECT_EQ(m.title, "pinbench doctor: ./app");
+  bool table = false;
+  for (const ReportTable& tab : m.tables) table = table || tab.id == "finding-pageable-async";
+  EXPECT_TRUE(table);
+  ASSERT_EQ(m.charts.size(), 1u);
+  EXPECT_EQ(m.charts[0].bars.size(), 1u);
+  const std::string text = render_text(r, m);
+  EXPECT_NE(text.find("[pageable-async]: 10 calls, 40 MiB, 10.000 ms host time, 9.900 ms lost"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("2.0% of the program's wall time"), std::string::npos) << text;
+  EXPECT_NE(text.find("cudaMallocHost(&host, bytes);"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace pinbench

@@ -1,0 +1,129 @@
+// `pinbench doctor` as a user meets it on a machine with no GPU: the program keeps its own
+// stdin, stdout, arguments, exit status and signals; every bad input is one line and exit 2;
+// and a committed H200 doctor record replays. The real binary.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "core/record/record.hpp"
+#include "fixtures.hpp"
+
+namespace pinbench {
+namespace {
+
+const std::string kBin = std::string(PINBENCH_BINARY) + " ";
+const std::string kRuns = std::string(PINBENCH_DATA_DIR) + "/runs";
+
+void expect_error(const test::Result& r, const std::string& message) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "pinbench: error: " + message + "\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(DoctorCli, BadInputIsOneLineAndExitTwo) {
+  expect_error(test::run(kBin + "doctor"),
+               "no program given: pinbench doctor [options] -- PROGRAM [ARGS...]");
+  expect_error(test::run(kBin + "doctor -- no-such-program-here"),
+               "program 'no-such-program-here' not found on PATH");
+  expect_error(test::run(kBin + "doctor -- ./no/such/file"),
+               "program './no/such/file' is not an executable file");
+  expect_error(test::run("CUDA_INJECTION64_PATH=/opt/nsys/lib.so " + kBin + "doctor -- true"),
+               "CUDA_INJECTION64_PATH is already set (/opt/nsys/lib.so): another CUDA tool is "
+               "attached, and doctor needs that variable for its own library");
+  expect_error(test::run(kBin + "doctor --fail-on pageable-async,typo -- true"),
+               "--fail-on: unknown finding 'typo' (one of pageable-async, pageable-sync-loop, "
+               "alloc-churn, over-pinning, managed-migration)");
+}
+
+TEST(DoctorCli, TheProgramKeepsItsStdinStdoutArgumentsAndStatus) {
+  test::Result r =
+      test::run("printf 'abc' | " + kBin + "doctor -- sh -c 'cat; echo \" $1\"; exit 5' sh x");
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_EQ(r.out, "abc x\n");  // the report goes to stderr, the program's stdout stays its own
+  EXPECT_NE(r.err.find("pinbench doctor: sh -c"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("The program made no CUDA calls"), std::string::npos) << r.err;
+}
+
+TEST(DoctorCli, TheProgramStartsWithDefaultSignalsAndNoneBlocked) {
+  // pinbench ignores SIGPIPE itself; the program must not inherit that.
+  // exec: the shell's own status would show what it blocks while it forks.
+  const test::Result r =
+      test::run(kBin + "doctor -- sh -c 'exec grep -E \"^Sig(Ign|Blk)\" /proc/self/status'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SigBlk:\t0000000000000000"), std::string::npos) << r.out << r.err;
+  // The shell itself may ignore nothing at start; SIGPIPE (bit 13) must not be set.
+  const std::size_t at = r.out.find("SigIgn:\t");
+  ASSERT_NE(at, std::string::npos);
+  const unsigned long long ignored = std::stoull(r.out.substr(at + 8, 16), nullptr, 16);
+  EXPECT_EQ(ignored & (1ull << 12), 0u) << r.out;
+}
+
+TEST(DoctorCli, AProgramKilledByASignalIsSaidAndExitsOneTwentyEightPlusN) {
+  const std::string json = test::temp_dir() + "/killed.json";
+  const test::Result r = test::run(kBin + "doctor --json " + json + " -- sh -c 'kill -TERM $$'");
+  EXPECT_EQ(r.exit_code, 128 + 15) << r.err;
+  EXPECT_NE(r.err.find("was killed by SIGTERM"), std::string::npos) << r.err;
+  const RunRecord rec = load_record(json);
+  EXPECT_EQ(rec.doctor["signal"], "SIGTERM");
+}
+
+TEST(DoctorCli, ReplayOfTheTorchRecordsFlagsThePageableOneOnly) {
+  const std::string pageable = kRuns + "/doctor-torch-pageable-h200-2026-12-01T095926Z.json";
+  const std::string pinned = kRuns + "/doctor-torch-pinned-h200-2026-12-01T095936Z.json";
+  test::Result r = test::run(kBin + "doctor --replay " + pageable + " --fail-on pageable-async");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("[pageable-async]: 10 calls, 40 MiB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("torch_pageable.py:6 in <module>"), std::string::npos) << r.out;
+  r = test::run(kBin + "doctor --replay " + pinned + " --fail-on pageable-async");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("[pageable-async]"), std::string::npos) << r.out;
+}
+
+TEST(DoctorCli, RatesComeFromASweepRecordAndABadOneIsRefusedBeforeTheRun) {
+  const std::string sweep = kRuns + "/sweep-pinned-h200-2026-11-30T162934Z.json";
+  const std::string json = test::temp_dir() + "/rated.json";
+  test::Result r = test::run(kBin + "doctor --rates " + sweep + " --json " + json + " -- true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const RunRecord rec = load_record(json);
+  EXPECT_FALSE(rec.cases.empty());
+  EXPECT_NE(rec.config["rates_from"].get<std::string>().find(sweep), std::string::npos);
+  const std::string marker = test::temp_dir() + "/ran";
+  r = test::run(kBin + "doctor --rates " + kRuns + "/no-such.json -- touch " + marker);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot open run record"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(marker).good()) << "the program ran before the refusal";
+}
+
+TEST(DoctorCli, TraceWritesAPerfettoTimeline) {
+  const std::string trace = test::temp_dir() + "/doctor.trace.json";
+  const test::Result r = test::run(kBin + "doctor --trace " + trace + " -- true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("Timeline written to " + trace), std::string::npos) << r.err;
+  EXPECT_NE(test::read_file(trace).find("\"traceEvents\""), std::string::npos);
+}
+
+TEST(DoctorCli, TheReportOfADoctorRecordHasItsChartAndTimeline) {
+  const std::string html = test::temp_dir() + "/doctor.html";
+  const std::string record = kRuns + "/doctor-pageable-async-h200-2026-12-01T100629Z.json";
+  const test::Result r = test::run(kBin + "report " + record + " --html " + html);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = test::read_file(html);
+  EXPECT_NE(page.find("Time lost per call site"), std::string::npos);
+  EXPECT_NE(page.find("doctor_pitfalls.cu:52"), std::string::npos);  // the h2d loop's line
+  EXPECT_NE(page.find("cudaMemcpyAsync"), std::string::npos);        // in the timeline
+}
+
+TEST(DoctorCli, ReplayRefusesOtherRecordsAndAProgram) {
+  const std::string sweep = kRuns + "/staged-h200-2026-11-30T173420Z.json";
+  expect_error(test::run(kBin + "doctor --replay " + sweep),
+               "run record '" + sweep + "' is of experiment 'staged', not 'doctor'");
+  const std::string pinned = kRuns + "/doctor-torch-pinned-h200-2026-12-01T095936Z.json";
+  expect_error(test::run(kBin + "doctor --replay " + pinned + " -- true"),
+               "--replay takes no program");
+  expect_error(test::run(kBin + "doctor --replay " + pinned + " --json x.json"),
+               "--replay excludes --json: a replay prints a recorded run");
+}
+
+}  // namespace
+}  // namespace pinbench

@@ -1,0 +1,239 @@
+// Small programs for `pinbench doctor`'s GPU tests: each mode commits one pitfall with counts and
+// sizes the tests check exactly (tests/gpu/test_doctor_gpu.cpp), and "clean" commits none. Built
+// with -g, so call sites are named by file and line. Usage: doctor_pitfalls MODE.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(3);
+  }
+}
+
+__global__ void spin(unsigned long long cycles) {
+  const unsigned long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+
+__global__ void touch(char* p, std::size_t n) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    p[i] += 1;
+  }
+}
+
+// 8 copies to the device and 4 back, 4 MiB each, from and to malloc'd memory on a stream, while
+// a kernel runs on another stream.
+int pageable_async() {
+  const std::size_t bytes = 4 * kMiB;
+  char* host = static_cast<char*>(std::malloc(bytes));
+  std::memset(host, 1, bytes);
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, bytes), "cudaMalloc");
+  cudaStream_t copy_stream, work_stream;
+  check(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking), "stream");
+  check(cudaStreamCreateWithFlags(&work_stream, cudaStreamNonBlocking), "stream");
+  for (int i = 0; i < 8; ++i) {
+    spin<<<1, 1, 0, work_stream>>>(2000000);
+    check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, copy_stream), "h2d");
+  }
+  for (int i = 0; i < 4; ++i) {
+    check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, copy_stream), "d2h");
+  }
+  check(cudaDeviceSynchronize(), "sync");
+  std::free(host);
+  return 0;
+}
+
+// 5 driver-API copies of 1 MiB to the device from malloc'd memory.
+int driver_async() {
+  const std::size_t bytes = kMiB;
+  check(cudaFree(nullptr), "init");
+  char* host = static_cast<char*>(std::malloc(bytes));
+  std::memset(host, 2, bytes);
+  CUdeviceptr dev = 0;
+  if (cuMemAlloc(&dev, bytes) != CUDA_SUCCESS) return 3;
+  CUstream stream = nullptr;
+  if (cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) return 3;
+  for (int i = 0; i < 5; ++i) {
+    if (cuMemcpyHtoDAsync(dev, host, bytes, stream) != CUDA_SUCCESS) return 3;
+  }
+  cuStreamSynchronize(stream);
+  std::free(host);
+  return 0;
+}
+
+// One cudaMemcpyBatchAsync of 4 pageable 1 MiB copies to the device.
+int batch() {
+  const std::size_t bytes = kMiB;
+  std::vector<char*> hosts;
+  std::vector<void*> devs;
+  for (int i = 0; i < 4; ++i) {
+    hosts.push_back(static_cast<char*>(std::malloc(bytes)));
+    std::memset(hosts.back(), 3, bytes);
+    void* d = nullptr;
+    check(cudaMalloc(&d, bytes), "cudaMalloc");
+    devs.push_back(d);
+  }
+  cudaStream_t stream;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  std::vector<const void*> srcs(hosts.begin(), hosts.end());
+  std::vector<std::size_t> sizes(4, bytes);
+  cudaMemcpyAttributes attr{};
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  std::size_t index = 0;
+  check(cudaMemcpyBatchAsync(devs.data(), srcs.data(), sizes.data(), 4, &attr, &index, 1, stream),
+        "batch");
+  check(cudaStreamSynchronize(stream), "sync");
+  return 0;
+}
+
+// 4 threads, each 5 pageable async copies of 1 MiB to the device on its own stream.
+int threads() {
+  check(cudaFree(nullptr), "init");
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 4; ++t) {
+    pool.emplace_back([] {
+      const std::size_t bytes = kMiB;
+      char* host = static_cast<char*>(std::malloc(bytes));
+      std::memset(host, 4, bytes);
+      void* dev = nullptr;
+      check(cudaMalloc(&dev, bytes), "cudaMalloc");
+      cudaStream_t s;
+      check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+      for (int i = 0; i < 5; ++i)
+        check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s), "h2d");
+      check(cudaStreamSynchronize(s), "sync");
+      std::free(host);
+    });
+  }
+  for (std::thread& t : pool) t.join();
+  return 0;
+}
+
+// 6 blocking copies of 2 MiB to the device from malloc'd memory, in a loop.
+int sync_loop() {
+  const std::size_t bytes = 2 * kMiB;
+  char* host = static_cast<char*>(std::malloc(bytes));
+  std::memset(host, 5, bytes);
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, bytes), "cudaMalloc");
+  for (int i = 0; i < 6; ++i) check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "h2d");
+  std::free(host);
+  return 0;
+}
+
+// 5 rounds of cudaMallocHost(1 MiB), one pinned async copy, cudaFreeHost.
+int alloc_churn() {
+  const std::size_t bytes = kMiB;
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, bytes), "cudaMalloc");
+  for (int i = 0; i < 5; ++i) {
+    void* host = nullptr;
+    check(cudaMallocHost(&host, bytes), "cudaMallocHost");
+    std::memset(host, 6, bytes);
+    check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, nullptr), "h2d");
+    check(cudaDeviceSynchronize(), "sync");
+    check(cudaFreeHost(host), "cudaFreeHost");
+  }
+  return 0;
+}
+
+// 64 MiB of managed memory written on the host, then by a kernel, then read on the host.
+int managed() {
+  const std::size_t bytes = 64 * kMiB;
+  char* p = nullptr;
+  check(cudaMallocManaged(&p, bytes), "cudaMallocManaged");
+  std::memset(p, 7, bytes);
+  touch<<<256, 256>>>(p, bytes);
+  check(cudaDeviceSynchronize(), "sync");
+  long sum = 0;
+  for (std::size_t i = 0; i < bytes; i += 4096) sum += p[i];
+  check(cudaFree(p), "cudaFree");
+  return sum > 0 ? 0 : 1;
+}
+
+// Page-locked buffers allocated once and reused: 10 copies each way of 4 MiB. No finding.
+int clean() {
+  const std::size_t bytes = 4 * kMiB;
+  void* host = nullptr;
+  check(cudaMallocHost(&host, bytes), "cudaMallocHost");
+  std::memset(host, 8, bytes);
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, bytes), "cudaMalloc");
+  cudaStream_t s;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  for (int i = 0; i < 10; ++i) {
+    check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s), "h2d");
+    check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s), "d2h");
+  }
+  check(cudaStreamSynchronize(s), "sync");
+  check(cudaFreeHost(host), "cudaFreeHost");
+  return 0;
+}
+
+// 3 pageable async copies of 1 MiB, then a segmentation fault.
+int crash() {
+  const std::size_t bytes = kMiB;
+  char* host = static_cast<char*>(std::malloc(bytes));
+  std::memset(host, 9, bytes);
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, bytes), "cudaMalloc");
+  for (int i = 0; i < 3; ++i)
+    check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, nullptr), "h2d");
+  check(cudaDeviceSynchronize(), "sync");
+  std::raise(SIGSEGV);
+  return 0;
+}
+
+// Copy-heavy, for the overhead figure: 20000 page-locked async copies of 64 KiB and 1000 of
+// 4 MiB, the small ones synchronised every 100.
+int heavy() {
+  void* host = nullptr;
+  check(cudaMallocHost(&host, 4 * kMiB), "cudaMallocHost");
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, 4 * kMiB), "cudaMalloc");
+  cudaStream_t s;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  for (int i = 0; i < 20000; ++i) {
+    check(cudaMemcpyAsync(dev, host, 64 * 1024, cudaMemcpyHostToDevice, s), "h2d");
+    if (i % 100 == 99) check(cudaStreamSynchronize(s), "sync");
+  }
+  for (int i = 0; i < 1000; ++i)
+    check(cudaMemcpyAsync(dev, host, 4 * kMiB, cudaMemcpyHostToDevice, s), "h2d");
+  check(cudaStreamSynchronize(s), "sync");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "pageable-async") return pageable_async();
+  if (mode == "driver-async") return driver_async();
+  if (mode == "batch") return batch();
+  if (mode == "threads") return threads();
+  if (mode == "sync-loop") return sync_loop();
+  if (mode == "alloc-churn") return alloc_churn();
+  if (mode == "managed") return managed();
+  if (mode == "clean") return clean();
+  if (mode == "crash") return crash();
+  if (mode == "heavy") return heavy();
+  if (mode == "exit7") return 7;
+  std::fprintf(stderr, "usage: doctor_pitfalls MODE\n");
+  return 2;
+}

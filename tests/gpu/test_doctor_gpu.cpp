@@ -1,0 +1,230 @@
+// `pinbench doctor` on small programs that each commit one pitfall (doctor_programs/), checked
+// for exact counts and bytes; a clean program must give no finding. Each test runs the real
+// pinbench binary and its injection library, as a user would, and reads the record it wrote.
+// The paths default to the build tree; PINBENCH_DOCTOR_DIR names a folder holding pinbench, the
+// injection library, doctor_pitfalls and the Python scripts (the GPU machine's copy).
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/analysis/doctor_analysis.hpp"
+#include "core/record/doctor_trace.hpp"
+#include "core/record/record.hpp"
+#include "core/units.hpp"
+#include "gpu_test.hpp"
+
+namespace pinbench {
+namespace {
+
+std::string dir_or(const char* fallback) {
+  const char* d = std::getenv("PINBENCH_DOCTOR_DIR");
+  return d != nullptr ? std::string(d) : std::string(fallback);
+}
+
+std::string pinbench_bin() {
+  return dir_or(PINBENCH_BUILD_DIR) + "/pinbench";
+}
+std::string programs() {
+  return dir_or(PINBENCH_BUILD_DIR) + "/doctor_pitfalls";
+}
+std::string scripts() {
+  return dir_or(PINBENCH_DOCTOR_SCRIPTS);
+}
+std::string out_dir() {
+  const char* d = std::getenv("PINBENCH_DOCTOR_OUT");
+  return d != nullptr ? std::string(d) : std::string(PINBENCH_TEST_OUTPUT_DIR);
+}
+
+struct DoctorRun {
+  int code = -1;
+  RunRecord record;
+  DoctorTrace trace;
+  DoctorAnalysis analysis;
+  const DoctorFinding* find(const std::string& id) const {
+    for (const DoctorFinding& f : analysis.findings) {
+      if (f.id == id) return &f;
+    }
+    return nullptr;
+  }
+};
+
+DoctorRun doctor(const std::string& name, const std::string& command,
+                 const std::string& options = "") {
+  DoctorRun r;
+  const std::string json = out_dir() + "/doctor-" + name + ".json";
+  std::remove(json.c_str());
+  const std::string line = pinbench_bin() + " doctor --json " + json + " " + options + " -- " +
+                           command + " >" + out_dir() + "/doctor-" + name + ".out 2>&1";
+  const int status = std::system(line.c_str());
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.record = load_record(json);
+  r.trace = doctor_trace_from_json(r.record.doctor);
+  r.analysis = analyse_doctor(r.record, r.trace);
+  return r;
+}
+
+TEST(DoctorGpu, PageableAsyncCopiesBothDirectionsAreCountedWithTheirBytes) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("pageable-async", programs() + " pageable-async");
+  EXPECT_EQ(r.code, 0);
+  const DoctorFinding* f = r.find("pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 12u);
+  EXPECT_EQ(f->bytes, 12 * 4 * kMiB);
+  ASSERT_TRUE(f->lost_ms.has_value());  // the calibration gave rates
+  EXPECT_GT(*f->lost_ms, 0.0);
+  ASSERT_FALSE(f->sites.empty());
+  EXPECT_EQ(f->sites.size(), 2u);  // the h2d loop and the d2h loop
+  EXPECT_EQ(r.analysis.kernels, 8u);
+  EXPECT_EQ(r.find("pageable-sync-loop"), nullptr);
+}
+
+TEST(DoctorGpu, DriverApiCopiesAreSeen) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("driver-async", programs() + " driver-async");
+  const DoctorFinding* f = r.find("pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 5u);
+  EXPECT_EQ(f->bytes, 5 * kMiB);
+}
+
+TEST(DoctorGpu, ABatchIsOneCallOfFourCopies) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("batch", programs() + " batch");
+  const DoctorFinding* f = r.find("pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 1u);
+  EXPECT_EQ(f->bytes, 4 * kMiB);
+}
+
+TEST(DoctorGpu, EveryThreadIsSeen) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("threads", programs() + " threads");
+  const DoctorFinding* f = r.find("pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 20u);
+  EXPECT_EQ(f->bytes, 20 * kMiB);
+}
+
+TEST(DoctorGpu, BlockingPageableCopiesInALoop) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("sync-loop", programs() + " sync-loop");
+  const DoctorFinding* f = r.find("pageable-sync-loop");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 6u);
+  EXPECT_EQ(f->bytes, 12 * kMiB);
+  EXPECT_EQ(r.find("pageable-async"), nullptr);
+}
+
+TEST(DoctorGpu, PinnedAllocationChurn) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("alloc-churn", programs() + " alloc-churn");
+  const DoctorFinding* f = r.find("alloc-churn");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 5u);
+  EXPECT_EQ(f->bytes, 5 * kMiB);
+  EXPECT_EQ(r.analysis.peak_pinned_bytes, kMiB);
+  EXPECT_EQ(r.find("pageable-async"), nullptr);
+}
+
+TEST(DoctorGpu, ManagedMigrationsWhereCuptiReportsThem) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("managed", programs() + " managed");
+  const DoctorFinding* f = r.find("managed-migration");
+  if (f == nullptr) GTEST_SKIP() << "CUPTI reported no unified memory counters here";
+  EXPECT_GE(f->bytes, 64 * kMiB);
+}
+
+TEST(DoctorGpu, ACleanProgramHasNoFinding) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r =
+      doctor("clean", programs() + " clean", "--fail-on pageable-async,alloc-churn");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(r.analysis.findings.empty());
+  EXPECT_EQ(r.analysis.copy_calls, 20u);
+  EXPECT_EQ(r.analysis.bytes_h2d, 40 * kMiB);
+  EXPECT_EQ(r.analysis.bytes_d2h, 40 * kMiB);
+  EXPECT_EQ(r.analysis.pageable_copy_calls, 0u);
+}
+
+TEST(DoctorGpu, FailOnExitsOneWhenTheFindingExists) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("fail-on", programs() + " sync-loop", "--fail-on pageable-sync-loop");
+  EXPECT_EQ(r.code, 1);
+}
+
+TEST(DoctorGpu, TheProgramsOwnExitStatus) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("exit7", programs() + " exit7");
+  EXPECT_EQ(r.code, 7);
+  EXPECT_EQ(r.trace.exit_status, 7);
+}
+
+TEST(DoctorGpu, AProgramKilledBySegfaultKeepsEverythingSeen) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("crash", programs() + " crash");
+  EXPECT_EQ(r.code, 128 + 11);
+  EXPECT_EQ(r.trace.signal, "SIGSEGV");
+  const DoctorFinding* f = r.find("pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 3u);
+  EXPECT_EQ(f->bytes, 3 * kMiB);  // the memory kinds came from activity flushed at the signal
+}
+
+TEST(DoctorGpu, AProgramWithoutCudaMadeNoCudaCalls) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("no-cuda", "/bin/true");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(r.analysis.no_cuda);
+  EXPECT_TRUE(r.analysis.findings.empty());
+}
+
+TEST(DoctorGpu, TheReplayPrintsTheSameFindings) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("replayed", programs() + " sync-loop");
+  const std::string json = out_dir() + "/doctor-replayed.json";
+  const std::string out = out_dir() + "/doctor-replayed.replay";
+  const int status = std::system((pinbench_bin() + " doctor --replay " + json +
+                                  " --fail-on pageable-sync-loop >" + out + " 2>&1")
+                                     .c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("[pageable-sync-loop]: 6 calls, 12 MiB"), std::string::npos) << text;
+}
+
+bool have_torch() {
+  return std::system(
+             "python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() "
+             "else 1)' >/dev/null 2>&1") == 0;
+}
+
+TEST(DoctorGpu, TorchPageableNonBlockingCopiesAreFlagged) {
+  PINBENCH_REQUIRE_GPU();
+  if (!have_torch()) GTEST_SKIP() << "no python3 with a CUDA torch";
+  const DoctorRun r = doctor("torch-pageable", "python3 " + scripts() + "/torch_pageable.py");
+  EXPECT_EQ(r.code, 0);
+  const DoctorFinding* f = r.find("pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 10u);
+  EXPECT_EQ(f->bytes, 10 * 4 * kMiB);
+  ASSERT_FALSE(f->sites.empty());
+  EXPECT_NE(f->sites.front().where.find("torch_pageable.py:6"), std::string::npos)
+      << f->sites.front().where;
+}
+
+TEST(DoctorGpu, TorchPinnedCopiesAreNotFlagged) {
+  PINBENCH_REQUIRE_GPU();
+  if (!have_torch()) GTEST_SKIP() << "no python3 with a CUDA torch";
+  const DoctorRun r = doctor("torch-pinned", "python3 " + scripts() + "/torch_pinned.py");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.find("pageable-async"), nullptr);
+  EXPECT_GE(r.analysis.copy_calls, 10u);
+}
+
+}  // namespace
+}  // namespace pinbench
