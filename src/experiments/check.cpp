@@ -77,7 +77,7 @@ void check_gpu(RunRecord& record, GpuInfo& gpu, const CheckConfig& cfg) {
   read_link_under_load(gpu, device.data(), pinned.src.data(), cfg.bytes, 8, stream);
   HostPair pageable =
       place_host_pair(gpu, cfg.bytes, MemoryKind::kPageable, kSeed, cfg.place_on_gpu_node);
-  record.config["placement"][g] = pinned.placement;
+  record.config["placement_by_gpu"][g] = pinned.placement;
 
   for (HostPair* pair : {&pinned, &pageable}) {
     const MemoryKind kind = pair->src.kind();

@@ -260,7 +260,7 @@ RunRecord run_host(const HostConfig& cfg) {
           cudaMemcpy(l->down.data(), l->host.src.data(), cfg.bytes, cudaMemcpyHostToDevice));
       if (kind == MemoryKind::kPinned) {
         read_link_under_load(g, l->up.data(), l->host.src.data(), cfg.bytes, 4, l->s_up);
-        record.config["placement"][fmt::format("gpu{}", g.index)] = l->host.placement;
+        record.config["placement_by_gpu"][fmt::format("gpu{}", g.index)] = l->host.placement;
       }
       lanes.push_back(std::move(l));
     }

@@ -793,6 +793,12 @@ void build_fleet(const RunRecord& r, ReportModel& m) {
       fmt::format("pinbench fleet: {} GPU{} on {} host record{}", a.gpus.size(),
                   a.gpus.size() == 1 ? "" : "s", a.hosts.size(), a.hosts.size() == 1 ? "" : "s");
   m.figures_are = "Figures are each check's medians";
+  // The fleet's own machine is only where it was put together; each GPU's is in its row.
+  m.machine_line = fmt::format("{} host record{}, put together on host {}", a.hosts.size(),
+                               a.hosts.size() == 1 ? "" : "s",
+                               r.machine.hostname.empty() ? "?" : r.machine.hostname);
+  m.machine = {{"Put together on", r.machine.hostname.empty() ? "?" : r.machine.hostname},
+               {"Host records", std::to_string(a.hosts.size())}};
   ReportTable t;
   t.id = "fleet-gpus";
   t.title = "Every GPU (median GB/s; round trip 4 KiB, µs); * marks a flagged GPU";
