@@ -7,7 +7,8 @@
 #                        examples/staged_consumer against it (part of `make test`)
 #   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz            the libFuzzer targets (Clang), 30 s each (FUZZ_SECONDS=N to change)
-#   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/
+#   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/ (with the Python
+#                        package and its tests, for staged --torch and tests-python/test_gpu.py)
 # `make build` and `make run` need only the build packages (scripts/debian-packages.txt); the
 # test targets also need the test packages (scripts/debian-packages-test.txt, e.g. Chromium).
 
@@ -59,7 +60,8 @@ fuzz:
 
 gpu-bundle: build
 	@mkdir -p .gpu
-	cp build/pinbench build/tests/pinbench_gpu_tests .gpu/
+	cp build/pinbench build/tests/pinbench_gpu_tests build/libpinbench_c.so .gpu/
+	rm -rf .gpu/python .gpu/tests-python && cp -r python .gpu/python && cp -r tests/python .gpu/tests-python
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh')

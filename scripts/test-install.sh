@@ -18,3 +18,14 @@ for runtime in shared static; do
   cmake --build "$work/consumer-$runtime" >/dev/null
   echo "install test: examples/staged_consumer built against the installed package ($runtime CUDA runtime)"
 done
+
+# The Python package from the same install: it must find the installed libpinbench_c.so through
+# the _paths.py the install wrote, with no environment help, run from outside the source tree.
+if command -v python3 >/dev/null; then
+  (cd "$work" && env -u PINBENCH_LIBRARY PYTHONPATH="$work/prefix/lib/pinbench/python" python3 -c '
+import pinbench, pinbench._lib as l, sys
+loaded = l.lib()._name
+assert loaded.startswith(sys.argv[1]), loaded
+print("install test: import pinbench", pinbench.library_version(), "loads", loaded)
+' "$work/prefix/")
+fi

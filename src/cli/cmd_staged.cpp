@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/defaults.hpp"
 #include "cli/outputs.hpp"
+#include "cli/paths.hpp"
 #include "cli/progress.hpp"
 #include "cli/replay.hpp"
 #include "cli/trace_option.hpp"
@@ -18,6 +19,7 @@
 #include "core/units.hpp"
 #include "experiments/pipeline.hpp"
 #include "experiments/staged.hpp"
+#include "experiments/staged_torch.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -148,6 +150,8 @@ struct StagedFlags {
   int driver_threads = 0;
   bool force = false;
   bool tune = false;
+  bool torch = false;  // PyTorch's paths too (experiments/staged_torch.hpp)
+  std::string torch_python = "python3";
   std::string tune_sizes, tune_chunks, tune_depths, tune_threads;
   OutputPaths outputs;
   EngineFlags engine;
@@ -212,7 +216,14 @@ RunRecord measure_staged(const StagedFlags& f) {
   c.force = f.force;
   c.normalize();
   c.validate();
-  return with_progress([&] { return run_staged(c, terminal_progress); });
+  return with_progress([&] {
+    RunRecord r = run_staged(c, terminal_progress);
+    if (f.torch) {
+      add_staged_torch(r, c, {f.torch_python, python_dir(), c_library_beside_binary()},
+                       terminal_progress);
+    }
+    return r;
+  });
 }
 
 struct PipelineFlags {
@@ -292,6 +303,14 @@ Command add_staged(CLI::App& app) {
                       fmt::format("Threads of multithread-driver (1 to {})", kMaxHostThreads))
           ->capture_default_str());
   sub->add_flag("--force", f->force, "Allow pinning more than half of host memory");
+  f->not_for_tune.push_back(sub->add_flag(
+      "--torch", f->torch,
+      "Also PyTorch's paths (.to() from pageable and pinned tensors, pin_memory().to(), .cpu(), "
+      "copy_()) and the engine from Python, on the same tensors, at the aligned sizes (methods "
+      "torch-* and python-staged; needs torch in --torch-python)"));
+  f->not_for_tune.push_back(
+      sub->add_option("--torch-python", f->torch_python, "--torch: the Python interpreter")
+          ->capture_default_str());
   const CLI::Option* tune =
       sub->add_flag("--tune", f->tune,
                     "Measure the staged engine alone over a grid of ring shapes and thread "

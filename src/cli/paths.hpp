@@ -9,4 +9,13 @@ namespace pinbench::cli {
 // build puts the binary at build/pinbench), and the source tree's data/ folder.
 std::string data_dir();
 
+// The directory holding the Python package pinbench/ (for `staged --torch`): the first that
+// exists of $PINBENCH_PYTHON_DIR, <folder of the binary>/python (a bundle for a GPU machine),
+// <folder of the binary>/../python (the source tree, binary in build/); "" when none does.
+std::string python_dir();
+
+// libpinbench_c.so beside the binary, where the build and a bundle put it; "" when absent (the
+// package then searches for itself, docs/python.md).
+std::string c_library_beside_binary();
+
 }  // namespace pinbench::cli

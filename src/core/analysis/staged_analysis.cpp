@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/case_figures.hpp"
+#include "core/analysis/staged_torch_goals.hpp"
 #include "core/plans/staged_plan.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
@@ -191,6 +192,7 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
         all, "staged/pageable-driver", "{:.3f}", "",
         [](const StagedRow& r) { return r.staged_over_driver_estimate; }, 1.0 - goals.noise));
   }
+  add_torch_goals(record, a);  // where the record holds PyTorch's paths (staged --torch)
   return a;
 }
 

@@ -1,0 +1,113 @@
+/* pinbench's staged copy engine (pinbench/staged_copy.hpp) and its run-record reader behind a
+ * C ABI, in libpinbench_c.so. One build serves every language with a C FFI, and every Python 3
+ * through ctypes (python/pinbench): no Python headers, no torch ABI, the CUDA runtime linked
+ * statically, so only the driver is needed where it runs.
+ *
+ * Every call that can fail returns a pinbench_status; on failure the calling thread's
+ * pinbench_last_error() holds the engine's one-line message (valid until the thread's next
+ * failing call). Nothing throws across this boundary.
+ *
+ * Pointers are plain device and host addresses (the CUDA runtime's primary context is shared,
+ * so memory from torch or CuPy works as is); a stream is a cudaStream_t as an integer (0: the
+ * legacy default stream, 2: the per-thread default stream). */
+#ifndef PINBENCH_PINBENCH_C_H
+#define PINBENCH_PINBENCH_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Raised whenever a function's signature or a struct's layout changes. */
+#define PINBENCH_C_ABI_VERSION 1
+
+typedef enum pinbench_status {
+  PINBENCH_OK = 0,
+  PINBENCH_INVALID_ARGUMENT = 1, /* the engine refused its arguments; nothing was copied */
+  PINBENCH_NO_GPU = 2,           /* no usable CUDA device or driver */
+  PINBENCH_CUDA_ERROR = 3,       /* a CUDA call failed; see pinbench_last_cuda_error() */
+  PINBENCH_INPUT_ERROR = 4,      /* a run record that cannot be read or is not valid */
+  PINBENCH_INTERNAL_ERROR = 5    /* anything else (out of memory, ...) */
+} pinbench_status;
+
+typedef struct pinbench_copier pinbench_copier; /* a StagedCopier */
+typedef struct pinbench_copy pinbench_copy;     /* a StagedCopy in flight */
+
+/* StagedCopyOptions, field for field (see pinbench/staged_options.hpp for what each means). */
+typedef struct pinbench_options {
+  size_t h2d_chunk_bytes;
+  int h2d_depth;
+  int h2d_threads;
+  size_t d2h_chunk_bytes;
+  int d2h_depth;
+  int d2h_threads;
+  size_t edge_chunk_bytes;
+  size_t direct_below_bytes;
+  size_t max_staging_bytes;
+  int streaming_drain; /* 0 or 1 */
+  int caller_copies;   /* 0 or 1 */
+  int device;          /* -1: the calling thread's current device */
+} pinbench_options;
+
+int pinbench_abi_version(void);
+const char* pinbench_version(void);
+
+/* The calling thread's last failure: its message ("" if none), the CUDA error code
+ * (cudaSuccess = 0 when the failure was not CUDA's) and how many bytes of the failed copy's
+ * destination are known to hold the data. */
+const char* pinbench_last_error(void);
+int pinbench_last_cuda_error(void);
+size_t pinbench_last_bytes_done(void);
+
+void pinbench_default_options(pinbench_options* out);
+
+/* The number of usable CUDA devices; 0, with PINBENCH_OK, when there are none (the reason is
+ * then in pinbench_last_error()). */
+pinbench_status pinbench_device_count(int* count);
+
+/* Where the driver says `ptr` lives: *device is its ordinal for device memory, -1 for host
+ * memory (pageable or page-locked), -2 for managed memory. */
+pinbench_status pinbench_pointer_device(const void* ptr, int* device);
+
+pinbench_status pinbench_copier_create(const pinbench_options* options, pinbench_copier** out);
+/* Completes every copy already submitted, then frees the engine. NULL is ignored. */
+void pinbench_copier_destroy(pinbench_copier* copier);
+pinbench_status pinbench_copier_device(const pinbench_copier* copier, int* device);
+pinbench_status pinbench_copier_staging_bytes(const pinbench_copier* copier, size_t* bytes);
+
+/* Synchronous: return once the data has arrived. */
+pinbench_status pinbench_copy_to_device(pinbench_copier* copier, void* dst, const void* src,
+                                        size_t bytes, uintptr_t stream);
+pinbench_status pinbench_copy_to_host(pinbench_copier* copier, void* dst, const void* src,
+                                      size_t bytes, uintptr_t stream);
+
+/* Asynchronous: *out is the copy in flight; wait on it, then free it. Freeing an unfinished copy
+ * does not stop it: the memory must stay valid until it completes. */
+pinbench_status pinbench_copy_to_device_async(pinbench_copier* copier, void* dst, const void* src,
+                                              size_t bytes, uintptr_t stream, pinbench_copy** out);
+pinbench_status pinbench_copy_to_host_async(pinbench_copier* copier, void* dst, const void* src,
+                                            size_t bytes, uintptr_t stream, pinbench_copy** out);
+pinbench_status pinbench_copy_wait(const pinbench_copy* copy);
+pinbench_status pinbench_copy_stream_wait(const pinbench_copy* copy, uintptr_t stream);
+/* *done: 1 once the copy is complete (successfully or not). Never blocks. */
+pinbench_status pinbench_copy_done(const pinbench_copy* copy, int* done);
+/* *staged: 0 when the copy went straight to cudaMemcpyAsync. */
+pinbench_status pinbench_copy_staged(const pinbench_copy* copy, int* staged);
+void pinbench_copy_free(pinbench_copy* copy);
+
+/* A run record read and validated as every pinbench reader does (load_record), returned as JSON
+ * text in *json_out, to free with pinbench_free:
+ *  - pinbench_record_rows: one flat object per case (the columns of `pinbench report --csv`,
+ *    typed: numbers as numbers, absent figures as null), plus the record's header fields;
+ *  - pinbench_record_json: the whole record as pinbench writes it. */
+pinbench_status pinbench_record_rows(const char* path, char** json_out);
+pinbench_status pinbench_record_json(const char* path, char** json_out);
+void pinbench_free(char* text);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PINBENCH_PINBENCH_C_H */

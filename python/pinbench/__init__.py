@@ -1,0 +1,380 @@
+"""pinbench's staged copy engine from Python, and its run records as rows.
+
+    import pinbench
+    copier = pinbench.StagedCopier()              # pins its staging rings once
+    copier.to_device(gpu_tensor, numpy_array)     # returns when the data is there
+    c = copier.to_host_async(numpy_array, gpu_tensor, stream=torch.cuda.current_stream())
+    c.wait()                                      # or raises pinbench.CudaError
+    rows = pinbench.read_rows("staged-h200.json") # a list of dicts: pandas.DataFrame(rows)
+
+Host ends: NumPy arrays, torch CPU tensors (pageable or pinned), anything with
+__array_interface__, DLPack or the buffer protocol. Device ends: torch CUDA tensors, CuPy arrays,
+anything with __cuda_array_interface__ or a CUDA DLPack export. Both ends must be contiguous and
+of one dtype and shape. A stream is None (the legacy default stream), an int handle, a torch or
+CuPy stream, or anything with __cuda_stream__. The engine is a C++ library (libpinbench_c.so,
+docs/python.md); this package is a thin layer over it, with ctypes, for every Python 3.
+"""
+
+import json
+import os
+import threading
+
+from . import _arrays
+from ._lib import (
+    ArgumentError,
+    CudaError,
+    Error,
+    NoGpuError,
+    Options,
+    RecordError,
+    lib as _load,
+    raise_for as _raise_for,
+)
+
+import ctypes as _ct
+
+__all__ = [
+    "ArgumentError",
+    "Copy",
+    "CudaError",
+    "Error",
+    "NoGpuError",
+    "RecordError",
+    "StagedCopier",
+    "copy",
+    "copy_async",
+    "device_count",
+    "library_version",
+    "read_record",
+    "read_rows",
+    "to_device",
+    "to_device_async",
+    "to_host",
+    "to_host_async",
+]
+
+__version__ = "0.1.0"
+
+_OPTION_NAMES = [name for name, _ in Options._fields_]
+
+
+def library_version():
+    """The version of the loaded libpinbench_c.so."""
+    return _load().pinbench_version().decode()
+
+
+def device_count():
+    """Usable CUDA devices; 0 where there are none (no device, no driver)."""
+    n = _ct.c_int(0)
+    _raise_for(_load().pinbench_device_count(_ct.byref(n)))
+    return n.value
+
+
+def _no_gpu_reason():
+    n = _ct.c_int(0)
+    L = _load()
+    L.pinbench_device_count(_ct.byref(n))
+    return (L.pinbench_last_error() or b"").decode("utf-8", "replace")
+
+
+def stream_handle(stream):
+    """The cudaStream_t of `stream` as an int: None is 0 (the legacy default stream)."""
+    if stream is None:
+        return 0
+    if isinstance(stream, bool) or isinstance(stream, float):
+        raise ArgumentError(f"pinbench: a stream cannot be a {type(stream).__name__}")
+    if isinstance(stream, int):
+        handle = stream
+    elif hasattr(stream, "__cuda_stream__"):  # the CUDA stream protocol: (version, handle)
+        handle = stream.__cuda_stream__()[1]
+    elif hasattr(stream, "cuda_stream"):  # torch.cuda.Stream, torch.cuda.ExternalStream
+        handle = stream.cuda_stream
+    elif hasattr(stream, "ptr") and not hasattr(stream, "__array_interface__"):  # cupy
+        handle = stream.ptr
+    else:
+        raise ArgumentError(
+            f"pinbench: a stream must be None, an int (a cudaStream_t), a torch.cuda.Stream or "
+            f"a cupy.cuda.Stream, not a {type(stream).__name__}"
+        )
+    if not isinstance(handle, int) or isinstance(handle, bool):
+        raise ArgumentError(f"pinbench: the stream's handle is a {type(handle).__name__}, not an int")
+    if handle < 0 or handle >= 1 << 64:
+        raise ArgumentError(f"pinbench: stream handle {handle} is not a cudaStream_t")
+    return handle
+
+
+def _stream_device(stream):
+    """The device a torch stream says it belongs to, or None when it does not say."""
+    dev = getattr(stream, "device", None)
+    index = getattr(dev, "index", None)
+    if isinstance(index, int):
+        return index
+    dev_id = getattr(stream, "device_id", None)  # cupy
+    return dev_id if isinstance(dev_id, int) else None
+
+
+def _plan(dst, src, to_device):
+    """Checks the two ends of a copy (raising ArgumentError) and returns their Sides."""
+    d = _arrays.describe("destination", dst)
+    s = _arrays.describe("source", src)
+    direction = "to_device" if to_device else "to_host"
+    want_gpu = ("destination", d) if to_device else ("source", s)
+    want_host = ("source", s) if to_device else ("destination", d)
+    if not want_gpu[1].on_gpu:
+        raise ArgumentError(
+            f"pinbench: {direction}: the {want_gpu[0]} is host memory (read through "
+            f"{want_gpu[1].what}); it must be GPU memory (a torch CUDA tensor, a CuPy array)"
+        )
+    if want_host[1].on_gpu:
+        raise ArgumentError(
+            f"pinbench: {direction}: the {want_host[0]} is GPU memory (read through "
+            f"{want_host[1].what}); it must be host memory (a NumPy array, a CPU tensor)"
+        )
+    if d.readonly:
+        raise ArgumentError(f"pinbench: {direction}: the destination is read-only")
+    if d.dtype != s.dtype:
+        raise ArgumentError(
+            f"pinbench: {direction}: the destination's dtype {d.dtype} is not the source's "
+            f"{s.dtype}"
+        )
+    if d.shape != s.shape:
+        raise ArgumentError(
+            f"pinbench: {direction}: the destination's shape {d.shape} is not the source's "
+            f"{s.shape}"
+        )
+    if d.nbytes != s.nbytes:  # same dtype and shape, so only an exporter's error gets here
+        raise ArgumentError(
+            f"pinbench: {direction}: the destination holds {d.nbytes} bytes, the source {s.nbytes}"
+        )
+    return d, s
+
+
+class Copy:
+    """A copy in flight (from the *_async calls). Keeps both ends alive until it completes."""
+
+    def __init__(self, handle, nbytes, keep):
+        self._handle = handle
+        self._keep = keep
+        self.nbytes = nbytes
+
+    def wait(self):
+        """Blocks until the copy is complete; raises CudaError if it failed. Idempotent."""
+        if self._handle is None:
+            return
+        _raise_for(_load().pinbench_copy_wait(self._handle))
+
+    def done(self):
+        """Whether the copy is complete (successfully or not); never blocks."""
+        if self._handle is None:
+            return True
+        flag = _ct.c_int(0)
+        _raise_for(_load().pinbench_copy_done(self._handle, _ct.byref(flag)))
+        return bool(flag.value)
+
+    def stream_wait(self, stream):
+        """Makes `stream` wait on the device for this copy's device work (see the engine's
+        StagedCopy::stream_wait): later work there sees the data of a copy to the device."""
+        if self._handle is None:
+            return
+        _raise_for(_load().pinbench_copy_stream_wait(self._handle, stream_handle(stream)))
+
+    @property
+    def staged(self):
+        """False when the copy went straight to cudaMemcpyAsync (small, or pinned memory)."""
+        if self._handle is None:
+            return False
+        flag = _ct.c_int(0)
+        _raise_for(_load().pinbench_copy_staged(self._handle, _ct.byref(flag)))
+        return bool(flag.value)
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle is None:
+            return
+        try:
+            L = _load()
+            # Never free the memory of a copy still running: wait first, whatever it says.
+            L.pinbench_copy_wait(handle)
+            L.pinbench_copy_free(handle)
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
+
+
+class StagedCopier:
+    """pinbench::StagedCopier: staging rings pinned once, host threads that move pageable
+    memory through them. Keyword options are StagedCopyOptions' (h2d_chunk_bytes, h2d_depth,
+    h2d_threads, d2h_chunk_bytes, d2h_depth, d2h_threads, edge_chunk_bytes, direct_below_bytes,
+    max_staging_bytes, streaming_drain, caller_copies); `device` is the CUDA ordinal (None: the
+    current device). Raises NoGpuError without a usable GPU."""
+
+    def __init__(self, device=None, **options):
+        L = _load()
+        o = Options()
+        L.pinbench_default_options(_ct.byref(o))
+        for name, value in options.items():
+            if name not in _OPTION_NAMES or name == "device":
+                raise ArgumentError(
+                    f"pinbench: StagedCopier has no option {name!r}; it has "
+                    + ", ".join(n for n in _OPTION_NAMES if n != "device")
+                )
+            if isinstance(value, bool):
+                value = int(value)
+            if not isinstance(value, int) or value < 0:
+                raise ArgumentError(f"pinbench: StagedCopier option {name} must be a count >= 0")
+            setattr(o, name, value)
+        if device is not None:
+            if isinstance(device, bool) or not isinstance(device, int) or device < 0:
+                raise ArgumentError(f"pinbench: device must be a CUDA ordinal >= 0, not {device!r}")
+            o.device = device
+        handle = _ct.c_void_p()
+        _raise_for(L.pinbench_copier_create(_ct.byref(o), _ct.byref(handle)))
+        self._handle = handle
+        dev = _ct.c_int(0)
+        _raise_for(L.pinbench_copier_device(handle, _ct.byref(dev)))
+        self.device = dev.value
+
+    @property
+    def staging_bytes(self):
+        """Page-locked bytes held for staging, fixed at construction."""
+        n = _ct.c_size_t(0)
+        _raise_for(_load().pinbench_copier_staging_bytes(self._handle, _ct.byref(n)))
+        return n.value
+
+    def close(self):
+        """Completes every submitted copy and frees the engine (also on garbage collection)."""
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle is not None:
+            _load().pinbench_copier_destroy(handle)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _submit(self, dst, src, stream, to_device, wait):
+        if self._handle is None:
+            raise ArgumentError("pinbench: this StagedCopier is closed")
+        d, s = _plan(dst, src, to_device)
+        handle = stream_handle(stream)
+        sdev = _stream_device(stream)
+        if sdev is not None and sdev != self.device:
+            raise ArgumentError(
+                f"pinbench: the stream belongs to device {sdev}, the engine to device {self.device}"
+            )
+        L = _load()
+        args = (self._handle, _ct.c_void_p(d.ptr), _ct.c_void_p(s.ptr), d.nbytes, handle)
+        if d.nbytes == 0:
+            return None if wait else Copy(None, 0, None)
+        if wait:
+            f = L.pinbench_copy_to_device if to_device else L.pinbench_copy_to_host
+            _raise_for(f(*args))
+            return None
+        f = L.pinbench_copy_to_device_async if to_device else L.pinbench_copy_to_host_async
+        out = _ct.c_void_p()
+        _raise_for(f(*args, _ct.byref(out)))
+        return Copy(out, d.nbytes, (d.keep, s.keep))
+
+    def to_device(self, dst, src, stream=None):
+        """Host `src` -> GPU `dst`; returns when the data is on the device."""
+        self._submit(dst, src, stream, True, True)
+
+    def to_host(self, dst, src, stream=None):
+        """GPU `src` -> host `dst`; returns when the data is in `dst`."""
+        self._submit(dst, src, stream, False, True)
+
+    def to_device_async(self, dst, src, stream=None):
+        """As to_device, returning a Copy at once; leave both ends alone until its wait()."""
+        return self._submit(dst, src, stream, True, False)
+
+    def to_host_async(self, dst, src, stream=None):
+        """As to_host, returning a Copy at once."""
+        return self._submit(dst, src, stream, False, False)
+
+    def copy(self, dst, src, stream=None):
+        """to_device or to_host, whichever the two ends call for."""
+        self._submit(dst, src, stream, _arrays.describe("destination", dst).on_gpu, True)
+
+    def copy_async(self, dst, src, stream=None):
+        return self._submit(dst, src, stream, _arrays.describe("destination", dst).on_gpu, False)
+
+
+_defaults = {}
+_defaults_lock = threading.Lock()
+
+
+def _default_copier(gpu_side):
+    """One engine per device, made on first use: the device of the copy's GPU end."""
+    dev = _ct.c_int(-1)
+    status = _load().pinbench_pointer_device(_ct.c_void_p(gpu_side.ptr), _ct.byref(dev))
+    _raise_for(status)
+    device = dev.value if dev.value >= 0 else None
+    with _defaults_lock:
+        key = device if device is not None else -1
+        if key not in _defaults:
+            _defaults[key] = StagedCopier(device=device)
+        return _defaults[key]
+
+
+def _module_submit(dst, src, stream, to_device, wait):
+    d, s = _plan(dst, src, to_device)
+    stream_handle(stream)  # a bad stream is refused before any CUDA call
+    if not device_count():
+        raise NoGpuError(_no_gpu_reason())
+    copier = _default_copier(d if to_device else s)
+    return copier._submit(dst, src, stream, to_device, wait)
+
+
+def to_device(dst, src, stream=None):
+    """StagedCopier.to_device on a shared engine for the device of `dst`."""
+    _module_submit(dst, src, stream, True, True)
+
+
+def to_host(dst, src, stream=None):
+    """StagedCopier.to_host on a shared engine for the device of `src`."""
+    _module_submit(dst, src, stream, False, True)
+
+
+def to_device_async(dst, src, stream=None):
+    return _module_submit(dst, src, stream, True, False)
+
+
+def to_host_async(dst, src, stream=None):
+    return _module_submit(dst, src, stream, False, False)
+
+
+def copy(dst, src, stream=None):
+    """to_device or to_host, whichever the two ends call for."""
+    _module_submit(dst, src, stream, _arrays.describe("destination", dst).on_gpu, True)
+
+
+def copy_async(dst, src, stream=None):
+    return _module_submit(dst, src, stream, _arrays.describe("destination", dst).on_gpu, False)
+
+
+def _record_text(function, path):
+    out = _ct.c_void_p()
+    L = _load()
+    _raise_for(getattr(L, function)(os.fsencode(os.fspath(path)), _ct.byref(out)))
+    try:
+        return _ct.string_at(out.value).decode("utf-8")
+    finally:
+        L.pinbench_free(out)
+
+
+def read_rows(path):
+    """The run record at `path`, validated as every pinbench reader does, as a list of flat
+    dicts, one per case (the columns of `pinbench report --csv`, typed; see docs/python.md).
+    Raises RecordError with pinbench's one-line reason for a file that is not a valid record."""
+    return json.loads(_record_text("pinbench_record_rows", path))
+
+
+def read_record(path):
+    """The whole run record at `path` as a dict (validated; docs/record-schema.md)."""
+    return json.loads(_record_text("pinbench_record_json", path))

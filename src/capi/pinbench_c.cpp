@@ -1,0 +1,308 @@
+// The C ABI of include/pinbench/pinbench_c.h: each function catches what the engine or the
+// record reader throws and turns it into a status plus the thread's last message, so no C++
+// exception crosses into a foreign caller (ctypes would abort on one).
+#include "pinbench/pinbench_c.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "core/analysis/record_rows.hpp"
+#include "core/errors.hpp"
+#include "core/record/record.hpp"
+#include "pinbench/staged_copy.hpp"
+#include "version.hpp"
+
+struct pinbench_copier {
+  pinbench::StagedCopier engine;
+  explicit pinbench_copier(const pinbench::StagedCopyOptions& o) : engine(o) {}
+};
+
+struct pinbench_copy {
+  pinbench::StagedCopy copy;
+};
+
+namespace {
+
+struct LastError {
+  std::string message;
+  int cuda_error = 0;
+  std::size_t bytes_done = 0;
+};
+
+thread_local LastError last;
+
+// Errors that mean there is no GPU to use at all, rather than a GPU that failed.
+bool no_gpu(cudaError_t e) {
+  return e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+         e == cudaErrorInitializationError || e == cudaErrorSystemDriverMismatch ||
+         e == cudaErrorCompatNotSupportedOnDevice || e == cudaErrorDevicesUnavailable;
+}
+
+pinbench_status fail(pinbench_status status, const std::string& message, int cuda_error = 0,
+                     std::size_t bytes_done = 0) {
+  last.message = message;
+  last.cuda_error = cuda_error;
+  last.bytes_done = bytes_done;
+  return status;
+}
+
+// Runs `f`, mapping every exception it may throw to a status.
+template <typename F>
+pinbench_status guarded(F&& f) noexcept {
+  try {
+    f();
+    return PINBENCH_OK;
+  } catch (const pinbench::StagedCopyError& e) {
+    const cudaError_t err = e.cuda_error();
+    return fail(no_gpu(err) ? PINBENCH_NO_GPU : PINBENCH_CUDA_ERROR, e.what(),
+                static_cast<int>(err), e.bytes_done());
+  } catch (const std::invalid_argument& e) {
+    return fail(PINBENCH_INVALID_ARGUMENT, e.what());
+  } catch (const pinbench::InputError& e) {
+    return fail(PINBENCH_INPUT_ERROR, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(PINBENCH_INTERNAL_ERROR, "pinbench: out of host memory");
+  } catch (const std::exception& e) {
+    return fail(PINBENCH_INTERNAL_ERROR, e.what());
+  } catch (...) {
+    return fail(PINBENCH_INTERNAL_ERROR, "pinbench: an unknown error");
+  }
+}
+
+pinbench_status null_argument(const char* function, const char* what) {
+  return fail(PINBENCH_INVALID_ARGUMENT,
+              std::string("pinbench: ") + function + ": " + what + " is null");
+}
+
+cudaStream_t as_stream(std::uintptr_t s) {
+  return reinterpret_cast<cudaStream_t>(s);
+}
+
+pinbench::StagedCopyOptions to_options(const pinbench_options& o) {
+  pinbench::StagedCopyOptions out;
+  out.to_device = {o.h2d_chunk_bytes, o.h2d_depth, o.h2d_threads};
+  out.to_host = {o.d2h_chunk_bytes, o.d2h_depth, o.d2h_threads};
+  out.edge_chunk_bytes = o.edge_chunk_bytes;
+  out.direct_below_bytes = o.direct_below_bytes;
+  out.max_staging_bytes = o.max_staging_bytes;
+  out.streaming_drain = o.streaming_drain != 0;
+  out.caller_copies = o.caller_copies != 0;
+  out.device = o.device;
+  return out;
+}
+
+char* copy_text(const std::string& s) {
+  char* out = static_cast<char*>(std::malloc(s.size() + 1));
+  if (out == nullptr) throw std::bad_alloc();
+  std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+
+template <typename Render>
+pinbench_status record_text(const char* function, const char* path, char** json_out,
+                            Render render) {
+  if (json_out == nullptr) return null_argument(function, "json_out");
+  *json_out = nullptr;
+  if (path == nullptr) return null_argument(function, "path");
+  return guarded([&] {
+    const pinbench::RunRecord record = pinbench::load_record(path);
+    // Invalid UTF-8 in a note would make dump() throw; replace it, as the CSV writer does.
+    *json_out =
+        copy_text(render(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+int pinbench_abi_version(void) {
+  return PINBENCH_C_ABI_VERSION;
+}
+
+const char* pinbench_version(void) {
+  return pinbench::kVersion;
+}
+
+const char* pinbench_last_error(void) {
+  return last.message.c_str();
+}
+
+int pinbench_last_cuda_error(void) {
+  return last.cuda_error;
+}
+
+size_t pinbench_last_bytes_done(void) {
+  return last.bytes_done;
+}
+
+void pinbench_default_options(pinbench_options* out) {
+  if (out == nullptr) return;
+  const pinbench::StagedCopyOptions o;
+  out->h2d_chunk_bytes = o.to_device.chunk_bytes;
+  out->h2d_depth = o.to_device.depth;
+  out->h2d_threads = o.to_device.threads;
+  out->d2h_chunk_bytes = o.to_host.chunk_bytes;
+  out->d2h_depth = o.to_host.depth;
+  out->d2h_threads = o.to_host.threads;
+  out->edge_chunk_bytes = o.edge_chunk_bytes;
+  out->direct_below_bytes = o.direct_below_bytes;
+  out->max_staging_bytes = o.max_staging_bytes;
+  out->streaming_drain = o.streaming_drain ? 1 : 0;
+  out->caller_copies = o.caller_copies ? 1 : 0;
+  out->device = o.device;
+}
+
+pinbench_status pinbench_device_count(int* count) {
+  if (count == nullptr) return null_argument("pinbench_device_count", "count");
+  *count = 0;
+  const cudaError_t err = cudaGetDeviceCount(count);
+  if (err == cudaSuccess) return PINBENCH_OK;
+  (void)cudaGetLastError();
+  *count = 0;
+  const std::string text = std::string("pinbench: no usable CUDA device: cudaGetDeviceCount: ") +
+                           cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
+  if (no_gpu(err)) {
+    fail(PINBENCH_NO_GPU, text, static_cast<int>(err));
+    return PINBENCH_OK;
+  }
+  return fail(PINBENCH_CUDA_ERROR, text, static_cast<int>(err));
+}
+
+pinbench_status pinbench_pointer_device(const void* ptr, int* device) {
+  if (device == nullptr) return null_argument("pinbench_pointer_device", "device");
+  cudaPointerAttributes a{};
+  const cudaError_t err = cudaPointerGetAttributes(&a, ptr);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return fail(no_gpu(err) ? PINBENCH_NO_GPU : PINBENCH_CUDA_ERROR,
+                std::string("pinbench: cudaPointerGetAttributes: ") + cudaGetErrorName(err) + ": " +
+                    cudaGetErrorString(err),
+                static_cast<int>(err));
+  }
+  switch (a.type) {
+    case cudaMemoryTypeDevice:
+      *device = a.device;
+      break;
+    case cudaMemoryTypeManaged:
+      *device = -2;
+      break;
+    default:
+      *device = -1;
+  }
+  return PINBENCH_OK;
+}
+
+pinbench_status pinbench_copier_create(const pinbench_options* options, pinbench_copier** out) {
+  if (out == nullptr) return null_argument("pinbench_copier_create", "out");
+  *out = nullptr;
+  pinbench_options o;
+  pinbench_default_options(&o);
+  if (options != nullptr) o = *options;
+  return guarded([&] { *out = new pinbench_copier(to_options(o)); });
+}
+
+void pinbench_copier_destroy(pinbench_copier* copier) {
+  // The destructor completes submitted copies; a failure there has no one to report to.
+  try {
+    delete copier;
+  } catch (...) {
+  }
+}
+
+pinbench_status pinbench_copier_device(const pinbench_copier* copier, int* device) {
+  if (copier == nullptr) return null_argument("pinbench_copier_device", "copier");
+  if (device == nullptr) return null_argument("pinbench_copier_device", "device");
+  *device = copier->engine.device();
+  return PINBENCH_OK;
+}
+
+pinbench_status pinbench_copier_staging_bytes(const pinbench_copier* copier, size_t* bytes) {
+  if (copier == nullptr) return null_argument("pinbench_copier_staging_bytes", "copier");
+  if (bytes == nullptr) return null_argument("pinbench_copier_staging_bytes", "bytes");
+  *bytes = copier->engine.staging_bytes();
+  return PINBENCH_OK;
+}
+
+pinbench_status pinbench_copy_to_device(pinbench_copier* copier, void* dst, const void* src,
+                                        size_t bytes, uintptr_t stream) {
+  if (copier == nullptr) return null_argument("pinbench_copy_to_device", "copier");
+  return guarded([&] { copier->engine.copy_to_device(dst, src, bytes, as_stream(stream)); });
+}
+
+pinbench_status pinbench_copy_to_host(pinbench_copier* copier, void* dst, const void* src,
+                                      size_t bytes, uintptr_t stream) {
+  if (copier == nullptr) return null_argument("pinbench_copy_to_host", "copier");
+  return guarded([&] { copier->engine.copy_to_host(dst, src, bytes, as_stream(stream)); });
+}
+
+pinbench_status pinbench_copy_to_device_async(pinbench_copier* copier, void* dst, const void* src,
+                                              size_t bytes, uintptr_t stream, pinbench_copy** out) {
+  if (out == nullptr) return null_argument("pinbench_copy_to_device_async", "out");
+  *out = nullptr;
+  if (copier == nullptr) return null_argument("pinbench_copy_to_device_async", "copier");
+  return guarded([&] {
+    *out =
+        new pinbench_copy{copier->engine.copy_to_device_async(dst, src, bytes, as_stream(stream))};
+  });
+}
+
+pinbench_status pinbench_copy_to_host_async(pinbench_copier* copier, void* dst, const void* src,
+                                            size_t bytes, uintptr_t stream, pinbench_copy** out) {
+  if (out == nullptr) return null_argument("pinbench_copy_to_host_async", "out");
+  *out = nullptr;
+  if (copier == nullptr) return null_argument("pinbench_copy_to_host_async", "copier");
+  return guarded([&] {
+    *out = new pinbench_copy{copier->engine.copy_to_host_async(dst, src, bytes, as_stream(stream))};
+  });
+}
+
+pinbench_status pinbench_copy_wait(const pinbench_copy* copy) {
+  if (copy == nullptr) return null_argument("pinbench_copy_wait", "copy");
+  return guarded([&] { copy->copy.wait(); });
+}
+
+pinbench_status pinbench_copy_stream_wait(const pinbench_copy* copy, uintptr_t stream) {
+  if (copy == nullptr) return null_argument("pinbench_copy_stream_wait", "copy");
+  return guarded([&] { copy->copy.stream_wait(as_stream(stream)); });
+}
+
+pinbench_status pinbench_copy_done(const pinbench_copy* copy, int* done) {
+  if (copy == nullptr) return null_argument("pinbench_copy_done", "copy");
+  if (done == nullptr) return null_argument("pinbench_copy_done", "done");
+  *done = copy->copy.done() ? 1 : 0;
+  return PINBENCH_OK;
+}
+
+pinbench_status pinbench_copy_staged(const pinbench_copy* copy, int* staged) {
+  if (copy == nullptr) return null_argument("pinbench_copy_staged", "copy");
+  if (staged == nullptr) return null_argument("pinbench_copy_staged", "staged");
+  *staged = copy->copy.staged() ? 1 : 0;
+  return PINBENCH_OK;
+}
+
+void pinbench_copy_free(pinbench_copy* copy) {
+  delete copy;
+}
+
+pinbench_status pinbench_record_rows(const char* path, char** json_out) {
+  return record_text("pinbench_record_rows", path, json_out,
+                     [](const pinbench::RunRecord& r) { return pinbench::record_rows(r); });
+}
+
+pinbench_status pinbench_record_json(const char* path, char** json_out) {
+  return record_text("pinbench_record_json", path, json_out,
+                     [](const pinbench::RunRecord& r) { return pinbench::to_json(r); });
+}
+
+void pinbench_free(char* text) {
+  std::free(text);
+}
+
+}  // extern "C"

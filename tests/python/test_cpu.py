@@ -1,0 +1,275 @@
+"""The Python package on a machine without a GPU: it loads, refuses every bad argument with one
+clear message before any CUDA call, says why there is no GPU, and reads run records through the
+C++ reader. Runs anywhere (CTest label python); the NumPy cases skip without NumPy."""
+
+import json
+import os
+import tempfile
+import unittest
+
+import pinbench
+
+try:
+    import numpy as np
+except ImportError:  # Debian: python3-numpy (scripts/debian-packages-test.txt)
+    np = None
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.environ.get("PINBENCH_DATA_DIR", os.path.join(HERE, os.pardir, os.pardir, "data"))
+STAGED = os.path.join(DATA, "runs", "staged-h200-2026-12-01T075638Z.json")
+
+
+class FakeCuda:
+    """A GPU array as CuPy and torch describe theirs, at an address no one owns: enough for every
+    check made before the engine is asked to copy."""
+
+    def __init__(self, shape=(16,), typestr="|u1", strides=None, readonly=False, ptr=0x7F0000000000):
+        self.__cuda_array_interface__ = {
+            "shape": shape,
+            "typestr": typestr,
+            "data": (ptr, readonly),
+            "strides": strides,
+            "version": 3,
+        }
+
+
+class DLPackOnly:
+    """Something that speaks only DLPack (as a torch CPU tensor does)."""
+
+    def __init__(self, array):
+        self._a = array
+
+    def __dlpack__(self, stream=None):
+        return self._a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+def no_gpu():
+    return pinbench.device_count() == 0
+
+
+class Loading(unittest.TestCase):
+    def test_library_is_this_build(self):
+        self.assertEqual(pinbench.library_version(), pinbench.__version__)
+
+    def test_device_count_is_a_number(self):
+        self.assertGreaterEqual(pinbench.device_count(), 0)
+
+    def test_errors_are_python_families(self):
+        self.assertTrue(issubclass(pinbench.ArgumentError, ValueError))
+        self.assertTrue(issubclass(pinbench.CudaError, RuntimeError))
+        self.assertTrue(issubclass(pinbench.NoGpuError, pinbench.CudaError))
+        self.assertTrue(issubclass(pinbench.RecordError, pinbench.Error))
+
+
+@unittest.skipUnless(no_gpu(), "a GPU is present: the no-GPU errors cannot happen here")
+class WithoutGpu(unittest.TestCase):
+    def test_engine_says_why(self):
+        with self.assertRaises(pinbench.NoGpuError) as cm:
+            pinbench.StagedCopier()
+        msg = str(cm.exception)
+        self.assertTrue(msg.startswith("pinbench: cudaGetDeviceCount failed: cudaError"), msg)
+        self.assertNotEqual(cm.exception.cuda_error, 0)
+
+    def test_copy_of_valid_arguments_says_why(self):
+        with self.assertRaises(pinbench.NoGpuError) as cm:
+            pinbench.to_device(FakeCuda(), bytearray(16))
+        self.assertIn("no usable CUDA device", str(cm.exception))
+
+
+def message(test, f, *args, **kw):
+    with test.assertRaises(pinbench.ArgumentError) as cm:
+        f(*args, **kw)
+    return str(cm.exception)
+
+
+class Arguments(unittest.TestCase):
+    """Each refused before any CUDA call, so the same on a machine with a GPU or without."""
+
+    def test_direction(self):
+        m = message(self, pinbench.to_device, bytearray(16), bytearray(16))
+        self.assertEqual(
+            m,
+            "pinbench: to_device: the destination is host memory (read through buffer); it must "
+            "be GPU memory (a torch CUDA tensor, a CuPy array)",
+        )
+        m = message(self, pinbench.to_host, FakeCuda(), FakeCuda())
+        self.assertIn("to_host: the destination is GPU memory", m)
+        m = message(self, pinbench.to_device, FakeCuda(), FakeCuda())
+        self.assertIn("to_device: the source is GPU memory", m)
+
+    def test_unreadable_types(self):
+        for bad in ("text", 3, [1, 2, 3], None):
+            m = message(self, pinbench.to_device, FakeCuda(), bad)
+            self.assertIn("pinbench cannot read", m)
+            self.assertIn(type(bad).__name__, m)
+
+    def test_size(self):
+        m = message(self, pinbench.to_device, FakeCuda(shape=(16,)), bytearray(15))
+        self.assertEqual(
+            m, "pinbench: to_device: the destination's shape (16,) is not the source's (15,)"
+        )
+
+    def test_dtype_of_buffer(self):
+        import array
+
+        m = message(self, pinbench.to_device, FakeCuda(shape=(4,), typestr="<f4"), array.array("i", [0] * 4))
+        self.assertEqual(m, "pinbench: to_device: the destination's dtype f4 is not the source's i4")
+
+    def test_readonly_destination(self):
+        m = message(self, pinbench.to_host, bytes(16), FakeCuda())
+        self.assertEqual(m, "pinbench: to_host: the destination is read-only")
+        m = message(self, pinbench.to_device, FakeCuda(readonly=True), bytes(16))
+        self.assertEqual(m, "pinbench: to_device: the destination is read-only")
+
+    def test_gpu_side_not_contiguous(self):
+        m = message(self, pinbench.to_host, bytearray(32), FakeCuda(shape=(4, 8), strides=(16, 1)))
+        self.assertIn("is not contiguous", m)
+        self.assertIn("strides (16, 1)", m)
+
+    def test_masked(self):
+        f = FakeCuda()
+        f.__cuda_array_interface__["mask"] = object()
+        self.assertIn("is masked", message(self, pinbench.to_host, bytearray(16), f))
+
+    def test_streams(self):
+        for bad, words in [
+            ("0", "not a str"),
+            (1.0, "cannot be a float"),
+            (True, "cannot be a bool"),
+            (-1, "stream handle -1 is not a cudaStream_t"),
+            (1 << 64, "is not a cudaStream_t"),
+            (object(), "not a object"),
+        ]:
+            m = message(self, pinbench.to_device, FakeCuda(), bytearray(16), stream=bad)
+            self.assertIn(words, m)
+
+    def test_stream_objects(self):
+        class TorchLike:
+            cuda_stream = 1234
+
+        class CupyLike:
+            ptr = 99
+
+        class Protocol:
+            def __cuda_stream__(self):
+                return (0, 77)
+
+        self.assertEqual(pinbench.stream_handle(None), 0)
+        self.assertEqual(pinbench.stream_handle(2), 2)
+        self.assertEqual(pinbench.stream_handle(TorchLike()), 1234)
+        self.assertEqual(pinbench.stream_handle(CupyLike()), 99)
+        self.assertEqual(pinbench.stream_handle(Protocol()), 77)
+
+    def test_copier_options(self):
+        m = message(self, pinbench.StagedCopier, chunk=4)
+        self.assertIn("StagedCopier has no option 'chunk'", m)
+        self.assertIn("h2d_chunk_bytes", m)
+        self.assertIn("must be a count >= 0", message(self, pinbench.StagedCopier, h2d_depth=-1))
+        self.assertIn("must be a CUDA ordinal", message(self, pinbench.StagedCopier, device=-3))
+
+
+@unittest.skipIf(np is None, "NumPy is not installed")
+class NumpyArguments(unittest.TestCase):
+    def test_dtype(self):
+        m = message(self, pinbench.to_device, FakeCuda(shape=(4,), typestr="<f4"), np.zeros(4, np.float64))
+        self.assertEqual(m, "pinbench: to_device: the destination's dtype f4 is not the source's f8")
+        m = message(self, pinbench.to_host, np.zeros(4, ">f4"), FakeCuda(shape=(4,), typestr="<f4"))
+        self.assertIn("dtype >f4 is not the source's f4", m)
+
+    def test_shape(self):
+        m = message(self, pinbench.to_device, FakeCuda(shape=(4, 4)), np.zeros(16, np.uint8))
+        self.assertIn("shape (4, 4) is not the source's (16,)", m)
+
+    def test_not_contiguous(self):
+        a = np.zeros((4, 8), np.uint8)[:, ::2]
+        m = message(self, pinbench.to_device, FakeCuda(shape=(4, 4)), a)
+        self.assertIn("the source (numpy.ndarray of shape (4, 4), strides (8, 2)) is not contiguous", m)
+        m = message(self, pinbench.to_device, FakeCuda(shape=(4, 4)), np.zeros((4, 4), np.uint8, order="F"))
+        self.assertIn("is not contiguous", m)
+
+    def test_objects(self):
+        m = message(self, pinbench.to_device, FakeCuda(shape=(2,), typestr="|O8"), np.array([1, "a"], object))
+        self.assertIn("holds Python objects", m)
+
+    def test_readonly(self):
+        a = np.zeros(16, np.uint8)
+        a.flags.writeable = False
+        self.assertEqual(
+            message(self, pinbench.to_host, a, FakeCuda()), "pinbench: to_host: the destination is read-only"
+        )
+
+    def test_dlpack_is_read(self):
+        a = np.arange(16, dtype=np.uint8)
+        side = pinbench._arrays.describe("source", DLPackOnly(a))
+        self.assertEqual(side.what, "DLPack")
+        self.assertEqual(side.ptr, a.ctypes.data)
+        self.assertEqual((side.nbytes, side.dtype, side.shape, side.on_gpu), (16, "u1", (16,), False))
+        b = np.zeros((4, 8), np.float32)[:, ::2]
+        self.assertIn("is not contiguous", message(self, pinbench._arrays.describe, "source", DLPackOnly(b)))
+
+    def test_sides_agree_on_address(self):
+        a = np.arange(64, dtype=np.uint16).reshape(8, 8)[2:]
+        side = pinbench._arrays.describe("source", a)
+        self.assertEqual((side.ptr, side.nbytes, side.dtype, side.shape), (a.ctypes.data, 96, "u2", (6, 8)))
+        view = pinbench._arrays.describe("source", memoryview(a))
+        self.assertEqual((view.ptr, view.nbytes, view.dtype, view.shape), (a.ctypes.data, 96, "u2", (6, 8)))
+
+
+class Records(unittest.TestCase):
+    def test_rows_of_a_real_record(self):
+        rows = pinbench.read_rows(STAGED)
+        with open(STAGED) as f:
+            raw = json.load(f)
+        self.assertEqual(len(rows), len(raw["cases"]))
+        for row, case in zip(rows, raw["cases"]):
+            self.assertEqual(row["experiment"], "staged")
+            self.assertEqual(row["method"], case["method"])
+            self.assertEqual(row["bytes"], case["bytes"])
+            self.assertEqual(row["samples_ms"], case["samples_ms"])
+            self.assertEqual(row["verified"], case["verified"])
+            if row["verified"]:
+                med = sorted(case["samples_ms"])
+                n = len(med)
+                median = med[n // 2] if n % 2 else (med[n // 2 - 1] + med[n // 2]) / 2
+                self.assertAlmostEqual(row["median_ms"], median, places=12)
+                self.assertAlmostEqual(row["gb_per_s"], case["bytes"] / median / 1e6, places=9)
+                self.assertLessEqual(row["median_lo_ms"], row["median_ms"])
+                self.assertGreaterEqual(row["median_hi_ms"], row["median_ms"])
+            for key, value in case.get("extra", {}).items():
+                self.assertEqual(row["extra." + key], value)
+        self.assertEqual(list(rows[0])[:6], ["experiment", "created_utc", "pinbench_version",
+                                             "device", "record_incomplete", "part"])
+
+    def test_whole_record(self):
+        r = pinbench.read_record(STAGED)
+        self.assertEqual(r["schema"], "pinbench.run")
+        self.assertEqual(r["experiment"], "staged")
+
+    def test_bad_records_carry_the_readers_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(pinbench.RecordError) as cm:
+                pinbench.read_rows(os.path.join(d, "absent.json"))
+            self.assertEqual(str(cm.exception), f"cannot open run record '{d}/absent.json'")
+            p = os.path.join(d, "cut.json")
+            with open(p, "w") as f:
+                f.write('{"schema": "pinbench.run", ')
+            with self.assertRaises(pinbench.RecordError) as cm:
+                pinbench.read_rows(p)
+            self.assertIn("is not valid JSON (truncated?)", str(cm.exception))
+            with open(STAGED) as f:
+                raw = json.load(f)
+            raw["cases"][3]["bytes"] = -1
+            with open(p, "w") as f:
+                json.dump(raw, f)
+            with self.assertRaises(pinbench.RecordError) as cm:
+                pinbench.read_rows(p)
+            self.assertIn("'cases[3].bytes' is -1", str(cm.exception))
+            with self.assertRaises(pinbench.RecordError):
+                pinbench.read_rows(d)
+
+
+if __name__ == "__main__":
+    unittest.main()

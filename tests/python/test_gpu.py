@@ -1,0 +1,182 @@
+"""The Python package on a GPU (CTest labels python and gpu): round trips through the engine
+with NumPy arrays, torch CPU (pageable and pinned) and CUDA tensors and CuPy arrays, synchronous
+and asynchronous, on the default, torch and CuPy streams, each checked byte for byte; argument
+errors that need real GPU memory. Without a usable GPU it prints the SKIP line CTest looks for;
+without torch or CuPy their cases skip."""
+
+import os
+import sys
+import unittest
+
+import pinbench
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
+try:
+    import torch
+
+    if not torch.cuda.is_available():
+        torch = None
+except ImportError:
+    torch = None
+try:
+    import cupy
+except ImportError:
+    cupy = None
+
+HAVE_GPU = pinbench.device_count() > 0
+# Sizes on both of the engine's paths: direct (below 2 MiB) and staged, with odd lengths.
+SIZES = [4096 + 3, (64 << 20) + 5]
+
+
+def pattern(n, seed):
+    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8)
+
+
+@unittest.skipUnless(HAVE_GPU and np is not None, "no usable GPU, or no NumPy")
+class Base(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.copier = pinbench.StagedCopier(device=0)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.copier.close()
+
+
+@unittest.skipUnless(torch is not None, "torch with CUDA is not installed")
+class Torch(Base):
+    def round_trip(self, n, pinned, use_async, stream):
+        src = torch.from_numpy(pattern(n, n))
+        if pinned:
+            src = src.pin_memory()
+        dev = torch.zeros(n, dtype=torch.uint8, device="cuda")
+        back = torch.zeros(n, dtype=torch.uint8, pin_memory=pinned)
+        s = stream() if stream else None
+        if use_async:
+            c = self.copier.to_device_async(dev, src, stream=s)
+            c.wait()
+            self.assertTrue(c.done())
+            self.assertEqual(c.staged, not pinned and n >= (2 << 20))
+        else:
+            self.copier.to_device(dev, src, stream=s)
+        # Checked on the device, by torch, on its own stream: the pointers are shared.
+        ref = src.to("cuda")
+        self.assertTrue(torch.equal(dev, ref))
+        if use_async:
+            c = self.copier.to_host_async(back, dev, stream=s)
+            c.wait()
+        else:
+            self.copier.to_host(back, dev, stream=s)
+        self.assertEqual(back.numpy().tobytes(), src.numpy().tobytes())
+
+    def test_round_trips(self):
+        side = torch.cuda.Stream()
+        for n in SIZES:
+            for pinned in (False, True):
+                for use_async in (False, True):
+                    for stream in (None, lambda: side, lambda: torch.cuda.current_stream()):
+                        with self.subTest(n=n, pinned=pinned, use_async=use_async,
+                                          stream=stream and stream()):
+                            self.round_trip(n, pinned, use_async, stream)
+
+    def test_float_tensor_and_module_functions(self):
+        src = torch.randn(1 << 20, 3)  # 12 MiB, staged
+        dev = torch.empty_like(src, device="cuda")
+        pinbench.to_device(dev, src)
+        self.assertTrue(torch.equal(dev.cpu(), src))
+        back = torch.empty_like(src)
+        c = pinbench.to_host_async(back, dev, stream=torch.cuda.current_stream())
+        c.wait()
+        self.assertTrue(torch.equal(back, src))
+
+    def test_bfloat16_through_dlpack(self):
+        src = torch.randn(4096, dtype=torch.bfloat16)
+        dev = torch.empty_like(src, device="cuda")
+        self.copier.to_device(dev, src)
+        self.assertTrue(torch.equal(dev.cpu(), src))
+
+    def test_stream_order_after_torch_work(self):
+        # A kernel queued on a torch stream before the copy writes the source on the device;
+        # the copy back on that stream sees its result.
+        s = torch.cuda.Stream()
+        n = 8 << 20
+        dev = torch.zeros(n, dtype=torch.uint8, device="cuda")
+        with torch.cuda.stream(s):
+            dev.fill_(7)
+        back = np.zeros(n, np.uint8)
+        self.copier.to_host(back, dev, stream=s)
+        self.assertTrue((back == 7).all())
+
+    def test_errors_on_real_tensors(self):
+        dev = torch.zeros(64, 64, dtype=torch.float32, device="cuda")
+        with self.assertRaisesRegex(pinbench.ArgumentError, "not contiguous"):
+            self.copier.to_host(np.zeros((64, 32), np.float32), dev[:, ::2])
+        with self.assertRaisesRegex(pinbench.ArgumentError, "dtype f4 is not the source's f8"):
+            self.copier.to_device(dev, np.zeros((64, 64), np.float64))
+        with self.assertRaisesRegex(pinbench.ArgumentError, "the destination is host memory"):
+            self.copier.to_device(torch.zeros(64, 64), torch.zeros(64, 64))
+        grad = torch.zeros(64, 64, requires_grad=True, device="cuda")
+        with self.assertRaises(pinbench.ArgumentError):
+            self.copier.to_host(np.zeros((64, 64), np.float32), grad)
+        # The engine's own check: a host address passed off as device memory.
+        host = torch.zeros(4096, dtype=torch.uint8)
+
+        class Lie:
+            __cuda_array_interface__ = {"shape": (4096,), "typestr": "|u1",
+                                        "data": (host.data_ptr(), False), "version": 3}
+
+        with self.assertRaises(pinbench.ArgumentError) as cm:
+            self.copier.to_device(Lie(), np.zeros(4096, np.uint8))
+        self.assertTrue(str(cm.exception).startswith("pinbench: "), str(cm.exception))
+
+
+@unittest.skipUnless(cupy is not None, "CuPy is not installed")
+class Cupy(Base):
+    def test_round_trips(self):
+        s = cupy.cuda.Stream(non_blocking=True)
+        for n in SIZES:
+            for use_async in (False, True):
+                for stream in (None, s, s.ptr):
+                    with self.subTest(n=n, use_async=use_async, stream=stream):
+                        src = pattern(n, n + 1)
+                        dev = cupy.zeros(n, dtype=cupy.uint8)
+                        back = np.zeros(n, np.uint8)
+                        if use_async:
+                            self.copier.to_device_async(dev, src, stream=stream).wait()
+                            self.copier.to_host_async(back, dev, stream=stream).wait()
+                        else:
+                            self.copier.to_device(dev, src, stream=stream)
+                            self.copier.to_host(back, dev, stream=stream)
+                        self.assertEqual(cupy.asnumpy(dev).tobytes(), src.tobytes())
+                        self.assertEqual(back.tobytes(), src.tobytes())
+
+
+@unittest.skipUnless(HAVE_GPU and np is not None, "no usable GPU, or no NumPy")
+class Async(Base):
+    def test_many_in_flight_and_dropped_handles(self):
+        if cupy is None and torch is None:
+            self.skipTest("neither torch nor CuPy for device memory")
+        n = 24 << 20
+        srcs = [pattern(n, i) for i in range(4)]
+        if cupy is not None:
+            devs = [cupy.zeros(n, cupy.uint8) for _ in srcs]
+        else:
+            devs = [torch.zeros(n, dtype=torch.uint8, device="cuda") for _ in srcs]
+        copies = [self.copier.to_device_async(d, s) for d, s in zip(devs, srcs)]
+        for c in copies:
+            c.wait()
+            c.wait()  # idempotent
+        backs = [np.zeros(n, np.uint8) for _ in srcs]
+        for b, d in zip(backs, devs):
+            self.copier.to_host_async(b, d)  # dropped at once: its __del__ waits
+        for b, s in zip(backs, srcs):
+            self.assertEqual(b.tobytes(), s.tobytes())
+
+
+if __name__ == "__main__":
+    if not HAVE_GPU:
+        print("pinbench-python: SKIP: no usable GPU:", pinbench._no_gpu_reason(), flush=True)
+    unittest.main()
