@@ -347,6 +347,26 @@ TEST(HostAnalysis, RatiosAndTheAggregate) {
   EXPECT_DOUBLE_EQ(*a.rows[2].alone_gb_per_s, 100.0);
   EXPECT_DOUBLE_EQ(*a.rows[2].together_gb_per_s, 50.0);
   EXPECT_NE(render_text(r).find("all (aggregate)"), std::string::npos);
+  EXPECT_TRUE(a.peers.empty());
+
+  // With two GPUs, the peer matrix: a row per ordered pair, without and with peer access.
+  for (int access = 0; access < 2; ++access) {
+    for (int from = 0; from < 2; ++from) {
+      Case c = rate_case(from, "d2d", "device", access ? 1.0 : 4.0, "g");
+      c.part = "peer";
+      c.bytes = 50'000'000;
+      c.extra["peer"] = 1 - from;
+      c.extra["peer_access"] = access == 1;
+      r.cases.push_back(c);
+    }
+  }
+  const HostAnalysis p = analyse_host(record_from_json(to_json(r)));
+  ASSERT_EQ(p.peers.size(), 4u);
+  const std::vector<ReportTable> t = host_tables(p);
+  ASSERT_EQ(t.size(), 2u);
+  ASSERT_EQ(t[1].rows.size(), 2u);
+  EXPECT_EQ(t[1].rows[0], (std::vector<std::string>{"0", "1", "12.50", "50.00"}));
+  EXPECT_EQ(t[1].rows[1], (std::vector<std::string>{"1", "0", "12.50", "50.00"}));
 }
 
 // The committed H200 records, where there are: they replay, and a fleet of them is judged.
