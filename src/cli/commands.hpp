@@ -24,5 +24,8 @@ Command add_report(CLI::App& app);
 Command add_compare(CLI::App& app);
 Command add_trace_check(CLI::App& app);
 Command add_doctor(CLI::App& app);
+Command add_check(CLI::App& app);
+Command add_host(CLI::App& app);
+Command add_fleet(CLI::App& app);
 
 }  // namespace pinbench::cli

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "pinbench: measures, explains and speeds up copies between host memory and a GPU.\n"
       "GB/s means 10^9 bytes per second; MiB means 2^20 bytes.\n"
-      "Every subcommand that measures (lesson, sweep, bandwidthtest, race, staged, pipeline) "
+      "Every subcommand that measures (lesson, sweep, bandwidthtest, race, staged, pipeline, host) "
       "prints a recorded run with --replay FILE, and without a usable GPU replays the newest "
       "recorded run of its experiment, naming the options it ignored (--require-gpu: exit 3 "
       "instead)."};
@@ -44,7 +44,10 @@ int main(int argc, char** argv) {
       pinbench::cli::add_race(app),     pinbench::cli::add_staged(app),
       pinbench::cli::add_pipeline(app), pinbench::cli::add_report(app),
       pinbench::cli::add_compare(app),  pinbench::cli::add_trace_check(app),
-      pinbench::cli::add_doctor(app)};
+      pinbench::cli::add_doctor(app),
+
+      pinbench::cli::add_check(app),    pinbench::cli::add_host(app),
+      pinbench::cli::add_fleet(app)};
 
   // CLI11 reports a mistyped subcommand as a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/record/run_library.hpp"
+#include "cuda/device.hpp"
 #include "report/text.hpp"
 
 namespace pinbench::cli {
@@ -36,6 +37,9 @@ const Printer kPrinters[] = {
     {"staged-tune", "pinbench staged --tune", "Staged tuning", "staged tuning run"},
     {"pipeline", "pinbench pipeline", "Pipeline", "pipeline"},
     {"doctor", "pinbench doctor", "Doctor", "doctor run"},
+    {"check", "pinbench check", "Check", "check"},
+    {"host", "pinbench host", "Host", "host run"},
+    {"fleet", "pinbench fleet", "Fleet", "fleet"},
 };
 
 const Printer* printer_for(const std::string& experiment) {
@@ -139,8 +143,12 @@ int print_run(const RunRecord& record, const PrintOptions& options) {
   } else if (record.wall_ms > 0.0) {
     std::printf("\n%s wall time: %.1f s.\n", p->label, record.wall_ms / 1000.0);
   }
-  return record.experiment == "lesson" ? (model.lesson->checks_passed() ? 0 : 1)
-                                       : exit_code(record);
+  if (record.experiment == "lesson") return model.lesson->checks_passed() ? 0 : 1;
+  // A check or fleet fails on its checks and flags, not only on its gates.
+  if (record.experiment == "check" || record.experiment == "fleet") {
+    return model.check_failures.empty() ? 0 : 1;
+  }
+  return exit_code(record);
 }
 
 std::string command_for(const std::string& experiment) {
@@ -179,6 +187,10 @@ void add_replay_flags(CLI::App* sub, ReplayFlags& flags, const std::string& expe
                   experiment));
   sub->add_flag("--require-gpu", flags.require_gpu,
                 "Exit 3 without a usable GPU instead of replaying the newest recorded run");
+  // Here, so every measuring subcommand has the one option and the one validation.
+  sub->add_option("--device", flags.device,
+                  "The CUDA device to measure (default 0; host and check: every device); exit 2 "
+                  "naming the device count when there is no such device");
   flags.replay = replay;
 }
 
@@ -202,6 +214,7 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
   std::optional<RunRecord> record;
   try {
     const MeasuringScope measuring;
+    if (flags.device >= 0 || sub.count("--device") > 0) cuda::select_device(flags.device);
     record = run.measure();
   } catch (const NoGpuError& e) {
     if (flags.require_gpu) throw;

@@ -37,13 +37,15 @@ RunRecord load_reference(const std::string& path);
 struct ReplayFlags {
   std::string replay_path;
   bool require_gpu = false;
+  // --device N: the GPU measured (-1: not given; device 0, or every GPU for host and check).
+  int device = -1;
   // The options that still mean something in a replay (lesson: --reference; staged: --tune);
   // --replay excludes every other, and a no-GPU replay names the others it ignores.
   std::vector<const CLI::Option*> kept;
   const CLI::Option* replay = nullptr;  // set by add_replay_flags
 };
 
-// Adds --replay and --require-gpu to `sub`. Call it after every other option of `sub`.
+// Adds --replay, --require-gpu and --device to `sub`. Call it after every other option of `sub`.
 // `experiment` names what is replayed, in the help.
 void add_replay_flags(CLI::App* sub, ReplayFlags& flags, const std::string& experiment);
 

@@ -1,6 +1,7 @@
 #include "core/host_info.hpp"
 
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -89,6 +90,33 @@ PcieLink read_pcie_link(const std::string& bus_id, const std::string& sysfs_root
 
 int read_numa_node(const std::string& bus_id, const std::string& sysfs_root) {
   return to_int(read_first_line(device_dir(bus_id, sysfs_root) + "/numa_node"), -1);
+}
+
+std::string read_local_cpulist(const std::string& bus_id, const std::string& sysfs_root) {
+  return read_first_line(device_dir(bus_id, sysfs_root) + "/local_cpulist");
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+double pcie_link_gb_per_s(int gen, int width) {
+  // GT/s per lane and the share of it that is payload after encoding.
+  struct Gen {
+    double gts;
+    double efficiency;
+  };
+  static constexpr Gen kGens[] = {{2.5, 0.8},
+                                  {5.0, 0.8},
+                                  {8.0, 128.0 / 130.0},
+                                  {16.0, 128.0 / 130.0},
+                                  {32.0, 128.0 / 130.0},
+                                  {64.0, 242.0 / 256.0}};
+  if (gen < 1 || gen > 6 || width < 1) return 0.0;
+  const Gen& g = kGens[gen - 1];
+  return g.gts * g.efficiency / 8.0 * width;
 }
 
 std::string host_cpu_model() {

@@ -1,6 +1,9 @@
 #include "cuda/device.hpp"
 
+#include <atomic>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include <cuda_runtime_api.h>
 
@@ -35,11 +38,70 @@ void require_device() {
   if (!why.empty()) throw NoGpuError("no usable GPU: " + why);
 }
 
+namespace {
+std::atomic<int> g_selected{0};
+}  // namespace
+
+void select_device(int device) {
+  if (device < 0) {
+    throw InputError(fmt::format("--device {} is negative: devices are numbered from 0", device));
+  }
+  require_device();
+  const int n = device_count();
+  if (device >= n) {
+    throw InputError(fmt::format("--device {}: this machine has {} CUDA device{} ({})", device, n,
+                                 n == 1 ? "" : "s",
+                                 n == 1 ? "only 0" : fmt::format("0 to {}", n - 1)));
+  }
+  PINBENCH_CUDA_TRY(cudaSetDevice(device));
+  g_selected = device;
+}
+
+int selected_device() {
+  return g_selected;
+}
+
+void use_selected_device() {
+  PINBENCH_CUDA_TRY(cudaSetDevice(g_selected));
+}
+
+std::string uuid_text(const unsigned char (&b)[16]) {
+  std::string out = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += fmt::format("{:02x}", b[i]);
+  }
+  return out;
+}
+
+GpuInfo query_gpu(int device) {
+  cudaDeviceProp prop{};
+  PINBENCH_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
+  GpuInfo g;
+  g.index = device;
+  g.name = prop.name;
+  unsigned char bytes[16];
+  for (int i = 0; i < 16; ++i) bytes[i] = static_cast<unsigned char>(prop.uuid.bytes[i]);
+  g.uuid = uuid_text(bytes);
+  char bus[32] = {};
+  PINBENCH_CUDA_TRY(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
+  g.pci_bus_id = bus;
+  g.numa_node = read_numa_node(g.pci_bus_id);
+  g.cpu_list = read_local_cpulist(g.pci_bus_id);
+  g.pcie = read_pcie_link(g.pci_bus_id);
+  return g;
+}
+
 MachineInfo query_machine(int device) {
   require_device();
   cudaDeviceProp prop{};
   PINBENCH_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
   MachineInfo m;
+  const GpuInfo gpu = query_gpu(device);
+  m.hostname = host_name();
+  m.device_index = device;
+  m.device_uuid = gpu.uuid;
+  m.cpu_list = gpu.cpu_list;
   m.device_name = prop.name;
   m.cc_major = prop.major;
   m.cc_minor = prop.minor;

@@ -15,7 +15,7 @@ RunRecord start_record(const std::string& experiment, nlohmann::json config) {
   record.experiment = experiment;
   record.pinbench_version = kVersion;
   record.created_utc = utc_now_iso8601();
-  record.machine = cuda::query_machine(0);
+  record.machine = cuda::query_machine(cuda::selected_device());
   record.config = std::move(config);
   return record;
 }

@@ -13,8 +13,9 @@
 
 namespace pinbench {
 
-// A measured record of `experiment` on device 0, stamped with pinbench's version, the time and
-// the machine's description. Throws NoGpuError without a usable GPU.
+// A measured record of `experiment` on the selected device (cuda::select_device, --device), stamped
+// with pinbench's version, the time and the machine's description. Throws NoGpuError without a
+// usable GPU.
 RunRecord start_record(const std::string& experiment, nlohmann::json config);
 
 // Sets the record's wall time, from `start` to now, and drops the cases that have no samples

@@ -13,6 +13,7 @@
 #include "core/units.hpp"
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"
+#include "cuda/device.hpp"
 #include "cuda/nvtx.hpp"
 #include "experiments/latch.hpp"
 #include "experiments/sampler.hpp"
@@ -293,6 +294,7 @@ struct Measurer::Impl {
       std::exception_ptr failure;
       std::thread other([&] {
         try {
+          cuda::use_selected_device();  // a new thread starts on device 0
           while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
           s.event(0, 5).record(vb);
           enqueue_op(b, m, bytes);

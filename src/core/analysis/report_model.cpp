@@ -11,6 +11,9 @@
 
 #include "core/analysis/case_figures.hpp"
 #include "core/analysis/doctor_analysis.hpp"
+#include "core/analysis/check_analysis.hpp"
+#include "core/analysis/fleet.hpp"
+#include "core/analysis/host_analysis.hpp"
 #include "core/analysis/staged_analysis.hpp"
 #include "core/analysis/sweep_analysis.hpp"
 #include "core/sampling.hpp"
@@ -711,6 +714,169 @@ void build_pipeline(const RunRecord& r, ReportModel& m) {
   }
 }
 
+// --- check, host, fleet -----------------------------------------------------------------------
+
+std::string rate_cell(const std::optional<double>& v) {
+  return num(v);
+}
+
+std::string link_cell(const GpuInfo& g) {
+  const PcieLink& l = g.loaded_read ? g.pcie_loaded : g.pcie;
+  if (l.current_gen <= 0) return "unknown";
+  return fmt::format("gen {} x{} / gen {} x{}{}", l.current_gen, l.current_width, g.pcie.max_gen,
+                     g.pcie.max_width, g.loaded_read ? "" : " (idle)");
+}
+
+ChartSpec gpu_rate_chart(const std::string& id, const std::string& title,
+                         const std::vector<std::pair<std::string, const GpuCheck*>>& gpus) {
+  ChartSpec chart;
+  chart.kind = ChartKind::kBars;
+  chart.id = id;
+  chart.title = title;
+  chart.axis_title = "median rate (GB/s = 10^9 bytes/s)";
+  chart.value_suffix = " GB/s";
+  for (const auto& [label, g] : gpus) {
+    chart.bars.push_back({label + " pinned h2d", "pinned", g->pinned_h2d, g->gpu.uuid});
+    chart.bars.push_back({label + " pinned d2h", "pinned", g->pinned_d2h, g->gpu.uuid});
+    chart.bars.push_back({label + " pageable h2d", "pageable", g->pageable_h2d, g->gpu.uuid});
+    chart.bars.push_back({label + " pageable d2h", "pageable", g->pageable_d2h, g->gpu.uuid});
+  }
+  chart.caption = "Each GPU's median rates from its check; a missing bar is a failed gate.";
+  return chart;
+}
+
+ReportTable check_items_table(const std::string& id, const std::string& title,
+                              const std::vector<std::pair<std::string, const GpuCheck*>>& gpus) {
+  ReportTable t;
+  t.id = id;
+  t.title = title;
+  t.header = {"GPU", "check", "value", "limit", "result"};
+  t.numeric = {false, false, true, false, false};
+  for (const auto& [label, g] : gpus) {
+    for (const CheckItem& i : g->items) {
+      t.rows.push_back({label, i.check, i.value_text, i.limit_text,
+                        !i.judged ? "not judged" : (i.passed ? "pass" : "FAIL")});
+    }
+  }
+  return t;
+}
+
+void build_check(const RunRecord& r, ReportModel& m) {
+  const CheckAnalysis a = analyse_check(r);
+  m.title = fmt::format("pinbench check: {} GPU{} of host {}", a.gpus.size(),
+                        a.gpus.size() == 1 ? "" : "s", a.hostname.empty() ? "?" : a.hostname);
+  ReportTable t;
+  t.id = "check-gpus";
+  t.title =
+      "Every GPU (pinned and pageable: median GB/s of 64 MiB copies; round trip: 4 KiB "
+      "pinned there and back, µs)";
+  t.header = {
+      "GPU",        "name",       "UUID",         "bus",          "NUMA",   "link (loaded / max)",
+      "pinned h2d", "pinned d2h", "pageable h2d", "pageable d2h", "rt p50", "rt p99",
+      "verdict"};
+  t.numeric = {true, false, false, false, true, false, true, true, true, true, true, true, false};
+  std::vector<std::pair<std::string, const GpuCheck*>> labelled;
+  for (const GpuCheck& g : a.gpus) {
+    t.rows.push_back({std::to_string(g.gpu.index), g.gpu.name, g.gpu.uuid, g.gpu.pci_bus_id,
+                      g.gpu.numa_node >= 0 ? std::to_string(g.gpu.numa_node) : "?",
+                      link_cell(g.gpu), rate_cell(g.pinned_h2d), rate_cell(g.pinned_d2h),
+                      rate_cell(g.pageable_h2d), rate_cell(g.pageable_d2h),
+                      num(g.round_trip_p50_us, "{:.1f}"), num(g.round_trip_p99_us, "{:.1f}"),
+                      g.passed() ? "pass" : "FAIL"});
+    labelled.emplace_back(fmt::format("GPU {}", g.gpu.index), &g);
+  }
+  m.tables.push_back(std::move(t));
+  m.tables.push_back(check_items_table("check-items", "Every check", labelled));
+  if (!labelled.empty())
+    m.charts.push_back(gpu_rate_chart("check-rates", "Rates by GPU", labelled));
+  m.notes.push_back(
+      "Floors (docs/fleet.md): " +
+      to_json(a.floors).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  for (const std::string& f : a.failures()) m.check_failures.push_back(f);
+  m.checks_passed = fmt::format(
+      "All {} gates passed (every sample's bytes arrived exactly) and every judged check of every "
+      "GPU passed.",
+      r.gates.size());
+}
+
+void build_host(const RunRecord& r, ReportModel& m) {
+  const HostAnalysis a = analyse_host(r);
+  m.title = fmt::format("pinbench host: {} GPU{} of host {}", a.gpus, a.gpus == 1 ? "" : "s",
+                        r.machine.hostname.empty() ? "?" : r.machine.hostname);
+  m.tables = host_tables(a);
+}
+
+void build_fleet(const RunRecord& r, ReportModel& m) {
+  std::vector<std::string> sources;
+  if (r.config.contains("sources") && r.config["sources"].is_array()) {
+    for (const auto& s : r.config["sources"]) sources.push_back(s.get<std::string>());
+  }
+  while (sources.size() < r.members.size()) {
+    sources.push_back(fmt::format("members[{}]", sources.size()));
+  }
+  const FleetAnalysis a = analyse_fleet(r.members, sources);
+  m.title =
+      fmt::format("pinbench fleet: {} GPU{} on {} host record{}", a.gpus.size(),
+                  a.gpus.size() == 1 ? "" : "s", a.hosts.size(), a.hosts.size() == 1 ? "" : "s");
+  m.figures_are = "Figures are each check's medians";
+  // The fleet's own machine is only where it was put together; each GPU's is in its row.
+  m.machine_line = fmt::format("{} host record{}, put together on host {}", a.hosts.size(),
+                               a.hosts.size() == 1 ? "" : "s",
+                               r.machine.hostname.empty() ? "?" : r.machine.hostname);
+  m.machine = {{"Put together on", r.machine.hostname.empty() ? "?" : r.machine.hostname},
+               {"Host records", std::to_string(a.hosts.size())}};
+  ReportTable t;
+  t.id = "fleet-gpus";
+  t.title = "Every GPU (median GB/s; round trip 4 KiB, µs); * marks a flagged GPU";
+  t.header = {"host",       "GPU",        "UUID",         "group",        "link (loaded / max)",
+              "pinned h2d", "pinned d2h", "pageable h2d", "pageable d2h", "rt p50",
+              "flags"};
+  t.numeric = {false, true, false, false, false, true, true, true, true, true, true};
+  for (const FleetGpu& g : a.gpus) {
+    const GpuCheck& c = g.check;
+    t.rows.push_back({g.host, std::to_string(c.gpu.index) + (g.flags.empty() ? "" : " *"),
+                      c.gpu.uuid, g.group, link_cell(c.gpu), rate_cell(c.pinned_h2d),
+                      rate_cell(c.pinned_d2h), rate_cell(c.pageable_h2d), rate_cell(c.pageable_d2h),
+                      num(c.round_trip_p50_us, "{:.1f}"), std::to_string(g.flags.size())});
+  }
+  t.notes.push_back(
+      "Outliers: below the median of the same GPU model and link by more than max(3 scaled MADs, "
+      "10%) on a rate, above it by more than max(3 scaled MADs, 25%) on the round trip; groups of "
+      "fewer than 3 are not judged (docs/fleet.md).");
+  for (const std::string& n : a.notes) t.notes.push_back(n);
+  m.tables.push_back(std::move(t));
+  if (!a.duplicates.empty()) {
+    ReportTable d;
+    d.id = "fleet-duplicates";
+    d.title = "Duplicates (same host and GPU UUID)";
+    d.header = {"duplicate"};
+    d.numeric = {false};
+    for (const std::string& s : a.duplicates) d.rows.push_back({s});
+    m.tables.push_back(std::move(d));
+  }
+  ReportTable h;
+  h.id = "fleet-hosts";
+  h.title = "Host records";
+  h.header = {"host", "record", "GPUs"};
+  h.numeric = {false, false, false};
+  for (const FleetHost& fh : a.hosts) {
+    std::size_t n = 0;
+    for (const FleetGpu& g : a.gpus) n += g.host == fh.host ? 1 : 0;
+    h.rows.push_back(
+        {fh.host, fh.source, fh.no_gpu.empty() ? std::to_string(n) : "none: " + fh.no_gpu});
+  }
+  m.tables.push_back(std::move(h));
+  std::vector<std::pair<std::string, const GpuCheck*>> labelled;
+  for (const FleetGpu& g : a.gpus) {
+    labelled.emplace_back(fmt::format("{} GPU {}", g.host, g.check.gpu.index), &g.check);
+  }
+  if (!labelled.empty())
+    m.charts.push_back(gpu_rate_chart("fleet-rates", "Rates by GPU", labelled));
+  m.check_failures = a.flagged();
+  m.checks_passed = fmt::format("Nothing flagged: {} GPU{}, every check passed, no outlier.",
+                                a.gpus.size(), a.gpus.size() == 1 ? "" : "s");
+}
+
 }  // namespace
 
 std::string incomplete_note(const RunRecord& r) {
@@ -740,11 +906,17 @@ ReportModel analyse(const RunRecord& r) {
     build_pipeline(r, m);
   } else if (r.experiment == "doctor") {
     build_doctor_model(r, m);
+  } else if (r.experiment == "check") {
+    build_check(r, m);
+  } else if (r.experiment == "host") {
+    build_host(r, m);
+  } else if (r.experiment == "fleet") {
+    build_fleet(r, m);
   } else {
     m.tables = report_tables(r, nullptr);
     m.charts = rate_charts(r, true);
   }
-  m.checks_passed = passed_sentence(r, gates_meaning(r.experiment));
+  if (m.checks_passed.empty()) m.checks_passed = passed_sentence(r, gates_meaning(r.experiment));
   if (m.published) {
     m.checks_passed =
         "Figures copied from published tables: pinbench did not verify their bytes or buffers.";

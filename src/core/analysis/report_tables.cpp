@@ -237,7 +237,14 @@ std::string machine_line(const MachineInfo& m) {
 }
 
 std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m) {
-  return {
+  std::vector<std::pair<std::string, std::string>> out;
+  // Records made before pinbench named the host and the device's UUID show what they always did.
+  if (!m.hostname.empty()) out.emplace_back("Host", m.hostname);
+  if (!m.device_uuid.empty()) {
+    out.emplace_back("Device index and UUID", fmt::format("{}, {}", m.device_index, m.device_uuid));
+  }
+  if (!m.cpu_list.empty()) out.emplace_back("CPUs nearest the device", m.cpu_list);
+  std::vector<std::pair<std::string, std::string>> rest = {
       {"Device", known(m.device_name)},
       {"Compute capability", compute_capability(m)},
       {"SMs", count_or_unknown(m.sm_count)},
@@ -255,6 +262,8 @@ std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInf
       {"OS", known(m.os)},
       {"Kernels read pageable memory", m.pageable_memory_access != 0 ? "yes" : "no"},
   };
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
 }
 
 std::string record_line(const RunRecord& r) {

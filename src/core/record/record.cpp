@@ -53,23 +53,41 @@ json to_json(const PcieLink& p) {
               {"current_speed", p.current_speed}, {"max_speed", p.max_speed}};
 }
 
+json to_json(const GpuInfo& g) {
+  json j{{"index", g.index},           {"name", g.name},           {"uuid", g.uuid},
+         {"pci_bus_id", g.pci_bus_id}, {"numa_node", g.numa_node}, {"cpu_list", g.cpu_list},
+         {"pcie", to_json(g.pcie)}};
+  if (g.loaded_read) j["pcie_loaded"] = to_json(g.pcie_loaded);
+  return j;
+}
+
 json to_json(const MachineInfo& m) {
-  return json{{"device_name", m.device_name},
-              {"compute_capability", fmt::format("{}.{}", m.cc_major, m.cc_minor)},
-              {"sm_count", m.sm_count},
-              {"copy_engines", m.copy_engines},
-              {"device_memory_bytes", m.device_memory_bytes},
-              {"pci_bus_id", m.pci_bus_id},
-              {"driver_version", m.driver_version},
-              {"runtime_version", m.runtime_version},
-              {"driver_release", m.driver_release},
-              {"pcie", to_json(m.pcie)},
-              {"numa_node", m.numa_node},
-              {"host_cpu", m.host_cpu},
-              {"host_logical_cpus", m.host_logical_cpus},
-              {"host_memory_bytes", m.host_memory_bytes},
-              {"os", m.os},
-              {"pageable_memory_access", m.pageable_memory_access}};
+  json j{{"hostname", m.hostname},
+         {"device_index", m.device_index},
+         {"device_uuid", m.device_uuid},
+         {"cpu_list", m.cpu_list},
+         {"device_name", m.device_name},
+         {"compute_capability", fmt::format("{}.{}", m.cc_major, m.cc_minor)},
+         {"sm_count", m.sm_count},
+         {"copy_engines", m.copy_engines},
+         {"device_memory_bytes", m.device_memory_bytes},
+         {"pci_bus_id", m.pci_bus_id},
+         {"driver_version", m.driver_version},
+         {"runtime_version", m.runtime_version},
+         {"driver_release", m.driver_release},
+         {"pcie", to_json(m.pcie)},
+         {"numa_node", m.numa_node},
+         {"host_cpu", m.host_cpu},
+         {"host_logical_cpus", m.host_logical_cpus},
+         {"host_memory_bytes", m.host_memory_bytes},
+         {"os", m.os},
+         {"pageable_memory_access", m.pageable_memory_access}};
+  if (!m.gpus.empty()) {
+    json gpus = json::array();
+    for (const GpuInfo& g : m.gpus) gpus.push_back(to_json(g));
+    j["gpus"] = std::move(gpus);
+  }
+  return j;
 }
 
 json to_json(const Gate& g) {
@@ -263,8 +281,53 @@ bool parse_capability(const std::string& cc, int* major, int* minor) {
   return true;
 }
 
+PcieLink link_from(const Reader& p) {
+  PcieLink link;
+  link.current_gen = p.count("current_gen", 0, 64);
+  link.max_gen = p.count("max_gen", 0, 64);
+  link.current_width = p.count("current_width", 0, 64);
+  link.max_width = p.count("max_width", 0, 64);
+  link.current_speed = p.text("current_speed");
+  link.max_speed = p.text("max_speed");
+  return link;
+}
+
+GpuInfo gpu_from(const Reader& r) {
+  GpuInfo g;
+  g.index = r.count("index", 0, 1 << 16);
+  g.name = r.text("name");
+  g.uuid = r.text("uuid");
+  g.pci_bus_id = r.text("pci_bus_id");
+  g.numa_node = r.count("numa_node", -1);
+  g.cpu_list = r.text_or("cpu_list", "");
+  g.pcie = link_from(r.child("pcie"));
+  if (r.has("pcie_loaded")) {
+    g.pcie_loaded = link_from(r.child("pcie_loaded"));
+    g.loaded_read = true;
+  }
+  return g;
+}
+
 MachineInfo machine_from(const Reader& r) {
   MachineInfo m;
+  m.hostname = r.text_or("hostname", "");
+  m.device_index = r.count_or("device_index", 0, 0, 1 << 16);
+  m.device_uuid = r.text_or("device_uuid", "");
+  m.cpu_list = r.text_or("cpu_list", "");
+  if (r.has("gpus")) {
+    const json& gpus = r.array("gpus");
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      m.gpus.push_back(gpu_from(Reader(gpus[i], r.name(fmt::format("gpus[{}]", i)))));
+    }
+    for (std::size_t i = 0; i < m.gpus.size(); ++i) {
+      for (std::size_t k = 0; k < i; ++k) {
+        if (m.gpus[k].index == m.gpus[i].index) {
+          refuse(r.name(fmt::format("gpus[{}].index", i)),
+                 fmt::format("is {}, as gpus[{}] is: one entry per GPU", m.gpus[i].index, k));
+        }
+      }
+    }
+  }
   m.device_name = r.text("device_name");
   const std::string cc = r.text("compute_capability");
   if (!parse_capability(cc, &m.cc_major, &m.cc_minor)) {
@@ -278,13 +341,7 @@ MachineInfo machine_from(const Reader& r) {
   m.driver_version = r.count("driver_version");
   m.runtime_version = r.count("runtime_version");
   m.driver_release = r.text_or("driver_release", "");
-  const Reader p = r.child("pcie");
-  m.pcie.current_gen = p.count("current_gen", 0, 64);
-  m.pcie.max_gen = p.count("max_gen", 0, 64);
-  m.pcie.current_width = p.count("current_width", 0, 64);
-  m.pcie.max_width = p.count("max_width", 0, 64);
-  m.pcie.current_speed = p.text("current_speed");
-  m.pcie.max_speed = p.text("max_speed");
+  m.pcie = link_from(r.child("pcie"));
   m.numa_node = r.count("numa_node", -1);
   m.host_cpu = r.text("host_cpu");
   m.host_logical_cpus = r.count("host_logical_cpus");
@@ -482,6 +539,19 @@ const std::vector<KnownField>& config_fields() {
       {"streaming_stores", Kind::kFlag},
       {"caller_copies", Kind::kFlag},
       {"place_on_gpu_node", Kind::kFlag},
+      {"devices", Kind::kCounts},
+      {"rounds", Kind::kCount},
+      {"copies_per_round", Kind::kCount},
+      {"no_gpu", Kind::kText},
+      {"pinned_share", Kind::kRatio},
+      {"pageable_share", Kind::kRatio},
+      {"pinned_h2d_gb_per_s", Kind::kRatio},
+      {"pinned_d2h_gb_per_s", Kind::kRatio},
+      {"pageable_h2d_gb_per_s", Kind::kRatio},
+      {"pageable_d2h_gb_per_s", Kind::kRatio},
+      {"round_trip_p50_us", Kind::kRatio},
+      {"round_trip_p99_us", Kind::kRatio},
+      {"peer_margin", Kind::kRatio},
       {"methods", Kind::kTexts},
       {"directions", Kind::kTexts},
       {"kinds", Kind::kTexts},
@@ -534,6 +604,10 @@ const std::vector<KnownField>& extra_fields() {
       {"old_words", Kind::kBigCount},
       {"other_words", Kind::kBigCount},
       {"host_numa_node", Kind::kCount},
+      {"gpu", Kind::kCount},
+      {"peer", Kind::kCount},
+      {"gpus", Kind::kCount},
+      {"peer_access", Kind::kFlag},
       {"spread", Kind::kRatio},
       {"path", Kind::kText},
       {"source", Kind::kText},
@@ -784,6 +858,11 @@ json to_json(const RunRecord& r) {
   if (!r.trace.is_null()) j["trace"] = r.trace;
   if (!r.doctor.is_null()) j["doctor"] = r.doctor;
   if (r.incomplete) j["incomplete"] = {{"interrupted_by", r.interrupted_by}};
+  if (!r.members.empty()) {
+    json members = json::array();
+    for (const RunRecord& m : r.members) members.push_back(to_json(m));
+    j["members"] = std::move(members);
+  }
   return j;
 }
 
@@ -880,6 +959,16 @@ RunRecord record_from_json(const json& j) {
   if (j.contains("doctor") && !j["doctor"].is_null()) {
     doctor_trace_from_json(j["doctor"]);  // refuses a bad field, naming it
     rec.doctor = j["doctor"];
+  }
+  if (j.contains("members")) {
+    const json& members = r.array("members");
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      try {
+        rec.members.push_back(record_from_json(members[i]));
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("run record: 'members[{}]': {}", i, e.what()));
+      }
+    }
   }
   check_consistency(rec);
   return rec;

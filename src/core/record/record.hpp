@@ -27,7 +27,25 @@ struct PcieLink {
   std::string max_speed;
 };
 
+// One GPU of a record that measures several (host, check): who it is and where it sits.
+struct GpuInfo {
+  int index = 0;  // the CUDA device index in the measuring process
+  std::string name;
+  std::string uuid;  // "GPU-8e3f...", from cudaDeviceProp::uuid
+  std::string pci_bus_id;
+  int numa_node = -1;
+  std::string cpu_list;  // the CPUs nearest the GPU (sysfs local_cpulist), "" when unknown
+  PcieLink pcie;         // read before anything ran: an idle GPU may show a lower speed
+  PcieLink pcie_loaded;  // read while a copy kept the link busy; all 0 when not read
+  bool loaded_read = false;
+};
+
 struct MachineInfo {
+  std::string hostname;  // "" in records made before pinbench wrote it
+  int device_index = 0;  // the device measured (--device)
+  std::string device_uuid;
+  std::string cpu_list;       // the device's nearest CPUs, as sysfs spells them
+  std::vector<GpuInfo> gpus;  // every GPU measured, for experiments over several; else empty
   std::string device_name;
   int cc_major = 0;
   int cc_minor = 0;
@@ -97,6 +115,8 @@ struct RunRecord {
   // What `pinbench doctor` saw the program do (core/record/doctor_trace.hpp); null for every
   // other experiment, and written only when set.
   nlohmann::json doctor = nullptr;
+  // A fleet record's check records, one per host (or rank) that sent one; written only when set.
+  std::vector<RunRecord> members;
 
   // The first case matching every given field, or nullptr.
   const Case* find(const std::string& part, const std::string& direction, const std::string& memory,

@@ -1,0 +1,456 @@
+// check, host and fleet analysis on hand-made records and, where one is committed, the H200's:
+// floors (defaults, the file, flags), the round trip's percentiles, the outlier rule, links below
+// their max, duplicates, bad records, the MPI gathering, and the CLI's exit codes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "core/analysis/check_analysis.hpp"
+#include "core/analysis/fleet.hpp"
+#include "core/analysis/host_analysis.hpp"
+#include "core/analysis/report_model.hpp"
+#include "core/errors.hpp"
+#include "core/host_info.hpp"
+#include "core/record/run_library.hpp"
+#include "fixtures.hpp"
+#include "report/text.hpp"
+
+namespace pinbench {
+namespace {
+
+const std::string kBin = std::string(PINBENCH_BINARY) + " ";
+
+PcieLink link(int gen, int width) {
+  PcieLink l;
+  l.current_gen = l.max_gen = gen;
+  l.current_width = l.max_width = width;
+  l.current_speed = l.max_speed = "32.0 GT/s PCIe";
+  return l;
+}
+
+// `ms` for 64 MiB: 1.2 ms is 55.9 GB/s.
+Case rate_case(int gpu, const char* dir, const char* mem, double ms, const std::string& gate) {
+  Case c;
+  c.part = "check";
+  c.direction = dir;
+  c.memory = mem;
+  c.method = "cudaMemcpyAsync";
+  c.timing = "cuda_events";
+  c.bytes = 64ull << 20;
+  c.samples_ms = {ms, ms, ms};
+  c.gate = gate;
+  c.verified = true;
+  c.stop = StopReason::kSpread;
+  c.extra["gpu"] = gpu;
+  return c;
+}
+
+// One host's check: `pinned_ms` per GPU (1.2 ms: about 56 GB/s), pageable 8 ms (8.4 GB/s),
+// round trips of 20 us with one of 100 us.
+RunRecord check_record(const std::string& host, const std::vector<double>& pinned_ms,
+                       const std::string& uuid_prefix = "GPU-aaaa") {
+  RunRecord r;
+  r.experiment = "check";
+  r.pinbench_version = "test";
+  r.created_utc = "2026-12-01T10:00:00Z";
+  r.machine.hostname = host;
+  r.machine.device_name = "NVIDIA H200";
+  r.config["floors"] = to_json(CheckFloors{});
+  for (std::size_t i = 0; i < pinned_ms.size(); ++i) {
+    GpuInfo g;
+    g.index = static_cast<int>(i);
+    g.name = "NVIDIA H200";
+    g.uuid = fmt::format("{}-{}", uuid_prefix, i);
+    g.pci_bus_id = fmt::format("0000:{:02x}:00.0", i);
+    g.pcie = g.pcie_loaded = link(5, 16);
+    g.loaded_read = true;
+    r.machine.gpus.push_back(g);
+    const std::string gate = fmt::format("check/gpu{}/pinned", i);
+    r.gates.push_back({gate, true, "ok"});
+    r.gates.push_back({gate + "/pageable", true, "ok"});
+    r.gates.push_back({gate + "/rt", true, "ok"});
+    r.cases.push_back(rate_case(g.index, "h2d", "pinned", pinned_ms[i], gate));
+    r.cases.push_back(rate_case(g.index, "d2h", "pinned", pinned_ms[i], gate));
+    r.cases.push_back(rate_case(g.index, "h2d", "pageable", 8.0, gate + "/pageable"));
+    r.cases.push_back(rate_case(g.index, "d2h", "pageable", 8.0, gate + "/pageable"));
+    Case rt = rate_case(g.index, "round_trip", "pinned", 0.02, gate + "/rt");
+    rt.bytes = 4096;
+    rt.timing = "host_clock";
+    rt.samples_ms.assign(99, 0.02);
+    rt.samples_ms.push_back(0.1);
+    r.cases.push_back(rt);
+  }
+  return r;
+}
+
+TEST(CheckFloors, DefaultsAreSharesOfTheLink) {
+  EXPECT_NEAR(pcie_link_gb_per_s(5, 16), 63.015, 1e-3);
+  EXPECT_NEAR(pcie_link_gb_per_s(4, 16), 31.508, 1e-3);
+  EXPECT_NEAR(pcie_link_gb_per_s(1, 1), 0.25, 1e-9);
+  EXPECT_NEAR(pcie_link_gb_per_s(6, 16), 121.0, 1e-9);
+  EXPECT_EQ(pcie_link_gb_per_s(0, 16), 0.0);
+  EXPECT_EQ(pcie_link_gb_per_s(7, 16), 0.0);
+  const CheckAnalysis a = analyse_check(check_record("h", {1.2}));
+  ASSERT_EQ(a.gpus.size(), 1u);
+  const CheckItem& pinned = a.gpus[0].items[1];
+  EXPECT_EQ(pinned.check, "pinned h2d");
+  EXPECT_NE(pinned.limit_text.find("47.26 GB/s (75% of gen 5 x16"), std::string::npos)
+      << pinned.limit_text;
+  EXPECT_TRUE(a.passed()) << a.failures().front();
+  // One GPU has no peers: not judged, and not a failure.
+  EXPECT_FALSE(a.gpus[0].items.back().judged);
+}
+
+TEST(CheckFloors, FileAndFlags) {
+  CheckFloors f;
+  apply_floors_text(f,
+                    "# our fleet\n"
+                    "pinned_h2d_gb_per_s = 50   # Azure warns below 50.4\n"
+                    "\n"
+                    "  round_trip_p99_us=300\n"
+                    "peer_margin = 0.05\n",
+                    "floors.txt");
+  EXPECT_EQ(f.pinned_h2d_gb_per_s, 50.0);
+  EXPECT_EQ(f.round_trip_p99_us, 300.0);
+  EXPECT_EQ(f.peer_margin, 0.05);
+  EXPECT_FALSE(f.pinned_d2h_gb_per_s.has_value());
+  const auto refused = [](const std::string& text, const std::string& says) {
+    CheckFloors g;
+    try {
+      apply_floors_text(g, text, "f");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused("pinned_share = 1.5\n", "floors file 'f' line 1: 'pinned_share' = 1.5: is a share");
+  refused("\nmin_rate = 3\n", "line 2: unknown key 'min_rate'");
+  refused("pinned_share\n", "is not KEY = VALUE");
+  refused("round_trip_p50_us = fast\n", "'fast' is not a number");
+  refused("round_trip_p50_us = 10us\n", "'10us' is not a number");
+  refused("pageable_h2d_gb_per_s = 0\n", "must be positive");
+  refused("peer_margin = 0.1\npeer_margin = 0.2\n", "line 2: 'peer_margin' is set twice");
+  CheckFloors g;
+  apply_floor(g, "pageable_share", 0.1, "--pageable-share");
+  EXPECT_EQ(g.pageable_share, 0.1);
+  EXPECT_THROW(apply_floor(g, "pageable_share", -1, "--pageable-share"), InputError);
+  // Floors round-trip through the record's config.
+  const CheckFloors back = floors_from_json(to_json(f));
+  EXPECT_EQ(back.pinned_h2d_gb_per_s, 50.0);
+  EXPECT_EQ(back.peer_margin, 0.05);
+  EXPECT_THROW(floors_from_json({{"pinned_share", 2.0}}), InputError);
+  EXPECT_THROW(floors_from_json({{"what", 2.0}}), InputError);
+}
+
+TEST(CheckAnalysis, PercentilesAreNearestRank) {
+  EXPECT_EQ(percentile({5, 1, 4, 2, 3}, 0.5), 3);
+  EXPECT_EQ(percentile({1, 2, 3, 4}, 0.5), 2);
+  std::vector<double> hundred;
+  for (int i = 1; i <= 100; ++i) hundred.push_back(i);
+  EXPECT_EQ(percentile(hundred, 0.99), 99);
+  EXPECT_EQ(percentile(hundred, 1.0), 100);
+  EXPECT_EQ(percentile({7}, 0.99), 7);
+}
+
+TEST(CheckAnalysis, FailuresNameTheGpuAndTheCheck) {
+  // GPU 1 at half the rate: below the floor, and below its peers.
+  RunRecord r = check_record("node7", {1.2, 2.4, 1.2});
+  r.machine.gpus[2].pcie_loaded.current_gen = 3;  // its link trained down under load
+  const CheckAnalysis a = analyse_check(r);
+  EXPECT_FALSE(a.passed());
+  const std::vector<std::string> f = a.failures();
+  // GPU 1: both pinned rates and its peers; GPU 2: its link.
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_NE(f[0].find("host node7 GPU 1 (GPU-aaaa-1): pinned h2d 27.96 GB/s, not at least 47.26"),
+            std::string::npos)
+      << f[0];
+  EXPECT_NE(f[2].find("GPU 1 (GPU-aaaa-1): peers"), std::string::npos) << f[2];
+  EXPECT_NE(f[3].find("GPU 2 (GPU-aaaa-2): link gen 3 x16 under load, not its max, gen 5 x16"),
+            std::string::npos)
+      << f[3];
+  // The round trip: p50 20 us, p99 20 us (99 of 100 at 20), under the ceilings.
+  EXPECT_NEAR(*a.gpus[0].round_trip_p50_us, 20.0, 1e-9);
+  EXPECT_NEAR(*a.gpus[0].round_trip_p99_us, 20.0, 1e-9);
+  // And the report model lists every failure, so the exit code is 1.
+  const ReportModel m = analyse(r);
+  EXPECT_EQ(m.check_failures.size(), 4u);
+  EXPECT_NE(render_text(r).find("FAILED: host node7 GPU 1"), std::string::npos);
+}
+
+TEST(CheckAnalysis, RecordRoundTripKeepsGpusAndLoadedLinks) {
+  const RunRecord r = check_record("node7", {1.2, 1.25});
+  const RunRecord back = record_from_json(to_json(r));
+  ASSERT_EQ(back.machine.gpus.size(), 2u);
+  EXPECT_EQ(back.machine.gpus[1].uuid, "GPU-aaaa-1");
+  EXPECT_TRUE(back.machine.gpus[1].loaded_read);
+  EXPECT_EQ(back.machine.hostname, "node7");
+  EXPECT_TRUE(analyse_check(back).passed());
+  // Two entries for one GPU are refused, naming the field.
+  nlohmann::json j = to_json(r);
+  j["machine"]["gpus"][1]["index"] = 0;
+  try {
+    record_from_json(j);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'machine.gpus[1].index' is 0, as gpus[0] is"),
+              std::string::npos)
+        << e.what();
+  }
+  j = to_json(r);
+  j["config"]["floors"]["pinned_share"] = -1;
+  EXPECT_THROW(record_from_json(j), InputError);
+}
+
+TEST(Fleet, OutlierRuleIsRobust) {
+  // 55 ± a little, and one at 40: 3 scaled MADs is tiny here, so the 10% rule decides.
+  const std::vector<double> g = {55.0, 55.2, 54.9, 55.1, 40.0};
+  const auto t = outlier_test(40.0, g, false);
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->median, 55.0);
+  EXPECT_NEAR(t->scaled_mad, kMadScale * 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(t->bound, 55.0 - 5.5);
+  EXPECT_TRUE(t->outlier);
+  EXPECT_FALSE(outlier_test(55.2, g, false)->outlier);
+  // 5% low is inside 10%.
+  EXPECT_FALSE(outlier_test(52.3, {55, 55, 55, 52.3}, false)->outlier);
+  // A wide group: 3 scaled MADs is the bound, wider than 10%.
+  const std::vector<double> wide = {40, 50, 60, 70, 80};
+  const auto w = outlier_test(40, wide, false);
+  EXPECT_DOUBLE_EQ(w->bound, 60 - 3 * kMadScale * 10);
+  EXPECT_FALSE(w->outlier);
+  // The round trip: higher is worse, 25%.
+  EXPECT_TRUE(outlier_test(30, {20, 20, 21, 30}, true)->outlier);
+  EXPECT_FALSE(outlier_test(24, {20, 20, 21, 24}, true)->outlier);
+  // Fewer than 3: not judged.
+  EXPECT_FALSE(outlier_test(1, {1, 100}, false).has_value());
+}
+
+TEST(Fleet, FlagsOutliersLinksFailuresAndDuplicates) {
+  // Three hosts of 2 GPUs; node2's GPU 1 is slow (1.6 ms: 42 GB/s, below the floor too).
+  std::vector<RunRecord> recs = {check_record("node1", {1.2, 1.21}, "GPU-1"),
+                                 check_record("node2", {1.22, 1.6}, "GPU-2"),
+                                 check_record("node3", {1.2, 1.2}, "GPU-3")};
+  recs[2].machine.gpus[0].pcie_loaded.current_width = 8;
+  // node1 sent twice, the second newer.
+  RunRecord again = check_record("node1", {1.2, 1.21}, "GPU-1");
+  again.created_utc = "2026-12-01T11:00:00Z";
+  recs.push_back(again);
+  const FleetAnalysis a = analyse_fleet(recs, {"a.json", "b.json", "c.json", "d.json"});
+  ASSERT_EQ(a.gpus.size(), 6u);
+  ASSERT_EQ(a.duplicates.size(), 2u);
+  EXPECT_NE(a.duplicates[0].find("host node1 GPU 0 (GPU-1-0) is in a.json and d.json: counted "
+                                 "once, from d.json"),
+            std::string::npos)
+      << a.duplicates[0];
+  EXPECT_EQ(a.gpus[0].source, "d.json");
+  const std::vector<std::string> flagged = a.flagged();
+  const auto has = [&](const std::string& s) {
+    for (const std::string& f : flagged) {
+      if (f.find(s) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("host node2 GPU 1 (GPU-2-1): outlier: pinned h2d 41.94 GB/s, below"));
+  EXPECT_TRUE(has("host node2 GPU 1 (GPU-2-1): check failed: pinned h2d"));
+  EXPECT_TRUE(has("host node3 GPU 0 (GPU-3-0): link gen 5 x8 under load, below its max gen 5 x16"));
+  EXPECT_FALSE(has("node1"));
+  // The model: a table row per GPU, every flag a failure (exit 1).
+  const RunRecord fleet = make_fleet_record(recs, {"a.json", "b.json", "c.json", "d.json"}, "me");
+  const RunRecord back = record_from_json(to_json(fleet));
+  ASSERT_EQ(back.members.size(), 4u);
+  const ReportModel m = analyse(back);
+  EXPECT_EQ(m.check_failures.size(), flagged.size());
+  EXPECT_EQ(m.tables.front().rows.size(), 6u);
+  EXPECT_EQ(m.tables.front().rows[3][1], "1 *");
+}
+
+TEST(Fleet, SmallGroupsAreNotJudgedAndSaySo) {
+  const FleetAnalysis a = analyse_fleet({check_record("n", {1.2, 1.9})}, {"x"});
+  ASSERT_EQ(a.notes.size(), 1u);
+  EXPECT_NE(a.notes[0].find("NVIDIA H200, gen 5 x16: 2 GPUs, too few to judge outliers"),
+            std::string::npos);
+  for (const FleetGpu& g : a.gpus) {
+    for (const std::string& f : g.flags) EXPECT_EQ(f.find("outlier"), std::string::npos) << f;
+  }
+}
+
+TEST(Fleet, RefusesRecordsThatAreNotChecks) {
+  RunRecord other = check_record("n", {1.2});
+  other.experiment = "sweep";
+  try {
+    analyse_fleet({check_record("n", {1.2}), other}, {"a.json", "b.json"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'b.json' is a record of experiment 'sweep', not a check"),
+              std::string::npos);
+  }
+  // A fleet inside a fleet is refused by the same rule.
+  RunRecord f = make_fleet_record({check_record("n", {1.2})}, {"a"}, "me");
+  EXPECT_THROW(analyse_fleet({f}, {"f.json"}), InputError);
+}
+
+TEST(Fleet, GatheringSplitsRanksAndRefusesWhatDoesNotAddUp) {
+  EXPECT_EQ(split_gathered("abcdef", {1, 0, 5}), (std::vector<std::string>{"a", "", "bcdef"}));
+  EXPECT_THROW(split_gathered("abc", {1, 1}), InputError);
+  EXPECT_THROW(split_gathered("abc", {2, 2}), InputError);
+  const std::string one = to_json(check_record("n1", {1.2})).dump();
+  const std::string two = to_json(check_record("n2", {1.2})).dump();
+  const RunRecord f =
+      fleet_from_rank_texts(split_gathered(one + two, {one.size(), two.size()}), "n1");
+  ASSERT_EQ(f.members.size(), 2u);
+  EXPECT_EQ(f.members[1].machine.hostname, "n2");
+  EXPECT_EQ(f.config["sources"][1], "rank 1");
+  try {
+    fleet_from_rank_texts({one, "{\"schema\": 1}"}, "n1");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("rank 1 sent a record pinbench cannot use", 0), 0u)
+        << e.what();
+  }
+  // A rank without a GPU still sends a check, and the fleet says so.
+  RunRecord none = check_record("gpuless", {});
+  none.config["no_gpu"] = "no CUDA driver on this machine";
+  const FleetAnalysis a = analyse_fleet({none}, {"rank 0"});
+  ASSERT_EQ(a.flagged().size(), 1u);
+  EXPECT_EQ(a.flagged()[0], "host gpuless: no GPU checked (no CUDA driver on this machine)");
+}
+
+TEST(HostAnalysis, RatiosAndTheAggregate) {
+  RunRecord r;
+  r.experiment = "host";
+  r.pinbench_version = "t";
+  r.created_utc = "2026-12-01T10:00:00Z";
+  r.gates.push_back({"g", true, ""});
+  for (int i = 0; i < 2; ++i) {
+    GpuInfo g;
+    g.index = i;
+    r.machine.gpus.push_back(g);
+  }
+  const auto add = [&](const char* part, int gpu, double ms, std::uint64_t bytes) {
+    Case c = rate_case(gpu, "h2d", "pinned", ms, "g");
+    c.part = part;
+    c.bytes = bytes;
+    if (gpu < 0) c.extra.erase("gpu");
+    r.cases.push_back(c);
+  };
+  add("alone", 0, 1.0, 50'000'000);     // 50 GB/s
+  add("alone", 1, 1.0, 50'000'000);     // 50
+  add("together", 0, 2.0, 50'000'000);  // 25
+  add("together", 1, 2.0, 50'000'000);  // 25
+  add("aggregate", -1, 2.0, 100'000'000);
+  const HostAnalysis a = analyse_host(record_from_json(to_json(r)));
+  ASSERT_EQ(a.rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(*a.rows[0].ratio(), 0.5);
+  EXPECT_EQ(a.rows[2].gpu, -1);
+  EXPECT_DOUBLE_EQ(*a.rows[2].alone_gb_per_s, 100.0);
+  EXPECT_DOUBLE_EQ(*a.rows[2].together_gb_per_s, 50.0);
+  EXPECT_NE(render_text(r).find("all (aggregate)"), std::string::npos);
+  EXPECT_TRUE(a.peers.empty());
+
+  // With two GPUs, the peer matrix: a row per ordered pair, without and with peer access.
+  for (int access = 0; access < 2; ++access) {
+    for (int from = 0; from < 2; ++from) {
+      Case c = rate_case(from, "d2d", "device", access ? 1.0 : 4.0, "g");
+      c.part = "peer";
+      c.bytes = 50'000'000;
+      c.extra["peer"] = 1 - from;
+      c.extra["peer_access"] = access == 1;
+      r.cases.push_back(c);
+    }
+  }
+  const HostAnalysis p = analyse_host(record_from_json(to_json(r)));
+  ASSERT_EQ(p.peers.size(), 4u);
+  const std::vector<ReportTable> t = host_tables(p);
+  ASSERT_EQ(t.size(), 2u);
+  ASSERT_EQ(t[1].rows.size(), 2u);
+  EXPECT_EQ(t[1].rows[0], (std::vector<std::string>{"0", "1", "12.50", "50.00"}));
+  EXPECT_EQ(t[1].rows[1], (std::vector<std::string>{"1", "0", "12.50", "50.00"}));
+}
+
+// The committed H200 records, where there are: they replay, and a fleet of them is judged.
+TEST(Fleet, CommittedH200Records) {
+  const std::optional<std::string> check = newest_record(PINBENCH_DATA_DIR "/runs", "check");
+  if (!check) GTEST_SKIP() << "no committed check record";
+  const RunRecord r = load_record(*check);
+  const CheckAnalysis a = analyse_check(r);
+  ASSERT_FALSE(a.gpus.empty());
+  EXPECT_TRUE(a.gpus[0].gpu.loaded_read);
+  EXPECT_TRUE(a.gpus[0].pinned_h2d.has_value());
+  const test::Result replay = test::run(kBin + "check --replay " + *check);
+  EXPECT_EQ(replay.exit_code, a.passed() ? 0 : 1) << replay.err;
+  EXPECT_NE(replay.out.find("pinbench check: "), std::string::npos);
+  // The same record twice is one GPU, named as a duplicate.
+  const test::Result fleet = test::run(kBin + "fleet " + *check + " " + *check);
+  EXPECT_NE(fleet.out.find("counted once"), std::string::npos) << fleet.out;
+}
+
+TEST(FleetCli, ExitCodesAndOutputs) {
+  const std::string dir = test::temp_dir();
+  const auto write = [&](const std::string& name, const RunRecord& r) {
+    test::write_file(dir + "/" + name, to_json(r).dump(1));
+    return dir + "/" + name;
+  };
+  const std::string good1 = write("a.json", check_record("n1", {1.2}, "GPU-1"));
+  const std::string good2 = write("b.json", check_record("n2", {1.2}, "GPU-2"));
+  test::Result r = test::run(kBin + "fleet " + good1 + " " + good2 + " --json " + dir +
+                             "/fleet.out --html " + dir + "/fleet.html");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("Nothing flagged: 2 GPUs"), std::string::npos) << r.out;
+  EXPECT_NE(test::read_file(dir + "/fleet.html").find("fleet-gpus"), std::string::npos);
+  r = test::run(kBin + "fleet --replay " + dir + "/fleet.out");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string bad = write("c.json", check_record("n3", {2.4}, "GPU-3"));
+  r = test::run(kBin + "fleet " + dir);  // the folder: a, b, c (fleet.out is not .json)
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("FAILED: host n3 GPU 0"), std::string::npos) << r.out;
+  RunRecord sweep = check_record("n", {1.2});
+  sweep.experiment = "sweep";
+  const std::string other = write("d.json", sweep);
+  r = test::run(kBin + "fleet " + good1 + " " + other);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is a record of experiment 'sweep', not a check"), std::string::npos);
+  test::write_file(dir + "/e.json", "{\"schema\": \"something.else\"}");
+  r = test::run(kBin + "fleet " + dir + "/e.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not a pinbench run record"), std::string::npos) << r.err;
+  r = test::run(kBin + "fleet");
+  EXPECT_EQ(r.exit_code, 2);
+  r = test::run(kBin + "fleet " + good1 + " --json " + good1);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("would overwrite"), std::string::npos) << r.err;
+}
+
+TEST(CheckCli, BadFloorsAndDevicesAreExitTwoWithOrWithoutAGpu) {
+  const std::string dir = test::temp_dir();
+  test::write_file(dir + "/floors", "pinned_share = 3\n");
+  test::Result r = test::run(kBin + "check --floors " + dir + "/floors");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("line 1: 'pinned_share' = 3: is a share"), std::string::npos) << r.err;
+  r = test::run(kBin + "check --pinned-share 0");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = test::run(kBin + "check --device -2");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--device -2 is negative"), std::string::npos) << r.err;
+  r = test::run(kBin + "bandwidthtest --device 4096 --require-gpu");
+  // Without a GPU: 3; with one, no machine has 4097 GPUs: 2, naming the count.
+  if (r.exit_code == 2) {
+    EXPECT_NE(r.err.find("this machine has"), std::string::npos) << r.err;
+  } else {
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+  }
+  r = test::run(kBin + "check --html x.html");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+TEST(CheckCli, NoGpuIsExitThreeNotAReplay) {
+  const test::Result probe = test::run(kBin + "info");
+  if (probe.exit_code != 3) GTEST_SKIP() << "a GPU is here";
+  const test::Result r = test::run(kBin + "check");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+}  // namespace
+}  // namespace pinbench

@@ -1,0 +1,115 @@
+// check, host and --device on a real GPU (every path with however many GPUs there are, one on the
+// H200 machine): every gate passes, every GPU has its identity and a link read under load, the
+// record survives JSON into the same analysis, and a device past the count is refused with it.
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "core/analysis/check_analysis.hpp"
+#include "core/analysis/fleet.hpp"
+#include "core/analysis/host_analysis.hpp"
+#include "core/analysis/report_model.hpp"
+#include "core/errors.hpp"
+#include "core/units.hpp"
+#include "cuda/device.hpp"
+#include "experiments/check.hpp"
+#include "experiments/host.hpp"
+#include "gpu_test.hpp"
+
+namespace pinbench {
+namespace {
+
+TEST(GpuDevice, OutOfRangeIsRefusedNamingTheCount) {
+  PINBENCH_REQUIRE_GPU();
+  const int n = cuda::device_count();
+  try {
+    cuda::select_device(n);
+    FAIL() << "device " << n << " was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(fmt::format("this machine has {} CUDA device", n)),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(cuda::select_device(-1), InputError);
+  cuda::select_device(n - 1);
+  EXPECT_EQ(cuda::selected_device(), n - 1);
+  cuda::select_device(0);
+}
+
+TEST(GpuDevice, MachineNamesHostAndDevice) {
+  PINBENCH_REQUIRE_GPU();
+  const MachineInfo m = cuda::query_machine(0);
+  EXPECT_FALSE(m.hostname.empty());
+  EXPECT_EQ(m.device_uuid.rfind("GPU-", 0), 0u) << m.device_uuid;
+  EXPECT_EQ(m.device_uuid.size(), 40u) << m.device_uuid;
+  const GpuInfo g = cuda::query_gpu(0);
+  EXPECT_EQ(g.uuid, m.device_uuid);
+  EXPECT_EQ(g.pci_bus_id, m.pci_bus_id);
+}
+
+TEST(GpuCheck, EveryGpuCheckedWithinTwentySeconds) {
+  PINBENCH_REQUIRE_GPU();
+  const RunRecord r = run_check(CheckConfig{});
+  EXPECT_TRUE(r.all_gates_passed());
+  EXPECT_LT(r.wall_ms, 20000.0);
+  ASSERT_EQ(static_cast<int>(r.machine.gpus.size()), cuda::device_count());
+  for (const GpuInfo& g : r.machine.gpus) {
+    EXPECT_TRUE(g.loaded_read);
+    EXPECT_FALSE(g.uuid.empty());
+  }
+  // 4 rate cases and the round trip per GPU.
+  EXPECT_EQ(r.cases.size(), 5 * r.machine.gpus.size());
+  const RunRecord back = record_from_json(to_json(r));
+  const CheckAnalysis a = analyse_check(back);
+  ASSERT_EQ(a.gpus.size(), r.machine.gpus.size());
+  for (const GpuCheck& g : a.gpus) {
+    ASSERT_TRUE(g.pinned_h2d && g.pinned_d2h && g.pageable_h2d && g.pageable_d2h);
+    EXPECT_GT(*g.pinned_h2d, *g.pageable_h2d * 0.5);
+    ASSERT_TRUE(g.round_trip_p50_us && g.round_trip_p99_us);
+    EXPECT_LE(*g.round_trip_p50_us, *g.round_trip_p99_us);
+  }
+  // A floor no GPU reaches fails every GPU, each named.
+  CheckConfig high;
+  high.floors.pinned_h2d_gb_per_s = 1e6;
+  const CheckAnalysis failed = analyse_check(run_check(high));
+  EXPECT_FALSE(failed.passed());
+  EXPECT_EQ(failed.failures().size(), failed.gpus.size());
+  // The record a fleet reads.
+  const FleetAnalysis f = analyse_fleet({back}, {"live"});
+  EXPECT_EQ(f.gpus.size(), r.machine.gpus.size());
+}
+
+TEST(GpuCheck, OneDeviceOnly) {
+  PINBENCH_REQUIRE_GPU();
+  CheckConfig c;
+  c.devices = {cuda::device_count() - 1};
+  const RunRecord r = run_check(c);
+  ASSERT_EQ(r.machine.gpus.size(), 1u);
+  EXPECT_EQ(r.machine.gpus[0].index, cuda::device_count() - 1);
+}
+
+TEST(GpuHost, AloneTogetherAndAggregate) {
+  PINBENCH_REQUIRE_GPU();
+  HostConfig c;
+  c.bytes = 32 * kMiB;
+  c.rounds = 3;
+  const RunRecord r = run_host(c);
+  EXPECT_TRUE(r.all_gates_passed());
+  const std::size_t n = r.machine.gpus.size();
+  const HostAnalysis a = analyse_host(record_from_json(to_json(r)));
+  // 3 directions x 2 kinds x (n GPUs + the aggregate).
+  EXPECT_EQ(a.rows.size(), 6 * (n + 1));
+  for (const HostRow& row : a.rows) {
+    EXPECT_TRUE(row.alone_gb_per_s && row.together_gb_per_s) << row.direction << row.memory;
+    ASSERT_TRUE(row.ratio());
+    // With one GPU together is alone again; with more, never far above it.
+    EXPECT_GT(*row.ratio(), 0.3);
+    EXPECT_LT(*row.ratio(), 1.5);
+  }
+  EXPECT_EQ(a.peers.empty(), n < 2);
+  EXPECT_FALSE(analyse(r).tables.empty());
+}
+
+}  // namespace
+}  // namespace pinbench
