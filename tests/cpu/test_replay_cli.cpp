@@ -156,12 +156,12 @@ TEST(ReplayCli, ARecordOfAnotherExperimentIsRefusedBeforeAnythingIsPrinted) {
 
 TEST(ReplayCli, ARecordNoSubcommandMeasuresPointsAtTheReport) {
   RunRecord rec = load_record(test::h200_lesson_path());
-  rec.experiment = "fleet";
-  const std::string path = test::temp_dir() + "/fleet.json";
+  rec.experiment = "notebook";
+  const std::string path = test::temp_dir() + "/notebook.json";
   save_record(rec, path);
   expect_error(test::run(kBin + "lesson --replay " + path), 2,
                "run record '" + path +
-                   "' is of experiment 'fleet', not 'lesson': render it with 'pinbench report " +
+                   "' is of experiment 'notebook', not 'lesson': render it with 'pinbench report " +
                    path + "'");
 }
 

@@ -245,13 +245,13 @@ TEST(ReportModel, RaceChartsTheShareOfNewWordsNotARate) {
 
 TEST(ReportModel, AnUnknownExperimentGetsTheGenericReportAndText) {
   RunRecord r = test::make_sweep_record();
-  r.experiment = "fleet";
+  r.experiment = "notebook";
   const ReportModel m = analyse(r);
-  EXPECT_EQ(m.experiment, "fleet");
+  EXPECT_EQ(m.experiment, "notebook");
   EXPECT_FALSE(m.tables.empty());
   EXPECT_FALSE(m.charts.empty());
   const std::string text = render_text(r);
-  EXPECT_EQ(text.rfind("pinbench report: fleet on Hand-made GPU", 0), 0u) << text.substr(0, 80);
+  EXPECT_EQ(text.rfind("pinbench report: notebook on Hand-made GPU", 0), 0u) << text.substr(0, 80);
   EXPECT_NE(text.find("FAILED: gate sweep/sm/d2h/write-combined/1MiB failed"), std::string::npos);
 }
 
