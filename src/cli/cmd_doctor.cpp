@@ -2,14 +2,9 @@
 // library (src/doctor/inject/), then turns what it collected into a doctor record, calibrates
 // the machine's rates at the sizes the program copied, and prints the findings
 // (core/analysis/doctor_analysis.hpp). `--replay FILE` prints a recorded run.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
+#include "cli/paths.hpp"
 #include "cli/replay.hpp"
 #include "core/analysis/doctor_analysis.hpp"
 #include "core/analysis/report_model.hpp"
@@ -32,13 +28,13 @@
 #include "core/record/trace_model.hpp"
 #include "core/text_file.hpp"
 #include "cuda/cupti_trace.hpp"
+#include "doctor/process.hpp"
+#include "doctor/symbolise.hpp"
 #include "experiments/doctor_calibration.hpp"
 #include "experiments/run_record.hpp"
 #include "report/perfetto.hpp"
 #include "report/text.hpp"
 #include "version.hpp"
-
-extern char** environ;
 
 namespace pinbench::cli {
 namespace {
@@ -52,23 +48,9 @@ struct DoctorFlags {
   bool no_python_gil = false;
 };
 
-std::string self_dir() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, static_cast<std::size_t>(n));
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-bool executable_file(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
-}
-
 // Beside pinbench (the build folder), or where `cmake --install` puts it.
 std::string find_injection_library() {
-  const std::string dir = self_dir();
+  const std::string dir = binary_dir();
   for (const std::string& p : {dir + "/" + kInjectName, dir + "/../lib/pinbench/" + kInjectName}) {
     if (access(p.c_str(), R_OK) == 0) {
       char real[4096];
@@ -79,25 +61,6 @@ std::string find_injection_library() {
       fmt::format("pinbench's injection library {} is not beside {} nor in "
                   "{}/../lib/pinbench (build the pinbench_doctor_inject target)",
                   kInjectName, dir + "/pinbench", dir));
-}
-
-std::string resolve_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) {
-    if (!executable_file(name)) {
-      throw InputError(fmt::format("program '{}' is not an executable file", name));
-    }
-    return name;
-  }
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
-  std::size_t from = 0;
-  while (from <= dirs.size()) {
-    const std::size_t to = std::min(dirs.find(':', from), dirs.size());
-    const std::string dir = to > from ? dirs.substr(from, to - from) : ".";
-    if (executable_file(dir + "/" + name)) return dir + "/" + name;
-    from = to + 1;
-  }
-  throw InputError(fmt::format("program '{}' not found on PATH", name));
 }
 
 std::vector<std::string> parse_fail_on(const std::string& list) {
@@ -117,175 +80,6 @@ std::vector<std::string> parse_fail_on(const std::string& list) {
     from = to + 1;
   }
   return out;
-}
-
-// The child of a terminal gets the terminal's SIGINT itself; a signal sent to doctor alone (by
-// kill, a job runner's SIGTERM) is passed on, so the program ends the way it would without us.
-volatile sig_atomic_t g_child = 0;
-extern "C" void forward_signal(int sig, siginfo_t* info, void*) {
-  if (g_child > 0 && info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE) &&
-      info->si_pid != g_child) {
-    kill(g_child, sig);
-  }
-}
-
-struct Finished {
-  int exit_status = 0;
-  int signal = 0;
-  double wall_ms = 0;
-};
-
-Finished run_program(const std::string& path, const std::vector<std::string>& argv,
-                     const std::vector<std::string>& extra_env) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    if (entry.rfind("PINBENCH_DOCTOR_", 0) == 0 || entry.rfind("CUDA_INJECTION64_PATH=", 0) == 0) {
-      continue;
-    }
-    env.push_back(entry);
-  }
-  env.insert(env.end(), extra_env.begin(), extra_env.end());
-  std::vector<char*> cenv, cargv;
-  for (std::string& e : env) cenv.push_back(e.data());
-  cenv.push_back(nullptr);
-  std::vector<std::string> args = argv;
-  for (std::string& a : args) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  sigdelset(&all, SIGKILL);
-  sigdelset(&all, SIGSTOP);
-  // pinbench ignores SIGPIPE and handles SIGINT; the program starts as a shell would start it.
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-  struct sigaction fwd {
-  }, old[4];
-  fwd.sa_sigaction = forward_signal;
-  fwd.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&fwd.sa_mask);
-  const int forwarded[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-  for (int i = 0; i < 4; ++i) sigaction(forwarded[i], &fwd, &old[i]);
-
-  const auto t0 = SteadyClock::now();
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, path.c_str(), nullptr, &attr, cargv.data(), cenv.data());
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    for (int i = 0; i < 4; ++i) sigaction(forwarded[i], &old[i], nullptr);
-    throw InputError(fmt::format("cannot start '{}': {}", path, std::strerror(rc)));
-  }
-  g_child = pid;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  Finished f;
-  f.wall_ms = ms_since(t0);
-  g_child = 0;
-  for (int i = 0; i < 4; ++i) sigaction(forwarded[i], &old[i], nullptr);
-  if (WIFEXITED(status)) f.exit_status = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) f.signal = WTERMSIG(status);
-  return f;
-}
-
-// addr2line (binutils) names native frames where the module has debug information; without it
-// a frame is its module and offset, with the dynamic symbol where the module exports one.
-std::string find_addr2line() {
-  try {
-    return resolve_program("addr2line");
-  } catch (const InputError&) {
-    return "";
-  }
-}
-
-std::string capture(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return "";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::vector<std::string> args = argv;
-  std::vector<char*> cargv;
-  for (std::string& a : args) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  std::string out;
-  if (rc == 0) {
-    char buf[65536];
-    ssize_t n = 0;
-    while ((n = read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-      if (n > 0) out.append(buf, static_cast<std::size_t>(n));
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  close(fds[0]);
-  return out;
-}
-
-void symbolise(DoctorTrace& t) {
-  const std::string tool = find_addr2line();
-  if (tool.empty()) {
-    t.symbolizer =
-        "no addr2line on this machine: native frames show module+offset, named by the dynamic "
-        "symbol where the module exports one";
-    return;
-  }
-  std::map<std::string, std::vector<DoctorFrame*>> by_module;
-  for (DoctorSite& s : t.sites) {
-    for (DoctorFrame& f : s.frames) {
-      if (!f.python && !f.module.empty() && f.module != "?") by_module[f.module].push_back(&f);
-    }
-  }
-  for (auto& [module, frames] : by_module) {
-    if (access(module.c_str(), R_OK) != 0) continue;
-    for (std::size_t from = 0; from < frames.size(); from += 256) {
-      std::vector<std::string> argv = {tool, "-C", "-f", "-e", module};
-      const std::size_t to = std::min(frames.size(), from + 256);
-      // A return address is the instruction after the call; the call's line is one byte back.
-      for (std::size_t i = from; i < to; ++i) {
-        argv.push_back(fmt::format("0x{:x}", frames[i]->offset > 0 ? frames[i]->offset - 1 : 0));
-      }
-      const std::string out = capture(argv);
-      std::vector<std::string> lines;
-      std::size_t at = 0;
-      while (at < out.size()) {
-        const std::size_t nl = std::min(out.find('\n', at), out.size());
-        lines.push_back(out.substr(at, nl - at));
-        at = nl + 1;
-      }
-      for (std::size_t i = from; i < to && 2 * (i - from) + 1 < lines.size(); ++i) {
-        const std::string& fn = lines[2 * (i - from)];
-        const std::string& loc = lines[2 * (i - from) + 1];
-        DoctorFrame& f = *frames[i];
-        if (fn != "??" && !fn.empty()) f.function = fn;
-        const std::size_t colon = loc.rfind(':');
-        if (colon != std::string::npos && loc.compare(0, 2, "??") != 0) {
-          std::string line = loc.substr(colon + 1);
-          const std::size_t sp = line.find(' ');
-          if (sp != std::string::npos) line.erase(sp);
-          const int n = std::atoi(line.c_str());
-          if (n > 0) {
-            f.file = loc.substr(0, colon);
-            f.line = n;
-          }
-        }
-      }
-    }
-  }
-  t.symbolizer = fmt::format(
-      "native frames named by {} where the module has debug information, else module+offset", tool);
 }
 
 RunRecord bare_record() {
@@ -377,7 +171,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
         "needs that variable for its own library",
         other));
   }
-  const std::string program = resolve_program(flags.program.front());
+  const std::string program = doctor::resolve_program(flags.program.front());
   const std::string inject = find_injection_library();
   check_output_paths({flags.json, "", "", flags.trace});
   std::optional<RunRecord> rates;
@@ -403,9 +197,9 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   if (flags.no_python_gil) env.push_back("PINBENCH_DOCTOR_PYTHON_GIL=0");
 
   const auto t0 = SteadyClock::now();
-  Finished done;
+  doctor::ProgramExit done;
   try {
-    done = run_program(program, flags.program, env);
+    done = doctor::run_program(program, flags.program, env);
   } catch (...) {
     unlink(events_path.c_str());
     throw;
@@ -423,7 +217,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   t.exit_status = done.signal != 0 ? 0 : done.exit_status;
   if (done.signal != 0) t.signal = doctor_signal_name(done.signal);
   t.wall_ms = done.wall_ms;
-  symbolise(t);
+  doctor::symbolise(t);
   for (const std::string& n : t.notes) {
     if (n.find("held by another profiler") != std::string::npos) {
       std::fprintf(stderr, "pinbench: note: %s; the program ran without doctor\n", n.c_str());

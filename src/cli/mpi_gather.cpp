@@ -1,28 +1,16 @@
 #include "cli/mpi_gather.hpp"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
-#include <climits>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "cli/paths.hpp"
 #include "core/analysis/fleet.hpp"
 #include "core/errors.hpp"
 
 namespace pinbench::cli {
-namespace {
-
-std::string beside_binary() {
-  char buf[PATH_MAX] = {};
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "libpinbench_mpi.so";
-  std::string path(buf, static_cast<std::size_t>(n));
-  return path.substr(0, path.rfind('/') + 1) + "libpinbench_mpi.so";
-}
-
-}  // namespace
 
 struct MpiSession::Api {
   void* handle = nullptr;
@@ -34,7 +22,8 @@ struct MpiSession::Api {
 
 MpiSession::MpiSession() : api_(std::make_unique<Api>()) {
   const char* env = std::getenv("PINBENCH_MPI_LIBRARY");
-  const std::string path = env != nullptr && *env != '\0' ? env : beside_binary();
+  const std::string path =
+      env != nullptr && *env != '\0' ? env : binary_dir() + "/libpinbench_mpi.so";
   // RTLD_GLOBAL: Open MPI's own plugins resolve symbols of libmpi that they do not link.
   api_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (api_->handle == nullptr) {

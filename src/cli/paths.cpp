@@ -5,29 +5,22 @@
 
 namespace pinbench::cli {
 
+std::string binary_dir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
 std::string data_dir() {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (const char* env = std::getenv("PINBENCH_DATA_DIR"); env != nullptr && *env != '\0') {
     return env;
   }
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path beside = exe.parent_path().parent_path() / "data";
-    if (fs::is_directory(beside / "runs", ec)) return beside.string();
-  }
+  const fs::path beside = fs::path(binary_dir()).parent_path() / "data";
+  if (fs::is_directory(beside / "runs", ec)) return beside.string();
   return PINBENCH_SOURCE_DATA_DIR;
 }
-
-namespace {
-
-std::filesystem::path binary_dir() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path() : exe.parent_path();
-}
-
-}  // namespace
 
 std::string python_dir() {
   namespace fs = std::filesystem;
@@ -36,7 +29,6 @@ std::string python_dir() {
     return env;
   }
   const fs::path bin = binary_dir();
-  if (bin.empty()) return "";
   for (const fs::path& p : {bin / "python", bin.parent_path() / "python"}) {
     if (fs::is_regular_file(p / "pinbench" / "torch_paths.py", ec)) return p.string();
   }
@@ -47,7 +39,7 @@ std::string c_library_beside_binary() {
   std::error_code ec;
   const std::filesystem::path bin = binary_dir();
   const std::filesystem::path lib = bin / "libpinbench_c.so";
-  return !bin.empty() && std::filesystem::is_regular_file(lib, ec) ? lib.string() : "";
+  return std::filesystem::is_regular_file(lib, ec) ? lib.string() : "";
 }
 
 }  // namespace pinbench::cli

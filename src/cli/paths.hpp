@@ -1,9 +1,13 @@
-// Where pinbench finds its committed data (data/runs, data/reference) at run time.
+// Where pinbench finds, at run time, its committed data (data/runs, data/reference) and what
+// ships beside the binary.
 #pragma once
 
 #include <string>
 
 namespace pinbench::cli {
+
+// The folder of the running binary (/proc/self/exe); "." where it cannot be read.
+std::string binary_dir();
 
 // The first that exists of: $PINBENCH_DATA_DIR, <folder of the binary>/../data (the default
 // build puts the binary at build/pinbench), and the source tree's data/ folder.

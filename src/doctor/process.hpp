@@ -1,0 +1,35 @@
+// The process side of `pinbench doctor`: finding the program on PATH, starting it as a shell
+// would (its own stdin, stdout, stderr, arguments and environment, every signal at its default
+// and none blocked, since pinbench itself ignores SIGPIPE), passing on the signals sent to doctor
+// alone, and capturing a helper's output (addr2line). No CUDA here: the program's CUDA is its own.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pinbench::doctor {
+
+// A regular file this process may execute.
+bool executable_file(const std::string& path);
+
+// `name` itself when it holds a '/', else the first executable `name` on $PATH; InputError
+// (exit 2) naming it when there is none.
+std::string resolve_program(const std::string& name);
+
+struct ProgramExit {
+  int exit_status = 0;  // the program's own, when it exited
+  int signal = 0;       // the signal that killed it, else 0
+  double wall_ms = 0;   // from its start to its end
+};
+
+// Runs `path` with `argv` and this process's environment, less any PINBENCH_DOCTOR_* or
+// CUDA_INJECTION64_PATH entry, plus `extra_env`, and waits for it. SIGINT, SIGTERM, SIGHUP and
+// SIGQUIT sent to this process alone (by kill, a job runner) are passed on; a terminal's signal
+// reaches the program itself. InputError when it cannot be started.
+ProgramExit run_program(const std::string& path, const std::vector<std::string>& argv,
+                        const std::vector<std::string>& extra_env);
+
+// What `argv` (argv[0] a path) writes to stdout, stderr discarded; "" when it cannot start.
+std::string capture(const std::vector<std::string>& argv);
+
+}  // namespace pinbench::doctor
