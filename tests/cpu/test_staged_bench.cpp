@@ -363,7 +363,8 @@ TEST(StagedBound, AFailedOrMissingBoundCaseLeavesThePinnedGoal) {
   for (Case& c : p.cases) {
     if (c.part == "staged" && c.method == "pinned" && c.bytes == 64 * kMiB) c.verified = false;
   }
-  const StagedRow& no_pinned = analyse_staged(p).rows.at("h2d")[2];
+  const StagedAnalysis pa = analyse_staged(p);  // kept: the row below lives in it
+  const StagedRow& no_pinned = pa.rows.at("h2d")[2];
   EXPECT_TRUE(no_pinned.host_under_dma_gb_per_s.has_value());
   EXPECT_FALSE(no_pinned.bound_gb_per_s.has_value());
 }
