@@ -201,6 +201,17 @@ TEST(CheckAnalysis, RecordRoundTripKeepsGpusAndLoadedLinks) {
   j = to_json(r);
   j["config"]["floors"]["pinned_share"] = -1;
   EXPECT_THROW(record_from_json(j), InputError);
+  // An unknown floor is refused when the record is read, not later by the analysis (the record
+  // fuzzer found one inside a fleet record's member, which reached the report).
+  j = to_json(r);
+  j["config"]["floors"]["pinned_sahre"] = 0.5;
+  try {
+    record_from_json(j);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "run record: 'config.floors.pinned_sahre' is not a known floor");
+  }
 }
 
 TEST(Fleet, OutlierRuleIsRobust) {

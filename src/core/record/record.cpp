@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "core/input_limits.hpp"
+#include "core/record/check_floors.hpp"
 #include "core/record/doctor_trace.hpp"
 #include "core/stats.hpp"
 #include "core/text_file.hpp"
@@ -955,6 +956,9 @@ RunRecord record_from_json(const json& j) {
     if (!j["trace"].is_object()) r.fail("'trace' is not an object");
     check_fields(j["trace"], "trace", trace_fields());
     rec.trace = j["trace"];
+  }
+  if (rec.experiment == "check" && rec.config.contains("floors")) {
+    floors_from_json(rec.config["floors"]);  // refuses a bad floor, naming it
   }
   if (j.contains("doctor") && !j["doctor"].is_null()) {
     doctor_trace_from_json(j["doctor"]);  // refuses a bad field, naming it
