@@ -243,6 +243,15 @@ TEST(ReportModel, RaceChartsTheShareOfNewWordsNotARate) {
   EXPECT_EQ(render_html(r, m, {}).find("median GB/s"), std::string::npos);
 }
 
+TEST(ReportModel, ARecordWithoutGatesSaysSoRatherThanAllPassed) {
+  RunRecord r = test::make_sweep_record();
+  r.cases.clear();
+  r.gates.clear();
+  const ReportModel m = analyse(r);
+  EXPECT_EQ(m.checks_passed, "No gates: the record holds no checked measurement.");
+  EXPECT_EQ(render_text(r).find("All 0 gates"), std::string::npos);
+}
+
 TEST(ReportModel, AnUnknownExperimentGetsTheGenericReportAndText) {
   RunRecord r = test::make_sweep_record();
   r.experiment = "notebook";

@@ -39,6 +39,8 @@ std::string stop_words(const RunRecord& r, const Case& c) {
 }
 
 std::string passed_sentence(const RunRecord& r, const std::string& meaning) {
+  // Nothing checked is not "all passed" (a doctor run of a program that copied nothing, say).
+  if (r.gates.empty()) return "No gates: the record holds no checked measurement.";
   return fmt::format("All {} gates passed: {}", r.gates.size(), meaning);
 }
 
