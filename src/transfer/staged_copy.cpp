@@ -15,9 +15,9 @@
 // copy's device work is queued, so the next copy first waits for that on the host: the caller's
 // thread blocks for a direct copy; the lane's coordinator polls for a staged one, moving its
 // other chunks meanwhile (a pipeline's copies in and out on one stream wait on each other
-// across the two lanes, and a blocked coordinator would stop the other chunks of its lane). Each copy waits only for
-// copies made before it, and a lane reaches a copy's first DMA only after every earlier copy of
-// that lane has queued all of its own, so these waits cannot form a cycle.
+// across the two lanes, and a blocked coordinator would stop the other chunks of its lane). Each
+// copy waits only for copies made before it, and a lane reaches a copy's first DMA only after every
+// earlier copy of that lane has queued all of its own, so these waits cannot form a cycle.
 #include "pinbench/staged_copy.hpp"
 
 #include <cuda.h>  // types of the one driver entry point looked up at run time, nothing linked

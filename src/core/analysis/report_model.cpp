@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "core/analysis/case_figures.hpp"
-#include "core/analysis/doctor_analysis.hpp"
 #include "core/analysis/check_analysis.hpp"
+#include "core/analysis/doctor_analysis.hpp"
 #include "core/analysis/fleet.hpp"
 #include "core/analysis/host_analysis.hpp"
 #include "core/analysis/staged_analysis.hpp"
