@@ -22,7 +22,6 @@
 #include "core/analysis/doctor_analysis.hpp"
 #include "core/analysis/report_model.hpp"
 #include "core/errors.hpp"
-#include "core/host_info.hpp"
 #include "core/interrupt.hpp"
 #include "core/record/doctor_trace.hpp"
 #include "core/record/trace_model.hpp"
@@ -34,7 +33,6 @@
 #include "experiments/run_record.hpp"
 #include "report/perfetto.hpp"
 #include "report/text.hpp"
-#include "version.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -80,17 +78,6 @@ std::vector<std::string> parse_fail_on(const std::string& list) {
     from = to + 1;
   }
   return out;
-}
-
-RunRecord bare_record() {
-  RunRecord r;
-  r.experiment = "doctor";
-  r.pinbench_version = kVersion;
-  r.created_utc = utc_now_iso8601();
-  r.machine.host_cpu = host_cpu_model();
-  r.machine.host_memory_bytes = host_memory_bytes();
-  r.machine.os = os_description();
-  return r;
 }
 
 // The rates of a sweep (or any) record: its host-side cases, pinned and pageable. Checked before
@@ -234,7 +221,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   }
   // The machine is described (and calibrated) only once the program is gone, so pinbench's own
   // CUDA context never shares the GPU with it; a program that made no CUDA calls needs neither.
-  RunRecord record = bare_record();
+  RunRecord record = start_host_record("doctor");
   if (t.processes > 0) {
     try {
       record = start_record("doctor", nlohmann::json::object());
@@ -244,7 +231,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
     } catch (const NoGpuError& e) {
       std::fprintf(stderr, "pinbench: note: no calibration (%s); time lost is not estimated\n",
                    e.what());
-      record = bare_record();
+      record = start_host_record("doctor");
     }
   }
   if (rates) take_rates(record, *rates, flags.rates);

@@ -23,7 +23,6 @@
 #include "experiments/gpu_host_buffers.hpp"
 #include "experiments/run_record.hpp"
 #include "experiments/sampler.hpp"
-#include "version.hpp"
 
 namespace pinbench {
 namespace {
@@ -181,14 +180,8 @@ RunRecord run_check(const CheckConfig& cfg) {
 }
 
 RunRecord no_gpu_check_record(const CheckConfig& cfg, const std::string& why) {
-  RunRecord record;
-  record.experiment = "check";
-  record.pinbench_version = kVersion;
-  record.created_utc = utc_now_iso8601();
+  RunRecord record = start_host_record("check");
   record.machine.hostname = host_name();
-  record.machine.host_cpu = host_cpu_model();
-  record.machine.host_memory_bytes = host_memory_bytes();
-  record.machine.os = os_description();
   record.config = config_json(cfg);
   record.config["no_gpu"] = why;
   record.note = "no GPU checked: " + why;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/host_info.hpp"
 #include "core/interrupt.hpp"
 #include "core/record/case_builder.hpp"
 #include "cuda/buffers.hpp"
@@ -17,6 +18,17 @@ RunRecord start_record(const std::string& experiment, nlohmann::json config) {
   record.created_utc = utc_now_iso8601();
   record.machine = cuda::query_machine(cuda::selected_device());
   record.config = std::move(config);
+  return record;
+}
+
+RunRecord start_host_record(const std::string& experiment) {
+  RunRecord record;
+  record.experiment = experiment;
+  record.pinbench_version = kVersion;
+  record.created_utc = utc_now_iso8601();
+  record.machine.host_cpu = host_cpu_model();
+  record.machine.host_memory_bytes = host_memory_bytes();
+  record.machine.os = os_description();
   return record;
 }
 

@@ -18,6 +18,10 @@ namespace pinbench {
 // usable GPU.
 RunRecord start_record(const std::string& experiment, nlohmann::json config);
 
+// The same header where no GPU is described (doctor before or without a calibration, a check
+// on a host with no usable GPU): pinbench's version, the time, and the host's CPU, memory and OS.
+RunRecord start_host_record(const std::string& experiment);
+
 // Sets the record's wall time, from `start` to now, and drops the cases that have no samples
 // (their gate failed before timing; the failed gate stays in the record).
 void finish_record(RunRecord& record, SteadyClock::time_point start);
