@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a function's signature or a struct's layout changes. */
-#define PINBENCH_C_ABI_VERSION 1
+#define PINBENCH_C_ABI_VERSION 2
 
 typedef enum pinbench_status {
   PINBENCH_OK = 0,
@@ -49,6 +49,7 @@ typedef struct pinbench_options {
   int streaming_drain; /* 0 or 1 */
   int caller_copies;   /* 0 or 1 */
   int device;          /* -1: the calling thread's current device */
+  int streaming_fill_edges; /* 0 or 1 (ABI 2) */
 } pinbench_options;
 
 int pinbench_abi_version(void);

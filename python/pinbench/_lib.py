@@ -5,7 +5,7 @@ import ctypes
 import os
 import threading
 
-ABI_VERSION = 1  # PINBENCH_C_ABI_VERSION this package was written for
+ABI_VERSION = 2  # PINBENCH_C_ABI_VERSION this package was written for
 
 OK, INVALID_ARGUMENT, NO_GPU, CUDA_ERROR, INPUT_ERROR, INTERNAL_ERROR = range(6)
 
@@ -51,6 +51,7 @@ class Options(ctypes.Structure):
         ("streaming_drain", ctypes.c_int),
         ("caller_copies", ctypes.c_int),
         ("device", ctypes.c_int),
+        ("streaming_fill_edges", ctypes.c_int),
     ]
 
 

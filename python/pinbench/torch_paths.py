@@ -61,7 +61,7 @@ def engine_options(text):
     for name in ("edge_chunk_bytes", "direct_below_bytes", "max_staging_bytes"):
         if name in j:
             out[name] = int(j[name])
-    for name in ("streaming_drain", "caller_copies"):
+    for name in ("streaming_drain", "streaming_fill_edges", "caller_copies"):
         if name in j:
             out[name] = bool(j[name])
     return out

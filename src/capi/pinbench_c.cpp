@@ -94,6 +94,7 @@ pinbench::StagedCopyOptions to_options(const pinbench_options& o) {
   out.streaming_drain = o.streaming_drain != 0;
   out.caller_copies = o.caller_copies != 0;
   out.device = o.device;
+  out.streaming_fill_edges = o.streaming_fill_edges != 0;
   return out;
 }
 
@@ -157,6 +158,7 @@ void pinbench_default_options(pinbench_options* out) {
   out->streaming_drain = o.streaming_drain ? 1 : 0;
   out->caller_copies = o.caller_copies ? 1 : 0;
   out->device = o.device;
+  out->streaming_fill_edges = o.streaming_fill_edges ? 1 : 0;
 }
 
 pinbench_status pinbench_device_count(int* count) {

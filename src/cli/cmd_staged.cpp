@@ -39,6 +39,7 @@ struct EngineFlags {
     direct_below = o.direct_below_bytes == 0 ? "0" : size_default(o.direct_below_bytes);
     max_staging = size_default(o.max_staging_bytes);
     no_streaming_drain = !o.streaming_drain;
+    no_streaming_fill_edges = !o.streaming_fill_edges;
     no_caller_copies = !o.caller_copies;
   }
   std::string h2d_chunk;
@@ -51,6 +52,7 @@ struct EngineFlags {
   std::string direct_below;
   std::string max_staging;
   bool no_streaming_drain = false;
+  bool no_streaming_fill_edges = false;
   bool no_caller_copies = false;
 };
 
@@ -93,6 +95,9 @@ RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
   sub->add_flag("--no-streaming-drain", f.no_streaming_drain,
                 "Engine: drain to pageable memory with memcpy instead of non-temporal stores "
                 "(used on x86-64 with AVX2)");
+  sub->add_flag("--no-streaming-fill-edges", f.no_streaming_fill_edges,
+                "Engine: fill a copy's first and last chunks to the device with memcpy instead of "
+                "non-temporal stores (used on x86-64 with AVX2)");
   sub->add_flag("--no-caller-copies", f.no_caller_copies,
                 "Engine: the thread of a synchronous copy only waits, instead of copying slices "
                 "alongside the host threads");
@@ -111,6 +116,7 @@ StagedCopyOptions engine_options(const EngineFlags& f) {
   o.direct_below_bytes = static_cast<std::size_t>(size_or_zero(f.direct_below));
   o.max_staging_bytes = static_cast<std::size_t>(parse_size(f.max_staging));
   o.streaming_drain = !f.no_streaming_drain;
+  o.streaming_fill_edges = !f.no_streaming_fill_edges;
   o.caller_copies = !f.no_caller_copies;
   o.device = 0;  // every pinbench measurement runs on device 0
   return o;

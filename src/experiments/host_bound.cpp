@@ -45,7 +45,9 @@ void HostTeam::copy_slices() {
                              i % slices_per_chunk_);
     if (s.bytes != 0) {
       if (job_.fill) {
-        std::memcpy(slot + s.offset, host + s.offset, s.bytes);
+        const bool edge = job_.streaming_edges && (chunk + 2) * job_.chunk_bytes >= job_.bytes;
+        transfer::copy_with(edge ? transfer::Stores::kStreaming : transfer::Stores::kCached,
+                            slot + s.offset, host + s.offset, s.bytes);
       } else if (job_.streaming) {
         transfer::copy_streaming(host + s.offset, slot + s.offset, s.bytes);
       } else {

@@ -6,8 +6,8 @@
 // its bound (docs/methodology.md, "The engine's bound").
 //
 // What is copied is the engine's: the same chunk size, ring depth, thread count, page-aligned
-// slices (transfer/chunk_plan.hpp) and copy routine (memcpy to fill, non-temporal stores to
-// drain where the engine uses them). What is left out is the engine's own coordination: no
+// slices (transfer/chunk_plan.hpp) and copy routines (memcpy to fill, with non-temporal stores
+// for the last chunks, and non-temporal stores to drain, where the engine uses them). What is left out is the engine's own coordination: no
 // device copy waits for a fill, no fill waits for a free slot.
 #pragma once
 
@@ -31,6 +31,8 @@ struct HostJob {
   std::size_t chunk_bytes = 0;
   int depth = 0;
   bool streaming = false;  // drain with non-temporal stores (transfer/host_copy.hpp)
+  bool streaming_edges = false;  // fill the last two chunks with non-temporal stores, as the
+                                 // engine does (it also streams its ramp, which this team has not)
 };
 
 // Workers made once that spin while they wait (so a copy's start costs no wake-up), sharing a

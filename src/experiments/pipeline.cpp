@@ -265,7 +265,8 @@ struct HostBothWays {
               bytes,
               engine.to_device.chunk_bytes,
               engine.to_device.depth,
-              false};
+              false,
+              engine.streaming_fill_edges};
     HostJob d{false,
               out,
               static_cast<char*>(drain_ring.data()),

@@ -287,6 +287,16 @@ std::optional<std::size_t> check(const Leg& l, Buffers& b, cudaStream_t stream) 
   return first_mismatch(b.pinned_aux.data(), l.expected, l.bytes);
 }
 
+// How the bound's team copies, as the record says.
+std::string bound_copy_text(const StagedCopyOptions& engine, bool to_device) {
+  const bool nt = StagedCopier::streaming_stores_available();
+  if (to_device) {
+    return engine.streaming_fill_edges && nt ? "memcpy, the last two chunks non-temporal stores"
+                                             : "memcpy";
+  }
+  return engine.streaming_drain && nt ? "non-temporal stores" : "memcpy";
+}
+
 std::string sample_failure(int sample, std::size_t offset, std::size_t bytes) {
   return fmt::format("sample {}: the first differing byte is at offset {} of {}", sample, offset,
                      bytes);
@@ -385,6 +395,7 @@ Timed measure_host(BoundRig& rig, Buffers& b, bool to_device, bool under_dma, st
   job.chunk_bytes = ring.chunk_bytes;
   job.depth = ring.depth;
   job.streaming = !to_device && rig.engine.streaming_drain;
+  job.streaming_edges = to_device && rig.engine.streaming_fill_edges;
   const std::size_t chunks = (bytes + ring.chunk_bytes - 1) / ring.chunk_bytes;
   if (!to_device) {
     // What the drain writes: the reference bytes' first chunks, one per slot.
@@ -547,10 +558,7 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
             {"chunk_bytes", ring.chunk_bytes},
             {"depth", ring.depth},
             {"threads", ring.threads + (config.engine.caller_copies ? 1 : 0)},
-            {"copy", to_device ? "memcpy"
-                     : config.engine.streaming_drain && StagedCopier::streaming_stores_available()
-                         ? "non-temporal stores"
-                         : "memcpy"}};
+            {"copy", bound_copy_text(config.engine, to_device)}};
         record.gates.push_back(sampled_gate(
             c.gate, r,
             to_device ? "after the last sample the ring held the source's last chunks"

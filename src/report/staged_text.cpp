@@ -82,6 +82,16 @@ std::string drain_text(const nlohmann::json& e) {
   return "; drained to the host with non-temporal stores where the CPU has them";
 }
 
+// How the host threads filled a copy's edge chunks to the device; older records do not say.
+std::string fill_text(const nlohmann::json& e) {
+  if (!e.contains("streaming_fill_edges")) return "";
+  if (!e.value("streaming_fill_edges", false)) return "; filled with memcpy";
+  if (e.contains("streaming_stores") && !e.value("streaming_stores", false)) {
+    return "; filled with memcpy (no AVX2 on this CPU)";
+  }
+  return "; a copy's first and last chunks filled with non-temporal stores";
+}
+
 std::string engine_line(const nlohmann::json& e) {
   if (!e.is_object() || !e.contains("to_device")) return "";
   auto ring = [](const nlohmann::json& r) {
@@ -90,11 +100,11 @@ std::string engine_line(const nlohmann::json& e) {
   };
   return fmt::format(
       "Engine:  to the device {}; to the host {}; {} page-locked in all; chunks start and end at "
-      "{}; copies under {} go straight to cudaMemcpyAsync{}{}\n",
+      "{}; copies under {} go straight to cudaMemcpyAsync{}{}{}\n",
       ring(e["to_device"]), ring(e["to_host"]),
       exact_size(e.value("staging_bytes", std::uint64_t{0})),
       exact_size(e.value("edge_chunk_bytes", std::uint64_t{0})),
-      exact_size(e.value("direct_below_bytes", std::uint64_t{0})), drain_text(e),
+      exact_size(e.value("direct_below_bytes", std::uint64_t{0})), fill_text(e), drain_text(e),
       e.contains("caller_copies") && !e.value("caller_copies", true)
           ? "; a synchronous caller only waits"
           : "");

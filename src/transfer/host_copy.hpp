@@ -14,6 +14,15 @@
 
 namespace pinbench::transfer {
 
+// How a host copy thread writes its destination.
+enum class Stores : unsigned char {
+  kCached,     // memcpy: the lines stay in the writing core's caches
+  kStreaming,  // non-temporal stores: whole lines straight to memory (copy_streaming)
+  kDemoted,    // memcpy, then each written line is pushed out of the core's private caches into
+               // the shared last-level cache (CLDEMOTE), where a device read finds it without
+               // snooping the core (copy_demoting)
+};
+
 // Whether copy_streaming() uses non-temporal stores on this CPU (x86-64 with AVX2, detected
 // when the program runs); elsewhere it is memcpy.
 bool streaming_stores_available();
@@ -22,5 +31,17 @@ bool streaming_stores_available();
 // stores where the CPU has them. The stores are fenced before it returns, so the bytes are
 // ordered before whatever the caller publishes next, as memcpy's are.
 void copy_streaming(void* dst, const void* src, std::size_t bytes);
+
+// Whether copy_demoting() issues CLDEMOTE on this CPU (CPUID leaf 7, detected when the program
+// runs); elsewhere it is memcpy.
+bool demote_available();
+
+// memcpy(dst, src, bytes), then a CLDEMOTE for every line of `dst` written, piece by piece so
+// the lines are still in the core's caches when they are demoted. A hint: the bytes are the
+// same either way.
+void copy_demoting(void* dst, const void* src, std::size_t bytes);
+
+// The copy `stores` names.
+void copy_with(Stores stores, void* dst, const void* src, std::size_t bytes);
 
 }  // namespace pinbench::transfer

@@ -61,7 +61,7 @@ HostCopyPool::~HostCopyPool() {
 }
 
 std::uint64_t HostCopyPool::publish(void* dst, const void* src, std::size_t bytes,
-                                    std::uintptr_t host_address, bool streaming) {
+                                    std::uintptr_t host_address, Stores stores) {
   const std::uint64_t ticket = published_.load(std::memory_order_relaxed);
   Task& t = tasks_[ticket % tasks_.size()];
   const std::size_t count = slice_count(bytes, slices_per_task_threads_);
@@ -69,7 +69,7 @@ std::uint64_t HostCopyPool::publish(void* dst, const void* src, std::size_t byte
   t.src = static_cast<const char*>(src);
   t.bytes = bytes;
   t.host_address = host_address;
-  t.streaming = streaming;
+  t.stores = stores;
   t.remaining.store(static_cast<std::uint32_t>(count), std::memory_order_relaxed);
   // The claim word is what workers test; storing it last (release) publishes the fields above.
   t.claim.store(make_claim(ticket, count, 0), std::memory_order_release);
@@ -105,11 +105,7 @@ bool HostCopyPool::claim_and_copy(std::uint64_t cursor) {
       const Chunk s = slice_of(t.bytes, t.host_address, count, next);
       if (s.bytes > 0) {
         const EngineRange range(slice_name_);
-        if (t.streaming) {
-          copy_streaming(t.dst + s.offset, t.src + s.offset, s.bytes);
-        } else {
-          std::memcpy(t.dst + s.offset, t.src + s.offset, s.bytes);
-        }
+        copy_with(t.stores, t.dst + s.offset, t.src + s.offset, s.bytes);
       }
       t.remaining.fetch_sub(1, std::memory_order_acq_rel);
       return true;

@@ -22,6 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "transfer/host_copy.hpp"
+
 namespace pinbench::transfer {
 
 class HostCopyPool {
@@ -34,11 +36,11 @@ class HostCopyPool {
   HostCopyPool& operator=(const HostCopyPool&) = delete;
 
   // Publishes memcpy(dst, src, bytes) and returns its ticket. `host_address` is the address of
-  // the pageable end of the copy; slices are cut on its page boundaries. `streaming`: write
-  // `dst` with non-temporal stores (host_copy.hpp). The caller guarantees that the task
+  // the pageable end of the copy; slices are cut on its page boundaries. `stores`: how `dst`
+  // is written (host_copy.hpp). The caller guarantees that the task
   // published `max_pending` tickets earlier is complete.
   std::uint64_t publish(void* dst, const void* src, std::size_t bytes, std::uintptr_t host_address,
-                        bool streaming = false);
+                        Stores stores = Stores::kCached);
 
   // Whether every slice of `ticket` has been copied. Once true, the copied bytes are visible to
   // the calling thread. Only for tickets published within the last `max_pending`.
@@ -70,7 +72,7 @@ class HostCopyPool {
     const char* src = nullptr;
     std::size_t bytes = 0;
     std::uintptr_t host_address = 0;
-    bool streaming = false;
+    Stores stores = Stores::kCached;
   };
 
   void work();

@@ -90,6 +90,11 @@ void Lane::help_until_finished(const CopyState& state) {
   state.wait_finished();
 }
 
+Stores Lane::stores_for(const Run& run, std::size_t index) const {
+  const bool edge = run.chunks[index].bytes < shape_.chunk_bytes || index + 2 >= run.chunks.size();
+  return edge ? shape_.edge_stores : shape_.stores;
+}
+
 char* Lane::slot_memory(int slot) const {
   return staging_ + static_cast<std::size_t>(slot) * shape_.chunk_bytes;
 }
@@ -171,7 +176,7 @@ bool Lane::admit() {
     if (shape_.flow == Flow::kToDevice) {
       const char* src = static_cast<const char*>(r->job.src) + c.offset;
       placed.ticket = pool_.publish(slot_memory(placed.slot), src, c.bytes,
-                                    reinterpret_cast<std::uintptr_t>(src));
+                                    reinterpret_cast<std::uintptr_t>(src), stores_for(*r, s.index));
       placed.stage = Stage::kHost;
     } else {
       issue_device(placed);
@@ -234,7 +239,7 @@ bool Lane::advance() {
       } else {
         char* dst = static_cast<char*>(r.job.dst) + c.offset;
         s.ticket = pool_.publish(dst, slot_memory(s.slot), c.bytes,
-                                 reinterpret_cast<std::uintptr_t>(dst), shape_.streaming_drain);
+                                 reinterpret_cast<std::uintptr_t>(dst), stores_for(r, s.index));
         s.stage = Stage::kHost;
       }
     } else if (s.stage == Stage::kHost && pool_.complete(s.ticket)) {

@@ -88,7 +88,10 @@ struct LaneShape {
   int depth = 0;
   int threads = 0;
   std::size_t edge_chunk_bytes = 0;
-  bool streaming_drain = false;  // to the host: drain with non-temporal stores (host_copy.hpp)
+  // How the host threads write: the staging buffers (to the device) or the caller's memory (to
+  // the host); `edge_stores` for a copy's first chunks below chunk_bytes and its last two.
+  Stores stores = Stores::kCached;
+  Stores edge_stores = Stores::kCached;
 };
 
 class Lane {
@@ -124,6 +127,7 @@ class Lane {
   void issue_device(Slot& s);
   void finish_runs();
   char* slot_memory(int slot) const;
+  Stores stores_for(const Run& run, std::size_t index) const;
 
   const LaneShape shape_;
   char* const staging_;

@@ -299,7 +299,15 @@ struct StagedCopier::Impl {
     shape.depth = ring.depth;
     shape.threads = ring.threads;
     shape.edge_chunk_bytes = options.edge_chunk_bytes;
-    shape.streaming_drain = options.streaming_drain;
+    const auto streaming = [](bool on) {
+      return on ? transfer::Stores::kStreaming : transfer::Stores::kCached;
+    };
+    if (flow == transfer::Flow::kToHost) {
+      shape.stores = shape.edge_stores = streaming(options.streaming_drain);
+    } else {
+      shape.stores = transfer::Stores::kCached;
+      shape.edge_stores = streaming(options.streaming_fill_edges);
+    }
     return std::make_unique<transfer::Lane>(shape, staging, std::move(queue));
   }
 

@@ -133,7 +133,8 @@ class FakeQueue : public DeviceQueue {
 // A lane on a fake device with small chunks, so a few MiB make many chunks.
 struct TestLane {
   TestLane(Flow flow, FakeQueue::Knobs knobs = {}, int depth = 3, int threads = 3,
-           std::size_t chunk = 64 * kKiB, std::size_t edge = 4 * kKiB, bool streaming = false)
+           std::size_t chunk = 64 * kKiB, std::size_t edge = 4 * kKiB, Stores stores = Stores::kCached,
+           Stores edge_stores = Stores::kCached)
       : staging(chunk * static_cast<std::size_t>(depth)) {
     auto q = std::make_unique<FakeQueue>(depth, knobs);
     queue = q.get();
@@ -143,7 +144,8 @@ struct TestLane {
     shape.depth = depth;
     shape.threads = threads;
     shape.edge_chunk_bytes = edge;
-    shape.streaming_drain = streaming;
+    shape.stores = stores;
+    shape.edge_stores = edge_stores;
     lane = std::make_unique<Lane>(shape, staging.data(), std::move(q));
   }
 
@@ -173,10 +175,12 @@ std::vector<char> pattern(std::size_t bytes, std::uint64_t seed) {
   return v;
 }
 
-void expect_round_trips(bool streaming_drain) {
-  TestLane up(Flow::kToDevice, {std::chrono::microseconds(20)});
-  TestLane down(Flow::kToHost, {std::chrono::microseconds(20)}, 3, 3, 64 * kKiB, 4 * kKiB,
-                streaming_drain);
+// `stores` for the bulk of each copy, `edge_stores` for its first and last chunks, both ways.
+void expect_round_trips(Stores stores, Stores edge_stores) {
+  TestLane up(Flow::kToDevice, {std::chrono::microseconds(20)}, 3, 3, 64 * kKiB, 4 * kKiB, stores,
+              edge_stores);
+  TestLane down(Flow::kToHost, {std::chrono::microseconds(20)}, 3, 3, 64 * kKiB, 4 * kKiB, stores,
+                edge_stores);
   const std::size_t sizes[] = {1, 7, 4096, 64 * kKiB + 13, kMiB + 5, 3 * kMiB};
   const std::size_t offsets[] = {0, 1, 3, 4095};
   std::uint64_t seed = 1;
@@ -200,13 +204,20 @@ void expect_round_trips(bool streaming_drain) {
 }
 
 TEST(StagedLane, RoundTripsAreByteExactOverSizesAndOffsets) {
-  expect_round_trips(false);
+  expect_round_trips(Stores::kCached, Stores::kCached);
 }
 
-// The drain writes the caller's memory with non-temporal stores where the CPU has them; the
-// bytes must be just as exact, and visible once the copy is finished.
-TEST(StagedLane, StreamingDrainRoundTripsAreByteExact) {
-  expect_round_trips(true);
+// The host threads may write with non-temporal stores or demote the lines they wrote, where the
+// CPU has them, and a copy's edge chunks may be written differently from its bulk; the bytes
+// must be just as exact, and visible once the copy is finished.
+TEST(StagedLane, StreamingRoundTripsAreByteExact) {
+  expect_round_trips(Stores::kStreaming, Stores::kStreaming);
+}
+
+TEST(StagedLane, DemotedAndMixedRoundTripsAreByteExact) {
+  expect_round_trips(Stores::kDemoted, Stores::kDemoted);
+  expect_round_trips(Stores::kCached, Stores::kDemoted);
+  expect_round_trips(Stores::kStreaming, Stores::kCached);
 }
 
 TEST(StagedLane, ConcurrentSubmittersAllArriveIntact) {
@@ -367,12 +378,12 @@ TEST(StagedLane, OneThreadAndTheSmallestRingStillWork) {
 // completes exactly when the last slice is done. Both copy routines.
 TEST(HostCopyPoolHelp, AHelperAloneCopiesEverySlice) {
   HostCopyPool pool(0, 2);
-  for (bool streaming : {false, true}) {
-    const std::vector<char> src = pattern(kMiB + 77, streaming ? 3 : 4);
+  for (Stores stores : {Stores::kCached, Stores::kStreaming, Stores::kDemoted}) {
+    const std::vector<char> src = pattern(kMiB + 77, 3 + static_cast<int>(stores));
     std::vector<char> dst(src.size(), 0);
     const std::uint64_t ticket =
         pool.publish(dst.data(), src.data(), src.size(),
-                     reinterpret_cast<std::uintptr_t>(src.data()), streaming);
+                     reinterpret_cast<std::uintptr_t>(src.data()), stores);
     int slices = 0;
     while (pool.help_one()) {
       ++slices;
@@ -390,7 +401,8 @@ TEST(HostCopyPoolHelp, AHelperAloneCopiesEverySlice) {
 // arrives intact and each waiter returns once its own copy is finished.
 TEST(StagedLane, CallersThatHelpWhileTheyWaitKeepEveryCopyExact) {
   for (Flow flow : {Flow::kToDevice, Flow::kToHost}) {
-    TestLane lane(flow, {std::chrono::microseconds(5)}, 3, 2, 64 * kKiB, 4 * kKiB, true);
+    TestLane lane(flow, {std::chrono::microseconds(5)}, 3, 2, 64 * kKiB, 4 * kKiB,
+                  Stores::kStreaming, Stores::kDemoted);
     std::vector<std::thread> callers;
     std::atomic<int> bad{0};
     for (int t = 0; t < 4; ++t) {

@@ -97,7 +97,8 @@ nlohmann::json to_json(const StagedCopyOptions& o) {
   return {{"to_device", ring(o.to_device)},           {"to_host", ring(o.to_host)},
           {"edge_chunk_bytes", o.edge_chunk_bytes},   {"direct_below_bytes", o.direct_below_bytes},
           {"max_staging_bytes", o.max_staging_bytes}, {"staging_bytes", staging_bytes(o)},
-          {"streaming_drain", o.streaming_drain},     {"caller_copies", o.caller_copies}};
+          {"streaming_drain", o.streaming_drain},     {"caller_copies", o.caller_copies},
+          {"streaming_fill_edges", o.streaming_fill_edges}};
 }
 
 // --- staged ---------------------------------------------------------------------------------

@@ -537,6 +537,7 @@ const std::vector<KnownField>& config_fields() {
       {"memory", Kind::kText},
       {"direction", Kind::kText},
       {"streaming_drain", Kind::kFlag},
+      {"streaming_fill_edges", Kind::kFlag},
       {"streaming_stores", Kind::kFlag},
       {"caller_copies", Kind::kFlag},
       {"place_on_gpu_node", Kind::kFlag},
