@@ -44,11 +44,12 @@ typedef struct pinbench_options {
   int d2h_depth;
   int d2h_threads;
   size_t edge_chunk_bytes;
-  size_t direct_below_bytes;
+  size_t h2d_direct_below_bytes; /* ABI 2: one threshold per direction */
+  size_t d2h_direct_below_bytes;
   size_t max_staging_bytes;
-  int streaming_drain; /* 0 or 1 */
-  int caller_copies;   /* 0 or 1 */
-  int device;          /* -1: the calling thread's current device */
+  int streaming_drain;      /* 0 or 1 */
+  int caller_copies;        /* 0 or 1 */
+  int device;               /* -1: the calling thread's current device */
   int streaming_fill_edges; /* 0 or 1 (ABI 2) */
 } pinbench_options;
 

@@ -13,13 +13,18 @@
 
 namespace pinbench {
 
-// One direction's ring: `depth` staging buffers of `chunk_bytes` each, and the host threads that
-// copy between pageable memory and them.
+// One direction's settings: a ring of `depth` staging buffers of `chunk_bytes` each, the host
+// threads that copy between pageable memory and them, and the size below which a copy skips the
+// ring.
 struct StagingRing {
   std::size_t chunk_bytes = 0;  // each staging buffer, and so the largest chunk of a copy
   int depth = 0;                // staging buffers in the ring (at least 2, so one can fill while
                                 // another moves)
   int threads = 0;              // host threads copying between pageable memory and the ring
+  // Copies in this direction smaller than this go straight to cudaMemcpyAsync: for them the
+  // driver's own staging finishes before the engine's threads have passed a chunk along. 0:
+  // stage every pageable copy.
+  std::size_t direct_below_bytes = 0;
 };
 
 struct StagedCopyOptions {
@@ -28,8 +33,13 @@ struct StagedCopyOptions {
   // buffers, bigger ones or more threads did not help; back to the host, rings shallower than
   // 6 x 8 MiB left the copy engine waiting for the drain (8 MiB x 4: 53.9 GB/s at 1 GiB but
   // 47 at 64 MiB; 8 MiB x 6: 54.2 and 47.7). 80 MiB page-locked in all.
-  StagingRing to_device{8u << 20, 4, 8};
-  StagingRing to_host{8u << 20, 6, 8};
+  //
+  // The direct thresholds, from the same machine with every size staged (2026-12-01, the edge
+  // chunks to the device written with non-temporal stores): to the device 256 KiB staged at
+  // 8.6 GB/s against the driver's 8.5, 512 KiB 13.5 against 10.3; back to the host 128 KiB 4.0
+  // against 3.8, 256 KiB 6.5 against 4.2, 512 KiB 8.7 against 3.0.
+  StagingRing to_device{8u << 20, 4, 8, 512u << 10};
+  StagingRing to_host{8u << 20, 6, 8, 256u << 10};
   // A copy's first chunk; chunks then double up to the ring's chunk size, and a copy to the
   // host halves its last chunks back down to this. Small chunks at the start keep the copy
   // engine from waiting for the first big host copy, and at the end of a copy to the host they
@@ -37,11 +47,6 @@ struct StagedCopyOptions {
   // to overlap (the H200, 2026-12-01: a 1 MiB copy to the host at 16.6 GB/s against the
   // driver's 5.0, to the device 13.8 against 12.0).
   std::size_t edge_chunk_bytes = 256u << 10;
-  // Copies smaller than this go straight to cudaMemcpyAsync: for them the driver's own staging
-  // finishes before the engine's threads have passed a chunk along (on the H200 at 256 KiB and
-  // 512 KiB to the device, staged 7.3 and 10.4 GB/s against the driver's 9.1 and 10.9). 0:
-  // stage every pageable copy.
-  std::size_t direct_below_bytes = 1u << 20;
   // The most page-locked memory the two rings may take together; options asking for more are
   // refused.
   std::size_t max_staging_bytes = 96u << 20;

@@ -43,9 +43,11 @@ _ENGINE_KEYS = {
     ("to_device", "chunk_bytes"): "h2d_chunk_bytes",
     ("to_device", "depth"): "h2d_depth",
     ("to_device", "threads"): "h2d_threads",
+    ("to_device", "direct_below_bytes"): "h2d_direct_below_bytes",
     ("to_host", "chunk_bytes"): "d2h_chunk_bytes",
     ("to_host", "depth"): "d2h_depth",
     ("to_host", "threads"): "d2h_threads",
+    ("to_host", "direct_below_bytes"): "d2h_direct_below_bytes",
 }
 
 
@@ -58,7 +60,7 @@ def engine_options(text):
     for (ring, field), name in _ENGINE_KEYS.items():
         if ring in j and field in j[ring]:
             out[name] = int(j[ring][field])
-    for name in ("edge_chunk_bytes", "direct_below_bytes", "max_staging_bytes"):
+    for name in ("edge_chunk_bytes", "max_staging_bytes"):
         if name in j:
             out[name] = int(j[name])
     for name in ("streaming_drain", "streaming_fill_edges", "caller_copies"):

@@ -86,10 +86,9 @@ cudaStream_t as_stream(std::uintptr_t s) {
 
 pinbench::StagedCopyOptions to_options(const pinbench_options& o) {
   pinbench::StagedCopyOptions out;
-  out.to_device = {o.h2d_chunk_bytes, o.h2d_depth, o.h2d_threads};
-  out.to_host = {o.d2h_chunk_bytes, o.d2h_depth, o.d2h_threads};
+  out.to_device = {o.h2d_chunk_bytes, o.h2d_depth, o.h2d_threads, o.h2d_direct_below_bytes};
+  out.to_host = {o.d2h_chunk_bytes, o.d2h_depth, o.d2h_threads, o.d2h_direct_below_bytes};
   out.edge_chunk_bytes = o.edge_chunk_bytes;
-  out.direct_below_bytes = o.direct_below_bytes;
   out.max_staging_bytes = o.max_staging_bytes;
   out.streaming_drain = o.streaming_drain != 0;
   out.caller_copies = o.caller_copies != 0;
@@ -153,7 +152,8 @@ void pinbench_default_options(pinbench_options* out) {
   out->d2h_depth = o.to_host.depth;
   out->d2h_threads = o.to_host.threads;
   out->edge_chunk_bytes = o.edge_chunk_bytes;
-  out->direct_below_bytes = o.direct_below_bytes;
+  out->h2d_direct_below_bytes = o.to_device.direct_below_bytes;
+  out->d2h_direct_below_bytes = o.to_host.direct_below_bytes;
   out->max_staging_bytes = o.max_staging_bytes;
   out->streaming_drain = o.streaming_drain ? 1 : 0;
   out->caller_copies = o.caller_copies ? 1 : 0;

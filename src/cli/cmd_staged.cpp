@@ -24,6 +24,10 @@
 namespace pinbench::cli {
 namespace {
 
+std::string size_or_zero_default(std::size_t bytes) {
+  return bytes == 0 ? "0" : size_default(bytes);
+}
+
 // The staged engine's settings as flags, shared by both subcommands. Their defaults are the
 // library's (StagedCopyOptions), so the help text cannot drift from what the engine does.
 struct EngineFlags {
@@ -36,7 +40,8 @@ struct EngineFlags {
     d2h_depth = o.to_host.depth;
     d2h_threads = o.to_host.threads;
     edge_chunk = size_default(o.edge_chunk_bytes);
-    direct_below = o.direct_below_bytes == 0 ? "0" : size_default(o.direct_below_bytes);
+    h2d_direct_below = size_or_zero_default(o.to_device.direct_below_bytes);
+    d2h_direct_below = size_or_zero_default(o.to_host.direct_below_bytes);
     max_staging = size_default(o.max_staging_bytes);
     no_streaming_drain = !o.streaming_drain;
     no_streaming_fill_edges = !o.streaming_fill_edges;
@@ -49,7 +54,8 @@ struct EngineFlags {
   int d2h_depth = 0;
   int d2h_threads = 0;
   std::string edge_chunk;
-  std::string direct_below;
+  std::string h2d_direct_below;
+  std::string d2h_direct_below;
   std::string max_staging;
   bool no_streaming_drain = false;
   bool no_streaming_fill_edges = false;
@@ -86,8 +92,13 @@ RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
                   "Engine: a copy's first chunk, doubling up to the buffer size; its last "
                   "chunks halve back down to it")
       ->capture_default_str();
-  sub->add_option("--direct-below", f.direct_below,
-                  "Engine: copies smaller than this go straight to cudaMemcpyAsync (0: none)")
+  sub->add_option("--h2d-direct-below", f.h2d_direct_below,
+                  "Engine: copies to the device smaller than this go straight to "
+                  "cudaMemcpyAsync (0: none)")
+      ->capture_default_str();
+  sub->add_option("--d2h-direct-below", f.d2h_direct_below,
+                  "Engine: copies to the host smaller than this go straight to cudaMemcpyAsync "
+                  "(0: none)")
       ->capture_default_str();
   ring.all.push_back(sub->add_option("--max-staging", f.max_staging,
                                      "Engine: refuse ring settings that would pin more than this")
@@ -110,10 +121,11 @@ std::uint64_t size_or_zero(const std::string& text) {
 
 StagedCopyOptions engine_options(const EngineFlags& f) {
   StagedCopyOptions o;
-  o.to_device = {static_cast<std::size_t>(parse_size(f.h2d_chunk)), f.h2d_depth, f.h2d_threads};
-  o.to_host = {static_cast<std::size_t>(parse_size(f.d2h_chunk)), f.d2h_depth, f.d2h_threads};
+  o.to_device = {static_cast<std::size_t>(parse_size(f.h2d_chunk)), f.h2d_depth, f.h2d_threads,
+                 static_cast<std::size_t>(size_or_zero(f.h2d_direct_below))};
+  o.to_host = {static_cast<std::size_t>(parse_size(f.d2h_chunk)), f.d2h_depth, f.d2h_threads,
+               static_cast<std::size_t>(size_or_zero(f.d2h_direct_below))};
   o.edge_chunk_bytes = static_cast<std::size_t>(parse_size(f.edge_chunk));
-  o.direct_below_bytes = static_cast<std::size_t>(size_or_zero(f.direct_below));
   o.max_staging_bytes = static_cast<std::size_t>(parse_size(f.max_staging));
   o.streaming_drain = !f.no_streaming_drain;
   o.streaming_fill_edges = !f.no_streaming_fill_edges;

@@ -92,6 +92,26 @@ std::string fill_text(const nlohmann::json& e) {
   return "; a copy's first and last chunks filled with non-temporal stores";
 }
 
+// Which copies skip the ring: one threshold per direction, or (older records) one for both.
+std::string direct_text(const nlohmann::json& e) {
+  const auto below = [](const nlohmann::json& j) {
+    return j.value("direct_below_bytes", std::uint64_t{0});
+  };
+  std::vector<std::string> parts;
+  if (e.contains("direct_below_bytes")) {
+    if (below(e) != 0) parts.push_back("under " + exact_size(below(e)));
+  } else {
+    if (below(e["to_device"]) != 0) {
+      parts.push_back("to the device under " + exact_size(below(e["to_device"])));
+    }
+    if (below(e["to_host"]) != 0) {
+      parts.push_back("to the host under " + exact_size(below(e["to_host"])));
+    }
+  }
+  if (parts.empty()) return "every pageable copy is staged";
+  return fmt::format("copies {} go straight to cudaMemcpyAsync", fmt::join(parts, " and "));
+}
+
 std::string engine_line(const nlohmann::json& e) {
   if (!e.is_object() || !e.contains("to_device")) return "";
   auto ring = [](const nlohmann::json& r) {
@@ -100,11 +120,11 @@ std::string engine_line(const nlohmann::json& e) {
   };
   return fmt::format(
       "Engine:  to the device {}; to the host {}; {} page-locked in all; chunks start and end at "
-      "{}; copies under {} go straight to cudaMemcpyAsync{}{}{}\n",
+      "{}; {}{}{}{}\n",
       ring(e["to_device"]), ring(e["to_host"]),
       exact_size(e.value("staging_bytes", std::uint64_t{0})),
-      exact_size(e.value("edge_chunk_bytes", std::uint64_t{0})),
-      exact_size(e.value("direct_below_bytes", std::uint64_t{0})), fill_text(e), drain_text(e),
+      exact_size(e.value("edge_chunk_bytes", std::uint64_t{0})), direct_text(e), fill_text(e),
+      drain_text(e),
       e.contains("caller_copies") && !e.value("caller_copies", true)
           ? "; a synchronous caller only waits"
           : "");

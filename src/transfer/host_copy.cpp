@@ -2,12 +2,10 @@
 // attribute and chosen at run time, so the library still runs on x86-64 CPUs without it.
 #include "transfer/host_copy.hpp"
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
 #include <immintrin.h>
 #define PINBENCH_STREAMING_X86 1
 #endif
@@ -52,31 +50,6 @@ bool detect_avx2() {
   return __builtin_cpu_supports("avx2") != 0;
 }
 
-bool detect_cldemote() {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
-  return (c & (1u << 25)) != 0;  // CPUID.(EAX=7,ECX=0):ECX[25] CLDEMOTE
-}
-
-// Pieces small enough to be still in L1/L2 when their lines are demoted.
-constexpr std::size_t kDemotePiece = 16u << 10;
-
-__attribute__((target("cldemote"))) void copy_cldemote(char* dst, const char* src,
-                                                       std::size_t bytes) {
-  while (bytes > 0) {
-    const std::size_t n = std::min(bytes, kDemotePiece);
-    std::memcpy(dst, src, n);
-    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(dst) & ~std::uintptr_t{kLine - 1};
-    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(dst) + n;
-    for (std::uintptr_t line = first; line < end; line += kLine) {
-      _cldemote(reinterpret_cast<void*>(line));
-    }
-    dst += n;
-    src += n;
-    bytes -= n;
-  }
-}
-
 #endif
 
 }  // namespace
@@ -90,32 +63,10 @@ bool streaming_stores_available() {
 #endif
 }
 
-bool demote_available() {
-#ifdef PINBENCH_STREAMING_X86
-  static const bool available = detect_cldemote();
-  return available;
-#else
-  return false;
-#endif
-}
-
-void copy_demoting(void* dst, const void* src, std::size_t bytes) {
-#ifdef PINBENCH_STREAMING_X86
-  if (demote_available()) {
-    copy_cldemote(static_cast<char*>(dst), static_cast<const char*>(src), bytes);
-    return;
-  }
-#endif
-  std::memcpy(dst, src, bytes);
-}
-
 void copy_with(Stores stores, void* dst, const void* src, std::size_t bytes) {
   switch (stores) {
     case Stores::kStreaming:
       copy_streaming(dst, src, bytes);
-      return;
-    case Stores::kDemoted:
-      copy_demoting(dst, src, bytes);
       return;
     case Stores::kCached:
       break;

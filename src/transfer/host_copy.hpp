@@ -5,9 +5,12 @@
 // line into the cache (read for ownership), then writes it back: three passes over memory per
 // byte copied. Non-temporal stores write whole lines straight to memory: two passes. On the
 // H200 machine that took a pinned -> pageable copy from 21 to 50 GB/s with 8 threads
-// (docs/methodology.md, "The staged copy engine"). The other direction keeps memcpy: the staging
-// ring is small enough to stay in cache, where the copy engine reads it, and filling it with
-// non-temporal stores made copies to the device slower (0.81 of pinned instead of 0.95 at 1 GiB).
+// (docs/methodology.md, "The staged copy engine"). The other direction fills the bulk of a copy
+// with memcpy: the staging ring is small enough to stay in the shared cache, where the copy
+// engine reads it, and filling all of it with non-temporal stores made copies to the device
+// slower (0.81 of pinned instead of 0.95 at 1 GiB). Only a copy's edge chunks, which the copy
+// engine reads before later fills have pushed them out of the filling cores' private caches, are
+// filled with non-temporal stores (StagedCopyOptions::streaming_fill_edges).
 #pragma once
 
 #include <cstddef>
@@ -16,11 +19,8 @@ namespace pinbench::transfer {
 
 // How a host copy thread writes its destination.
 enum class Stores : unsigned char {
-  kCached,     // memcpy: the lines stay in the writing core's caches
+  kCached,     // memcpy: the lines stay in the writing core's caches for a while
   kStreaming,  // non-temporal stores: whole lines straight to memory (copy_streaming)
-  kDemoted,    // memcpy, then each written line is pushed out of the core's private caches into
-               // the shared last-level cache (CLDEMOTE), where a device read finds it without
-               // snooping the core (copy_demoting)
 };
 
 // Whether copy_streaming() uses non-temporal stores on this CPU (x86-64 with AVX2, detected
@@ -31,15 +31,6 @@ bool streaming_stores_available();
 // stores where the CPU has them. The stores are fenced before it returns, so the bytes are
 // ordered before whatever the caller publishes next, as memcpy's are.
 void copy_streaming(void* dst, const void* src, std::size_t bytes);
-
-// Whether copy_demoting() issues CLDEMOTE on this CPU (CPUID leaf 7, detected when the program
-// runs); elsewhere it is memcpy.
-bool demote_available();
-
-// memcpy(dst, src, bytes), then a CLDEMOTE for every line of `dst` written, piece by piece so
-// the lines are still in the core's caches when they are demoted. A hint: the bytes are the
-// same either way.
-void copy_demoting(void* dst, const void* src, std::size_t bytes);
 
 // The copy `stores` names.
 void copy_with(Stores stores, void* dst, const void* src, std::size_t bytes);

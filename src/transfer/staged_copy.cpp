@@ -524,7 +524,8 @@ struct StagedCopier::Impl {
     } else {
       check_device(src, bytes, what, "source");
     }
-    if (host != HostMemory::kPageable || bytes < options.direct_below_bytes) {
+    const StagingRing& ring = to_dev ? options.to_device : options.to_host;
+    if (host != HostMemory::kPageable || bytes < ring.direct_below_bytes) {
       return direct(to_dev, host, dst, src, bytes, stream, synchronous, what);
     }
     StagedCopy copy = staged(to_dev, dst, src, bytes, stream, what);

@@ -14,13 +14,12 @@ namespace {
 
 constexpr std::size_t kGuard = 256;
 
-void expect_exact(std::size_t bytes, std::size_t src_offset, std::size_t dst_offset,
-                  Stores stores = Stores::kStreaming) {
+void expect_exact(std::size_t bytes, std::size_t src_offset, std::size_t dst_offset) {
   std::vector<char> src(bytes + src_offset + kGuard);
   fill_pattern(src.data(), src.size(), bytes * 131 + src_offset * 7 + dst_offset);
   std::vector<char> dst(bytes + dst_offset + 2 * kGuard, '\x5a');
   const std::vector<char> before = dst;
-  copy_with(stores, dst.data() + kGuard + dst_offset, src.data() + src_offset, bytes);
+  copy_streaming(dst.data() + kGuard + dst_offset, src.data() + src_offset, bytes);
   ASSERT_EQ(std::memcmp(dst.data() + kGuard + dst_offset, src.data() + src_offset, bytes), 0)
       << bytes << " bytes, offsets " << src_offset << "/" << dst_offset;
   // Nothing before or after the destination was written.
@@ -42,16 +41,6 @@ TEST(HostCopy, StreamingCopyMatchesMemcpyForEverySmallSizeAndAlignment) {
 TEST(HostCopy, StreamingCopyMatchesMemcpyForLargeCopies) {
   for (std::size_t bytes : {std::size_t{4096}, std::size_t{65536 + 77}, std::size_t{3 << 20}}) {
     for (std::size_t offset : {0, 5, 64}) expect_exact(bytes, offset, 64 - offset % 64);
-  }
-}
-
-// The demoting copy writes in 16 KiB pieces and demotes whole lines, some of which start before
-// or end after the destination: sizes around the piece, misaligned both ends.
-TEST(HostCopy, DemotingCopyMatchesMemcpy) {
-  for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{65},
-                            std::size_t{16383}, std::size_t{16384}, std::size_t{16385},
-                            std::size_t{(1 << 20) + 77}}) {
-    for (std::size_t offset : {0, 1, 63}) expect_exact(bytes, offset, 64 - offset, Stores::kDemoted);
   }
 }
 

@@ -133,8 +133,8 @@ class FakeQueue : public DeviceQueue {
 // A lane on a fake device with small chunks, so a few MiB make many chunks.
 struct TestLane {
   TestLane(Flow flow, FakeQueue::Knobs knobs = {}, int depth = 3, int threads = 3,
-           std::size_t chunk = 64 * kKiB, std::size_t edge = 4 * kKiB, Stores stores = Stores::kCached,
-           Stores edge_stores = Stores::kCached)
+           std::size_t chunk = 64 * kKiB, std::size_t edge = 4 * kKiB,
+           Stores stores = Stores::kCached, Stores edge_stores = Stores::kCached)
       : staging(chunk * static_cast<std::size_t>(depth)) {
     auto q = std::make_unique<FakeQueue>(depth, knobs);
     queue = q.get();
@@ -207,16 +207,15 @@ TEST(StagedLane, RoundTripsAreByteExactOverSizesAndOffsets) {
   expect_round_trips(Stores::kCached, Stores::kCached);
 }
 
-// The host threads may write with non-temporal stores or demote the lines they wrote, where the
-// CPU has them, and a copy's edge chunks may be written differently from its bulk; the bytes
-// must be just as exact, and visible once the copy is finished.
+// The host threads may write with non-temporal stores where the CPU has them, and a copy's edge
+// chunks may be written differently from its bulk; the bytes must be just as exact, and visible
+// once the copy is finished.
 TEST(StagedLane, StreamingRoundTripsAreByteExact) {
   expect_round_trips(Stores::kStreaming, Stores::kStreaming);
 }
 
-TEST(StagedLane, DemotedAndMixedRoundTripsAreByteExact) {
-  expect_round_trips(Stores::kDemoted, Stores::kDemoted);
-  expect_round_trips(Stores::kCached, Stores::kDemoted);
+TEST(StagedLane, MixedRoundTripsAreByteExact) {
+  expect_round_trips(Stores::kCached, Stores::kStreaming);
   expect_round_trips(Stores::kStreaming, Stores::kCached);
 }
 
@@ -378,12 +377,11 @@ TEST(StagedLane, OneThreadAndTheSmallestRingStillWork) {
 // completes exactly when the last slice is done. Both copy routines.
 TEST(HostCopyPoolHelp, AHelperAloneCopiesEverySlice) {
   HostCopyPool pool(0, 2);
-  for (Stores stores : {Stores::kCached, Stores::kStreaming, Stores::kDemoted}) {
+  for (Stores stores : {Stores::kCached, Stores::kStreaming}) {
     const std::vector<char> src = pattern(kMiB + 77, 3 + static_cast<int>(stores));
     std::vector<char> dst(src.size(), 0);
-    const std::uint64_t ticket =
-        pool.publish(dst.data(), src.data(), src.size(),
-                     reinterpret_cast<std::uintptr_t>(src.data()), stores);
+    const std::uint64_t ticket = pool.publish(dst.data(), src.data(), src.size(),
+                                              reinterpret_cast<std::uintptr_t>(src.data()), stores);
     int slices = 0;
     while (pool.help_one()) {
       ++slices;
@@ -401,8 +399,8 @@ TEST(HostCopyPoolHelp, AHelperAloneCopiesEverySlice) {
 // arrives intact and each waiter returns once its own copy is finished.
 TEST(StagedLane, CallersThatHelpWhileTheyWaitKeepEveryCopyExact) {
   for (Flow flow : {Flow::kToDevice, Flow::kToHost}) {
-    TestLane lane(flow, {std::chrono::microseconds(5)}, 3, 2, 64 * kKiB, 4 * kKiB,
-                  Stores::kStreaming, Stores::kDemoted);
+    TestLane lane(flow, {std::chrono::microseconds(5)}, 3, 2, 64 * kKiB, 4 * kKiB, Stores::kCached,
+                  Stores::kStreaming);
     std::vector<std::thread> callers;
     std::atomic<int> bad{0};
     for (int t = 0; t < 4; ++t) {

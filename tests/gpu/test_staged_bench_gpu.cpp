@@ -37,8 +37,12 @@ TEST(GpuStagedBench, ASmallRunPassesEveryGate) {
     EXPECT_TRUE(k.verified) << k.gate;
     EXPECT_EQ(k.samples_ms.size(), 2u) << k.gate;
     if (k.method == "staged" || k.method == "staged-back-to-back") {
-      EXPECT_EQ(k.extra.value("path", ""),
-                k.bytes >= c.engine.direct_below_bytes ? "staged" : "direct")
+      EXPECT_EQ(
+          k.extra.value("path", ""),
+          k.bytes >=
+                  (k.direction == "h2d" ? c.engine.to_device : c.engine.to_host).direct_below_bytes
+              ? "staged"
+              : "direct")
           << k.gate;
     }
   }

@@ -44,7 +44,7 @@ StagedCopyOptions small_rings() {
   o.to_device = {256 * kKiB, 3, 4};
   o.to_host = {128 * kKiB, 4, 3};
   o.edge_chunk_bytes = 16 * kKiB;
-  o.direct_below_bytes = 0;
+  o.to_device.direct_below_bytes = o.to_host.direct_below_bytes = 0;
   return o;
 }
 
@@ -252,7 +252,7 @@ TEST(GpuStaged, CopiesOnOneStreamKeepTheirOrder) {
   StagedCopy up = copier.copy_to_device_async(dev.data(), src.data(), n, stream.get());
   StagedCopy down = copier.copy_to_host_async(dst.data(), dev.data(), n, stream.get());
   StagedCopy small = copier.copy_to_host_async(head.data(), dev.data(), 4 * kKiB, stream.get());
-  EXPECT_TRUE(up.staged() || n < copier.options().direct_below_bytes);
+  EXPECT_TRUE(up.staged() || n < copier.options().to_device.direct_below_bytes);
   EXPECT_FALSE(small.staged());
   down.wait();
   small.wait();

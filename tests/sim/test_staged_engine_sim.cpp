@@ -56,7 +56,7 @@ StagedCopyOptions small_rings() {
   o.to_device = {256 * kKiB, 3, 3};
   o.to_host = {128 * kKiB, 4, 2};
   o.edge_chunk_bytes = 16 * kKiB;
-  o.direct_below_bytes = 0;
+  o.to_device.direct_below_bytes = o.to_host.direct_below_bytes = 0;
   return o;
 }
 

@@ -91,14 +91,16 @@ std::vector<StagedMethod> parse_staged_methods(std::string_view list) {
 
 nlohmann::json to_json(const StagedCopyOptions& o) {
   auto ring = [](const StagingRing& r) {
-    return nlohmann::json{
-        {"chunk_bytes", r.chunk_bytes}, {"depth", r.depth}, {"threads", r.threads}};
+    return nlohmann::json{{"chunk_bytes", r.chunk_bytes},
+                          {"depth", r.depth},
+                          {"threads", r.threads},
+                          {"direct_below_bytes", r.direct_below_bytes}};
   };
-  return {{"to_device", ring(o.to_device)},           {"to_host", ring(o.to_host)},
-          {"edge_chunk_bytes", o.edge_chunk_bytes},   {"direct_below_bytes", o.direct_below_bytes},
-          {"max_staging_bytes", o.max_staging_bytes}, {"staging_bytes", staging_bytes(o)},
-          {"streaming_drain", o.streaming_drain},     {"caller_copies", o.caller_copies},
-          {"streaming_fill_edges", o.streaming_fill_edges}};
+  return {
+      {"to_device", ring(o.to_device)},         {"to_host", ring(o.to_host)},
+      {"edge_chunk_bytes", o.edge_chunk_bytes}, {"max_staging_bytes", o.max_staging_bytes},
+      {"staging_bytes", staging_bytes(o)},      {"streaming_drain", o.streaming_drain},
+      {"caller_copies", o.caller_copies},       {"streaming_fill_edges", o.streaming_fill_edges}};
 }
 
 // --- staged ---------------------------------------------------------------------------------

@@ -583,6 +583,9 @@ void check_engine(const json& e, const std::string& field) {
     if (r.contains("chunk_bytes")) scalar(r["chunk_bytes"], f + ".chunk_bytes", Kind::kSize);
     if (r.contains("depth")) scalar(r["depth"], f + ".depth", Kind::kCount);
     if (r.contains("threads")) scalar(r["threads"], f + ".threads", Kind::kCount);
+    if (r.contains("direct_below_bytes")) {
+      scalar(r["direct_below_bytes"], f + ".direct_below_bytes", Kind::kSizeOrZero);
+    }
   }
   for (const char* key :
        {"staging_bytes", "max_staging_bytes", "edge_chunk_bytes", "direct_below_bytes"}) {
