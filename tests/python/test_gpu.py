@@ -27,7 +27,7 @@ except ImportError:
     cupy = None
 
 HAVE_GPU = pinbench.device_count() > 0
-# Sizes on both of the engine's paths: direct (below 2 MiB) and staged, with odd lengths.
+# Sizes on both of the engine's paths (direct below a few hundred KiB, staged above), odd lengths.
 SIZES = [4096 + 3, (64 << 20) + 5]
 
 
