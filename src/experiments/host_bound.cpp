@@ -16,8 +16,24 @@ HostTeam::HostTeam(int threads) {
 }
 
 HostTeam::~HostTeam() {
-  stop_.store(true, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(sleep_mutex_);
+    stop_.store(true, std::memory_order_release);
+  }
+  wake_.notify_all();
   for (std::thread& t : workers_) t.join();
+}
+
+HostTeam::Awake::Awake(HostTeam& team) : team_(team) {
+  {
+    std::lock_guard<std::mutex> lock(team_.sleep_mutex_);
+    team_.awake_.fetch_add(1, std::memory_order_acq_rel);
+  }
+  team_.wake_.notify_all();
+}
+
+HostTeam::Awake::~Awake() {
+  team_.awake_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 void HostTeam::start(const HostJob& job, int slice_threads) {
@@ -28,7 +44,12 @@ void HostTeam::start(const HostJob& job, int slice_threads) {
   copied_.store(0, std::memory_order_relaxed);
   next_.store(0, std::memory_order_relaxed);
   finished_.store(0, std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_acq_rel);  // publishes the job
+  {
+    // Under the mutex, so a worker deciding to sleep either sees the job or is woken for it.
+    std::lock_guard<std::mutex> lock(sleep_mutex_);
+    generation_.fetch_add(1, std::memory_order_acq_rel);  // publishes the job
+  }
+  if (awake_.load(std::memory_order_acquire) == 0) wake_.notify_all();
 }
 
 void HostTeam::copy_slices() {
@@ -76,7 +97,18 @@ void HostTeam::work() {
   while (!stop_.load(std::memory_order_acquire)) {
     const std::uint64_t g = generation_.load(std::memory_order_acquire);
     if (g == seen) {
-      std::this_thread::yield();
+      if (awake_.load(std::memory_order_acquire) > 0) {
+        std::this_thread::yield();
+      } else {
+        std::unique_lock<std::mutex> lock(sleep_mutex_);
+        sleeping_.fetch_add(1, std::memory_order_acq_rel);
+        wake_.wait(lock, [&] {
+          return stop_.load(std::memory_order_acquire) ||
+                 awake_.load(std::memory_order_acquire) > 0 ||
+                 generation_.load(std::memory_order_acquire) != seen;
+        });
+        sleeping_.fetch_sub(1, std::memory_order_acq_rel);
+      }
       continue;
     }
     seen = g;

@@ -429,6 +429,9 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
       auto* pout = static_cast<char*>(pageable_out.data());
       Timed hb;
       try {
+        // Spinning for this case only: asleep, they leave the CPUs to the engine's own threads.
+        const HostTeam::Awake fill_awake(host_both->fill);
+        const HostTeam::Awake drain_awake(host_both->drain);
         Sampler sampler(StopRule::fixed(config.iterations), SampleClock::kHostClock);
         hb = sampler.run(
             [&](Sampler&, int sample, int, Timed& out) {

@@ -387,6 +387,7 @@ Timed measure_host(BoundRig& rig, Buffers& b, bool to_device, bool under_dma, st
                    int warmups, int iterations) {
   const StagingRing& ring = to_device ? rig.engine.to_device : rig.engine.to_host;
   HostTeam& team = to_device ? rig.fill_team : rig.drain_team;
+  const HostTeam::Awake awake(team);  // spinning for this case's samples only
   HostJob job;
   job.fill = to_device;
   job.pageable = static_cast<char*>(to_device ? b.src.data() : b.dst.data());
@@ -554,11 +555,10 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
                             "host_clock",   bytes,
                             config.warmups, gate_name({"bound", to_string(d), method}, bytes)};
         Case c = make_case(spec, r, kinds_ok);
-        c.extra = {
-            {"chunk_bytes", ring.chunk_bytes},
-            {"depth", ring.depth},
-            {"threads", ring.threads + (config.engine.caller_copies ? 1 : 0)},
-            {"copy", bound_copy_text(config.engine, to_device)}};
+        c.extra = {{"chunk_bytes", ring.chunk_bytes},
+                   {"depth", ring.depth},
+                   {"threads", ring.threads + (config.engine.caller_copies ? 1 : 0)},
+                   {"copy", bound_copy_text(config.engine, to_device)}};
         record.gates.push_back(sampled_gate(
             c.gate, r,
             to_device ? "after the last sample the ring held the source's last chunks"
