@@ -611,6 +611,27 @@ TEST(CommittedStaged, TheEdgesStreamedRecordTakesEachDirectionsOwnPath) {
             std::string::npos);
 }
 
+// The first record with the bound's teams asleep while the engine runs: back to back the engine
+// holds 95% of its bound at 1 GiB to the device and misses it at 64 MiB; the pipeline through the
+// engine reaches 85% of its own bound.
+TEST(CommittedStaged, WithTheBoundTeamsAsleepTheEngineHoldsItsBoundAt1GiB) {
+  const RunRecord r = committed("staged-h200-2026-12-01T132418Z.json");
+  for (const Gate& g : r.gates) EXPECT_TRUE(g.passed) << g.name;
+  const StagedAnalysis a = analyse_staged(r);
+  EXPECT_NEAR(*row_at(a, "h2d", kGiB).back_to_back_over_bound, 0.962, 0.001);
+  EXPECT_NEAR(*row_at(a, "h2d", 64 * kMiB).back_to_back_over_bound, 0.868, 0.001);
+  EXPECT_EQ(goal(a, "h2d", "95% of its bound", "staged-back-to-back").verdict, Verdict::kDied);
+  EXPECT_EQ(goal(a, "h2d", "1.5x the driver").verdict, Verdict::kHeld);
+  EXPECT_EQ(goal(a, "d2h", "1.5x the driver").verdict, Verdict::kHeld);
+  const PipelineAnalysis p = analyse_pipeline(committed("pipeline-h200-2026-12-01T132612Z.json"));
+  ASSERT_EQ(p.rows.size(), 4u);  // one and two streams, both sources
+  EXPECT_EQ(p.rows[3].source, "staged");
+  EXPECT_EQ(p.rows[3].streams, 2);
+  EXPECT_NEAR(*p.rows[3].efficiency, 0.850, 0.001);
+  EXPECT_EQ(p.goals[1].verdict, Verdict::kDied);
+  EXPECT_EQ(p.goals[0].verdict, Verdict::kHeld);
+}
+
 // The engine line names each direction's threshold, leaves out a direction that stages every
 // copy, says so when both do, and still reads the single threshold of older records.
 TEST(StagedText, TheEngineLineNamesEachDirectionsDirectThreshold) {
