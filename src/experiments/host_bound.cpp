@@ -3,7 +3,6 @@
 #include "experiments/host_bound.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "cuda/check.hpp"
 #include "transfer/chunk_plan.hpp"
@@ -65,14 +64,14 @@ void HostTeam::copy_slices() {
     const Chunk s = slice_of(len, reinterpret_cast<std::uintptr_t>(host), slices_per_chunk_,
                              i % slices_per_chunk_);
     if (s.bytes != 0) {
+      using transfer::Stores;
       if (job_.fill) {
         const bool edge = job_.streaming_edges && (chunk + 2) * job_.chunk_bytes >= job_.bytes;
-        transfer::copy_with(edge ? transfer::Stores::kStreaming : transfer::Stores::kCached,
-                            slot + s.offset, host + s.offset, s.bytes);
-      } else if (job_.streaming) {
-        transfer::copy_streaming(host + s.offset, slot + s.offset, s.bytes);
+        transfer::copy_with(edge ? Stores::kStreaming : Stores::kCached, slot + s.offset,
+                            host + s.offset, s.bytes);
       } else {
-        std::memcpy(host + s.offset, slot + s.offset, s.bytes);
+        transfer::copy_with(job_.streaming ? Stores::kStreaming : Stores::kCached, host + s.offset,
+                            slot + s.offset, s.bytes);
       }
     }
     ++done;

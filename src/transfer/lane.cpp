@@ -91,8 +91,8 @@ void Lane::help_until_finished(const CopyState& state) {
 }
 
 Stores Lane::stores_for(const Run& run, std::size_t index) const {
-  // The ramp's chunks, and the last two: the copy engine reads each soon after its fill, before
-  // later fills have pushed its lines out of the filling cores' caches.
+  // The ramp's chunks, and the last two: to the device the copy engine reads each soon after its
+  // fill, before later fills have pushed its lines out of the filling cores' caches.
   const bool edge = run.chunks[index].bytes < shape_.chunk_bytes || index + 2 >= run.chunks.size();
   return edge ? shape_.edge_stores : shape_.stores;
 }
