@@ -10,6 +10,25 @@
 
 namespace pinbench {
 
+std::size_t ring_bytes(const StagingRing& r) {
+  return r.chunk_bytes * static_cast<std::size_t>(r.depth);
+}
+
+HostJob engine_job(const StagedCopyOptions& engine, bool to_device, char* pageable, char* ring,
+                   std::size_t bytes) {
+  const StagingRing& r = to_device ? engine.to_device : engine.to_host;
+  HostJob job;
+  job.fill = to_device;
+  job.pageable = pageable;
+  job.ring = ring;
+  job.bytes = bytes;
+  job.chunk_bytes = r.chunk_bytes;
+  job.depth = r.depth;
+  job.streaming = !to_device && engine.streaming_drain;
+  job.streaming_edges = to_device && engine.streaming_fill_edges;
+  return job;
+}
+
 HostTeam::HostTeam(int threads) {
   for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }

@@ -22,6 +22,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "pinbench/staged_options.hpp"
+
 namespace pinbench {
 
 // One host-side job: `bytes` between `pageable` and a ring of `depth` buffers of `chunk_bytes`
@@ -37,6 +39,14 @@ struct HostJob {
   bool streaming_edges = false;  // fill the last two chunks with non-temporal stores, as the
                                  // engine does (it also streams its ramp, which this team has not)
 };
+
+// Bytes of page-locked memory a ring shaped like `r` takes.
+std::size_t ring_bytes(const StagingRing& r);
+
+// `bytes` between `pageable` and `ring` in the shape, and with the copy routines, of `engine`'s
+// host side in one direction: its fill (to the device) or its drain.
+HostJob engine_job(const StagedCopyOptions& engine, bool to_device, char* pageable, char* ring,
+                   std::size_t bytes);
 
 // Workers made once, sharing a job's slices with whoever calls help(). While an Awake lives they
 // spin between jobs, so a timed job's start costs no wake-up; otherwise they sleep. (Spinning all

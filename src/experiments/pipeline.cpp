@@ -244,36 +244,20 @@ struct HostBothWays {
       : engine(o),
         fill(o.to_device.threads),
         drain(o.to_host.threads),
-        fill_ring(ring(o.to_device), MemoryKind::kPinned),
-        drain_ring(ring(o.to_host), MemoryKind::kPinned),
-        dma_in(ring(o.to_device), MemoryKind::kPinned),
-        dma_out(ring(o.to_host), MemoryKind::kPinned),
-        dev_in(ring(o.to_device)),
-        dev_out(ring(o.to_host)) {}
-  static std::size_t ring(const StagingRing& r) {
-    return r.chunk_bytes * static_cast<std::size_t>(r.depth);
-  }
+        fill_ring(ring_bytes(o.to_device), MemoryKind::kPinned),
+        drain_ring(ring_bytes(o.to_host), MemoryKind::kPinned),
+        dma_in(ring_bytes(o.to_device), MemoryKind::kPinned),
+        dma_out(ring_bytes(o.to_host), MemoryKind::kPinned),
+        dev_in(ring_bytes(o.to_device)),
+        dev_out(ring_bytes(o.to_host)) {}
   void run(char* in, char* out, std::size_t bytes, SteadyClock::time_point* t0,
            SteadyClock::time_point* t1) {
     queue_dma(true, static_cast<char*>(dma_in.data()), static_cast<char*>(dev_in.data()),
               engine.to_device.chunk_bytes, engine.to_device.depth, bytes, s_in.get());
     queue_dma(false, static_cast<char*>(dma_out.data()), static_cast<char*>(dev_out.data()),
               engine.to_host.chunk_bytes, engine.to_host.depth, bytes, s_out.get());
-    HostJob f{true,
-              in,
-              static_cast<char*>(fill_ring.data()),
-              bytes,
-              engine.to_device.chunk_bytes,
-              engine.to_device.depth,
-              false,
-              engine.streaming_fill_edges};
-    HostJob d{false,
-              out,
-              static_cast<char*>(drain_ring.data()),
-              bytes,
-              engine.to_host.chunk_bytes,
-              engine.to_host.depth,
-              engine.streaming_drain};
+    const HostJob f = engine_job(engine, true, in, static_cast<char*>(fill_ring.data()), bytes);
+    const HostJob d = engine_job(engine, false, out, static_cast<char*>(drain_ring.data()), bytes);
     *t0 = SteadyClock::now();
     fill.start(f, engine.to_device.threads);
     drain.start(d, engine.to_host.threads);

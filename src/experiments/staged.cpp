@@ -364,9 +364,6 @@ struct BoundRig {
         drain_ring(ring_bytes(o.to_host), MemoryKind::kPinned),
         dma_ring(std::max(ring_bytes(o.to_device), ring_bytes(o.to_host)), MemoryKind::kPinned),
         dma_dev(std::max(ring_bytes(o.to_device), ring_bytes(o.to_host))) {}
-  static std::size_t ring_bytes(const StagingRing& r) {
-    return r.chunk_bytes * static_cast<std::size_t>(r.depth);
-  }
   const StagedCopyOptions& engine;
   HostTeam fill_team;
   HostTeam drain_team;
@@ -388,19 +385,13 @@ Timed measure_host(BoundRig& rig, Buffers& b, bool to_device, bool under_dma, st
   const StagingRing& ring = to_device ? rig.engine.to_device : rig.engine.to_host;
   HostTeam& team = to_device ? rig.fill_team : rig.drain_team;
   const HostTeam::Awake awake(team);  // spinning for this case's samples only
-  HostJob job;
-  job.fill = to_device;
-  job.pageable = static_cast<char*>(to_device ? b.src.data() : b.dst.data());
-  job.ring = static_cast<char*>((to_device ? rig.fill_ring : rig.drain_ring).data());
-  job.bytes = bytes;
-  job.chunk_bytes = ring.chunk_bytes;
-  job.depth = ring.depth;
-  job.streaming = !to_device && rig.engine.streaming_drain;
-  job.streaming_edges = to_device && rig.engine.streaming_fill_edges;
+  const HostJob job =
+      engine_job(rig.engine, to_device, static_cast<char*>(to_device ? b.src.data() : b.dst.data()),
+                 static_cast<char*>((to_device ? rig.fill_ring : rig.drain_ring).data()), bytes);
   const std::size_t chunks = (bytes + ring.chunk_bytes - 1) / ring.chunk_bytes;
   if (!to_device) {
     // What the drain writes: the reference bytes' first chunks, one per slot.
-    std::memcpy(job.ring, b.src.data(), std::min<std::size_t>(BoundRig::ring_bytes(ring), b.size));
+    std::memcpy(job.ring, b.src.data(), std::min<std::size_t>(ring_bytes(ring), b.size));
   }
   const auto once = [&](Sampler* s) {
     if (under_dma) {
@@ -429,7 +420,7 @@ Timed measure_host(BoundRig& rig, Buffers& b, bool to_device, bool under_dma, st
             // a slot holds last is not known. One untimed pass over the first chunks, each
             // slot written once, checks the bytes the same threads and slices move.
             HostJob check = job;
-            check.bytes = std::min(bytes, BoundRig::ring_bytes(ring));
+            check.bytes = std::min(bytes, ring_bytes(ring));
             team.start(check, ring.threads);
             if (rig.engine.caller_copies) team.help();
             team.wait();
