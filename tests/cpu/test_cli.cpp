@@ -76,6 +76,10 @@ TEST(Cli, StagedAndPipelineBadInputIsExitTwoWithOrWithoutAGpu) {
   expect_one_line_error(test::run(kBin + "pipeline --sources pinned,mapped"), 2,
                         "unknown source 'mapped'");
   expect_one_line_error(test::run(kBin + "pipeline --edge-chunk 32MiB"), 2, "edge_chunk_bytes");
+  expect_one_line_error(test::run(kBin + "staged --h2d-direct-below banana"), 2,
+                        "size 'banana' is not a number");
+  expect_one_line_error(test::run(kBin + "pipeline --d2h-direct-below -5"), 2,
+                        "size '-5' is negative");
 }
 
 TEST(Cli, StagedAndPipelineWithRequireGpuNeedAGpu) {
@@ -86,6 +90,9 @@ TEST(Cli, StagedAndPipelineWithRequireGpuNeedAGpu) {
   // The engine's switches and the back-to-back method parse, and get as far as the GPU.
   expect_one_line_error(test::run(kBin + "staged --no-streaming-drain --no-caller-copies "
                                          "--methods staged-back-to-back,pinned --require-gpu"),
+                        3, "no usable GPU");
+  expect_one_line_error(test::run(kBin + "staged --no-streaming-fill-edges --h2d-direct-below 0 "
+                                         "--d2h-direct-below 1MiB --require-gpu"),
                         3, "no usable GPU");
   expect_one_line_error(test::run(kBin + "pipeline --no-caller-copies --require-gpu"), 3,
                         "no usable GPU");
