@@ -29,8 +29,6 @@
 namespace pinbench::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 struct ReportOptions {
   std::string record_path;
   std::string html_path;
@@ -38,30 +36,6 @@ struct ReportOptions {
   std::string csv_path;
   std::string text_path;
 };
-
-HtmlExtras html_extras(const std::string& record_path, const RunRecord& record) {
-  HtmlExtras x;
-  x.record_name = fs::path(record_path).filename().string();
-  const std::string trace = trace_path_for(record_path);
-  std::error_code ec;
-  if (!fs::exists(trace, ec)) {
-    // A doctor record carries its own timeline: what the program did, call by call.
-    if (!record.doctor.is_null()) {
-      x.timeline =
-          timeline_from_json(perfetto_json(doctor_timeline(doctor_trace_from_json(record.doctor))));
-    }
-    return x;
-  }
-  x.trace_name = fs::path(trace).filename().string();
-  try {
-    x.timeline = read_trace(trace);
-  } catch (const InputError& e) {
-    // The record is what was asked for; a damaged trace beside it costs only the timeline.
-    x.trace_problem = e.what();
-    std::fprintf(stderr, "pinbench: note: no timeline in the HTML report: %s\n", e.what());
-  }
-  return x;
-}
 
 int run(ReportOptions o) {
   if (o.html_path.empty() && o.markdown_path.empty() && o.csv_path.empty() && o.text_path.empty()) {
@@ -90,7 +64,7 @@ int run(ReportOptions o) {
   // One analysis, every printer: the formats render the same model.
   const ReportModel model = analyse(record);
   if (!o.html_path.empty()) {
-    write_text_file(o.html_path, render_html(record, model, html_extras(o.record_path, record)));
+    write_text_file(o.html_path, render_html(record, model, html_extras_for(o.record_path, record)));
   }
   if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(model));
   if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(model));

@@ -1,11 +1,17 @@
 #include "report/html.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "core/analysis/report_model.hpp"
+#include "core/errors.hpp"
+#include "core/analysis/doctor_analysis.hpp"
+#include "core/record/doctor_trace.hpp"
 #include "core/units.hpp"
+#include "report/perfetto.hpp"
 #include "report/svg_chart.hpp"
 
 namespace pinbench {
@@ -353,6 +359,30 @@ std::string render_html(const RunRecord& r, const HtmlExtras& x) {
 
 std::string render_html(const RunRecord& r, const LessonAnalysis*, const HtmlExtras& x) {
   return render_html(r, x);
+}
+
+HtmlExtras html_extras_for(const std::string& record_path, const RunRecord& record) {
+  HtmlExtras x;
+  x.record_name = std::filesystem::path(record_path).filename().string();
+  const std::string trace = trace_path_for(record_path);
+  std::error_code ec;
+  if (!std::filesystem::exists(trace, ec)) {
+    // A doctor record carries its own timeline: what the program did, call by call.
+    if (!record.doctor.is_null()) {
+      x.timeline =
+          timeline_from_json(perfetto_json(doctor_timeline(doctor_trace_from_json(record.doctor))));
+    }
+    return x;
+  }
+  x.trace_name = std::filesystem::path(trace).filename().string();
+  try {
+    x.timeline = read_trace(trace);
+  } catch (const InputError& e) {
+    // The record is what was asked for; a damaged trace beside it costs only the timeline.
+    x.trace_problem = e.what();
+    std::fprintf(stderr, "pinbench: note: no timeline in the HTML report: %s\n", e.what());
+  }
+  return x;
 }
 
 }  // namespace pinbench

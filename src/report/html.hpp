@@ -23,6 +23,11 @@ struct HtmlExtras {
   std::string trace_problem;  // why a trace that was found could not be drawn
 };
 
+// What the page draws beside the record found at `record_path`: the timeline of the trace beside
+// it (RUN.trace.json), else a doctor record's own timeline. A damaged trace costs only the
+// timeline: the problem is noted on stderr and on the page.
+HtmlExtras html_extras_for(const std::string& record_path, const RunRecord& record);
+
 // Renders only from `model`, the analysis of `record` (report_model.hpp); the record supplies
 // the gates' list and the date.
 std::string render_html(const RunRecord& record, const ReportModel& model,

@@ -1,4 +1,5 @@
 #include "fixtures.hpp"
+#include "golden_normalise.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -192,11 +193,13 @@ std::string temp_dir() {
 }
 
 std::string golden_path(const std::string& name) {
-  return std::string(PINBENCH_TEST_DATA_DIR) + "/" + name;
+  return std::string(PINBENCH_TEST_GOLDEN_DIR) + "/" + name;
 }
 
-void expect_matches_golden(const std::string& actual, const std::string& name) {
+void expect_matches_golden(const std::string& rendered, const std::string& name) {
   const std::string path = golden_path(name);
+  const bool html = name.size() > 5 && name.compare(name.size() - 5, 5, ".html") == 0;
+  const std::string actual = html ? normalise_html(rendered) : rendered;
   if (const char* update = std::getenv("PINBENCH_UPDATE_GOLDEN"); update && *update == '1') {
     write_file(path, actual);
   }
@@ -213,6 +216,7 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
 }

@@ -65,9 +65,10 @@ Result run(const std::string& command);
 // A fresh empty directory under the system's temp folder.
 std::string temp_dir();
 
-// Compares `actual` with tests/data/NAME, after rewriting it there first when
-// PINBENCH_UPDATE_GOLDEN=1. Read the diff before committing a rewritten file.
-void expect_matches_golden(const std::string& actual, const std::string& name);
+// Compares `rendered` with tests/golden/NAME, after rewriting it there first when
+// PINBENCH_UPDATE_GOLDEN=1. Read the diff before committing a rewritten file. A NAME ending in
+// .html is compared normalised (golden_normalise.hpp): no style sheet, no chart coordinates.
+void expect_matches_golden(const std::string& rendered, const std::string& name);
 std::string golden_path(const std::string& name);
 
 std::string read_file(const std::string& path);

@@ -7,6 +7,7 @@
 
 #include "core/record/record.hpp"
 #include "fixtures.hpp"
+#include "golden_normalise.hpp"
 #include "report/text.hpp"
 
 namespace pinbench {
@@ -44,7 +45,7 @@ TEST(ReportCli, WritesTheExpectedFiles) {
   EXPECT_TRUE(r.err.empty()) << r.err;
   EXPECT_EQ(r.out, "HTML report written to " + dir + "/r.html.\nMarkdown report written to " + dir +
                        "/r.md.\nCSV report written to " + dir + "/r.csv.\n");
-  EXPECT_EQ(test::read_file(dir + "/r.html"),
+  EXPECT_EQ(test::normalise_html(test::read_file(dir + "/r.html")),
             test::read_file(test::golden_path("report-h200.html")));
   EXPECT_EQ(test::read_file(dir + "/r.md"), test::read_file(test::golden_path("report-h200.md")));
   EXPECT_EQ(test::read_file(dir + "/r.csv"), test::read_file(test::golden_path("report-h200.csv")));
@@ -81,7 +82,7 @@ TEST(ReportCli, ATraceBesideTheRecordAddsTheTimeline) {
   const test::Result r =
       test::run(kBin + "report " + dir + "/sweep.json --html " + dir + "/sweep.html");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(test::read_file(dir + "/sweep.html"),
+  EXPECT_EQ(test::normalise_html(test::read_file(dir + "/sweep.html")),
             test::read_file(test::golden_path("report-sweep.html")));
 
   // A damaged trace costs the timeline, not the report, and says so once.

@@ -17,27 +17,19 @@ std::string run_path(const std::string& name) {
   return std::string(PINBENCH_DATA_DIR) + "/runs/" + name;
 }
 
-void expect_matches_golden(const std::string& actual, const std::string& name) {
-  const std::string path = std::string(PINBENCH_TEST_DATA_DIR) + "/" + name;
-  if (const char* update = std::getenv("PINBENCH_UPDATE_GOLDEN"); update && *update == '1') {
-    test::write_file(path, actual);
-  }
-  EXPECT_EQ(actual, test::read_file(path)) << "rendering differs from " << path;
-}
-
 TEST(SweepRender, PinnedBenchmarkRecord) {
   const RunRecord r = load_record(run_path("sweep-pinned-h200-2026-11-30T162934Z.json"));
-  expect_matches_golden(render_sweep_text(r), "sweep-pinned-h200.txt");
+  test::expect_matches_golden(render_sweep_text(r), "sweep-pinned-h200.txt");
 }
 
 TEST(SweepRender, BandwidthTestRecord) {
   const RunRecord r = load_record(run_path("bandwidthtest-h200-2026-11-30T162936Z.json"));
-  expect_matches_golden(render_bandwidthtest_text(r), "bandwidthtest-h200.txt");
+  test::expect_matches_golden(render_bandwidthtest_text(r), "bandwidthtest-h200.txt");
 }
 
 TEST(SweepRender, RaceRecord) {
   const RunRecord r = load_record(run_path("race-h200-2026-11-30T162937Z.json"));
-  expect_matches_golden(render_race_text(r), "race-h200.txt");
+  test::expect_matches_golden(render_race_text(r), "race-h200.txt");
 }
 
 TEST(SweepAnalysis, CommittedFullSweep) {
