@@ -12,9 +12,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/analysis/record_rows.hpp"
-#include "core/errors.hpp"
-#include "core/record/record.hpp"
+#include "framework/record_rows.hpp"
+#include "framework/errors.hpp"
+#include "framework/record.hpp"
 #include "pinbench/staged_copy.hpp"
 #include "version.hpp"
 

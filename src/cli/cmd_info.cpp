@@ -3,7 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cuda/device.hpp"
-#include "report/lesson_text.hpp"
+#include "experiments/lesson/text.hpp"
 
 namespace pinbench::cli {
 

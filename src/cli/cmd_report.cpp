@@ -12,19 +12,19 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "core/analysis/doctor_analysis.hpp"
-#include "core/analysis/report_model.hpp"
-#include "core/errors.hpp"
-#include "core/record/doctor_trace.hpp"
-#include "core/record/record.hpp"
-#include "core/record/trace_model.hpp"
-#include "core/text_file.hpp"
-#include "report/csv.hpp"
-#include "report/html.hpp"
-#include "report/markdown.hpp"
-#include "report/perfetto.hpp"
-#include "report/text.hpp"
-#include "report/trace_timeline.hpp"
+#include "experiments/doctor/analysis.hpp"
+#include "framework/report_model.hpp"
+#include "framework/errors.hpp"
+#include "experiments/doctor/trace.hpp"
+#include "framework/record.hpp"
+#include "framework/trace_model.hpp"
+#include "framework/text_file.hpp"
+#include "framework/render/csv.hpp"
+#include "framework/render/html.hpp"
+#include "framework/render/markdown.hpp"
+#include "framework/render/perfetto.hpp"
+#include "framework/render/text.hpp"
+#include "framework/render/trace_timeline.hpp"
 
 namespace pinbench::cli {
 namespace {

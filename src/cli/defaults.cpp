@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/units.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench::cli {
 

@@ -5,7 +5,7 @@
 #include <exception>
 #include <string>
 
-#include "core/errors.hpp"
+#include "framework/errors.hpp"
 
 namespace pinbench::cli {
 

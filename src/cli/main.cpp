@@ -11,8 +11,8 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/signals.hpp"
-#include "core/errors.hpp"
-#include "core/text_file.hpp"
+#include "framework/errors.hpp"
+#include "framework/text_file.hpp"
 #include "version.hpp"
 
 namespace {

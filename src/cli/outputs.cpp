@@ -2,10 +2,10 @@
 
 #include <cstdio>
 
-#include "core/analysis/report_model.hpp"
-#include "core/text_file.hpp"
-#include "report/csv.hpp"
-#include "report/markdown.hpp"
+#include "framework/report_model.hpp"
+#include "framework/text_file.hpp"
+#include "framework/render/csv.hpp"
+#include "framework/render/markdown.hpp"
 
 namespace pinbench::cli {
 

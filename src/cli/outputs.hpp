@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/record/record.hpp"
+#include "framework/record.hpp"
 
 namespace pinbench::cli {
 

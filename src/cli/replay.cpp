@@ -8,13 +8,13 @@
 #include "cli/outputs.hpp"
 #include "cli/paths.hpp"
 #include "cli/signals.hpp"
-#include "core/analysis/lesson.hpp"
-#include "core/analysis/report_model.hpp"
-#include "core/errors.hpp"
-#include "core/interrupt.hpp"
-#include "core/record/run_library.hpp"
+#include "experiments/lesson/analysis.hpp"
+#include "framework/report_model.hpp"
+#include "framework/errors.hpp"
+#include "framework/interrupt.hpp"
+#include "framework/run_library.hpp"
 #include "cuda/device.hpp"
-#include "report/text.hpp"
+#include "framework/render/text.hpp"
 
 namespace pinbench::cli {
 namespace {

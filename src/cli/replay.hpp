@@ -11,7 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/outputs.hpp"
-#include "core/record/record.hpp"
+#include "framework/record.hpp"
 
 namespace pinbench::cli {
 

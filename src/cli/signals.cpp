@@ -6,8 +6,8 @@
 
 #include <unistd.h>
 
-#include "core/interrupt.hpp"
-#include "core/text_file.hpp"
+#include "framework/interrupt.hpp"
+#include "framework/text_file.hpp"
 
 namespace pinbench::cli {
 namespace {

@@ -1,5 +1,5 @@
 // SIGINT and SIGTERM: during a measurement the first one asks the experiment to stop after the
-// case in flight (core/interrupt.hpp), so the record of everything measured is still written,
+// case in flight (framework/interrupt.hpp), so the record of everything measured is still written,
 // marked incomplete, and the process exits 128 + N. Outside a measurement, or at a second
 // signal, the process ends at once, as the signal's default would end it, after removing the
 // temporary files of outputs in flight. SIGPIPE is ignored, so a closed pipe is a write error

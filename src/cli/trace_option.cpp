@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "core/analysis/prediction4.hpp"
-#include "core/errors.hpp"
+#include "experiments/lesson/prediction4.hpp"
+#include "framework/errors.hpp"
 #include "cuda/device.hpp"
-#include "report/perfetto.hpp"
+#include "framework/render/perfetto.hpp"
 
 namespace pinbench::cli {
 

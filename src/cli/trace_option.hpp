@@ -10,8 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/record/record.hpp"
-#include "core/record/trace_model.hpp"
+#include "framework/record.hpp"
+#include "framework/trace_model.hpp"
 #include "cuda/cupti_trace.hpp"
 
 namespace pinbench::cli {

@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/memory_kind.hpp"
+#include "framework/memory_kind.hpp"
 
 namespace pinbench::cuda {
 
@@ -28,7 +28,7 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-// Host memory of one MemoryKind (core/memory_kind.hpp names them all):
+// Host memory of one MemoryKind (framework/memory_kind.hpp names them all):
 //   pageable        page-aligned from the C allocator, zeroed so every page exists
 //   pageable-thp    2 MiB aligned, madvise(MADV_HUGEPAGE) before it is zeroed
 //   pinned          cudaMallocHost

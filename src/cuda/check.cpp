@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "transfer/cuda_error_text.hpp"
+#include "base/cuda_error_text.hpp"
 
 namespace pinbench::cuda {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/errors.hpp"
+#include "framework/errors.hpp"
 
 namespace pinbench::cuda {
 

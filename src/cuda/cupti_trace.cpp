@@ -25,7 +25,7 @@
 
 #include <fmt/format.h>
 
-#include "core/importers/nsys_stats.hpp"
+#include "experiments/lesson/nsys_stats.hpp"
 
 namespace pinbench::cuda {
 

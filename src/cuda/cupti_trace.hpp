@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/record/trace_model.hpp"
+#include "framework/trace_model.hpp"
 
 namespace pinbench::cuda {
 

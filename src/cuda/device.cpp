@@ -7,10 +7,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/errors.hpp"
-#include "core/host_info.hpp"
+#include "framework/errors.hpp"
+#include "framework/host_info.hpp"
 #include "cuda/check.hpp"
-#include "transfer/cuda_error_text.hpp"
+#include "base/cuda_error_text.hpp"
 
 namespace pinbench::cuda {
 

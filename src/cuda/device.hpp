@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/record/record.hpp"
+#include "framework/record.hpp"
 
 namespace pinbench::cuda {
 

@@ -2,7 +2,7 @@
 // cudaEventRecord / cudaEventQuery for the ring slots' marks.
 #include "transfer/cuda_queue.hpp"
 
-#include "transfer/cuda_error_text.hpp"
+#include "base/cuda_error_text.hpp"
 
 namespace pinbench::transfer {
 

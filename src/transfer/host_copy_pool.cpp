@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "transfer/chunk_plan.hpp"
+#include "base/chunk_plan.hpp"
 #include "transfer/engine_nvtx.hpp"
 #include "transfer/host_copy.hpp"
 

@@ -33,7 +33,7 @@
 #include <thread>
 #include <vector>
 
-#include "transfer/chunk_plan.hpp"
+#include "base/chunk_plan.hpp"
 #include "transfer/copy_state.hpp"
 #include "transfer/host_copy_pool.hpp"
 

@@ -11,9 +11,9 @@
 #include <cstring>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/importers/csv.hpp"
-#include "core/importers/nsys_stats.hpp"
+#include "framework/errors.hpp"
+#include "framework/csv_reader.hpp"
+#include "experiments/lesson/nsys_stats.hpp"
 
 int main(int argc, char** argv) {
   using namespace pinbench;

@@ -16,8 +16,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/analysis/lesson.hpp"
-#include "core/units.hpp"
+#include "experiments/lesson/analysis.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench::test {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/record/record.hpp"
+#include "framework/record.hpp"
 
 namespace pinbench::test {
 

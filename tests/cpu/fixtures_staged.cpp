@@ -2,7 +2,7 @@
 // analysis and rendering tests. Figures are chosen so each goal's verdict is known in advance.
 #include <fmt/format.h>
 
-#include "core/units.hpp"
+#include "framework/units.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench::test {

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "core/record/case_builder.hpp"
-#include "core/units.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {

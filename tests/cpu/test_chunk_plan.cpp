@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "pinbench/staged_options.hpp"
-#include "transfer/chunk_plan.hpp"
+#include "base/chunk_plan.hpp"
 
 namespace pinbench {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/record/record.hpp"
+#include "framework/record.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

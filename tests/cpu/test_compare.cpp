@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <regex>
 
-#include "core/analysis/compare.hpp"
-#include "core/errors.hpp"
-#include "core/record/record.hpp"
-#include "core/units.hpp"
+#include "compare/compare.hpp"
+#include "framework/errors.hpp"
+#include "framework/record.hpp"
+#include "framework/units.hpp"
 #include "fixtures.hpp"
-#include "report/compare_text.hpp"
+#include "compare/text.hpp"
 
 namespace pinbench {
 namespace {

@@ -1,8 +1,8 @@
 // The RFC 4180 reader: quoting, line ends, byte order marks, and errors that name file and line.
 #include <gtest/gtest.h>
 
-#include "core/errors.hpp"
-#include "core/importers/csv.hpp"
+#include "framework/errors.hpp"
+#include "framework/csv_reader.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

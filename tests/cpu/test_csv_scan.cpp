@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/importers/csv.hpp"
+#include "framework/errors.hpp"
+#include "framework/csv_reader.hpp"
 
 namespace pinbench {
 namespace {

@@ -4,13 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include "core/analysis/doctor_analysis.hpp"
-#include "core/analysis/report_model.hpp"
-#include "core/errors.hpp"
-#include "core/record/doctor_trace.hpp"
-#include "core/record/record.hpp"
-#include "core/units.hpp"
-#include "report/text.hpp"
+#include "experiments/doctor/analysis.hpp"
+#include "framework/report_model.hpp"
+#include "framework/errors.hpp"
+#include "experiments/doctor/trace.hpp"
+#include "framework/record.hpp"
+#include "framework/units.hpp"
+#include "framework/render/text.hpp"
 
 namespace pinbench {
 namespace {

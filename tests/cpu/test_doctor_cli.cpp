@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/record/record.hpp"
+#include "framework/record.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "core/analysis/estimate.hpp"
+#include "framework/estimate.hpp"
 
 namespace pinbench {
 namespace {

@@ -7,15 +7,15 @@
 
 #include <fmt/format.h>
 
-#include "core/analysis/check_analysis.hpp"
-#include "core/analysis/fleet.hpp"
-#include "core/analysis/host_analysis.hpp"
-#include "core/analysis/report_model.hpp"
-#include "core/errors.hpp"
-#include "core/host_info.hpp"
-#include "core/record/run_library.hpp"
+#include "experiments/check/analysis.hpp"
+#include "experiments/fleet/analysis.hpp"
+#include "experiments/host/analysis.hpp"
+#include "framework/report_model.hpp"
+#include "framework/errors.hpp"
+#include "framework/host_info.hpp"
+#include "framework/run_library.hpp"
 #include "fixtures.hpp"
-#include "report/text.hpp"
+#include "framework/render/text.hpp"
 
 namespace pinbench {
 namespace {

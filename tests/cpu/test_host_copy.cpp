@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/pattern.hpp"
+#include "framework/pattern.hpp"
 #include "transfer/host_copy.hpp"
 
 namespace pinbench::transfer {

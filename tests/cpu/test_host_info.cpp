@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "core/host_info.hpp"
+#include "framework/host_info.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

@@ -1,4 +1,4 @@
-// The bound's host team (src/experiments/host_bound.hpp) on the host alone: a fill leaves the
+// The bound's host team (src/experiments/staged/host_bound.hpp) on the host alone: a fill leaves the
 // ring holding the job's last chunks in their slots, a drain writes each slot's bytes to every
 // chunk that maps to it, with a helper or without, and between cases the workers sleep: a team
 // that spun all run long took the CPUs the engine's own threads needed while it was measured.
@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/pattern.hpp"
-#include "experiments/host_bound.hpp"
+#include "framework/pattern.hpp"
+#include "experiments/staged/host_bound.hpp"
 
 namespace pinbench {
 namespace {

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/analysis/lesson.hpp"
-#include "core/analysis/report_model.hpp"
-#include "core/errors.hpp"
-#include "core/record/record.hpp"
-#include "core/units.hpp"
+#include "experiments/lesson/analysis.hpp"
+#include "framework/report_model.hpp"
+#include "framework/errors.hpp"
+#include "framework/record.hpp"
+#include "framework/units.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

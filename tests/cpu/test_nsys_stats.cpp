@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "core/errors.hpp"
-#include "core/importers/nsys_stats.hpp"
+#include "framework/errors.hpp"
+#include "experiments/lesson/nsys_stats.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <set>
 
-#include "core/errors.hpp"
+#include "framework/errors.hpp"
 #include "fixtures.hpp"
-#include "report/perfetto.hpp"
+#include "framework/render/perfetto.hpp"
 #include "trace_fixtures.hpp"
 
 namespace pinbench {

@@ -5,13 +5,13 @@
 
 #include <filesystem>
 
-#include "core/analysis/lesson.hpp"
-#include "core/analysis/prediction4.hpp"
-#include "core/errors.hpp"
-#include "core/units.hpp"
+#include "experiments/lesson/analysis.hpp"
+#include "experiments/lesson/prediction4.hpp"
+#include "framework/errors.hpp"
+#include "framework/units.hpp"
 #include "fixtures.hpp"
-#include "report/lesson_text.hpp"
-#include "report/perfetto.hpp"
+#include "experiments/lesson/text.hpp"
+#include "framework/render/perfetto.hpp"
 #include "trace_fixtures.hpp"
 
 namespace pinbench {

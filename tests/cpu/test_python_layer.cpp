@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "core/analysis/record_rows.hpp"
-#include "core/analysis/staged_analysis.hpp"
-#include "core/analysis/staged_torch_methods.hpp"
-#include "core/errors.hpp"
-#include "core/record/case_builder.hpp"
-#include "core/record/record.hpp"
-#include "core/stats.hpp"
-#include "core/units.hpp"
-#include "experiments/staged_torch.hpp"
+#include "framework/record_rows.hpp"
+#include "experiments/staged/analysis.hpp"
+#include "experiments/staged/torch_methods.hpp"
+#include "framework/errors.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/record.hpp"
+#include "framework/stats.hpp"
+#include "framework/units.hpp"
+#include "experiments/staged/measure_torch.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

@@ -2,9 +2,9 @@
 
 #include <filesystem>
 
-#include "core/errors.hpp"
-#include "core/record/record.hpp"
-#include "core/record/run_library.hpp"
+#include "framework/errors.hpp"
+#include "framework/record.hpp"
+#include "framework/run_library.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "core/analysis/report_model.hpp"
-#include "core/record/record.hpp"
+#include "framework/report_model.hpp"
+#include "framework/record.hpp"
 #include "fixtures.hpp"
 #include "golden_normalise.hpp"
-#include "report/csv.hpp"
-#include "report/html.hpp"
-#include "report/markdown.hpp"
-#include "report/text.hpp"
+#include "framework/render/csv.hpp"
+#include "framework/render/html.hpp"
+#include "framework/render/markdown.hpp"
+#include "framework/render/text.hpp"
 
 namespace pinbench {
 namespace {

@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <functional>
 
-#include "core/errors.hpp"
-#include "core/input_limits.hpp"
-#include "core/record/record.hpp"
+#include "framework/errors.hpp"
+#include "framework/input_limits.hpp"
+#include "framework/record.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

@@ -4,11 +4,11 @@
 
 #include <regex>
 
-#include "core/analysis/lesson.hpp"
-#include "core/record/record.hpp"
+#include "experiments/lesson/analysis.hpp"
+#include "framework/record.hpp"
 #include "fixtures.hpp"
-#include "report/lesson_text.hpp"
-#include "report/text_table.hpp"
+#include "experiments/lesson/text.hpp"
+#include "framework/render/text_table.hpp"
 
 namespace pinbench {
 namespace {

@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "core/plans/staged_plan.hpp"
-#include "core/record/record.hpp"
+#include "experiments/staged/plan.hpp"
+#include "framework/record.hpp"
 #include "fixtures.hpp"
 #include "pinbench/staged_options.hpp"
 

@@ -7,16 +7,16 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/analysis/lesson.hpp"
-#include "core/errors.hpp"
-#include "core/record/record.hpp"
-#include "core/units.hpp"
+#include "experiments/lesson/analysis.hpp"
+#include "framework/errors.hpp"
+#include "framework/record.hpp"
+#include "framework/units.hpp"
 #include "fixtures.hpp"
-#include "report/csv.hpp"
-#include "report/html.hpp"
-#include "report/markdown.hpp"
-#include "report/svg_chart.hpp"
-#include "report/trace_timeline.hpp"
+#include "framework/render/csv.hpp"
+#include "framework/render/html.hpp"
+#include "framework/render/markdown.hpp"
+#include "framework/render/svg_chart.hpp"
+#include "framework/render/trace_timeline.hpp"
 
 namespace pinbench {
 namespace {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/record/record.hpp"
+#include "framework/record.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/record/record.hpp"
+#include "framework/record.hpp"
 #include "fixtures.hpp"
 #include "golden_normalise.hpp"
-#include "report/text.hpp"
+#include "framework/render/text.hpp"
 
 namespace pinbench {
 namespace {

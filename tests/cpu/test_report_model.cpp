@@ -1,4 +1,4 @@
-// The report model (core/analysis/report_model.hpp) and its printers: that analyse() dispatches
+// The report model (framework/report_model.hpp) and its printers: that analyse() dispatches
 // on every experiment, and that what it decides (verdicts, undecided claims, stop reasons,
 // unstable cases, unknown machine fields, a published record's method) reaches text, markdown,
 // HTML and CSV alike. On the committed records and on hand-made edge cases.
@@ -9,16 +9,16 @@
 
 #include <fmt/format.h>
 
-#include "core/analysis/report_model.hpp"
-#include "core/record/record.hpp"
-#include "core/units.hpp"
+#include "framework/report_model.hpp"
+#include "framework/record.hpp"
+#include "framework/units.hpp"
 #include "fixtures.hpp"
-#include "report/csv.hpp"
-#include "report/html.hpp"
-#include "report/markdown.hpp"
-#include "report/svg_chart.hpp"
-#include "report/text.hpp"
-#include "report/trace_timeline.hpp"
+#include "framework/render/csv.hpp"
+#include "framework/render/html.hpp"
+#include "framework/render/markdown.hpp"
+#include "framework/render/svg_chart.hpp"
+#include "framework/render/text.hpp"
+#include "framework/render/trace_timeline.hpp"
 
 namespace pinbench {
 namespace {

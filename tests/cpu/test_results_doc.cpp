@@ -39,10 +39,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/analysis/case_figures.hpp"
-#include "core/record/record.hpp"
-#include "core/stats.hpp"
-#include "core/units.hpp"
+#include "framework/case_figures.hpp"
+#include "framework/record.hpp"
+#include "framework/stats.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <thread>
 
-#include "experiments/run_record.hpp"
-#include "experiments/sampler.hpp"
+#include "measure/run_record.hpp"
+#include "measure/sampler.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

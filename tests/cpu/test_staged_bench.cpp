@@ -6,17 +6,17 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/analysis/staged_analysis.hpp"
-#include "core/errors.hpp"
-#include "core/plans/staged_plan.hpp"
-#include "core/record/record.hpp"
-#include "core/stats.hpp"
-#include "core/units.hpp"
+#include "experiments/staged/analysis.hpp"
+#include "framework/errors.hpp"
+#include "experiments/staged/plan.hpp"
+#include "framework/record.hpp"
+#include "framework/stats.hpp"
+#include "framework/units.hpp"
 #include "fixtures.hpp"
-#include "report/csv.hpp"
-#include "report/html.hpp"
-#include "report/markdown.hpp"
-#include "report/staged_text.hpp"
+#include "framework/render/csv.hpp"
+#include "framework/render/html.hpp"
+#include "framework/render/markdown.hpp"
+#include "experiments/staged/text.hpp"
 
 namespace pinbench {
 namespace {

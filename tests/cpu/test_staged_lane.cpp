@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/pattern.hpp"
+#include "framework/pattern.hpp"
 #include "transfer/copy_state.hpp"
 #include "transfer/host_copy_pool.hpp"
 #include "transfer/lane.hpp"

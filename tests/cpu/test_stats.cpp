@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/stats.hpp"
+#include "framework/stats.hpp"
 
 namespace pinbench {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "core/errors.hpp"
-#include "core/numa.hpp"
-#include "core/plans/sweep_plan.hpp"
-#include "core/units.hpp"
+#include "framework/errors.hpp"
+#include "framework/numa.hpp"
+#include "experiments/sweep/plan.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {

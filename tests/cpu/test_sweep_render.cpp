@@ -4,11 +4,11 @@
 
 #include <cstdlib>
 
-#include "core/analysis/sweep_analysis.hpp"
-#include "core/record/record.hpp"
-#include "core/units.hpp"
+#include "experiments/sweep/analysis.hpp"
+#include "framework/record.hpp"
+#include "framework/units.hpp"
 #include "fixtures.hpp"
-#include "report/sweep_text.hpp"
+#include "experiments/sweep/text.hpp"
 
 namespace pinbench {
 namespace {

@@ -17,8 +17,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "core/errors.hpp"
-#include "core/text_file.hpp"
+#include "framework/errors.hpp"
+#include "framework/text_file.hpp"
 #include "fixtures.hpp"
 
 namespace pinbench {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "core/errors.hpp"
-#include "core/units.hpp"
+#include "framework/errors.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {

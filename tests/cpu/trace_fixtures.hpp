@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/record/trace_model.hpp"
+#include "framework/trace_model.hpp"
 
 namespace pinbench::test {
 

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/analysis/prediction4.hpp"
-#include "core/errors.hpp"
-#include "core/importers/csv.hpp"
-#include "core/importers/nsys_stats.hpp"
+#include "experiments/lesson/prediction4.hpp"
+#include "framework/errors.hpp"
+#include "framework/csv_reader.hpp"
+#include "experiments/lesson/nsys_stats.hpp"
 
 namespace {
 

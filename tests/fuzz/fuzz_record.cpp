@@ -10,17 +10,17 @@
 #include <optional>
 #include <string_view>
 
-#include "core/analysis/compare.hpp"
-#include "core/analysis/lesson.hpp"
-#include "core/errors.hpp"
-#include "core/record/record.hpp"
-#include "report/compare_text.hpp"
-#include "report/csv.hpp"
-#include "report/html.hpp"
-#include "report/lesson_text.hpp"
-#include "report/markdown.hpp"
-#include "report/staged_text.hpp"
-#include "report/sweep_text.hpp"
+#include "compare/compare.hpp"
+#include "experiments/lesson/analysis.hpp"
+#include "framework/errors.hpp"
+#include "framework/record.hpp"
+#include "compare/text.hpp"
+#include "framework/render/csv.hpp"
+#include "framework/render/html.hpp"
+#include "experiments/lesson/text.hpp"
+#include "framework/render/markdown.hpp"
+#include "experiments/staged/text.hpp"
+#include "experiments/sweep/text.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pinbench;

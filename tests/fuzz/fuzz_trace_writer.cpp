@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/analysis/prediction4.hpp"
-#include "core/record/trace_model.hpp"
-#include "report/perfetto.hpp"
+#include "experiments/lesson/prediction4.hpp"
+#include "framework/trace_model.hpp"
+#include "framework/render/perfetto.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/record/record.hpp"
+#include "framework/record.hpp"
 #include "cuda/device.hpp"
 
 // Skips (reported as skipped, never as passed) where CUDA has no usable device.

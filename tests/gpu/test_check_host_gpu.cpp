@@ -6,15 +6,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/analysis/check_analysis.hpp"
-#include "core/analysis/fleet.hpp"
-#include "core/analysis/host_analysis.hpp"
-#include "core/analysis/report_model.hpp"
-#include "core/errors.hpp"
-#include "core/units.hpp"
+#include "experiments/check/analysis.hpp"
+#include "experiments/fleet/analysis.hpp"
+#include "experiments/host/analysis.hpp"
+#include "framework/report_model.hpp"
+#include "framework/errors.hpp"
+#include "framework/units.hpp"
 #include "cuda/device.hpp"
-#include "experiments/check.hpp"
-#include "experiments/host.hpp"
+#include "experiments/check/measure.hpp"
+#include "experiments/host/measure.hpp"
 #include "gpu_test.hpp"
 
 namespace pinbench {

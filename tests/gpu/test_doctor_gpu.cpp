@@ -11,10 +11,10 @@
 
 #include <gtest/gtest.h>
 
-#include "core/analysis/doctor_analysis.hpp"
-#include "core/record/doctor_trace.hpp"
-#include "core/record/record.hpp"
-#include "core/units.hpp"
+#include "experiments/doctor/analysis.hpp"
+#include "experiments/doctor/trace.hpp"
+#include "framework/record.hpp"
+#include "framework/units.hpp"
 #include "gpu_test.hpp"
 
 namespace pinbench {

@@ -2,12 +2,12 @@
 // record survives a round trip through JSON into the same analysis.
 #include <cstdint>
 
-#include "core/analysis/lesson.hpp"
-#include "core/errors.hpp"
-#include "core/units.hpp"
-#include "experiments/lesson.hpp"
+#include "experiments/lesson/analysis.hpp"
+#include "framework/errors.hpp"
+#include "framework/units.hpp"
+#include "experiments/lesson/measure.hpp"
 #include "gpu_test.hpp"
-#include "report/lesson_text.hpp"
+#include "experiments/lesson/text.hpp"
 
 namespace pinbench {
 namespace {

@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "core/errors.hpp"
-#include "core/pattern.hpp"
+#include "framework/errors.hpp"
+#include "framework/pattern.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels.cuh"

@@ -2,11 +2,11 @@
 // and several intervals per sample.
 #include <cuda_runtime_api.h>
 
-#include "core/units.hpp"
+#include "framework/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/stream.hpp"
-#include "experiments/sampler.hpp"
+#include "measure/sampler.hpp"
 #include "gpu_test.hpp"
 
 namespace pinbench {

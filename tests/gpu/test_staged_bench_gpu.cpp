@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <string>
 
-#include "core/analysis/staged_analysis.hpp"
-#include "core/plans/staged_plan.hpp"
-#include "core/units.hpp"
-#include "experiments/pipeline.hpp"
-#include "experiments/staged.hpp"
+#include "experiments/staged/analysis.hpp"
+#include "experiments/staged/plan.hpp"
+#include "framework/units.hpp"
+#include "experiments/pipeline/measure.hpp"
+#include "experiments/staged/measure.hpp"
 #include "gpu_test.hpp"
 
 namespace pinbench {

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/pattern.hpp"
+#include "framework/pattern.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/analysis/sweep_analysis.hpp"
-#include "core/errors.hpp"
-#include "core/plans/sweep_plan.hpp"
-#include "core/units.hpp"
+#include "experiments/sweep/analysis.hpp"
+#include "framework/errors.hpp"
+#include "experiments/sweep/plan.hpp"
+#include "framework/units.hpp"
 #include "cuda/buffers.hpp"
-#include "experiments/bandwidthtest.hpp"
-#include "experiments/race.hpp"
-#include "experiments/sweep.hpp"
+#include "experiments/bandwidthtest/measure.hpp"
+#include "experiments/race/measure.hpp"
+#include "experiments/sweep/measure.hpp"
 #include "gpu_test.hpp"
 
 namespace pinbench {

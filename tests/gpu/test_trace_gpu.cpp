@@ -12,13 +12,13 @@
 #include <map>
 #include <set>
 
-#include "core/analysis/lesson.hpp"
-#include "core/analysis/prediction4.hpp"
-#include "core/units.hpp"
+#include "experiments/lesson/analysis.hpp"
+#include "experiments/lesson/prediction4.hpp"
+#include "framework/units.hpp"
 #include "cuda/cupti_trace.hpp"
-#include "experiments/lesson.hpp"
+#include "experiments/lesson/measure.hpp"
 #include "gpu_test.hpp"
-#include "report/perfetto.hpp"
+#include "framework/render/perfetto.hpp"
 
 namespace pinbench {
 namespace {

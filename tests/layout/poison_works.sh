@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proves the build's guard: with cmake/no-cuda first on the include path (as core and report
+# Proves the build's guard: with cmake/no-cuda first on the include path (as pinbench_core
 # have it), a CUDA header fails with the guard's own message, even when the real CUDA headers
 # are on the path too (here /usr/local/cuda/include standing in for /usr/include).
 set -u
@@ -11,9 +11,9 @@ if [ $? -eq 0 ]; then
   echo "a CUDA header compiled with cmake/no-cuda first on the include path"
   exit 1
 fi
-if ! grep -q "core and report are CUDA-free" <<<"$out"; then
+if ! grep -q "pinbench_core is CUDA-free" <<<"$out"; then
   echo "the probe failed, but not with the guard's message:"
   echo "$out"
   exit 1
 fi
-echo "the guard stops a CUDA header in core and report"
+echo "the guard stops a CUDA header in pinbench_core"

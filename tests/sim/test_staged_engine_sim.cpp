@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/pattern.hpp"
+#include "framework/pattern.hpp"
 #include "pinbench/staged_copy.hpp"
 #include "sim_cudart.hpp"
 #include "transfer/testing.hpp"

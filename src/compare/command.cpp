@@ -1,0 +1,47 @@
+// `pinbench compare A.json B.json`: two run records case by case, both rates, B/A, and a flag
+// where they differ by more than the threshold. Exits 1 when any case does, so a script can
+// gate on it; records from different machines may be compared, and the first line says so.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "compare/compare.hpp"
+#include "framework/record.hpp"
+#include "compare/text.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+struct CompareOptions {
+  std::string a_path;
+  std::string b_path;
+  double threshold_percent = 20.0;  // the course page's exercise allows 20%
+};
+
+int run(const CompareOptions& o) {
+  const RunRecord a = load_record(o.a_path);
+  const RunRecord b = load_record(o.b_path);
+  const Comparison c = compare_records(a, b, o.threshold_percent / 100.0);
+  std::fputs(render_comparison(c, a, o.a_path, b, o.b_path).c_str(), stdout);
+  return c.differing() > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+Command add_compare(CLI::App& app) {
+  auto opts = std::make_shared<CompareOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "compare",
+      "Compare two run records case by case (same part, method, direction, memory and size): "
+      "both median rates, B/A, and whether they differ by more than the threshold. Exits 1 when "
+      "any case does.");
+  sub->add_option("a", opts->a_path, "The first run record (A)")->required();
+  sub->add_option("b", opts->b_path, "The second run record (B)")->required();
+  sub->add_option("--threshold", opts->threshold_percent,
+                  "Flag a case when B/A differs from 1 by more than this many percent")
+      ->capture_default_str();
+  return {sub, [opts] { return run(*opts); }};
+}
+
+}  // namespace pinbench::cli

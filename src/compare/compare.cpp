@@ -1,0 +1,122 @@
+#include "compare/compare.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "framework/case_figures.hpp"
+#include "framework/errors.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench {
+namespace {
+
+CaseKey key_of(const Case& c) {
+  return {c.part, c.method, c.direction, c.memory, c.bytes};
+}
+
+bool same(const CaseKey& x, const CaseKey& y) {
+  return x.part == y.part && x.method == y.method && x.direction == y.direction &&
+         x.memory == y.memory && x.bytes == y.bytes;
+}
+
+// The first case with this key, as RunRecord::find and the lesson analysis take it.
+const Case* find(const RunRecord& r, const CaseKey& key) {
+  for (const Case& c : r.cases) {
+    if (same(key_of(c), key)) return &c;
+  }
+  return nullptr;
+}
+
+// Each key once, in the record's order, so a repeated case is compared (and listed) once.
+std::vector<CaseKey> unique_keys(const RunRecord& r) {
+  std::vector<CaseKey> keys;
+  for (const Case& c : r.cases) {
+    const CaseKey k = key_of(c);
+    bool seen = false;
+    for (const CaseKey& s : keys) seen = seen || same(s, k);
+    if (!seen) keys.push_back(k);
+  }
+  return keys;
+}
+
+std::string or_unknown(const std::string& s) {
+  return s.empty() ? std::string("unknown") : s;
+}
+
+std::string driver_words(const MachineInfo& m) {
+  return fmt::format("{} (CUDA {}.{})", or_unknown(m.driver_release), m.driver_version / 1000,
+                     (m.driver_version % 1000) / 10);
+}
+
+std::vector<std::string> machine_differences(const MachineInfo& a, const MachineInfo& b) {
+  std::vector<std::string> out;
+  if (a.device_name != b.device_name) {
+    out.push_back(
+        fmt::format("device {} vs {}", or_unknown(a.device_name), or_unknown(b.device_name)));
+  }
+  if (a.driver_release != b.driver_release || a.driver_version != b.driver_version) {
+    out.push_back(fmt::format("driver {} vs {}", driver_words(a), driver_words(b)));
+  }
+  if (a.host_cpu != b.host_cpu) {
+    out.push_back(fmt::format("host CPU {} vs {}", or_unknown(a.host_cpu), or_unknown(b.host_cpu)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string describe(const CaseKey& k) {
+  return fmt::format("{} {} {} {} {}", k.part, k.method, k.direction, k.memory,
+                     format_size(k.bytes));
+}
+
+int Comparison::differing() const {
+  int n = 0;
+  for (const ComparedCase& c : common) n += c.differs ? 1 : 0;
+  return n;
+}
+
+int Comparison::not_compared() const {
+  int n = 0;
+  for (const ComparedCase& c : common) n += c.ratio ? 0 : 1;
+  return n;
+}
+
+Comparison compare_records(const RunRecord& a, const RunRecord& b, double threshold) {
+  if (!(threshold >= 0.0) || !std::isfinite(threshold)) {
+    throw InputError(
+        fmt::format("the threshold must be a percentage of 0 or more, not {}", 100.0 * threshold));
+  }
+  Comparison out;
+  out.threshold = threshold;
+  out.machine_differences = machine_differences(a.machine, b.machine);
+  for (const CaseKey& k : unique_keys(a)) {
+    const Case* cb = find(b, k);
+    if (cb == nullptr) {
+      out.only_a.push_back(k);
+      continue;
+    }
+    ComparedCase c;
+    c.key = k;
+    c.a_gb_per_s = figures_of(*find(a, k)).gb_per_s;
+    c.b_gb_per_s = figures_of(*cb).gb_per_s;
+    if (c.a_gb_per_s && c.b_gb_per_s) {
+      c.ratio = *c.b_gb_per_s / *c.a_gb_per_s;
+      c.differs = std::fabs(*c.ratio - 1.0) > threshold;
+    }
+    out.common.push_back(c);
+  }
+  for (const CaseKey& k : unique_keys(b)) {
+    if (find(a, k) == nullptr) out.only_b.push_back(k);
+  }
+  if (out.common.empty()) {
+    throw InputError(fmt::format(
+        "the two records have no case in common (same part, method, direction, memory and "
+        "size): {} case(s) of experiment '{}' against {} of '{}'",
+        a.cases.size(), a.experiment, b.cases.size(), b.experiment));
+  }
+  return out;
+}
+
+}  // namespace pinbench

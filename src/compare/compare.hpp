@@ -1,0 +1,45 @@
+// Run comparison: two run records matched case by case on (part, method, direction, memory,
+// bytes), each side's median rate from its verified samples, the ratio B/A, and whether it moved
+// by more than a threshold. Also says whether the records came from different machines, since
+// comparing across machines is allowed but changes what a difference means. Pure: no I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framework/record.hpp"
+
+namespace pinbench {
+
+struct CaseKey {
+  std::string part, method, direction, memory;
+  std::uint64_t bytes = 0;
+};
+
+// "copy cudaMemcpy h2d pinned 64 MiB": how a case is named in comparisons and notes.
+std::string describe(const CaseKey& key);
+
+struct ComparedCase {
+  CaseKey key;
+  std::optional<double> a_gb_per_s, b_gb_per_s;  // absent: missing samples or a failed gate
+  std::optional<double> ratio;                   // b / a, when both are present
+  bool differs = false;                          // |ratio - 1| > threshold
+};
+
+struct Comparison {
+  double threshold = 0.20;  // a fraction: 0.20 is 20%
+  // "device NVIDIA H200 vs Tesla T4", one entry per differing field; empty on one machine.
+  std::vector<std::string> machine_differences;
+  std::vector<ComparedCase> common;  // in A's order
+  std::vector<CaseKey> only_a, only_b;
+  int differing() const;
+  int not_compared() const;  // common cases without a verified figure on both sides
+};
+
+// Throws InputError when the records have no case in common, or the threshold is negative or
+// not a number: either way there is nothing meaningful to report.
+Comparison compare_records(const RunRecord& a, const RunRecord& b, double threshold);
+
+}  // namespace pinbench

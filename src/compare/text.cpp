@@ -1,0 +1,91 @@
+#include "compare/text.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "framework/units.hpp"
+#include "framework/render/text_table.hpp"
+
+namespace pinbench {
+namespace {
+
+std::string rate(const std::optional<double>& v) {
+  return v ? fmt::format("{:.2f}", *v) : std::string("—");
+}
+
+// "+29.4%"; a change that rounds to zero is "+0.0%", never "-0.0%".
+std::string change(double ratio) {
+  const double pct = 100.0 * (ratio - 1.0);
+  return fmt::format("{:+.1f}%", std::fabs(pct) < 0.05 ? 0.0 : pct);
+}
+
+std::string key_list(const std::vector<CaseKey>& keys) {
+  std::string out;
+  for (const CaseKey& k : keys) out += "  " + describe(k) + "\n";
+  return out;
+}
+
+std::string record_words(const RunRecord& r, const std::string& name) {
+  return fmt::format("{} ({}, {}, {}{})", name, r.experiment, r.machine.device_name, r.created_utc,
+                     r.source == "published" ? ", published tables" : "");
+}
+
+}  // namespace
+
+std::string render_comparison(const Comparison& c, const RunRecord& a, const std::string& a_name,
+                              const RunRecord& b, const std::string& b_name) {
+  std::string out;
+  if (c.machine_differences.empty()) {
+    out += fmt::format("Same machine: {}, driver {}, host CPU {}.\n", a.machine.device_name,
+                       a.machine.driver_release.empty() ? "unknown" : a.machine.driver_release,
+                       a.machine.host_cpu);
+  } else {
+    out += fmt::format(
+        "Different machines ({}): differences may come from the machines, not the runs.\n",
+        fmt::join(c.machine_differences, "; "));
+  }
+  out += fmt::format("A: {}\nB: {}\n", record_words(a, a_name), record_words(b, b_name));
+  const double pct = 100.0 * c.threshold;
+  out += fmt::format(
+      "Median GB/s of each case's verified samples (GB/s = 10^9 bytes/s). B/A above 1: B is "
+      "faster. Flagged when B/A differs from 1 by more than {:g}%.\n\n",
+      pct);
+
+  TextTable t({"case", "size", "A GB/s", "B GB/s", "B/A", "change", ""});
+  for (const ComparedCase& k : c.common) {
+    std::string flag;
+    if (!k.ratio) {
+      flag = fmt::format("not compared: no verified figure in {}", !k.a_gb_per_s && !k.b_gb_per_s
+                                                                       ? "A or B"
+                                                                   : !k.a_gb_per_s ? "A"
+                                                                                   : "B");
+    } else if (k.differs) {
+      flag = fmt::format("differs by more than {:g}%", pct);
+    }
+    t.add_row({fmt::format("{} {} {} {}", k.key.part, k.key.method, k.key.direction, k.key.memory),
+               format_size(k.key.bytes), rate(k.a_gb_per_s), rate(k.b_gb_per_s),
+               k.ratio ? fmt::format("{:.3f}", *k.ratio) : std::string("—"),
+               k.ratio ? change(*k.ratio) : std::string("—"), flag});
+  }
+  out += t.render();
+
+  out += fmt::format("\n{} case{} in common; ", c.common.size(), c.common.size() == 1 ? "" : "s");
+  const int differing = c.differing();
+  if (differing == 0) {
+    out += fmt::format("none differs by more than {:g}%", pct);
+  } else {
+    out += fmt::format("{} differ{} by more than {:g}%", differing, differing == 1 ? "s" : "", pct);
+  }
+  if (c.not_compared() > 0) out += fmt::format("; {} not compared", c.not_compared());
+  out += ".\n";
+  if (!c.only_a.empty()) {
+    out += fmt::format("\nOnly in A ({}):\n{}", c.only_a.size(), key_list(c.only_a));
+  }
+  if (!c.only_b.empty()) {
+    out += fmt::format("\nOnly in B ({}):\n{}", c.only_b.size(), key_list(c.only_b));
+  }
+  return out;
+}
+
+}  // namespace pinbench

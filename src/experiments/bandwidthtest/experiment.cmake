@@ -1,0 +1,3 @@
+# NVIDIA's bandwidthtest program, measured as the blog post measures it.
+pinbench_experiment(
+  MEASURE measure.cpp)

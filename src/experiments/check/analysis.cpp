@@ -1,0 +1,211 @@
+#include "experiments/check/analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "framework/case_figures.hpp"
+#include "framework/errors.hpp"
+#include "framework/host_info.hpp"
+#include "framework/stats.hpp"
+
+namespace pinbench {
+namespace {
+
+using nlohmann::json;
+
+std::string link_text(const PcieLink& l) {
+  if (l.current_gen <= 0 || l.current_width <= 0) return "unknown";
+  return fmt::format("gen {} x{}", l.current_gen, l.current_width);
+}
+
+int gpu_of(const Case& c) {
+  const auto it = c.extra.find("gpu");
+  return it != c.extra.end() && it->is_number_integer() ? it->get<int>() : -1;
+}
+
+const Case* find_case(const RunRecord& r, int gpu, const std::string& direction,
+                      const std::string& memory) {
+  for (const Case& c : r.cases) {
+    if (c.part == "check" && gpu_of(c) == gpu && c.direction == direction && c.memory == memory) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<double> rate_of(const Case* c) {
+  if (c == nullptr) return std::nullopt;
+  return figures_of(*c).gb_per_s;
+}
+
+// A rate against its floor: absolute when set, else `share` of the link's rate at its max.
+CheckItem rate_item(const std::string& name, const std::optional<double>& rate,
+                    const std::optional<double>& absolute, double share, const GpuInfo& g) {
+  CheckItem item;
+  item.check = name;
+  item.value = rate;
+  item.value_text = rate ? fmt::format("{:.2f} GB/s", *rate) : "no figure (gate failed)";
+  double floor = 0.0;
+  if (absolute) {
+    floor = *absolute;
+    item.limit_text = fmt::format("at least {:.2f} GB/s (set)", floor);
+  } else {
+    const double link = pcie_link_gb_per_s(g.pcie.max_gen, g.pcie.max_width);
+    if (link <= 0.0) {
+      item.judged = false;
+      item.limit_text = "no floor: the link's generation and width are unknown (set one)";
+      return item;
+    }
+    floor = share * link;
+    item.limit_text = fmt::format("at least {:.2f} GB/s ({:.0f}% of gen {} x{}, {:.2f})", floor,
+                                  100 * share, g.pcie.max_gen, g.pcie.max_width, link);
+  }
+  item.passed = rate && *rate >= floor;
+  return item;
+}
+
+CheckItem ceiling_item(const std::string& name, const std::optional<double>& us, double ceiling) {
+  CheckItem item;
+  item.check = name;
+  item.value = us;
+  item.value_text = us ? fmt::format("{:.1f} µs", *us) : "no figure (gate failed)";
+  item.limit_text = fmt::format("at most {:.1f} µs", ceiling);
+  item.passed = us && *us <= ceiling;
+  return item;
+}
+
+CheckItem link_item(const GpuInfo& g) {
+  CheckItem item;
+  item.check = "link";
+  const PcieLink& l = g.loaded_read ? g.pcie_loaded : g.pcie;
+  item.value_text = link_text(l) + (g.loaded_read ? " under load" : " (idle: not read under load)");
+  if (g.pcie.max_gen <= 0 || g.pcie.max_width <= 0 || l.current_gen <= 0) {
+    item.judged = false;
+    item.limit_text = "sysfs does not give this GPU's link";
+    return item;
+  }
+  item.limit_text = fmt::format("its max, gen {} x{}", g.pcie.max_gen, g.pcie.max_width);
+  item.passed =
+      g.loaded_read && l.current_gen >= g.pcie.max_gen && l.current_width >= g.pcie.max_width;
+  return item;
+}
+
+}  // namespace
+
+double percentile(std::vector<double> xs, double p) {
+  if (xs.empty()) return 0.0;
+  std::sort(xs.begin(), xs.end());
+  const double rank = std::ceil(p * static_cast<double>(xs.size()));
+  const std::size_t i = rank < 1.0 ? 0 : static_cast<std::size_t>(rank) - 1;
+  return xs[std::min(i, xs.size() - 1)];
+}
+
+bool GpuCheck::passed() const {
+  return std::all_of(items.begin(), items.end(),
+                     [](const CheckItem& i) { return !i.judged || i.passed; });
+}
+
+std::vector<std::string> GpuCheck::failures() const {
+  std::vector<std::string> out;
+  for (const CheckItem& i : items) {
+    if (i.judged && !i.passed) {
+      out.push_back(fmt::format("{} {}, not {}", i.check, i.value_text, i.limit_text));
+    }
+  }
+  return out;
+}
+
+bool CheckAnalysis::passed() const {
+  return !gpus.empty() &&
+         std::all_of(gpus.begin(), gpus.end(), [](const GpuCheck& g) { return g.passed(); });
+}
+
+std::vector<std::string> CheckAnalysis::failures() const {
+  std::vector<std::string> out;
+  const std::string host = hostname.empty() ? "unnamed host" : "host " + hostname;
+  if (gpus.empty()) {
+    out.push_back(fmt::format("{}: no GPU checked ({})", host,
+                              no_gpu.empty() ? "the record holds none" : no_gpu));
+  }
+  for (const GpuCheck& g : gpus) {
+    for (const std::string& f : g.failures()) {
+      out.push_back(fmt::format("{} GPU {} ({}): {}", host, g.gpu.index, g.gpu.uuid, f));
+    }
+  }
+  return out;
+}
+
+CheckAnalysis analyse_check(const RunRecord& r) {
+  if (r.experiment != "check") {
+    throw InputError(fmt::format("a record of experiment '{}' is not a check", r.experiment));
+  }
+  CheckAnalysis a;
+  a.hostname = r.machine.hostname;
+  if (r.config.contains("floors")) a.floors = floors_from_json(r.config["floors"]);
+  if (r.config.contains("no_gpu") && r.config["no_gpu"].is_string()) {
+    a.no_gpu = r.config["no_gpu"].get<std::string>();
+  }
+  for (const GpuInfo& g : r.machine.gpus) {
+    GpuCheck c;
+    c.gpu = g;
+    c.pinned_h2d = rate_of(find_case(r, g.index, "h2d", "pinned"));
+    c.pinned_d2h = rate_of(find_case(r, g.index, "d2h", "pinned"));
+    c.pageable_h2d = rate_of(find_case(r, g.index, "h2d", "pageable"));
+    c.pageable_d2h = rate_of(find_case(r, g.index, "d2h", "pageable"));
+    if (const Case* rt = find_case(r, g.index, "round_trip", "pinned");
+        rt != nullptr && figures_of(*rt).samples) {
+      c.round_trip_p50_us = 1000.0 * percentile(rt->samples_ms, 0.50);
+      c.round_trip_p99_us = 1000.0 * percentile(rt->samples_ms, 0.99);
+    }
+    const CheckFloors& f = a.floors;
+    c.items.push_back(link_item(g));
+    c.items.push_back(
+        rate_item("pinned h2d", c.pinned_h2d, f.pinned_h2d_gb_per_s, f.pinned_share, g));
+    c.items.push_back(
+        rate_item("pinned d2h", c.pinned_d2h, f.pinned_d2h_gb_per_s, f.pinned_share, g));
+    c.items.push_back(
+        rate_item("pageable h2d", c.pageable_h2d, f.pageable_h2d_gb_per_s, f.pageable_share, g));
+    c.items.push_back(
+        rate_item("pageable d2h", c.pageable_d2h, f.pageable_d2h_gb_per_s, f.pageable_share, g));
+    c.items.push_back(
+        ceiling_item("4 KiB round trip p50", c.round_trip_p50_us, f.round_trip_p50_us));
+    c.items.push_back(
+        ceiling_item("4 KiB round trip p99", c.round_trip_p99_us, f.round_trip_p99_us));
+    a.gpus.push_back(std::move(c));
+  }
+  // Peers: each GPU's pinned rates against the host's median, which one bad GPU cannot move far.
+  std::vector<double> h2d, d2h;
+  for (const GpuCheck& c : a.gpus) {
+    if (c.pinned_h2d) h2d.push_back(*c.pinned_h2d);
+    if (c.pinned_d2h) d2h.push_back(*c.pinned_d2h);
+  }
+  for (GpuCheck& c : a.gpus) {
+    CheckItem item;
+    item.check = "peers";
+    if (a.gpus.size() < 2) {
+      item.judged = false;
+      item.value_text = "one GPU";
+      item.limit_text = "no peer on this host to compare with";
+    } else {
+      const double mh = h2d.empty() ? 0.0 : median(h2d);
+      const double md = d2h.empty() ? 0.0 : median(d2h);
+      const double keep = 1.0 - a.floors.peer_margin;
+      item.value_text = fmt::format("pinned {} / {} GB/s",
+                                    c.pinned_h2d ? fmt::format("{:.2f}", *c.pinned_h2d) : "—",
+                                    c.pinned_d2h ? fmt::format("{:.2f}", *c.pinned_d2h) : "—");
+      item.limit_text = fmt::format("within {:.0f}% of the host's medians {:.2f} / {:.2f} GB/s",
+                                    100 * a.floors.peer_margin, mh, md);
+      item.passed =
+          c.pinned_h2d && c.pinned_d2h && *c.pinned_h2d >= keep * mh && *c.pinned_d2h >= keep * md;
+    }
+    c.items.push_back(std::move(item));
+  }
+  return a;
+}
+
+}  // namespace pinbench

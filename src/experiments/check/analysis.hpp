@@ -1,0 +1,54 @@
+// The health check's verdicts (`pinbench check`), as a pure function of its record: every GPU's
+// link under load, pinned and pageable rates against floors, the 4 KiB round trip against a
+// ceiling, and each GPU against its peers on the host. A record is judged by the floors it
+// carries (experiments/check/floors.hpp), and a fleet of records by the same code (docs/fleet.md
+// gives the rules and why the defaults are what they are).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/check/floors.hpp"
+#include "framework/record.hpp"
+
+namespace pinbench {
+
+// One check of one GPU.
+struct CheckItem {
+  std::string check;   // "link", "pinned h2d", "pageable d2h", "4 KiB round trip p99", "peers"
+  bool judged = true;  // false: nothing to judge it by (one GPU has no peers; unknown link)
+  bool passed = true;  // meaningful when judged
+  std::optional<double> value;
+  std::string value_text;  // "55.10 GB/s", "gen 5 x16"
+  std::string limit_text;  // "at least 47.25 GB/s (75% of gen 5 x16)"
+};
+
+struct GpuCheck {
+  GpuInfo gpu;
+  std::optional<double> pinned_h2d, pinned_d2h, pageable_h2d, pageable_d2h;  // GB/s, medians
+  std::optional<double> round_trip_p50_us, round_trip_p99_us;
+  std::vector<CheckItem> items;
+  bool passed() const;
+  std::vector<std::string> failures() const;  // "pinned h2d 40.10 GB/s, not at least 47.25 ..."
+};
+
+struct CheckAnalysis {
+  std::string hostname;
+  std::string no_gpu;  // why the host had no GPU to check (an MPI rank without one), else ""
+  CheckFloors floors;
+  std::vector<GpuCheck> gpus;
+  bool passed() const;  // every judged item of every GPU passed, and there was a GPU
+  // "host h GPU 0 (GPU-...): pinned h2d ...": every failure, each naming its GPU.
+  std::vector<std::string> failures() const;
+};
+
+// p in [0, 1], nearest rank: the smallest sample with at least p of the samples at or below it.
+double percentile(std::vector<double> xs, double p);
+
+// InputError when `record` is not a check record.
+CheckAnalysis analyse_check(const RunRecord& record);
+
+}  // namespace pinbench

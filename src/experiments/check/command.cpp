@@ -1,0 +1,192 @@
+// `pinbench check` (the health check, alone or over MPI ranks) and `pinbench host` (every GPU
+// alone and together).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/defaults.hpp"
+#include "experiments/check/mpi_gather.hpp"
+#include "cli/outputs.hpp"
+#include "cli/progress.hpp"
+#include "cli/replay.hpp"
+#include "experiments/fleet/analysis.hpp"
+#include "framework/report_model.hpp"
+#include "framework/errors.hpp"
+#include "framework/host_info.hpp"
+#include "framework/input_limits.hpp"
+#include "framework/text_file.hpp"
+#include "framework/units.hpp"
+#include "cuda/device.hpp"
+#include "experiments/check/measure.hpp"
+#include "experiments/host/measure.hpp"
+#include "framework/render/html.hpp"
+#include "framework/render/text.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+struct FloorFlag {
+  const char* flag;
+  const char* key;
+  const char* help;
+  double value = 0.0;
+};
+
+struct CheckOptions {
+  std::string floors_file;
+  std::vector<FloorFlag> floors = {
+      {"--pinned-share", "pinned_share", "Pinned floor as a share of the link's rate (0.75)"},
+      {"--pageable-share", "pageable_share", "Pageable floor as a share of the link's rate (0.05)"},
+      {"--min-pinned-h2d", "pinned_h2d_gb_per_s", "Pinned host-to-device floor, GB/s"},
+      {"--min-pinned-d2h", "pinned_d2h_gb_per_s", "Pinned device-to-host floor, GB/s"},
+      {"--min-pageable-h2d", "pageable_h2d_gb_per_s", "Pageable host-to-device floor, GB/s"},
+      {"--min-pageable-d2h", "pageable_d2h_gb_per_s", "Pageable device-to-host floor, GB/s"},
+      {"--max-round-trip-p50", "round_trip_p50_us", "4 KiB round trip p50 ceiling, µs (50)"},
+      {"--max-round-trip-p99", "round_trip_p99_us", "4 KiB round trip p99 ceiling, µs (250)"},
+      {"--peer-margin", "peer_margin", "Each GPU within this share of the host's median (0.10)"},
+  };
+  std::vector<CLI::Option*> floor_options;
+  bool no_numa = false;
+  bool mpi = false;
+  std::string html;
+  OutputPaths outputs;
+  ReplayFlags replay;
+};
+
+// The floors file first, then the flags over it; all refused before anything is measured.
+CheckConfig check_config(const CheckOptions& o) {
+  CheckConfig c;
+  if (!o.floors_file.empty()) {
+    apply_floors_text(c.floors, read_input_file(o.floors_file, 1 << 20, "floors file"),
+                      o.floors_file);
+  }
+  for (std::size_t i = 0; i < o.floors.size(); ++i) {
+    if (o.floor_options[i]->count() > 0) {
+      apply_floor(c.floors, o.floors[i].key, o.floors[i].value, o.floors[i].flag);
+    }
+  }
+  if (o.replay.device >= 0) c.devices = {o.replay.device};
+  c.place_on_gpu_node = !o.no_numa;
+  return c;
+}
+
+// One line per rank, then rank 0 prints and writes the fleet.
+int run_check_mpi(const CheckOptions& o) {
+  if (!o.replay.replay_path.empty()) throw InputError("--mpi measures: it takes no --replay");
+  check_output_paths(o.outputs);
+  CheckConfig c = check_config(o);
+  MpiSession mpi;
+  std::string text;
+  RunRecord mine;
+  const std::string host = host_name();
+  const std::string why = cuda::no_device_reason();
+  if (!why.empty()) {
+    mine = no_gpu_check_record(c, why);
+    std::printf("rank %d on %s: no usable GPU (%s)\n", mpi.rank(), host.c_str(), why.c_str());
+  } else {
+    // The ranks of one host share its GPUs: rank k of n takes every n-th from k.
+    if (c.devices.empty()) {
+      for (int d = mpi.local_rank(); d < cuda::device_count(); d += mpi.local_size()) {
+        c.devices.push_back(d);
+      }
+    }
+    if (c.devices.empty()) {
+      mine = no_gpu_check_record(
+          c, fmt::format("its host's {} GPU(s) went to lower local ranks", cuda::device_count()));
+    } else {
+      mine = run_check(c);
+    }
+    const ReportModel m = analyse(mine);
+    std::printf("rank %d on %s: %zu GPU(s) checked, %s\n", mpi.rank(), host.c_str(),
+                mine.machine.gpus.size(),
+                m.check_failures.empty()
+                    ? "all passed"
+                    : fmt::format("{} failed", m.check_failures.size()).c_str());
+  }
+  std::fflush(stdout);
+  const std::vector<std::string> texts = mpi.gather(to_json(mine).dump());
+  if (mpi.rank() != 0) return 0;
+  const RunRecord fleet = fleet_from_rank_texts(texts, host);
+  const ReportModel model = analyse(fleet);
+  std::printf("\n");
+  std::fputs(render_text(fleet, model).c_str(), stdout);
+  write_outputs(fleet, o.outputs);
+  if (!o.html.empty()) {
+    HtmlExtras x;
+    x.record_name = o.outputs.json.empty() ? "check --mpi" : o.outputs.json;
+    write_text_file(o.html, render_html(fleet, model, x));
+  }
+  return model.check_failures.empty() ? 0 : 1;
+}
+
+struct HostOptions {
+  std::string size = size_default(HostConfig{}.bytes);
+  int rounds = HostConfig{}.rounds;
+  bool no_numa = false;
+  OutputPaths outputs;
+  ReplayFlags replay;
+};
+
+}  // namespace
+
+Command add_check(CLI::App& app) {
+  auto o = std::make_shared<CheckOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "check",
+      "Health check of every GPU of this host in seconds: the link at its max generation and "
+      "width under load, pinned and pageable rates at or above floors, the 4 KiB pinned round "
+      "trip under a ceiling, every GPU within a margin of its peers (docs/fleet.md). Exit 0 when "
+      "all pass, 1 naming each GPU and check that failed, 3 without a GPU (a check never stands "
+      "a recorded run in for a live one).");
+  sub->add_option("--floors", o->floors_file,
+                  "A floors file: KEY = VALUE lines (docs/fleet.md); flags override it");
+  for (FloorFlag& f : o->floors)
+    o->floor_options.push_back(sub->add_option(f.flag, f.value, f.help));
+  sub->add_flag("--no-numa", o->no_numa, "Do not place host buffers on each GPU's NUMA node");
+  sub->add_flag("--mpi", o->mpi,
+                "Under mpirun: every rank checks its host's GPUs, rank 0 writes the fleet record "
+                "(--json) and report (--html)");
+  sub->add_option("--html", o->html, "With --mpi: the fleet's HTML report");
+  add_output_flags(sub, o->outputs, false);
+  add_replay_flags(sub, o->replay, "check");
+  return {sub, [o, sub] {
+            if (o->mpi) return run_check_mpi(*o);
+            if (!o->html.empty())
+              throw InputError("--html goes with --mpi (or use pinbench fleet)");
+            ReplayFlags flags = o->replay;
+            flags.require_gpu = true;
+            const CheckConfig c = check_config(*o);
+            return measure_or_replay(*sub, flags,
+                                     {{"check"}, "", [c] { return run_check(c); }, o->outputs});
+          }};
+}
+
+Command add_host(CLI::App& app) {
+  auto o = std::make_shared<HostOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "host",
+      "Every GPU of this host alone, then all at once (a thread per GPU, released at one "
+      "instant): host to device, device to host and both, pinned and pageable; per-GPU and "
+      "aggregate GB/s, each GPU's together/alone ratio, and the peer-to-peer matrix with two or "
+      "more GPUs. Without a GPU, replays the newest recorded host run.");
+  sub->add_option("--size", o->size, "Bytes per copy")->capture_default_str();
+  sub->add_option("--rounds", o->rounds, "Timed rounds per case")->capture_default_str();
+  sub->add_flag("--no-numa", o->no_numa, "Do not place host buffers on each GPU's NUMA node");
+  add_output_flags(sub, o->outputs, false);
+  add_replay_flags(sub, o->replay, "host");
+  return {sub, [o, sub] {
+            HostConfig c;
+            c.bytes = parse_size(o->size);
+            if (o->rounds < 1) throw InputError("--rounds must be at least 1");
+            c.rounds = o->rounds;
+            c.place_on_gpu_node = !o->no_numa;
+            if (o->replay.device >= 0) c.devices = {o->replay.device};
+            return measure_or_replay(*sub, o->replay,
+                                     {{"host"}, "", [c] { return run_host(c); }, o->outputs});
+          }};
+}
+
+}  // namespace pinbench::cli

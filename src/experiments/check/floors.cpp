@@ -1,0 +1,149 @@
+#include "experiments/check/floors.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "framework/errors.hpp"
+
+namespace pinbench {
+namespace {
+
+using nlohmann::json;
+
+enum class FloorKind { kShare, kRate, kMicros, kMargin };
+
+struct FloorKey {
+  const char* key;
+  FloorKind kind;
+};
+
+const FloorKey kFloorKeys[] = {
+    {"pinned_share", FloorKind::kShare},         {"pageable_share", FloorKind::kShare},
+    {"pinned_h2d_gb_per_s", FloorKind::kRate},   {"pinned_d2h_gb_per_s", FloorKind::kRate},
+    {"pageable_h2d_gb_per_s", FloorKind::kRate}, {"pageable_d2h_gb_per_s", FloorKind::kRate},
+    {"round_trip_p50_us", FloorKind::kMicros},   {"round_trip_p99_us", FloorKind::kMicros},
+    {"peer_margin", FloorKind::kMargin},
+};
+
+// Empty when `v` is a good value for `kind`, else why not.
+std::string refusal(FloorKind kind, double v) {
+  if (!std::isfinite(v)) return "is not a finite number";
+  switch (kind) {
+    case FloorKind::kShare:
+      return v > 0.0 && v <= 1.0 ? "" : "is a share of the link's rate: more than 0, at most 1";
+    case FloorKind::kMargin:
+      return v >= 0.0 && v < 1.0 ? "" : "is a margin: at least 0, less than 1";
+    case FloorKind::kRate:
+    case FloorKind::kMicros:
+      return v > 0.0 ? "" : "must be positive";
+  }
+  return "";
+}
+
+void set_floor(CheckFloors& f, const std::string& key, double v) {
+  if (key == "pinned_share") f.pinned_share = v;
+  if (key == "pageable_share") f.pageable_share = v;
+  if (key == "pinned_h2d_gb_per_s") f.pinned_h2d_gb_per_s = v;
+  if (key == "pinned_d2h_gb_per_s") f.pinned_d2h_gb_per_s = v;
+  if (key == "pageable_h2d_gb_per_s") f.pageable_h2d_gb_per_s = v;
+  if (key == "pageable_d2h_gb_per_s") f.pageable_d2h_gb_per_s = v;
+  if (key == "round_trip_p50_us") f.round_trip_p50_us = v;
+  if (key == "round_trip_p99_us") f.round_trip_p99_us = v;
+  if (key == "peer_margin") f.peer_margin = v;
+}
+
+const FloorKey* floor_key(const std::string& key) {
+  for (const FloorKey& k : kFloorKeys) {
+    if (key == k.key) return &k;
+  }
+  return nullptr;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+json to_json(const CheckFloors& f) {
+  json j{{"pinned_share", f.pinned_share},
+         {"pageable_share", f.pageable_share},
+         {"round_trip_p50_us", f.round_trip_p50_us},
+         {"round_trip_p99_us", f.round_trip_p99_us},
+         {"peer_margin", f.peer_margin}};
+  if (f.pinned_h2d_gb_per_s) j["pinned_h2d_gb_per_s"] = *f.pinned_h2d_gb_per_s;
+  if (f.pinned_d2h_gb_per_s) j["pinned_d2h_gb_per_s"] = *f.pinned_d2h_gb_per_s;
+  if (f.pageable_h2d_gb_per_s) j["pageable_h2d_gb_per_s"] = *f.pageable_h2d_gb_per_s;
+  if (f.pageable_d2h_gb_per_s) j["pageable_d2h_gb_per_s"] = *f.pageable_d2h_gb_per_s;
+  return j;
+}
+
+CheckFloors floors_from_json(const json& j) {
+  CheckFloors f;
+  if (!j.is_object()) throw InputError("run record: 'config.floors' is not an object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const FloorKey* k = floor_key(it.key());
+    const std::string field = "config.floors." + it.key();
+    if (k == nullptr) throw InputError(fmt::format("run record: '{}' is not a known floor", field));
+    if (!it->is_number()) {
+      throw InputError(
+          fmt::format("run record: '{}' has the wrong type ({})", field, it->type_name()));
+    }
+    const double v = it->get<double>();
+    const std::string why = refusal(k->kind, v);
+    if (!why.empty()) throw InputError(fmt::format("run record: '{}' {}", field, why));
+    set_floor(f, it.key(), v);
+  }
+  return f;
+}
+
+void apply_floors_text(CheckFloors& floors, const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string line;
+  std::set<std::string> seen;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const auto fail = [&](const std::string& why) {
+      throw InputError(fmt::format("floors file '{}' line {}: {}", name, n, why));
+    };
+    const std::string body = trim(line.substr(0, line.find('#')));
+    if (body.empty()) continue;
+    const auto eq = body.find('=');
+    if (eq == std::string::npos) fail(fmt::format("'{}' is not KEY = VALUE", body));
+    const std::string key = trim(body.substr(0, eq));
+    const std::string value = trim(body.substr(eq + 1));
+    const FloorKey* k = floor_key(key);
+    if (k == nullptr) {
+      std::string known;
+      for (const FloorKey& f : kFloorKeys)
+        known += (known.empty() ? "" : ", ") + std::string(f.key);
+      fail(fmt::format("unknown key '{}' (known: {})", key, known));
+    }
+    if (!seen.insert(key).second) fail(fmt::format("'{}' is set twice", key));
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size()) {
+      fail(fmt::format("'{}' is not a number for '{}'", value, key));
+    }
+    const std::string why = refusal(k->kind, v);
+    if (!why.empty()) fail(fmt::format("'{}' = {}: {}", key, value, why));
+    set_floor(floors, key, v);
+  }
+}
+
+void apply_floor(CheckFloors& floors, const std::string& key, double value,
+                 const std::string& where) {
+  const FloorKey* k = floor_key(key);
+  if (k == nullptr) throw InputError(fmt::format("{}: '{}' is not a floor", where, key));
+  const std::string why = refusal(k->kind, value);
+  if (!why.empty()) throw InputError(fmt::format("{} {}: {}", where, value, why));
+  set_floor(floors, key, value);
+}
+
+}  // namespace pinbench

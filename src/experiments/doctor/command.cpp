@@ -1,0 +1,286 @@
+// `pinbench doctor [options] -- PROGRAM [ARGS...]`: runs PROGRAM with pinbench's injection
+// library (src/experiments/doctor/inject/), then turns what it collected into a doctor record, calibrates
+// the machine's rates at the sizes the program copied, and prints the findings
+// (experiments/doctor/analysis.hpp). `--replay FILE` prints a recorded run.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/outputs.hpp"
+#include "cli/paths.hpp"
+#include "cli/replay.hpp"
+#include "experiments/doctor/analysis.hpp"
+#include "framework/report_model.hpp"
+#include "framework/errors.hpp"
+#include "framework/interrupt.hpp"
+#include "experiments/doctor/trace.hpp"
+#include "framework/trace_model.hpp"
+#include "framework/text_file.hpp"
+#include "cuda/cupti_trace.hpp"
+#include "experiments/doctor/process.hpp"
+#include "experiments/doctor/symbolise.hpp"
+#include "experiments/doctor/calibration.hpp"
+#include "measure/run_record.hpp"
+#include "framework/render/perfetto.hpp"
+#include "framework/render/text.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+constexpr const char* kInjectName = "libpinbench_doctor_inject.so";
+
+struct DoctorFlags {
+  std::vector<std::string> program;
+  std::string json, trace, rates, replay, fail_on;
+  bool no_calibration = false;
+  bool no_python_gil = false;
+};
+
+// Beside pinbench (the build folder), or where `cmake --install` puts it.
+std::string find_injection_library() {
+  const std::string dir = binary_dir();
+  for (const std::string& p : {dir + "/" + kInjectName, dir + "/../lib/pinbench/" + kInjectName}) {
+    if (access(p.c_str(), R_OK) == 0) {
+      char real[4096];
+      return realpath(p.c_str(), real) != nullptr ? std::string(real) : p;
+    }
+  }
+  throw InputError(
+      fmt::format("pinbench's injection library {} is not beside {} nor in "
+                  "{}/../lib/pinbench (build the pinbench_doctor_inject target)",
+                  kInjectName, dir + "/pinbench", dir));
+}
+
+std::vector<std::string> parse_fail_on(const std::string& list) {
+  std::vector<std::string> out;
+  if (list.empty()) return out;
+  std::size_t from = 0;
+  while (from <= list.size()) {
+    const std::size_t to = std::min(list.find(',', from), list.size());
+    const std::string id = list.substr(from, to - from);
+    const std::vector<std::string>& ids = doctor_finding_ids();
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+      std::string names;
+      for (const std::string& n : ids) names += (names.empty() ? "" : ", ") + n;
+      throw InputError(fmt::format("--fail-on: unknown finding '{}' (one of {})", id, names));
+    }
+    out.push_back(id);
+    from = to + 1;
+  }
+  return out;
+}
+
+// The rates of a sweep (or any) record: its host-side cases, pinned and pageable. Checked before
+// the program runs, so a bad file is exit 2 without a run wasted.
+RunRecord load_rates(const std::string& path) {
+  RunRecord rates = load_record(path);
+  const bool pinned = std::any_of(rates.cases.begin(), rates.cases.end(), [](const Case& c) {
+    return (c.direction == "h2d" || c.direction == "d2h") && c.memory == "pinned";
+  });
+  if (!pinned) {
+    throw InputError(
+        fmt::format("--rates '{}': the record has no page-locked host-to-device or "
+                    "device-to-host case to take rates from",
+                    path));
+  }
+  return rates;
+}
+
+void take_rates(RunRecord& record, const RunRecord& rates, const std::string& path) {
+  for (const Case& c : rates.cases) {
+    if ((c.direction != "h2d" && c.direction != "d2h") ||
+        (c.memory != "pinned" && c.memory != "pageable")) {
+      continue;
+    }
+    record.cases.push_back(c);
+    for (const Gate& g : rates.gates) {
+      if (g.name == c.gate && std::none_of(record.gates.begin(), record.gates.end(),
+                                           [&](const Gate& h) { return h.name == g.name; })) {
+        record.gates.push_back(g);
+      }
+    }
+  }
+  record.config["rates_from"] =
+      fmt::format("'{}', recorded {} on {}", path, rates.created_utc, rates.machine.device_name);
+}
+
+int exit_for(const DoctorTrace& t, const RunRecord& record, const std::vector<std::string>& fail_on,
+             int program_code) {
+  if (program_code != 0) return program_code;
+  if (fail_on.empty()) return 0;
+  const DoctorAnalysis a = analyse_doctor(record, t);
+  for (const DoctorFinding& f : a.findings) {
+    if (std::find(fail_on.begin(), fail_on.end(), f.id) != fail_on.end()) return 1;
+  }
+  return 0;
+}
+
+int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
+  const std::vector<std::string> fail_on = parse_fail_on(flags.fail_on);
+  if (!flags.replay.empty()) {
+    if (!flags.program.empty()) throw InputError("--replay takes no program");
+    for (const CLI::Option* o : sub.get_options()) {
+      const std::string name = o->get_name();
+      if (o->count() > 0 && name != "--replay" && name != "--fail-on" && name != "--help" &&
+          name != "program") {
+        throw InputError(fmt::format("--replay excludes {}: a replay prints a recorded run", name));
+      }
+    }
+    const RunRecord record = load_record(flags.replay);
+    if (record.experiment != "doctor") {
+      throw InputError(fmt::format("run record '{}' is of experiment '{}', not 'doctor'",
+                                   flags.replay, record.experiment));
+    }
+    if (record.doctor.is_null()) {
+      throw InputError(fmt::format("run record '{}' holds no doctor trace", flags.replay));
+    }
+    std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay.c_str(),
+                record.machine.device_name.c_str(), record.created_utc.c_str());
+    const int code = print_run(record, {});
+    return exit_for(doctor_trace_from_json(record.doctor), record, fail_on, code);
+  }
+  if (flags.program.empty()) {
+    throw InputError("no program given: pinbench doctor [options] -- PROGRAM [ARGS...]");
+  }
+  if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other != nullptr && *other) {
+    throw InputError(fmt::format(
+        "CUDA_INJECTION64_PATH is already set ({}): another CUDA tool is attached, and doctor "
+        "needs that variable for its own library",
+        other));
+  }
+  const std::string program = doctor::resolve_program(flags.program.front());
+  const std::string inject = find_injection_library();
+  check_output_paths({flags.json, "", "", flags.trace});
+  std::optional<RunRecord> rates;
+  if (!flags.rates.empty()) rates = load_rates(flags.rates);
+
+  // The collector's file: created here, written by every process of the program, read after.
+  std::string dir = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp";
+  std::string events_path = dir + "/pinbench-doctor-XXXXXX";
+  const int fd = mkstemp(events_path.data());
+  if (fd < 0) {
+    throw InputError(
+        fmt::format("cannot create the collector's file in {}: {}", dir, std::strerror(errno)));
+  }
+  close(fd);
+  std::string cupti;
+  for (const std::string& c :
+       cuda::cupti_candidates(std::getenv("CUPTI_PATH"), std::getenv("CUDA_HOME"))) {
+    cupti += (cupti.empty() ? "" : ":") + c;
+  }
+  std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + inject,
+                                  "PINBENCH_DOCTOR_EVENTS=" + events_path,
+                                  "PINBENCH_DOCTOR_CUPTI=" + cupti};
+  if (flags.no_python_gil) env.push_back("PINBENCH_DOCTOR_PYTHON_GIL=0");
+
+  const auto t0 = SteadyClock::now();
+  doctor::ProgramExit done;
+  try {
+    done = doctor::run_program(program, flags.program, env);
+  } catch (...) {
+    unlink(events_path.c_str());
+    throw;
+  }
+  std::string text;
+  try {
+    text = read_input_file(events_path, std::uint64_t{1} << 34, "collector file");
+  } catch (const InputError&) {
+    text.clear();
+  }
+  unlink(events_path.c_str());
+
+  DoctorTrace t = parse_doctor_events(text);
+  t.command = flags.program;
+  t.exit_status = done.signal != 0 ? 0 : done.exit_status;
+  if (done.signal != 0) t.signal = doctor_signal_name(done.signal);
+  t.wall_ms = done.wall_ms;
+  doctor::symbolise(t);
+  for (const std::string& n : t.notes) {
+    if (n.find("held by another profiler") != std::string::npos) {
+      std::fprintf(stderr, "pinbench: note: %s; the program ran without doctor\n", n.c_str());
+    }
+  }
+
+  // The rates: a sweep record, or a short calibration now that the program is gone.
+  std::vector<std::pair<std::string, std::uint64_t>> copies;
+  for (const DoctorCall& c : t.calls) {
+    for (const DoctorCopy& k : c.copies) {
+      if (k.src_kind == "pageable" || k.dst_kind == "pageable")
+        copies.emplace_back(k.direction, k.bytes);
+    }
+  }
+  // The machine is described (and calibrated) only once the program is gone, so pinbench's own
+  // CUDA context never shares the GPU with it; a program that made no CUDA calls needs neither.
+  RunRecord record = start_host_record("doctor");
+  if (t.processes > 0) {
+    try {
+      record = start_record("doctor", nlohmann::json::object());
+      if (!copies.empty() && flags.rates.empty() && !flags.no_calibration) {
+        calibrate_doctor(record, calibration_sizes(copies, 4, std::uint64_t{256} << 20));
+      }
+    } catch (const NoGpuError& e) {
+      std::fprintf(stderr, "pinbench: note: no calibration (%s); time lost is not estimated\n",
+                   e.what());
+      record = start_host_record("doctor");
+    }
+  }
+  if (rates) take_rates(record, *rates, flags.rates);
+  record.config["program"] = flags.program.front();
+  record.doctor = to_json(t);
+  finish_record(record, t0);
+
+  const ReportModel model = analyse(record);
+  std::fputs("\n", stderr);
+  std::fputs(render_text(record, model).c_str(), stderr);
+  if (!flags.json.empty()) {
+    save_record(record, flags.json);
+    std::fprintf(stderr, "Record written to %s (pinbench doctor --replay %s)\n", flags.json.c_str(),
+                 flags.json.c_str());
+  }
+  if (!flags.trace.empty()) {
+    write_perfetto(doctor_timeline(t), flags.trace);
+    std::fprintf(stderr, "Timeline written to %s (open it in ui.perfetto.dev)\n",
+                 flags.trace.c_str());
+  }
+  const int code = done.signal != 0 ? exit_code_for_signal(done.signal) : done.exit_status;
+  return exit_for(t, record, fail_on, code);
+}
+
+}  // namespace
+
+Command add_doctor(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "doctor",
+      "Run a program and say what it does wrong with host memory, what it costs and where "
+      "(pageable async copies, pageable copies in loops, page-locked allocation churn, "
+      "over-pinning, managed-memory migrations). Usage: pinbench doctor [options] -- PROGRAM "
+      "[ARGS...]. Exit: the program's own status (128+N when signal N killed it); 1 with "
+      "--fail-on when such a finding exists; 2 for bad usage");
+  auto flags = std::make_shared<DoctorFlags>();
+  sub->add_option("--json", flags->json, "Write the run record (experiment doctor) to FILE");
+  sub->add_option("--trace", flags->trace, "Write a Perfetto timeline of what was seen to FILE");
+  sub->add_option("--rates", flags->rates,
+                  "Take the machine's rates from a sweep record instead of calibrating");
+  sub->add_flag("--no-calibration", flags->no_calibration,
+                "Skip the calibration after the program: no estimate of time lost");
+  sub->add_flag("--no-python-gil", flags->no_python_gil,
+                "Read Python frames only where the calling thread holds the GIL already");
+  sub->add_option("--fail-on", flags->fail_on,
+                  "Exit 1 when one of these findings exists (comma-separated: pageable-async, "
+                  "pageable-sync-loop, alloc-churn, over-pinning, managed-migration)");
+  sub->add_option("--replay", flags->replay, "Print a recorded doctor run instead of running one");
+  sub->add_option("program", flags->program, "The program and its arguments, after --");
+  return {sub, [sub, flags] { return run_doctor(*sub, *flags); }};
+}
+
+}  // namespace pinbench::cli

@@ -1,0 +1,751 @@
+// pinbench's injection library for `pinbench doctor`: the CUDA driver loads it into the program
+// under test through CUDA_INJECTION64_PATH and calls InitializeInjection at cuInit. It only
+// collects. It subscribes to CUPTI callbacks for the copy, synchronisation and page-locked
+// allocation APIs (runtime and driver, every thread) and enables activity records for copies
+// (with the memory kinds the driver saw), kernels and unified-memory counters. Every event is
+// written as it happens, one tab-separated line per write(2) on an O_APPEND file that doctor
+// named in PINBENCH_DOCTOR_EVENTS, so a program that dies loses none of its API events; activity
+// buffers are flushed every 100 ms, at exit and, best effort, from fatal-signal handlers that
+// chain to the program's own. docs/doctor.md describes the lines; doctor reads them
+// (experiments/doctor/trace.hpp).
+//
+// No fmt, JSON or C++ runtime beyond what the collector needs: it lives in someone else's
+// process. CUPTI is dlopen()ed from the paths doctor passed in PINBENCH_DOCTOR_CUPTI.
+#include <cupti.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 4u << 20;
+constexpr int kMaxFrames = 16;
+constexpr int kMaxPythonFrames = 8;
+
+enum ApiClass : std::int8_t {
+  kUnclassified = -1,
+  kIgnore = 0,
+  kCopy,
+  kCopyAsync,
+  kBatch,
+  kSync,
+  kAlloc,
+  kFree,
+  kRegister,
+  kUnregister,
+};
+
+const char* class_name(int c) {
+  switch (c) {
+    case kCopy:
+      return "copy";
+    case kCopyAsync:
+      return "copy_async";
+    case kBatch:
+      return "batch";
+    case kSync:
+      return "sync";
+    case kAlloc:
+      return "alloc";
+    case kFree:
+      return "free";
+    case kRegister:
+      return "register";
+    case kUnregister:
+      return "unregister";
+    default:
+      return "other";
+  }
+}
+
+struct Cupti {
+  void* handle = nullptr;
+  decltype(&cuptiSubscribe) subscribe = nullptr;
+  decltype(&cuptiEnableCallback) enable_callback = nullptr;
+  decltype(&cuptiGetCallbackName) callback_name = nullptr;
+  decltype(&cuptiActivityEnable) activity_enable = nullptr;
+  decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
+  decltype(&cuptiActivityFlushAll) flush_all = nullptr;
+  decltype(&cuptiActivityFlushPeriod) flush_period = nullptr;
+  decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
+  decltype(&cuptiActivityGetNumDroppedRecords) dropped_records = nullptr;
+  decltype(&cuptiActivityConfigureUnifiedMemoryCounter) configure_um = nullptr;
+  decltype(&cuptiGetTimestamp) timestamp = nullptr;
+  decltype(&cuptiGetVersion) version = nullptr;
+};
+
+Cupti g_cupti;
+int g_fd = -1;
+int g_pid = 0;
+std::atomic<bool> g_flushing{false};
+std::atomic<bool> g_ended{false};
+bool g_python_gil = true;
+std::uintptr_t g_self_base = 0;
+std::mutex g_sites_mu;
+std::unordered_set<std::uint64_t>* g_sites = nullptr;  // leaked: used until the very end
+
+// The class of each callback id, filled at start-up.
+std::int8_t g_runtime_class[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+std::int8_t g_driver_class[CUPTI_DRIVER_TRACE_CBID_SIZE];
+// Whether the size of a copy is the third parameter (cudaMemcpy, cudaMemcpyAsync, cuMemcpyHtoD,
+// cuMemcpyDtoH and their variants): then the API line carries its bytes even if the activity
+// record is lost.
+bool g_runtime_sized[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+bool g_driver_sized[CUPTI_DRIVER_TRACE_CBID_SIZE];
+
+bool starts(const std::string& s, const char* prefix);
+
+// Page-locked host ranges (start -> bytes) as the program's own calls made them. A copy whose
+// host side lies in one cannot end up in a finding, so it keeps no call site: unwinding the
+// stack is the collector's largest cost per call, and a program that does it right should not
+// pay for it.
+std::mutex g_pinned_mu;
+std::map<std::uintptr_t, std::uint64_t>* g_pinned = nullptr;  // leaked, like g_sites
+
+bool in_pinned(std::uintptr_t p) {
+  if (p == 0) return false;
+  const std::lock_guard<std::mutex> lock(g_pinned_mu);
+  auto it = g_pinned->upper_bound(p);
+  if (it == g_pinned->begin()) return false;
+  --it;
+  return p < it->first + it->second;
+}
+
+// Where the copy's host memory is, for the APIs whose parameters say; 0 when unknown. `device`
+// is set for copies with no host side at all.
+enum class Host { kUnknown, kPinned, kNone };
+Host host_side_of(const std::string& name, const std::uintptr_t* params) {
+  if (name == "cudaMemcpy" || name == "cudaMemcpyAsync") {  // (dst, src, count, kind, ...)
+    switch (params[3]) {
+      case 1:  // cudaMemcpyHostToDevice
+        return in_pinned(params[1]) ? Host::kPinned : Host::kUnknown;
+      case 2:  // cudaMemcpyDeviceToHost
+        return in_pinned(params[0]) ? Host::kPinned : Host::kUnknown;
+      case 3:  // cudaMemcpyDeviceToDevice
+        return Host::kNone;
+      default:
+        return in_pinned(params[0]) || in_pinned(params[1]) ? Host::kPinned : Host::kUnknown;
+    }
+  }
+  if (starts(name, "cuMemcpyHtoD")) return in_pinned(params[1]) ? Host::kPinned : Host::kUnknown;
+  if (starts(name, "cuMemcpyDtoH")) return in_pinned(params[0]) ? Host::kPinned : Host::kUnknown;
+  if (starts(name, "cuMemcpyDtoD")) return Host::kNone;
+  return Host::kUnknown;
+}
+
+std::int8_t g_runtime_host[CUPTI_RUNTIME_TRACE_CBID_SIZE];  // 1: host_side_of reads its params
+std::int8_t g_driver_host[CUPTI_DRIVER_TRACE_CBID_SIZE];
+std::string* g_runtime_base = nullptr;  // base names, per callback id
+std::string* g_driver_base = nullptr;
+
+thread_local int t_tid = 0;
+thread_local int t_in_runtime = 0;
+
+int tid() {
+  if (t_tid == 0) t_tid = static_cast<int>(syscall(SYS_gettid));
+  return t_tid;
+}
+
+// One whole line per write(2): O_APPEND keeps the lines of every thread (and every process
+// that inherits the variable) apart.
+void write_all(const char* data, std::size_t len) {
+  if (g_fd < 0) return;
+  while (len > 0) {
+    const ssize_t n = ::write(g_fd, data, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    data += n;
+    len -= static_cast<std::size_t>(n);
+  }
+}
+
+// Tabs and newlines would split a field or a line.
+void clean(char* s) {
+  for (; *s != '\0'; ++s) {
+    if (*s == '\t' || *s == '\n' || *s == '\r') *s = ' ';
+  }
+}
+
+void emit(const char* format, ...) __attribute__((format(printf, 1, 2)));
+void emit(const char* format, ...) {
+  char line[8192];
+  va_list args;
+  va_start(args, format);
+  int n = std::vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  if (n < 0) return;
+  if (static_cast<std::size_t>(n) >= sizeof line) n = sizeof line - 1;
+  line[n - 1] = '\n';  // a cut line still ends as a line
+  write_all(line, static_cast<std::size_t>(n));
+}
+
+std::uint64_t now_ns() {
+  std::uint64_t t = 0;
+  if (g_cupti.timestamp != nullptr) g_cupti.timestamp(&t);
+  return t;
+}
+
+std::string base_name(const char* name) {
+  std::string s = name;
+  for (const char* suffix : {"_ptds", "_ptsz"}) {
+    const std::size_t at = s.rfind(suffix);
+    if (at != std::string::npos && at + std::strlen(suffix) == s.size()) s.erase(at);
+  }
+  const std::size_t v = s.rfind("_v");
+  if (v != std::string::npos && v + 2 < s.size() && s[v + 2] >= '0' && s[v + 2] <= '9') {
+    s.erase(v);
+  }
+  for (const char* suffix : {"_ptds", "_ptsz"}) {
+    const std::size_t at = s.rfind(suffix);
+    if (at != std::string::npos && at + std::strlen(suffix) == s.size()) s.erase(at);
+  }
+  return s;
+}
+
+bool starts(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+ApiClass classify(const std::string& n) {
+  if (starts(n, "cudaMemcpy") || starts(n, "cuMemcpy")) {
+    if (n.find("Batch") != std::string::npos) return kBatch;
+    return n.find("Async") != std::string::npos ? kCopyAsync : kCopy;
+  }
+  if (n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" || n == "cudaEventSynchronize" ||
+      n == "cuCtxSynchronize" || n == "cuStreamSynchronize" || n == "cuEventSynchronize") {
+    return kSync;
+  }
+  if (n == "cudaMallocHost" || n == "cudaHostAlloc" || n == "cuMemAllocHost" ||
+      n == "cuMemHostAlloc") {
+    return kAlloc;
+  }
+  if (n == "cudaFreeHost" || n == "cuMemFreeHost") return kFree;
+  if (n == "cudaHostRegister" || n == "cuMemHostRegister") return kRegister;
+  if (n == "cudaHostUnregister" || n == "cuMemHostUnregister") return kUnregister;
+  return kIgnore;
+}
+
+bool size_third(const std::string& n) {
+  return n == "cudaMemcpy" || n == "cudaMemcpyAsync" || n == "cuMemcpy" || n == "cuMemcpyAsync" ||
+         starts(n, "cuMemcpyHtoD") || starts(n, "cuMemcpyDtoH") || starts(n, "cuMemcpyDtoD");
+}
+
+// --- call sites -------------------------------------------------------------------------------
+
+using PyObj = void;
+struct Python {
+  bool looked = false;
+  bool usable = false;
+  int (*is_initialized)() = nullptr;
+  int (*is_finalizing)() = nullptr;
+  int (*gil_check)() = nullptr;
+  void* (*this_thread_state)() = nullptr;
+  int (*gil_ensure)() = nullptr;
+  void (*gil_release)(int) = nullptr;
+  PyObj* (*get_frame)() = nullptr;
+  PyObj* (*frame_code)(PyObj*) = nullptr;
+  int (*frame_line)(PyObj*) = nullptr;
+  PyObj* (*frame_back)(PyObj*) = nullptr;
+  PyObj* (*get_attr)(PyObj*, const char*) = nullptr;
+  const char* (*utf8)(PyObj*) = nullptr;
+  void (*dec_ref)(PyObj*) = nullptr;
+};
+Python g_py;
+std::mutex g_py_mu;
+
+template <typename F>
+void bind_py(F& fn, const char* name) {
+  fn = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
+}
+
+// The CPython C API, found in the process without linking libpython: a program that is not
+// Python has none of it, and then there are no Python frames.
+const Python& python() {
+  const std::lock_guard<std::mutex> lock(g_py_mu);
+  if (g_py.looked) return g_py;
+  g_py.looked = true;
+  bind_py(g_py.is_initialized, "Py_IsInitialized");
+  bind_py(g_py.is_finalizing, "Py_IsFinalizing");
+  if (g_py.is_finalizing == nullptr) bind_py(g_py.is_finalizing, "_Py_IsFinalizing");
+  bind_py(g_py.gil_check, "PyGILState_Check");
+  bind_py(g_py.this_thread_state, "PyGILState_GetThisThreadState");
+  bind_py(g_py.gil_ensure, "PyGILState_Ensure");
+  bind_py(g_py.gil_release, "PyGILState_Release");
+  bind_py(g_py.get_frame, "PyEval_GetFrame");
+  bind_py(g_py.frame_code, "PyFrame_GetCode");
+  bind_py(g_py.frame_line, "PyFrame_GetLineNumber");
+  bind_py(g_py.frame_back, "PyFrame_GetBack");
+  bind_py(g_py.get_attr, "PyObject_GetAttrString");
+  bind_py(g_py.utf8, "PyUnicode_AsUTF8");
+  bind_py(g_py.dec_ref, "Py_DecRef");
+  g_py.usable = g_py.is_initialized && g_py.gil_check && g_py.get_frame && g_py.frame_code &&
+                g_py.frame_line && g_py.frame_back && g_py.get_attr && g_py.utf8 && g_py.dec_ref;
+  return g_py;
+}
+
+std::uint64_t fnv(std::uint64_t h, const void* data, std::size_t len) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < len; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+// Appends "\tP|file|line|function" for each Python frame of the calling thread, innermost first.
+// Read under the GIL only: held already, or taken for the walk when the thread released it in C
+// (PyTorch releases it around its copies) and the interpreter is neither starting nor ending.
+void python_frames(std::string& out, std::uint64_t& hash) {
+  const Python& py = python();
+  if (!py.usable || py.is_initialized() == 0) return;
+  if (py.is_finalizing != nullptr && py.is_finalizing() != 0) return;
+  int state = -1;
+  if (py.gil_check() == 0) {
+    if (!g_python_gil || py.this_thread_state == nullptr || py.gil_ensure == nullptr ||
+        py.gil_release == nullptr || py.this_thread_state() == nullptr) {
+      return;
+    }
+    state = py.gil_ensure();
+  }
+  PyObj* frame = py.get_frame();  // borrowed
+  bool owned = false;
+  for (int depth = 0; frame != nullptr && depth < kMaxPythonFrames; ++depth) {
+    PyObj* code = py.frame_code(frame);
+    const int line = py.frame_line(frame);
+    std::string file = "?", function = "?";
+    if (code != nullptr) {
+      for (auto [attr, dst] : {std::pair<const char*, std::string*>{"co_filename", &file},
+                               std::pair<const char*, std::string*>{"co_name", &function}}) {
+        PyObj* v = py.get_attr(code, attr);
+        if (v != nullptr) {
+          const char* s = py.utf8(v);
+          if (s != nullptr) *dst = s;
+          py.dec_ref(v);
+        }
+      }
+      py.dec_ref(code);
+    }
+    char item[1024];
+    std::snprintf(item, sizeof item, "\tP|%s|%d|%s", file.c_str(), line, function.c_str());
+    clean(item + 1);
+    out += item;
+    hash = fnv(hash, file.data(), file.size());
+    hash = fnv(hash, &line, sizeof line);
+    PyObj* back = py.frame_back(frame);  // a new reference
+    if (owned) py.dec_ref(frame);
+    frame = back;
+    owned = true;
+  }
+  if (owned && frame != nullptr) py.dec_ref(frame);
+  if (state >= 0) py.gil_release(state);
+}
+
+bool skipped_module(const char* path, std::uintptr_t base) {
+  if (base == g_self_base) return true;
+  if (path == nullptr) return false;
+  return std::strstr(path, "libcupti") != nullptr || std::strstr(path, "libcuda.so") != nullptr;
+}
+
+// The call site's id, after writing its frames (once per site and process) as an S line:
+// native frames as module|offset|symbol, offsets from the module's load address as addr2line
+// reads them; then Python frames.
+std::uint64_t call_site() {
+  void* pcs[kMaxFrames + 8];
+  const int n = backtrace(pcs, kMaxFrames + 8);
+  // The raw return addresses name the path; dladdr() runs only the first time a path is seen.
+  std::uint64_t hash =
+      fnv(1469598103934665603ull, pcs, sizeof(void*) * static_cast<std::size_t>(n));
+  std::string python_part;
+  python_frames(python_part, hash);
+  {
+    const std::lock_guard<std::mutex> lock(g_sites_mu);
+    if (!g_sites->insert(hash).second) return hash;
+  }
+  std::string frames;
+  int kept = 0;
+  for (int i = 0; i < n && kept < kMaxFrames; ++i) {
+    Dl_info info{};
+    link_map* map = nullptr;
+    if (dladdr1(pcs[i], &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0) continue;
+    if (skipped_module(info.dli_fname, reinterpret_cast<std::uintptr_t>(info.dli_fbase))) continue;
+    const std::uintptr_t pc = reinterpret_cast<std::uintptr_t>(pcs[i]);
+    const std::uintptr_t offset = pc - (map != nullptr ? map->l_addr : 0);
+    char item[1200];
+    std::snprintf(
+        item, sizeof item, "\tN|%s|0x%zx|%s", info.dli_fname != nullptr ? info.dli_fname : "?",
+        static_cast<std::size_t>(offset), info.dli_sname != nullptr ? info.dli_sname : "");
+    clean(item + 1);
+    frames += item;
+    ++kept;
+  }
+  std::string line = "S\t" + std::to_string(g_pid) + "\t";
+  char id[32];
+  std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(hash));
+  line += id;
+  line += frames;
+  line += python_part;
+  line += "\n";
+  write_all(line.data(), line.size());
+  return hash;
+}
+
+// --- callbacks --------------------------------------------------------------------------------
+
+void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  if (!runtime && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  const int cls = runtime ? (cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE ? g_runtime_class[cbid] : 0)
+                          : (cbid < CUPTI_DRIVER_TRACE_CBID_SIZE ? g_driver_class[cbid] : 0);
+  if (cls <= 0) return;
+  if (cb->callbackSite == CUPTI_API_ENTER) {
+    if (runtime) ++t_in_runtime;
+    // A driver call made by a runtime call on this thread is that call, seen twice.
+    if (!runtime && t_in_runtime > 0) return;
+    if (cb->correlationData != nullptr) *cb->correlationData = now_ns();
+    return;
+  }
+  if (runtime) --t_in_runtime;
+  if (!runtime && t_in_runtime > 0) return;
+  const std::uint64_t end = now_ns();
+  const std::uint64_t start = cb->correlationData != nullptr ? *cb->correlationData : end;
+  int status = 0;
+  if (cb->functionReturnValue != nullptr)
+    status = *static_cast<const int*>(cb->functionReturnValue);
+  std::uintptr_t ptr = 0;
+  std::uint64_t bytes = 0;
+  const auto* params = static_cast<const std::uintptr_t*>(cb->functionParams);
+  if (params != nullptr) {
+    switch (cls) {
+      case kAlloc:  // (void** ptr, size_t size, ...)
+        if (params[0] != 0) ptr = *reinterpret_cast<const std::uintptr_t*>(params[0]);
+        bytes = params[1];
+        break;
+      case kRegister:  // (void* ptr, size_t size, flags)
+        ptr = params[0];
+        bytes = params[1];
+        break;
+      case kFree:
+      case kUnregister:  // (void* ptr)
+        ptr = params[0];
+        break;
+      case kCopy:
+      case kCopyAsync:
+        if (runtime ? g_runtime_sized[cbid] : g_driver_sized[cbid]) bytes = params[2];
+        break;
+      default:
+        break;
+    }
+  }
+  if (status == 0 && params != nullptr && ptr != 0) {
+    const std::lock_guard<std::mutex> lock(g_pinned_mu);
+    if (cls == kAlloc || cls == kRegister) (*g_pinned)[ptr] = bytes;
+    if (cls == kFree || cls == kUnregister) g_pinned->erase(ptr);
+  }
+  bool wants_site =
+      cls == kCopy || cls == kCopyAsync || cls == kBatch || cls == kAlloc || cls == kRegister;
+  if ((cls == kCopy || cls == kCopyAsync) && params != nullptr &&
+      (runtime ? g_runtime_host[cbid] : g_driver_host[cbid]) != 0) {
+    const std::string& base = runtime ? g_runtime_base[cbid] : g_driver_base[cbid];
+    wants_site = host_side_of(base, params) == Host::kUnknown;
+  }
+  const std::uint64_t site = wants_site ? call_site() : 0;
+  char name[256];
+  std::snprintf(name, sizeof name, "%s", cb->functionName != nullptr ? cb->functionName : "?");
+  clean(name);
+  emit("A\t%d\t%c\t%s\t%u\t%d\t%llu\t%llu\t%d\t0x%zx\t%llu\t%016llx\t%s\n", g_pid,
+       runtime ? 'R' : 'D', class_name(cls), cb->correlationId, tid(),
+       static_cast<unsigned long long>(start), static_cast<unsigned long long>(end), status,
+       static_cast<std::size_t>(ptr), static_cast<unsigned long long>(bytes),
+       static_cast<unsigned long long>(site), name);
+}
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max) {
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max = 0;
+}
+
+// Lines gathered into a block and written whole, many lines per write(2).
+struct Block {
+  char data[1 << 16];
+  std::size_t used = 0;
+  void add(const char* line, std::size_t len) {
+    if (used + len > sizeof data) flush();
+    if (len > sizeof data) len = sizeof data;
+    std::memcpy(data + used, line, len);
+    used += len;
+  }
+  void flush() {
+    write_all(data, used);
+    used = 0;
+  }
+};
+
+void take(const CUpti_Activity* record, Block& out) {
+  char line[1024];
+  int n = 0;
+  switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      n = std::snprintf(
+          line, sizeof line, "M\t%d\t%u\t%u\t%u\t%llu\t%u\t%u\t%llu\t%llu\t%u\t%u\t%u\n", g_pid,
+          m->correlationId, m->runtimeCorrelationId, m->copyKind,
+          static_cast<unsigned long long>(m->bytes), m->srcKind, m->dstKind,
+          static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
+          m->streamId, m->deviceId, static_cast<unsigned>(m->flags));
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      char name[200];
+      std::snprintf(name, sizeof name, "%s", k->name != nullptr ? k->name : "?");
+      clean(name);
+      n = std::snprintf(line, sizeof line, "K\t%d\t%u\t%llu\t%llu\t%u\t%s\n", g_pid,
+                        k->correlationId, static_cast<unsigned long long>(k->start),
+                        static_cast<unsigned long long>(k->end), k->streamId, name);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER: {
+      const auto* u = reinterpret_cast<const CUpti_ActivityUnifiedMemoryCounter3*>(record);
+      n = std::snprintf(
+          line, sizeof line, "U\t%d\t%u\t%llu\t%llu\t%llu\n", g_pid,
+          static_cast<unsigned>(u->counterKind), static_cast<unsigned long long>(u->value),
+          static_cast<unsigned long long>(u->start), static_cast<unsigned long long>(u->end));
+      break;
+    }
+    default:
+      return;
+  }
+  if (n > 0) out.add(line, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof line - 1));
+}
+
+void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer,
+                               std::size_t, std::size_t valid) {
+  if (buffer != nullptr) {
+    static std::mutex mu;  // CUPTI may complete buffers on several threads
+    const std::lock_guard<std::mutex> lock(mu);
+    static Block block;
+    CUpti_Activity* record = nullptr;
+    while (valid > 0 && g_cupti.next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
+      take(record, block);
+    }
+    std::size_t dropped = 0;
+    if (g_cupti.dropped_records(context, stream, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+      char line[64];
+      const int n = std::snprintf(line, sizeof line, "X\t%d\t%zu\n", g_pid, dropped);
+      block.add(line, static_cast<std::size_t>(n));
+    }
+    block.flush();
+  }
+  std::free(buffer);
+}
+
+// --- the end of the program -------------------------------------------------------------------
+
+void flush_and_end(const char* how) {
+  if (g_ended.exchange(true)) return;
+  if (g_cupti.flush_all != nullptr && !g_flushing.exchange(true)) {
+    g_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  }
+  emit("E\t%d\t%s\n", g_pid, how);
+}
+
+void at_exit() {
+  flush_and_end("exit");
+}
+
+const int kFatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+struct sigaction g_previous[65];
+
+extern "C" void on_fatal(int sig, siginfo_t* info, void* context) {
+  const struct sigaction& prev = g_previous[sig];
+  const bool handled = (prev.sa_flags & SA_SIGINFO) != 0
+                           ? prev.sa_sigaction != nullptr
+                           : (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN);
+  if (handled) {
+    // The program handles it itself (Python's SIGINT): it may go on, so it is not the end.
+    if ((prev.sa_flags & SA_SIGINFO) != 0) {
+      prev.sa_sigaction(sig, info, context);
+    } else {
+      prev.sa_handler(sig);
+    }
+    return;
+  }
+  if (prev.sa_handler == SIG_IGN) return;
+  // The line first: should the flush hang (a crash inside CUPTI), the watchdog's SIGALRM ends
+  // the program and doctor still knows which signal ended it.
+  char line[48];
+  const int n = std::snprintf(line, sizeof line, "E\t%d\tsignal %d\n", g_pid, sig);
+  if (!g_ended.exchange(true)) {
+    write_all(line, static_cast<std::size_t>(n));
+    alarm(3);
+    if (g_cupti.flush_all != nullptr && !g_flushing.exchange(true)) {
+      g_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    }
+  }
+  sigaction(sig, &prev, nullptr);
+  raise(sig);
+}
+
+void install_fatal_handlers() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_fatal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : kFatal) sigaction(sig, &sa, &g_previous[sig]);
+}
+
+void* open_cupti(const char* candidates) {
+  std::string list = candidates != nullptr ? candidates : "";
+  if (list.empty()) list = "libcupti.so.13:/usr/local/cuda/lib64/libcupti.so.13";
+  std::size_t from = 0;
+  while (from <= list.size()) {
+    const std::size_t to = std::min(list.find(':', from), list.size());
+    const std::string path = list.substr(from, to - from);
+    if (!path.empty()) {
+      if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
+    }
+    from = to + 1;
+  }
+  return nullptr;
+}
+
+template <typename F>
+bool bind(void* handle, F& fn, const char* name) {
+  fn = reinterpret_cast<F>(dlsym(handle, name));
+  return fn != nullptr;
+}
+
+int start() {
+  const char* path = std::getenv("PINBENCH_DOCTOR_EVENTS");
+  if (path == nullptr || *path == '\0') return 1;  // not started by doctor: collect nothing
+  g_fd = ::open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (g_fd < 0) return 1;
+  g_pid = static_cast<int>(getpid());
+  const char* gil = std::getenv("PINBENCH_DOCTOR_PYTHON_GIL");
+  g_python_gil = gil == nullptr || std::strcmp(gil, "0") != 0;
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&start), &self) != 0) {
+    g_self_base = reinterpret_cast<std::uintptr_t>(self.dli_fbase);
+  }
+  g_sites = new std::unordered_set<std::uint64_t>();
+  g_pinned = new std::map<std::uintptr_t, std::uint64_t>();
+  g_runtime_base = new std::string[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+  g_driver_base = new std::string[CUPTI_DRIVER_TRACE_CBID_SIZE];
+
+  Cupti& c = g_cupti;
+  c.handle = open_cupti(std::getenv("PINBENCH_DOCTOR_CUPTI"));
+  if (c.handle == nullptr) {
+    emit("N\t%d\tno-cupti\tCUPTI not found (%s)\n", g_pid, dlerror());
+    return 1;
+  }
+  bool ok = bind(c.handle, c.subscribe, "cuptiSubscribe") &&
+            bind(c.handle, c.enable_callback, "cuptiEnableCallback") &&
+            bind(c.handle, c.callback_name, "cuptiGetCallbackName") &&
+            bind(c.handle, c.activity_enable, "cuptiActivityEnable") &&
+            bind(c.handle, c.register_callbacks, "cuptiActivityRegisterCallbacks") &&
+            bind(c.handle, c.flush_all, "cuptiActivityFlushAll") &&
+            bind(c.handle, c.next_record, "cuptiActivityGetNextRecord") &&
+            bind(c.handle, c.dropped_records, "cuptiActivityGetNumDroppedRecords") &&
+            bind(c.handle, c.timestamp, "cuptiGetTimestamp") &&
+            bind(c.handle, c.version, "cuptiGetVersion");
+  bind(c.handle, c.flush_period, "cuptiActivityFlushPeriod");
+  bind(c.handle, c.configure_um, "cuptiActivityConfigureUnifiedMemoryCounter");
+  if (!ok) {
+    emit("N\t%d\tno-cupti\tthe CUPTI found lacks a function pinbench needs\n", g_pid);
+    c.timestamp = nullptr;
+    c.flush_all = nullptr;
+    return 1;
+  }
+  std::uint32_t version = 0;
+  c.version(&version);
+  CUpti_SubscriberHandle subscriber = nullptr;
+  const CUptiResult sub = c.subscribe(&subscriber, on_api, nullptr);
+  if (sub != CUPTI_SUCCESS) {
+    emit("N\t%d\tcupti-busy\tCUPTI is held by another profiler or debugger (error %d)\n", g_pid,
+         static_cast<int>(sub));
+    c.flush_all = nullptr;
+    return 1;
+  }
+  emit("H\t%d\t%u\t%llu\n", g_pid, version, static_cast<unsigned long long>(now_ns()));
+
+  for (std::uint32_t id = 0; id < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++id) {
+    const char* name = nullptr;
+    g_runtime_class[id] = kIgnore;
+    if (c.callback_name(CUPTI_CB_DOMAIN_RUNTIME_API, id, &name) != CUPTI_SUCCESS || !name) continue;
+    const std::string base = base_name(name);
+    g_runtime_class[id] = classify(base);
+    g_runtime_sized[id] = size_third(base);
+    g_runtime_host[id] = size_third(base) ? 1 : 0;
+    g_runtime_base[id] = base;
+    if (g_runtime_class[id] > 0) c.enable_callback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  }
+  for (std::uint32_t id = 0; id < CUPTI_DRIVER_TRACE_CBID_SIZE; ++id) {
+    const char* name = nullptr;
+    g_driver_class[id] = kIgnore;
+    if (c.callback_name(CUPTI_CB_DOMAIN_DRIVER_API, id, &name) != CUPTI_SUCCESS || !name) continue;
+    const std::string base = base_name(name);
+    g_driver_class[id] = classify(base);
+    g_driver_sized[id] = size_third(base);
+    g_driver_host[id] = size_third(base) ? 1 : 0;
+    g_driver_base[id] = base;
+    if (g_driver_class[id] > 0) c.enable_callback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+  }
+
+  c.register_callbacks(buffer_requested, buffer_completed);
+  if (c.configure_um != nullptr) {
+    CUpti_ActivityUnifiedMemoryCounterConfig um[4];
+    const CUpti_ActivityUnifiedMemoryCounterKind kinds[4] = {
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT};
+    for (int i = 0; i < 4; ++i) {
+      um[i] = {CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_ALL_DEVICES, kinds[i], 0, 1};
+    }
+    CUptiResult r = c.configure_um(um, 4);
+    if (r == CUPTI_SUCCESS) r = c.activity_enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+    if (r != CUPTI_SUCCESS) {
+      emit("N\t%d\tno-um\tCUPTI reports no unified memory counters here (CUPTI error %d)\n", g_pid,
+           static_cast<int>(r));
+    }
+  }
+  for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}) {
+    const CUptiResult r = c.activity_enable(k);
+    if (r != CUPTI_SUCCESS) {
+      emit("N\t%d\tactivity\tCUPTI activity kind %d not enabled (error %d)\n", g_pid,
+           static_cast<int>(k), static_cast<int>(r));
+    }
+  }
+  if (c.flush_period != nullptr) c.flush_period(100);
+  std::atexit(at_exit);
+  install_fatal_handlers();
+  return 1;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  static std::once_flag once;
+  static int result = 1;
+  std::call_once(once, [] { result = start(); });
+  return result;
+}

@@ -1,0 +1,174 @@
+// The doctor record as the report model shows it (doctor_analysis.hpp): every printer, text,
+// markdown, HTML and CSV, renders these tables and this chart.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "experiments/doctor/analysis.hpp"
+#include "framework/report_model.hpp"
+#include "framework/trace_model.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench {
+namespace {
+
+std::string ms(const std::optional<double>& v) {
+  return v ? fmt::format("{:.3f}", *v) : std::string("-");
+}
+
+std::string gbps(const std::optional<double>& v) {
+  return v ? fmt::format("{:.2f}", *v) : std::string("-");
+}
+
+CopyDirection direction_of(const std::string& d) {
+  if (d == "h2d") return CopyDirection::kH2D;
+  if (d == "d2h") return CopyDirection::kD2H;
+  if (d == "d2d") return CopyDirection::kD2D;
+  if (d == "h2h") return CopyDirection::kH2H;
+  if (d == "p2p") return CopyDirection::kP2P;
+  return CopyDirection::kUnknown;
+}
+
+DriverMemoryKind kind_of(const std::string& k) {
+  if (k == "pageable") return DriverMemoryKind::kPageable;
+  if (k == "pinned") return DriverMemoryKind::kPinned;
+  if (k == "device") return DriverMemoryKind::kDevice;
+  if (k == "managed") return DriverMemoryKind::kManaged;
+  if (k == "array") return DriverMemoryKind::kArray;
+  return DriverMemoryKind::kUnknown;
+}
+
+}  // namespace
+
+Trace doctor_timeline(const DoctorTrace& t) {
+  Trace out;
+  out.source = "pinbench doctor (" + t.cupti + ")";
+  out.notes = t.notes;
+  out.dropped_records = t.dropped_records;
+  std::uint32_t correlation = 0;
+  for (const DoctorCall& c : t.calls) {
+    std::string name = c.api;
+    const std::size_t v = name.rfind("_v");
+    if (v != std::string::npos && v + 2 < name.size() && std::isdigit(name[v + 2])) name.erase(v);
+    ++correlation;
+    out.api_calls.push_back(
+        {name, c.start_ns, c.end_ns, c.thread, c.copies.empty() ? 0u : correlation});
+    for (const DoctorCopy& k : c.copies) {
+      out.copies.push_back({direction_of(k.direction), k.bytes, k.start_ns, k.end_ns, k.stream,
+                            kind_of(k.src_kind), kind_of(k.dst_kind), correlation});
+    }
+  }
+  for (const DoctorKernel& k : t.kernels) {
+    out.kernels.push_back({"kernel", k.start_ns, k.end_ns, k.stream, 0});
+  }
+  return out;
+}
+
+void build_doctor_model(const RunRecord& r, ReportModel& m) {
+  if (r.doctor.is_null()) {
+    m.notes.push_back("This doctor record holds no trace of a program.");
+    return;
+  }
+  const DoctorTrace t = doctor_trace_from_json(r.doctor);
+  const DoctorAnalysis a = analyse_doctor(r, t);
+  std::string program;
+  for (const std::string& arg : t.command) program += (program.empty() ? "" : " ") + arg;
+  m.title = fmt::format("pinbench doctor: {}", program.empty() ? "(no program)" : program);
+  const std::string ended =
+      t.signal.empty()
+          ? fmt::format("exited with status {}", t.exit_status)
+          : fmt::format("was killed by {}; everything seen up to it is reported", t.signal);
+  m.notes.push_back(fmt::format("Program: {} after {:.1f} ms; {}.", ended, t.wall_ms,
+                                t.cupti.empty() ? "no CUPTI" : t.cupti));
+  for (const std::string& n : t.notes) m.notes.push_back("Collector: " + n);
+  if (a.no_cuda) {
+    m.notes.push_back("The program made no CUDA calls: nothing to diagnose.");
+    return;
+  }
+  if (!t.symbolizer.empty()) m.notes.push_back("Call sites: " + t.symbolizer + ".");
+
+  ReportTable summary;
+  summary.id = "doctor-summary";
+  summary.title = "What the program did";
+  summary.header = {"what", "count", "detail"};
+  summary.numeric = {false, true, false};
+  summary.rows.push_back({"copy calls", std::to_string(a.copy_calls),
+                          fmt::format("{} to the device, {} to the host", format_size(a.bytes_h2d),
+                                      format_size(a.bytes_d2h))});
+  summary.rows.push_back(
+      {"  from or to pageable memory", std::to_string(a.pageable_copy_calls),
+       fmt::format("{:.3f} ms of host time inside them", a.pageable_blocked_ms)});
+  summary.rows.push_back({"kernels", std::to_string(a.kernels), ""});
+  summary.rows.push_back({"synchronisations", std::to_string(a.syncs), ""});
+  summary.rows.push_back({"page-locked allocations and registrations",
+                          std::to_string(a.pinned_allocations),
+                          fmt::format("peak {} held at once", format_size(a.peak_pinned_bytes))});
+  summary.rows.push_back({"processes with CUDA", std::to_string(t.processes), ""});
+  if (a.blocked_share) {
+    summary.notes.push_back(fmt::format(
+        "{:.1f}% of the program's wall time was spent blocked in copies from or to pageable "
+        "memory.",
+        100 * *a.blocked_share));
+  }
+  m.tables.push_back(std::move(summary));
+
+  ChartSpec chart;
+  chart.kind = ChartKind::kBars;
+  chart.id = "doctor-lost";
+  chart.title = "Time lost per call site";
+  chart.axis_title = "ms lost";
+  chart.value_suffix = " ms";
+  chart.decimals = 3;
+  chart.caption = "Host time each call site lost against the fix, from the record's rates";
+
+  int n = 0;
+  for (const DoctorFinding& f : a.findings) {
+    ReportTable ft;
+    ft.id = "finding-" + f.id;
+    ft.title = fmt::format("Finding {}: {} [{}]: {} calls, {}, {} ms host time, {} ms lost", ++n,
+                           f.title, f.id, f.count, format_size(f.bytes),
+                           fmt::format("{:.3f}", f.host_ms), ms(f.lost_ms));
+    ft.header = {"call site", "calls", "bytes", "host ms", "lost ms", "called from"};
+    ft.numeric = {false, true, true, true, true, false};
+    for (const DoctorSiteCost& s : f.sites) {
+      std::string below;
+      for (const std::string& fr : s.frames) below += (below.empty() ? "" : " < ") + fr;
+      ft.rows.push_back({s.where, std::to_string(s.count), format_size(s.bytes),
+                         fmt::format("{:.3f}", s.host_ms), ms(s.lost_ms), below});
+      chart.bars.push_back({s.where, f.id, s.lost_ms,
+                            fmt::format("{}: {} calls, {}", f.id, s.count, format_size(s.bytes))});
+    }
+    for (const std::string& e : f.evidence) ft.notes.push_back(e + ".");
+    ft.notes.push_back("Fix: " + f.fix + ".");
+    std::string code;
+    for (std::size_t at = 0; at < f.fix_code.size();) {
+      const std::size_t nl = std::min(f.fix_code.find('\n', at), f.fix_code.size());
+      code += (code.empty() ? "    " : "\n      ") + f.fix_code.substr(at, nl - at);
+      at = nl + 1;
+    }
+    ft.notes.push_back(code);
+    m.tables.push_back(std::move(ft));
+  }
+  if (a.findings.empty() && !a.no_cuda) {
+    m.notes.push_back(
+        "No finding: no pageable copies, allocation churn, over-pinning or "
+        "managed-memory migrations were seen.");
+  }
+
+  ReportTable rates;
+  rates.id = "doctor-rates";
+  rates.title = "Rates used (from " + a.rates_from + ")";
+  rates.header = {"direction", "size", "pageable GB/s", "pinned GB/s", "pinned call ms"};
+  rates.numeric = {false, true, true, true, true};
+  for (const DoctorRate& rt : a.rates) {
+    rates.rows.push_back({rt.direction, format_size(rt.bytes), gbps(rt.pageable_gb_per_s),
+                          gbps(rt.pinned_gb_per_s), ms(rt.pinned_call_ms)});
+  }
+  rates.notes.push_back(
+      "Each copy size takes the record's nearest calibrated size; without rates, time lost is "
+      "shown as a dash.");
+  if (!a.rates.empty()) m.tables.push_back(std::move(rates));
+  if (!chart.bars.empty()) m.charts.push_back(std::move(chart));
+}
+
+}  // namespace pinbench

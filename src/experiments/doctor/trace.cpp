@@ -1,0 +1,637 @@
+#include "experiments/doctor/trace.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "framework/errors.hpp"
+
+namespace pinbench {
+
+using nlohmann::json;
+
+const DoctorSite* DoctorTrace::find_site(const std::string& id, int pid) const {
+  for (const DoctorSite& s : sites) {
+    if (s.id == id && s.pid == pid) return &s;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::vector<std::string_view> split_tabs(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t tab = line.find('\t', from);
+    out.push_back(line.substr(from, tab == std::string_view::npos ? line.npos : tab - from));
+    if (tab == std::string_view::npos) break;
+    from = tab + 1;
+  }
+  return out;
+}
+
+// A field that must be a whole number; false when it is not (the line is then skipped).
+bool number(std::string_view s, std::uint64_t& out, int base = 10) {
+  if (s.empty() || s.size() > 24) return false;
+  const std::string text(s);
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, base);
+  if (errno != 0 || end != text.c_str() + text.size() || text[0] == '-') return false;
+  out = v;
+  return true;
+}
+
+bool signed_number(std::string_view s, int& out) {
+  if (s.empty() || s.size() > 12) return false;
+  const std::string text(s);
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (errno != 0 || end != text.c_str() + text.size() || v < INT_MIN || v > INT_MAX) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
+const char* direction_of(std::uint64_t copy_kind) {
+  switch (copy_kind) {
+    case 1:
+    case 3:
+      return "h2d";
+    case 2:
+    case 4:
+      return "d2h";
+    case 5:
+    case 6:
+    case 7:
+    case 8:
+      return "d2d";
+    case 9:
+      return "h2h";
+    case 10:
+      return "p2p";
+    default:
+      return "other";
+  }
+}
+
+const char* memory_of(std::uint64_t kind) {
+  switch (kind) {
+    case 1:
+      return "pageable";
+    case 2:
+      return "pinned";
+    case 3:
+    case 6:
+      return "device";
+    case 4:
+      return "array";
+    case 5:
+    case 7:
+      return "managed";
+    default:
+      return "unknown";
+  }
+}
+
+const char* migration_of(std::uint64_t kind) {
+  switch (kind) {
+    case 1:
+      return "htod";
+    case 2:
+      return "dtoh";
+    case 3:
+      return "cpu_faults";
+    case 4:
+      return "gpu_faults";
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+std::string doctor_signal_name(int sig) {
+  static const std::pair<int, const char*> names[] = {
+      {1, "SIGHUP"},   {2, "SIGINT"},   {3, "SIGQUIT"},  {4, "SIGILL"},
+      {6, "SIGABRT"},  {7, "SIGBUS"},   {8, "SIGFPE"},   {9, "SIGKILL"},
+      {11, "SIGSEGV"}, {13, "SIGPIPE"}, {14, "SIGALRM"}, {15, "SIGTERM"}};
+  for (const auto& [n, name] : names) {
+    if (n == sig) return name;
+  }
+  return fmt::format("signal {}", sig);
+}
+
+namespace {
+
+struct RawCopy {
+  int pid;
+  std::uint64_t corr, rcorr;
+  DoctorCopy copy;
+  std::uint64_t start, end;
+};
+
+}  // namespace
+
+DoctorTrace parse_doctor_events(std::string_view text) {
+  DoctorTrace t;
+  std::vector<RawCopy> copies;
+  struct RawKernel {
+    std::uint64_t start, end;
+    std::uint32_t stream;
+  };
+  std::vector<RawKernel> kernels;
+  struct RawMigration {
+    const char* kind;
+    std::uint64_t value, start, end;
+  };
+  std::vector<RawMigration> migrations;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> call_times;  // raw start, end
+  std::map<int, std::string> ended;                                 // pid -> how
+  std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t skipped = 0;
+  std::uint32_t cupti_version = 0;
+  bool truncated = false;
+  std::vector<std::string> seen_notes;
+
+  std::size_t from = 0;
+  while (from < text.size()) {
+    const std::size_t nl = text.find('\n', from);
+    if (nl == std::string_view::npos) {
+      truncated = true;  // the program died while this line was being written
+      break;
+    }
+    const std::string_view line = text.substr(from, nl - from);
+    from = nl + 1;
+    if (line.empty()) continue;
+    const std::vector<std::string_view> f = split_tabs(line);
+    int pid = 0;
+    if (f.size() < 2 || f[0].size() != 1 || !signed_number(f[1], pid)) {
+      ++skipped;
+      continue;
+    }
+    const char tag = f[0][0];
+    bool ok = true;
+    if (tag == 'H' && f.size() >= 4) {
+      std::uint64_t version = 0, t0 = 0;
+      ok = number(f[2], version) && number(f[3], t0);
+      if (ok) {
+        ++t.processes;
+        cupti_version = static_cast<std::uint32_t>(version);
+        origin = std::min(origin, t0);
+      }
+    } else if (tag == 'N' && f.size() >= 4) {
+      const std::string note(f[3]);
+      if (std::find(seen_notes.begin(), seen_notes.end(), note) == seen_notes.end()) {
+        seen_notes.push_back(note);
+        t.notes.push_back(note);
+      }
+      if (f[2] == "cupti-busy" || f[2] == "no-cupti") t.cupti = note;
+    } else if (tag == 'A' && f.size() >= 13) {
+      DoctorCall c;
+      c.pid = pid;
+      c.domain = f[2] == "R" ? "runtime" : "driver";
+      c.kind = std::string(f[3]);
+      std::uint64_t corr = 0, thread = 0, start = 0, end = 0, ptr = 0, bytes = 0;
+      ok = number(f[4], corr) && number(f[5], thread) && number(f[6], start) && number(f[7], end) &&
+           signed_number(f[8], c.status) && f[9].size() > 2 && number(f[9].substr(2), ptr, 16) &&
+           number(f[10], bytes) && f[11].size() == 16;
+      if (ok) {
+        c.thread = static_cast<std::uint32_t>(thread);
+        c.ptr = ptr;
+        c.bytes = bytes;
+        c.site = f[11] == "0000000000000000" ? "" : std::string(f[11]);
+        c.api = std::string(f[12]);
+        // The correlation id rides in start_ns until the join below.
+        c.start_ns = static_cast<std::int64_t>(corr);
+        call_times.emplace_back(start, std::max(start, end));
+        t.calls.push_back(std::move(c));
+      }
+    } else if (tag == 'S' && f.size() >= 3) {
+      DoctorSite s;
+      s.pid = pid;
+      s.id = std::string(f[2]);
+      for (std::size_t i = 3; i < f.size(); ++i) {
+        std::vector<std::string_view> parts;
+        std::string_view item = f[i];
+        std::size_t at = 0;
+        for (int k = 0; k < 3; ++k) {
+          const std::size_t bar = item.find('|', at);
+          if (bar == std::string_view::npos) break;
+          parts.push_back(item.substr(at, bar - at));
+          at = bar + 1;
+        }
+        parts.push_back(item.substr(std::min(at, item.size())));
+        if (parts.size() != 4) continue;
+        DoctorFrame fr;
+        if (parts[0] == "N") {
+          std::uint64_t offset = 0;
+          if (parts[2].size() < 3 || !number(parts[2].substr(2), offset, 16)) continue;
+          fr.module = std::string(parts[1]);
+          fr.offset = offset;
+          fr.function = std::string(parts[3]);
+        } else if (parts[0] == "P") {
+          fr.python = true;
+          fr.file = std::string(parts[1]);
+          if (!signed_number(parts[2], fr.line)) fr.line = 0;
+          fr.function = std::string(parts[3]);
+        } else {
+          continue;
+        }
+        s.frames.push_back(std::move(fr));
+      }
+      if (t.find_site(s.id, pid) == nullptr) t.sites.push_back(std::move(s));
+    } else if (tag == 'M' && f.size() >= 13) {
+      RawCopy r{};
+      r.pid = pid;
+      std::uint64_t kind = 0, bytes = 0, src = 0, dst = 0, stream = 0;
+      ok = number(f[2], r.corr) && number(f[3], r.rcorr) && number(f[4], kind) &&
+           number(f[5], bytes) && number(f[6], src) && number(f[7], dst) && number(f[8], r.start) &&
+           number(f[9], r.end) && number(f[10], stream);
+      if (ok) {
+        r.copy.direction = direction_of(kind);
+        r.copy.bytes = bytes;
+        r.copy.src_kind = memory_of(src);
+        r.copy.dst_kind = memory_of(dst);
+        r.copy.stream = static_cast<std::uint32_t>(stream);
+        r.end = std::max(r.start, r.end);
+        copies.push_back(std::move(r));
+      }
+    } else if (tag == 'K' && f.size() >= 6) {
+      std::uint64_t corr = 0, start = 0, end = 0, stream = 0;
+      ok = number(f[2], corr) && number(f[3], start) && number(f[4], end) && number(f[5], stream);
+      if (ok) kernels.push_back({start, std::max(start, end), static_cast<std::uint32_t>(stream)});
+    } else if (tag == 'U' && f.size() >= 6) {
+      std::uint64_t kind = 0, value = 0, start = 0, end = 0;
+      ok = number(f[2], kind) && number(f[3], value) && number(f[4], start) && number(f[5], end);
+      if (ok && migration_of(kind) != nullptr) {
+        migrations.push_back({migration_of(kind), value, start, std::max(start, end)});
+      }
+    } else if (tag == 'X' && f.size() >= 3) {
+      std::uint64_t dropped = 0;
+      ok = number(f[2], dropped);
+      if (ok) t.dropped_records += dropped;
+    } else if (tag == 'E' && f.size() >= 3) {
+      ended[pid] = std::string(f[2]);
+    } else {
+      ok = false;
+    }
+    if (!ok) ++skipped;
+  }
+
+  if (origin == std::numeric_limits<std::uint64_t>::max()) {
+    origin = 0;
+    for (const auto& [s, e] : call_times) origin = origin == 0 ? s : std::min(origin, s);
+  }
+  const auto rel = [&](std::uint64_t ns) {
+    return ns > origin ? static_cast<std::int64_t>(ns - origin) : std::int64_t{0};
+  };
+
+  // Join copies to calls: a copy's runtimeCorrelationId names the runtime call that made it,
+  // its correlationId the driver call; depending on the CUPTI release a runtime callback's id
+  // is one or the other, so both are tried.
+  std::map<std::tuple<int, bool, std::uint64_t>, std::size_t> by_corr;
+  for (std::size_t i = 0; i < t.calls.size(); ++i) {
+    DoctorCall& c = t.calls[i];
+    by_corr[{c.pid, c.domain == "runtime", static_cast<std::uint64_t>(c.start_ns)}] = i;
+    c.start_ns = rel(call_times[i].first);
+    c.end_ns = rel(call_times[i].second);
+  }
+  for (RawCopy& r : copies) {
+    const auto find = [&](bool runtime, std::uint64_t id) -> DoctorCall* {
+      if (id == 0) return nullptr;
+      const auto it = by_corr.find({r.pid, runtime, id});
+      return it == by_corr.end() ? nullptr : &t.calls[it->second];
+    };
+    DoctorCall* call = find(true, r.rcorr);
+    if (call == nullptr) call = find(false, r.corr);
+    if (call == nullptr) call = find(true, r.corr);
+    r.copy.start_ns = rel(r.start);
+    r.copy.end_ns = rel(r.end);
+    if (call == nullptr) {
+      ++t.unmatched_copies;
+      continue;
+    }
+    call->copies.push_back(r.copy);
+  }
+  for (DoctorCall& c : t.calls) {
+    std::sort(c.copies.begin(), c.copies.end(),
+              [](const DoctorCopy& a, const DoctorCopy& b) { return a.start_ns < b.start_ns; });
+  }
+  std::stable_sort(t.calls.begin(), t.calls.end(), [](const DoctorCall& a, const DoctorCall& b) {
+    return a.start_ns < b.start_ns;
+  });
+  std::sort(kernels.begin(), kernels.end(),
+            [](const RawKernel& a, const RawKernel& b) { return a.start < b.start; });
+  t.kernels_total = kernels.size();
+  for (std::size_t i = 0; i < kernels.size() && i < kMaxDoctorKernels; ++i) {
+    t.kernels.push_back({rel(kernels[i].start), rel(kernels[i].end), kernels[i].stream});
+  }
+  if (kernels.size() > kMaxDoctorKernels) {
+    t.notes.push_back(fmt::format("{} kernels seen; the record keeps the first {}", kernels.size(),
+                                  kMaxDoctorKernels));
+  }
+  for (const RawMigration& m : migrations) {
+    t.migrations.push_back({m.kind, m.value, rel(m.start), rel(m.end)});
+  }
+  if (t.cupti.empty() && t.processes > 0) t.cupti = fmt::format("CUPTI {}", cupti_version);
+  if (truncated)
+    t.notes.push_back("the last event line was cut short (the program died writing it)");
+  if (skipped > 0) t.notes.push_back(fmt::format("{} event line(s) were not understood", skipped));
+  if (t.unmatched_copies > 0) {
+    t.notes.push_back(fmt::format("{} copies were not matched to an API call", t.unmatched_copies));
+  }
+  if (t.dropped_records > 0) {
+    t.notes.push_back(fmt::format("CUPTI dropped {} activity records", t.dropped_records));
+  }
+  for (const auto& [pid, how] : ended) {
+    if (how.rfind("signal ", 0) == 0) {
+      int sig = 0;
+      if (signed_number(std::string_view(how).substr(7), sig) && t.signal.empty()) {
+        t.signal = doctor_signal_name(sig);
+      }
+    }
+  }
+  return t;
+}
+
+// --- JSON -------------------------------------------------------------------------------------
+
+namespace {
+
+json to_json(const DoctorCopy& c) {
+  return json{{"direction", c.direction}, {"bytes", c.bytes},       {"src_kind", c.src_kind},
+              {"dst_kind", c.dst_kind},   {"start_ns", c.start_ns}, {"end_ns", c.end_ns},
+              {"stream", c.stream}};
+}
+
+json to_json(const DoctorCall& c) {
+  json copies = json::array();
+  for (const DoctorCopy& k : c.copies) copies.push_back(to_json(k));
+  json j{{"pid", c.pid},       {"api", c.api},           {"domain", c.domain}, {"kind", c.kind},
+         {"thread", c.thread}, {"start_ns", c.start_ns}, {"end_ns", c.end_ns}, {"status", c.status},
+         {"bytes", c.bytes},   {"site", c.site},         {"copies", copies}};
+  if (c.ptr != 0) j["ptr"] = fmt::format("0x{:x}", c.ptr);
+  return j;
+}
+
+json to_json(const DoctorFrame& f) {
+  if (f.python) {
+    return json{{"python", true}, {"file", f.file}, {"line", f.line}, {"function", f.function}};
+  }
+  json j{
+      {"module", f.module}, {"offset", fmt::format("0x{:x}", f.offset)}, {"function", f.function}};
+  if (!f.file.empty()) {
+    j["file"] = f.file;
+    j["line"] = f.line;
+  }
+  return j;
+}
+
+[[noreturn]] void refuse(const std::string& field, const std::string& why) {
+  throw InputError(fmt::format("run record: '{}' {}", field, why));
+}
+
+struct Obj {
+  const json& j;
+  std::string path;
+  Obj(const json& v, std::string p) : j(v), path(std::move(p)) {
+    if (!j.is_object()) refuse(path, "is not an object");
+  }
+  std::string field(const char* key) const { return path + "." + key; }
+  const json& at(const char* key) const {
+    if (!j.contains(key)) refuse(field(key), "is missing");
+    return j[key];
+  }
+  std::string text(const char* key) const {
+    const json& v = at(key);
+    if (!v.is_string()) refuse(field(key), fmt::format("has the wrong type ({})", v.type_name()));
+    return v.get<std::string>();
+  }
+  std::string text_or(const char* key, const char* fallback) const {
+    return j.contains(key) ? text(key) : fallback;
+  }
+  std::int64_t whole(const char* key, std::int64_t lo, std::int64_t hi) const {
+    const json& v = at(key);
+    if (!v.is_number_integer() &&
+        !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())) {
+      refuse(field(key), fmt::format("is {}, not a whole number", v.dump()));
+    }
+    const double d = v.get<double>();
+    if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
+      refuse(field(key), fmt::format("is {}, outside {} to {}", v.dump(), lo, hi));
+    }
+    return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>())
+                                  : v.get<std::int64_t>();
+  }
+  std::int64_t whole_or(const char* key, std::int64_t fallback, std::int64_t lo,
+                        std::int64_t hi) const {
+    return j.contains(key) ? whole(key, lo, hi) : fallback;
+  }
+  const json& array(const char* key) const {
+    const json& v = at(key);
+    if (!v.is_array()) refuse(field(key), "is not an array");
+    return v;
+  }
+  std::uint64_t hex(const char* key) const {
+    const std::string s = text(key);
+    std::uint64_t v = 0;
+    if (s.size() < 3 || s.compare(0, 2, "0x") != 0 ||
+        !number(std::string_view(s).substr(2), v, 16)) {
+      refuse(field(key), fmt::format("is '{}', not a hexadecimal number like 0x1f", s));
+    }
+    return v;
+  }
+};
+
+constexpr std::int64_t kMaxNs = std::int64_t{1} << 62;
+constexpr std::int64_t kMaxBytes = std::numeric_limits<std::int64_t>::max();
+
+std::string one_of(const Obj& o, const char* key, std::initializer_list<const char*> names) {
+  const std::string v = o.text(key);
+  for (const char* n : names) {
+    if (v == n) return v;
+  }
+  std::string list;
+  for (const char* n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+  refuse(o.field(key), fmt::format("is '{}', not one of {}", v, list));
+}
+
+void check_interval(const Obj& o, std::int64_t start, std::int64_t end) {
+  if (end < start) refuse(o.field("end_ns"), fmt::format("is {}, before start_ns {}", end, start));
+}
+
+}  // namespace
+
+json to_json(const DoctorTrace& t) {
+  json calls = json::array(), kernels = json::array(), migrations = json::array(),
+       sites = json::array();
+  for (const DoctorCall& c : t.calls) calls.push_back(to_json(c));
+  for (const DoctorKernel& k : t.kernels) kernels.push_back({k.start_ns, k.end_ns, k.stream});
+  for (const DoctorMigration& m : t.migrations) {
+    migrations.push_back(
+        {{"kind", m.kind}, {"value", m.value}, {"start_ns", m.start_ns}, {"end_ns", m.end_ns}});
+  }
+  for (const DoctorSite& s : t.sites) {
+    json frames = json::array();
+    for (const DoctorFrame& f : s.frames) frames.push_back(to_json(f));
+    sites.push_back({{"id", s.id}, {"pid", s.pid}, {"frames", frames}});
+  }
+  return json{{"command", t.command},
+              {"exit_status", t.exit_status},
+              {"signal", t.signal},
+              {"wall_ms", t.wall_ms},
+              {"processes", t.processes},
+              {"cupti", t.cupti},
+              {"symbolizer", t.symbolizer},
+              {"notes", t.notes},
+              {"dropped_records", t.dropped_records},
+              {"unmatched_copies", t.unmatched_copies},
+              {"kernels_total", t.kernels_total},
+              {"calls", calls},
+              {"kernels", kernels},
+              {"migrations", migrations},
+              {"sites", sites}};
+}
+
+DoctorTrace doctor_trace_from_json(const json& j) {
+  const Obj o(j, "doctor");
+  DoctorTrace t;
+  for (std::size_t i = 0; i < o.array("command").size(); ++i) {
+    const json& v = j["command"][i];
+    if (!v.is_string()) refuse(fmt::format("doctor.command[{}]", i), "is not a string");
+    t.command.push_back(v.get<std::string>());
+  }
+  t.exit_status = static_cast<int>(o.whole("exit_status", 0, 255));
+  t.signal = o.text_or("signal", "");
+  const json& wall = o.at("wall_ms");
+  if (!wall.is_number() || !std::isfinite(wall.get<double>()) || wall.get<double>() < 0) {
+    refuse(o.field("wall_ms"),
+           fmt::format("is {}; a wall time is finite and not negative", wall.dump()));
+  }
+  t.wall_ms = wall.get<double>();
+  t.processes = static_cast<int>(o.whole_or("processes", 0, 0, 1 << 20));
+  t.cupti = o.text_or("cupti", "");
+  t.symbolizer = o.text_or("symbolizer", "");
+  if (j.contains("notes")) {
+    for (std::size_t i = 0; i < o.array("notes").size(); ++i) {
+      const json& v = j["notes"][i];
+      if (!v.is_string()) refuse(fmt::format("doctor.notes[{}]", i), "is not a string");
+      t.notes.push_back(v.get<std::string>());
+    }
+  }
+  t.dropped_records = static_cast<std::uint64_t>(o.whole_or("dropped_records", 0, 0, kMaxBytes));
+  t.unmatched_copies = static_cast<std::uint64_t>(o.whole_or("unmatched_copies", 0, 0, kMaxBytes));
+  const json& calls = o.array("calls");
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const Obj c(calls[i], fmt::format("doctor.calls[{}]", i));
+    DoctorCall k;
+    k.pid = static_cast<int>(c.whole("pid", 0, INT_MAX));
+    k.api = c.text("api");
+    if (k.api.empty()) refuse(c.field("api"), "is empty");
+    k.domain = one_of(c, "domain", {"runtime", "driver"});
+    k.kind =
+        one_of(c, "kind",
+               {"copy", "copy_async", "batch", "sync", "alloc", "free", "register", "unregister"});
+    k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX));
+    k.start_ns = c.whole("start_ns", 0, kMaxNs);
+    k.end_ns = c.whole("end_ns", 0, kMaxNs);
+    check_interval(c, k.start_ns, k.end_ns);
+    k.status = static_cast<int>(c.whole_or("status", 0, INT_MIN, INT_MAX));
+    k.bytes = static_cast<std::uint64_t>(c.whole_or("bytes", 0, 0, kMaxBytes));
+    if (calls[i].contains("ptr")) k.ptr = c.hex("ptr");
+    k.site = c.text_or("site", "");
+    const json& copies = c.array("copies");
+    for (std::size_t n = 0; n < copies.size(); ++n) {
+      const Obj p(copies[n], fmt::format("{}.copies[{}]", c.path, n));
+      DoctorCopy d;
+      d.direction = one_of(p, "direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"});
+      d.bytes = static_cast<std::uint64_t>(p.whole("bytes", 0, kMaxBytes));
+      const std::initializer_list<const char*> kinds = {"pageable", "pinned", "device",
+                                                        "managed",  "array",  "unknown"};
+      d.src_kind = one_of(p, "src_kind", kinds);
+      d.dst_kind = one_of(p, "dst_kind", kinds);
+      d.start_ns = p.whole("start_ns", 0, kMaxNs);
+      d.end_ns = p.whole("end_ns", 0, kMaxNs);
+      check_interval(p, d.start_ns, d.end_ns);
+      d.stream = static_cast<std::uint32_t>(p.whole_or("stream", 0, 0, UINT32_MAX));
+      k.copies.push_back(std::move(d));
+    }
+    t.calls.push_back(std::move(k));
+  }
+  const json& kernels = o.array("kernels");
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const std::string f = fmt::format("doctor.kernels[{}]", i);
+    const json& k = kernels[i];
+    if (!k.is_array() || k.size() != 3 || !k[0].is_number_integer() || !k[1].is_number_integer() ||
+        !k[2].is_number_integer()) {
+      refuse(f, "is not [start_ns, end_ns, stream]");
+    }
+    const std::int64_t s = k[0].get<std::int64_t>(), e = k[1].get<std::int64_t>();
+    if (s < 0 || e < s || e > kMaxNs || k[2].get<std::int64_t>() < 0) {
+      refuse(f, fmt::format("is {}, not an interval of times and a stream", k.dump()));
+    }
+    t.kernels.push_back({s, e, static_cast<std::uint32_t>(k[2].get<std::int64_t>())});
+  }
+  t.kernels_total = static_cast<std::uint64_t>(
+      o.whole_or("kernels_total", static_cast<std::int64_t>(t.kernels.size()), 0, kMaxBytes));
+  if (t.kernels_total < t.kernels.size()) {
+    refuse(o.field("kernels_total"), fmt::format("is {}, fewer than the {} kernels listed",
+                                                 t.kernels_total, t.kernels.size()));
+  }
+  if (j.contains("migrations")) {
+    const json& migrations = o.array("migrations");
+    for (std::size_t i = 0; i < migrations.size(); ++i) {
+      const Obj m(migrations[i], fmt::format("doctor.migrations[{}]", i));
+      DoctorMigration d;
+      d.kind = one_of(m, "kind", {"htod", "dtoh", "cpu_faults", "gpu_faults"});
+      d.value = static_cast<std::uint64_t>(m.whole("value", 0, kMaxBytes));
+      d.start_ns = m.whole("start_ns", 0, kMaxNs);
+      d.end_ns = m.whole("end_ns", 0, kMaxNs);
+      check_interval(m, d.start_ns, d.end_ns);
+      t.migrations.push_back(d);
+    }
+  }
+  const json& sites = o.array("sites");
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    const Obj s(sites[i], fmt::format("doctor.sites[{}]", i));
+    DoctorSite d;
+    d.id = s.text("id");
+    if (d.id.empty()) refuse(s.field("id"), "is empty");
+    d.pid = static_cast<int>(s.whole("pid", 0, INT_MAX));
+    const json& frames = s.array("frames");
+    for (std::size_t n = 0; n < frames.size(); ++n) {
+      const Obj f(frames[n], fmt::format("{}.frames[{}]", s.path, n));
+      DoctorFrame fr;
+      fr.python = frames[n].contains("python") && frames[n]["python"] == true;
+      fr.function = f.text_or("function", "");
+      fr.file = f.text_or("file", "");
+      fr.line = static_cast<int>(f.whole_or("line", 0, 0, INT_MAX));
+      if (!fr.python) {
+        fr.module = f.text("module");
+        fr.offset = f.hex("offset");
+      }
+      d.frames.push_back(std::move(fr));
+    }
+    t.sites.push_back(std::move(d));
+  }
+  for (std::size_t i = 0; i < t.calls.size(); ++i) {
+    const DoctorCall& c = t.calls[i];
+    if (!c.site.empty() && t.find_site(c.site, c.pid) == nullptr) {
+      refuse(fmt::format("doctor.calls[{}].site", i),
+             fmt::format("is '{}', a call site the record does not list", c.site));
+    }
+  }
+  return t;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,110 @@
+// What `pinbench doctor` saw a program do, as the run record's "doctor" section carries it:
+// every copy, synchronisation and page-locked allocation call (with the copies the driver made
+// for it and their memory kinds), kernels, unified-memory migrations and the call sites named
+// by the calls. It is read from the injection library's event lines (src/experiments/doctor/inject/,
+// docs/doctor.md lists them) and from a record's JSON; docs/record-schema.md lists the fields.
+// No CUDA.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pinbench {
+
+// One frame of a call site: native (module and offset, named by function and file:line where a
+// symboliser found debug information) or Python (file:line and function).
+struct DoctorFrame {
+  bool python = false;
+  std::string module;        // native: the shared object or executable
+  std::uint64_t offset = 0;  // native: the return address, from the module's load address
+  std::string function;      // the dynamic symbol, or what the symboliser named
+  std::string file;          // "" where no debug information said
+  int line = 0;
+};
+
+struct DoctorSite {
+  std::string id;  // 16 hex digits, per process
+  int pid = 0;
+  std::vector<DoctorFrame> frames;  // native frames innermost first, then Python frames
+};
+
+// One copy the driver made, from CUPTI's memcpy activity record.
+struct DoctorCopy {
+  std::string direction;  // "h2d", "d2h", "d2d", "h2h", "p2p", "other"
+  std::uint64_t bytes = 0;
+  std::string src_kind;  // "pageable", "pinned", "device", "managed", "array", "unknown"
+  std::string dst_kind;
+  std::int64_t start_ns = 0;  // from the trace's origin
+  std::int64_t end_ns = 0;
+  std::uint32_t stream = 0;
+};
+
+struct DoctorCall {
+  int pid = 0;
+  std::string api;     // "cudaMemcpyAsync_v3020", as CUPTI names it
+  std::string domain;  // "runtime" or "driver"
+  // "copy", "copy_async", "batch", "sync", "alloc", "free", "register", "unregister"
+  std::string kind;
+  std::uint32_t thread = 0;
+  std::int64_t start_ns = 0;  // host time inside the call
+  std::int64_t end_ns = 0;
+  int status = 0;           // the call's return value; 0 is success
+  std::uint64_t ptr = 0;    // alloc, free, register, unregister: the host pointer
+  std::uint64_t bytes = 0;  // alloc/register: the size; copies: the size argument where known
+  std::string site;         // the DoctorSite id, "" for calls that keep none
+  std::vector<DoctorCopy> copies;
+};
+
+struct DoctorKernel {
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::uint32_t stream = 0;
+};
+
+// A unified-memory counter record: "htod" / "dtoh" bytes migrated, "cpu_faults" / "gpu_faults".
+struct DoctorMigration {
+  std::string kind;
+  std::uint64_t value = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+};
+
+struct DoctorTrace {
+  std::vector<std::string> command;
+  int exit_status = 0;     // the program's own exit status, when it exited
+  std::string signal;      // "SIGSEGV" when a signal ended it, else ""
+  double wall_ms = 0.0;    // the program's wall time, start to exit
+  int processes = 0;       // processes that initialised CUDA under the injection library
+  std::string cupti;       // "CUPTI 130100", or why there was none
+  std::string symbolizer;  // what named the native frames (docs/doctor.md)
+  std::vector<std::string> notes;
+  std::uint64_t dropped_records = 0;
+  std::uint64_t unmatched_copies = 0;  // memcpy records no API call claimed
+  std::uint64_t kernels_total = 0;     // kernels seen; `kernels` may hold fewer (kMaxKernels)
+  std::vector<DoctorCall> calls;
+  std::vector<DoctorKernel> kernels;
+  std::vector<DoctorMigration> migrations;
+  std::vector<DoctorSite> sites;
+
+  const DoctorSite* find_site(const std::string& id, int pid) const;
+};
+
+// The most kernels a record keeps (their start, end and stream, for the overlap estimate).
+constexpr std::size_t kMaxDoctorKernels = 200000;
+
+// Parses the injection library's event lines. A truncated last line (the program died while
+// writing it) and unknown lines are skipped and counted in the notes; nothing else is lost.
+DoctorTrace parse_doctor_events(std::string_view text);
+
+// "SIGSEGV" for 11, and so on; "signal N" for one without a name here.
+std::string doctor_signal_name(int signal_number);
+
+nlohmann::json to_json(const DoctorTrace& t);
+// Validates as record_from_json does: InputError naming the field ("doctor.calls[3].bytes").
+DoctorTrace doctor_trace_from_json(const nlohmann::json& j);
+
+}  // namespace pinbench

@@ -1,0 +1,82 @@
+// The fleet view (`pinbench fleet`): many hosts' check records, made by any launcher (Slurm,
+// pdsh, a Kubernetes job, `mpirun ... check --mpi`), as one table of GPUs with what is wrong
+// with each flagged. CUDA-free: it runs wherever the records were collected.
+//
+// The rules (docs/fleet.md): a GPU is an outlier on a rate when it lies below the median of its
+// group (same GPU model, same maximum link generation and width) by more than the larger of
+// 3 scaled MADs (1.4826 x the median absolute deviation, a standard deviation for normal data
+// that a few bad GPUs cannot inflate) and 10% of the median; on the 4 KiB round trip when it lies
+// above by more than the larger of 3 scaled MADs and 25%. Groups of fewer than 3 GPUs are not
+// judged for outliers (a median of two says nothing about which is off). A GPU whose link ran
+// below its max under load, or whose check failed, is flagged too. The same host and GPU UUID
+// seen in two records is counted once (the newest record's) and named.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/check/analysis.hpp"
+#include "framework/record.hpp"
+
+namespace pinbench {
+
+constexpr double kOutlierMads = 3.0;
+constexpr double kMadScale = 1.4826;
+constexpr double kOutlierRateShare = 0.10;
+constexpr double kOutlierLatencyShare = 0.25;
+
+// What the outlier rule says of `value` against `group` (which holds it). `higher_is_worse`:
+// the round trip. Nothing when the group has fewer than 3 values.
+struct OutlierTest {
+  double median = 0.0;
+  double scaled_mad = 0.0;
+  double bound = 0.0;  // below (or above) this is an outlier
+  bool outlier = false;
+};
+std::optional<OutlierTest> outlier_test(double value, const std::vector<double>& group,
+                                        bool higher_is_worse);
+
+struct FleetGpu {
+  std::string host;
+  std::string source;  // the record it came from
+  GpuCheck check;
+  std::string group;  // "NVIDIA H200, gen 5 x16"
+  std::vector<std::string> flags;
+};
+
+struct FleetHost {
+  std::string host;
+  std::string source;
+  std::string no_gpu;  // a host that had no GPU to check, and why
+};
+
+struct FleetAnalysis {
+  std::vector<FleetGpu> gpus;  // by host, then GPU index
+  std::vector<FleetHost> hosts;
+  std::vector<std::string> duplicates;  // "host h GPU GPU-... in a.json and b.json: counted once"
+  std::vector<std::string> notes;       // groups too small to judge, and the like
+  std::vector<std::string> flagged() const;  // every flag of every GPU and host, one line each
+};
+
+// `records[i]` was read from `sources[i]`. InputError naming the source for a record that is not
+// a check (another experiment, or a fleet record: give its members instead).
+FleetAnalysis analyse_fleet(const std::vector<RunRecord>& records,
+                            const std::vector<std::string>& sources);
+
+// A fleet record: experiment "fleet", the analysing host in machine, the check records as its
+// members (each validated by record_from_json like any record).
+RunRecord make_fleet_record(std::vector<RunRecord> checks, const std::vector<std::string>& sources,
+                            const std::string& hostname);
+
+// What `check --mpi` gathers at rank 0: every rank's record text, concatenated, and each
+// rank's length. InputError when the lengths do not add up to the bytes.
+std::vector<std::string> split_gathered(const std::string& bytes,
+                                        const std::vector<std::uint64_t>& lengths);
+
+// The fleet record of rank texts (rank i's record is "rank i"): each parsed and validated as
+// any record; InputError "rank N sent ...: WHY" for one that is not a valid check record.
+RunRecord fleet_from_rank_texts(const std::vector<std::string>& texts, const std::string& hostname);
+
+}  // namespace pinbench

@@ -1,0 +1,42 @@
+// `pinbench host`'s figures, from its record: every GPU alone and all together, per direction
+// and memory kind, each GPU's together/alone ratio, the aggregate over the union of the GPUs'
+// intervals against the sum of their alone rates, and the peer-to-peer matrix where there were
+// two or more GPUs. CUDA-free, so a recorded host replays anywhere.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framework/report_tables.hpp"
+#include "framework/record.hpp"
+
+namespace pinbench {
+
+struct HostRow {
+  std::string direction, memory;
+  int gpu = -1;                          // -1: the aggregate of every GPU
+  std::optional<double> alone_gb_per_s;  // the aggregate: the sum of the GPUs' alone rates
+  std::optional<double> together_gb_per_s;
+  std::optional<double> ratio() const;  // together / alone
+};
+
+struct PeerCell {
+  int from = 0, to = 0;
+  bool peer_access = false;
+  std::optional<double> gb_per_s;
+};
+
+struct HostAnalysis {
+  std::vector<HostRow> rows;  // per direction and memory: each GPU, then the aggregate
+  std::vector<PeerCell> peers;
+  int gpus = 0;
+};
+
+// InputError when `record` is not a host record.
+HostAnalysis analyse_host(const RunRecord& record);
+
+// The tables every printer shows for a host record.
+std::vector<ReportTable> host_tables(const HostAnalysis& a);
+
+}  // namespace pinbench

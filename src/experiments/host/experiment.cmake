@@ -1,0 +1,4 @@
+# Every GPU of a host, alone and together.
+pinbench_experiment(
+  CUDA_FREE analysis.cpp
+  MEASURE measure.cpp)

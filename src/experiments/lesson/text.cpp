@@ -1,0 +1,179 @@
+#include "experiments/lesson/text.hpp"
+
+#include <fmt/format.h>
+
+#include "framework/units.hpp"
+#include "framework/render/text_table.hpp"
+
+namespace pinbench {
+namespace {
+
+std::string num(const std::optional<double>& v, const char* spec = "{:.3f}") {
+  return v ? fmt::format(fmt::runtime(spec), *v) : std::string("—");
+}
+
+std::string cuda_version(int v) {
+  return v > 0 ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : std::string("unknown");
+}
+
+std::string copy_table(const std::vector<CopyRow>& rows) {
+  TextTable t({"size", "pageable ms", "pageable GB/s", "pinned ms", "pinned GB/s", "ratio"});
+  for (const CopyRow& r : rows) {
+    t.add_row({format_size(r.bytes), num(r.pageable_ms), num(r.pageable_gb_per_s, "{:.2f}"),
+               num(r.pinned_ms), num(r.pinned_gb_per_s, "{:.2f}"),
+               r.ratio ? fmt::format("{:.2f}x{}", *r.ratio, r.pinned_slower ? " !" : "")
+                       : std::string("—")});
+  }
+  return t.render();
+}
+
+const char* direction_words(const std::string& d) {
+  return d == "h2d" ? "host to device" : d == "d2h" ? "device to host" : "device to device";
+}
+
+}  // namespace
+
+std::string render_machine(const MachineInfo& m) {
+  // A field the record leaves at zero was not known (a published record, an old driver): it
+  // reads "unknown", as in every other format, never as a measured zero.
+  const auto count = [](int n, const char* what) {
+    return n > 0 ? fmt::format("{} {}", n, what) : fmt::format("{} unknown", what);
+  };
+  const auto size = [](std::uint64_t b, const char* what) {
+    return b > 0 ? fmt::format("{} {}", format_size(b), what) : fmt::format("{} unknown", what);
+  };
+  const auto known = [](const std::string& s) { return s.empty() ? std::string("unknown") : s; };
+  std::string pcie = "PCIe link unknown";
+  if (m.pcie.current_gen > 0 || m.pcie.current_width > 0) {
+    pcie = fmt::format("PCIe gen {} x{} (max gen {} x{})", m.pcie.current_gen, m.pcie.current_width,
+                       m.pcie.max_gen, m.pcie.max_width);
+  }
+  return fmt::format(
+      "Device:  {}, compute capability {}, {}, {}, {}\n"
+      "Link:    {}, bus {}, NUMA node {}\n"
+      "Driver:  {} (CUDA {}), runtime CUDA {}\n"
+      "Host:    {}, {}, {}, {}\n",
+      known(m.device_name),
+      m.cc_major > 0 ? fmt::format("{}.{}", m.cc_major, m.cc_minor) : std::string("unknown"),
+      count(m.sm_count, "SMs"), count(m.copy_engines, "copy engines"),
+      size(m.device_memory_bytes, "device memory"), pcie, known(m.pci_bus_id),
+      m.numa_node >= 0 ? std::to_string(m.numa_node) : std::string("unknown"),
+      m.driver_release.empty() ? std::string("release unknown") : m.driver_release,
+      cuda_version(m.driver_version), cuda_version(m.runtime_version), known(m.host_cpu),
+      count(m.host_logical_cpus, "logical CPUs"), size(m.host_memory_bytes, "memory"), known(m.os));
+}
+
+std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
+                               const std::optional<ReferenceComparison>& reference) {
+  const LessonConfig& c = a.config;
+  std::string out;
+  out += "pinbench lesson: pinned memory and async copies (Day 53)\n\n";
+  out += render_machine(rec.machine);
+  out += fmt::format("Record:  {} by pinbench {}{}\n", rec.created_utc, rec.pinbench_version,
+                     rec.source == "published" ? " (published tables, one figure per case)" : "");
+  if (!rec.note.empty()) out += fmt::format("Note:    {}\n", rec.note);
+  // A published record has one figure per case: it must not claim a method it did not use.
+  const bool published = rec.source == "published";
+  out += fmt::format(
+      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. {}; a dash marks a case that is missing "
+      "or failed its byte-exact gate.\n\n",
+      published ? "Figures are the published ones, one per case"
+                : "Figures are medians of the timed samples");
+  const std::string published_method = "published figures, one per case";
+  out += fmt::format(
+      "Part 1: blocking cudaMemcpy, host to device ({})\n",
+      published ? published_method
+                : fmt::format("{} warm-ups, {} timed, CUDA events", c.warmups, c.iterations));
+  out += copy_table(a.h2d);
+  if (!a.d2h.empty()) {
+    out += "\nPart 1 exercise: the same sweep, device to host\n";
+    out += copy_table(a.d2h);
+  }
+  out += fmt::format("\n  Ratio at {}: {} host to device, {} device to host.\n  {}\n",
+                     format_size(c.ratio_bytes), num(a.h2d_ratio_at, "{:.2f}x"),
+                     num(a.d2h_ratio_at, "{:.2f}x"), a.direction_sentence);
+
+  out += fmt::format(
+      "\nPart 2: {} cudaMemcpyAsync on a non-blocking stream ({})\n", format_size(c.async_bytes),
+      published
+          ? published_method
+          : fmt::format("{} warm-up, {} timed, host clock", c.async_warmups, c.async_iterations));
+  TextTable async({"direction", "host memory", "call ms", "completion ms", "call share"});
+  for (const AsyncRow& r : a.async_rows) {
+    async.add_row(
+        {direction_words(r.direction), r.memory, num(r.call_ms), num(r.completion_ms),
+         r.call_share ? fmt::format("{:.1f}%", 100.0 * *r.call_share) : std::string("—")});
+  }
+  out += async.render();
+
+  out +=
+      fmt::format("\nPart 3: scale_copy kernel over {} of floats, output in device memory ({})\n",
+                  format_size(c.kernel_bytes),
+                  published ? published_method
+                            : fmt::format("{} warm-ups, {} timed, CUDA events", c.kernel_warmups,
+                                          c.kernel_iterations));
+  TextTable kernels({"variant", "ms per launch", "read GB/s", "read+written GB/s"});
+  for (const KernelRow& r : a.kernel_rows) {
+    kernels.add_row({r.variant, num(r.ms), num(r.read_gb_per_s, "{:.1f}"),
+                     num(r.read_write_gb_per_s, "{:.1f}")});
+  }
+  out += kernels.render();
+  out += "  Read GB/s counts the input bytes once; read+written counts input and output.\n";
+  if (a.model.available) {
+    const ZeroCopyModel& m = a.model;
+    out += "\n  Byte accounting, per launch:\n";
+    TextTable bytes({"variant", "bytes across PCIe", "bytes in device memory"});
+    bytes.add_row({"device-resident", format_size(m.resident_pcie_bytes),
+                   format_size(m.resident_device_bytes)});
+    bytes.add_row({"mapped (zero-copy)", format_size(m.mapped_pcie_bytes),
+                   format_size(m.mapped_device_bytes)});
+    out += bytes.render("    ");
+    out += fmt::format(
+        "    PCIe rate {:.1f} GB/s (part 1 pinned H2D); device rate {:.1f} GB/s (resident kernel, "
+        "read + written).\n"
+        "    Predicted mapped/resident ratio: {:.2f}x as the page reasons, {:.2f}x from the "
+        "accounting; measured {:.2f}x.\n",
+        m.pcie_gb_per_s, m.device_gb_per_s, m.page_predicted_ratio, m.accounted_predicted_ratio,
+        m.measured_ratio);
+    out += fmt::format("    {}\n", m.finding);
+  }
+
+  out += "\nPredictions\n";
+  for (const Prediction& p : a.predictions) {
+    out += fmt::format("  {}. [{}] {}\n", p.number, to_string(p.verdict), p.statement);
+    for (const Claim& cl : p.claims) {
+      out += fmt::format("       {:<13} {}: {}\n", to_string(cl.verdict), cl.text, cl.evidence);
+    }
+  }
+
+  out += "\nChecks\n";
+  if (a.checks_passed() && rec.source == "published") {
+    out +=
+        "  Figures copied from published tables: pinbench did not verify their bytes or buffers; "
+        "no pinned row is slower than its pageable row.\n";
+  } else if (a.checks_passed()) {
+    out += fmt::format(
+        "  Passed ({} gates): every buffer is the memory kind it claims, every timed path copied "
+        "its bytes exactly, and no pinned row is slower than its pageable row.\n",
+        rec.gates.size());
+  } else {
+    for (const std::string& f : a.check_failures) out += fmt::format("  FAILED: {}\n", f);
+  }
+
+  if (!a.trace_summary.empty()) {
+    out += fmt::format("\nTrace\n  {}\n", a.trace_summary);
+    if (a.trace_evidence) {
+      for (const std::string& n : a.trace_evidence->notes) {
+        out += fmt::format("  Prediction 4: {}.\n", n);
+      }
+    }
+  }
+
+  if (reference) {
+    out += fmt::format("\nReference ({}, {})\n  {}\n", reference->reference_machine,
+                       reference->reference_date, reference->summary);
+  }
+  return out;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,4 @@
+# The Day 54 pipeline: copies and kernels overlapped on streams, through the engine and from
+# page-locked memory, against their bound.
+pinbench_experiment(
+  MEASURE measure.cpp kernels.cu)

@@ -1,0 +1,450 @@
+// Rows, ratios and the goals' verdicts for the staged benchmark, its tuning grid and the
+// pipeline (staged_analysis.hpp). A figure comes only from a verified case's median.
+#include "experiments/staged/analysis.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "framework/case_figures.hpp"
+#include "experiments/staged/torch_methods.hpp"
+#include "experiments/staged/plan.hpp"
+#include "framework/stats.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench {
+namespace {
+
+std::optional<double> verified_median(const Case& c) {
+  if (!c.verified || c.samples_ms.empty()) return std::nullopt;
+  return median(c.samples_ms);
+}
+
+std::optional<double> rate(const Case& c) {
+  const auto ms = verified_median(c);
+  if (!ms || *ms <= 0.0) return std::nullopt;
+  return gb_per_s(c.bytes, *ms);
+}
+
+std::uint64_t extra_u64(const Case& c, const char* key) {
+  const auto it = c.extra.find(key);
+  return it != c.extra.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+}
+
+int extra_int(const Case& c, const char* key) {
+  const auto it = c.extra.find(key);
+  return it != c.extra.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+
+std::string size_label(const StagedRow& r) {
+  std::string s = exact_size(r.bytes);
+  if (r.host_offset != 0 || r.device_offset != 0) {
+    s += fmt::format(" at +{}/+{}", r.host_offset, r.device_offset);
+  }
+  return s;
+}
+
+// One goal over a set of rows, each row's ratio judged on its interval against `bound`: held
+// when every row's interval clears it, died when one lies wholly below, undecided when none
+// failed but one straddles the bound, not evaluated when none could be judged or some lack a
+// figure and none failed.
+template <typename Figure>
+StagedGoal judge(const std::string& direction, const std::string& text,
+                 const std::vector<const StagedRow*>& rows, const char* label, const char* spec,
+                 const char* unit, Figure figure, double bound) {
+  StagedGoal g;
+  g.direction = direction;
+  g.text = text;
+  if (rows.empty()) {
+    g.evidence = "no size in range was measured";
+    return g;
+  }
+  bool died = false;
+  bool undecided = false;
+  bool missing = false;
+  std::vector<std::string> parts;
+  for (const StagedRow* r : rows) {
+    const std::optional<Estimate> v = figure(*r);
+    if (!v) {
+      missing = true;
+      parts.push_back(fmt::format("no figure at {}", size_label(*r)));
+      continue;
+    }
+    const Verdict row = judge_at_least(*v, bound);
+    died = died || row == Verdict::kDied;
+    undecided = undecided || row == Verdict::kUndecided;
+    parts.push_back(fmt::format("{}{} at {}", describe(*v, spec, unit),
+                                row == Verdict::kDied        ? " (fails)"
+                                : row == Verdict::kUndecided ? " (within noise)"
+                                                             : "",
+                                size_label(*r)));
+  }
+  g.verdict = died        ? Verdict::kDied
+              : undecided ? Verdict::kUndecided
+              : missing   ? Verdict::kNotEvaluated
+                          : Verdict::kHeld;
+  g.evidence = std::string(label) + ": ";
+  for (std::size_t i = 0; i < parts.size(); ++i) g.evidence += (i ? "; " : "") + parts[i];
+  return g;
+}
+
+// The bound case nearest `bytes` (within a factor of two), its times scaled to `bytes`: the
+// host side's rate, not its time, is what carries over to a nearby size.
+std::map<std::string, Estimate> bound_near(
+    const std::map<std::uint64_t, std::map<std::string, Estimate>>& by_size, std::uint64_t bytes) {
+  const std::map<std::string, Estimate>* best = nullptr;
+  std::uint64_t best_bytes = 0;
+  double best_distance = 2.0;
+  for (const auto& [b, methods] : by_size) {
+    const double d = b > bytes ? static_cast<double>(b) / static_cast<double>(bytes)
+                               : static_cast<double>(bytes) / static_cast<double>(b);
+    if (d <= best_distance) {
+      best = &methods;
+      best_bytes = b;
+      best_distance = d;
+    }
+  }
+  std::map<std::string, Estimate> out;
+  if (best == nullptr) return out;
+  for (const auto& [m, e] : *best) {
+    out[m] = scaled(e, static_cast<double>(bytes) / static_cast<double>(best_bytes));
+  }
+  return out;
+}
+
+// The slower of two times, end by end: the bound is the lesser of two rates.
+Estimate slower(const Estimate& a, const Estimate& b) {
+  return {std::max(a.lo, b.lo), std::max(a.mid, b.mid), std::max(a.hi, b.hi)};
+}
+
+void add_bound(StagedRow& row,
+               const std::map<std::uint64_t, std::map<std::string, Estimate>>& by_size,
+               const std::map<std::string, Estimate>& t, double fraction) {
+  const std::map<std::string, Estimate> host = bound_near(by_size, row.bytes);
+  const auto rate_of = [&](const Estimate& e) { return gb_per_s(row.bytes, e.mid); };
+  if (const auto it = host.find("host"); it != host.end()) row.host_gb_per_s = rate_of(it->second);
+  const auto joint = host.find("host-under-dma");
+  const auto pinned = t.find("pinned");
+  if (joint == host.end()) return;
+  row.host_under_dma_gb_per_s = rate_of(joint->second);
+  if (pinned == t.end()) return;
+  const Estimate bound = slower(joint->second, pinned->second);
+  row.bound_gb_per_s = rate_of(bound);
+  row.bound_over_pinned = pinned->second.mid / bound.mid;
+  const bool near_pinned = *row.bound_over_pinned > fraction;
+  for (const bool b2b : {false, true}) {
+    const auto engine = t.find(b2b ? "staged-back-to-back" : "staged");
+    if (engine == t.end()) continue;
+    const Estimate over_bound = ratio_of(bound, engine->second);
+    const Estimate over_pinned = ratio_of(pinned->second, engine->second);
+    (b2b ? row.back_to_back_over_bound : row.staged_over_bound) = over_bound.mid;
+    (b2b ? row.back_to_back_over_bound_estimate : row.staged_over_bound_estimate) = over_bound;
+    (b2b ? row.back_to_back_goal_estimate : row.staged_goal_estimate) =
+        near_pinned ? over_pinned : over_bound;
+  }
+}
+
+// The engine against PyTorch's paths, where the record holds them (`staged --torch`): each
+// aligned size's ratio of times from from_bytes up, host to device, judged like every goal. The
+// engine's figure is python-staged (same process, same tensors, same clock as torch's), or the
+// CLI's staged where a record has none.
+void add_torch_goals(StagedAnalysis& a, const StagedGoals& goals) {
+  const auto has = [&](const char* m) {
+    return std::find(a.methods.begin(), a.methods.end(), m) != a.methods.end();
+  };
+  const auto it = a.rows.find("h2d");
+  if (it == a.rows.end()) return;
+  const std::string engine = has(kPythonStaged) ? kPythonStaged : "staged";
+  const struct {
+    const char* method;
+    const char* words;
+    double multiple;
+  } yardsticks[] = {
+      {kTorchPageableTo, "torch's pageable x.to(\"cuda\", non_blocking=True)",
+       goals.torch_pageable_multiple},
+      {kTorchPinMemoryTo, "torch's x.pin_memory().to(\"cuda\")", goals.torch_pin_memory_multiple},
+  };
+  for (const auto& y : yardsticks) {
+    if (!has(y.method)) continue;
+    std::vector<const StagedRow*> rows;
+    for (const StagedRow& r : it->second) {
+      if (r.bytes >= goals.from_bytes && r.host_offset == 0 && r.device_offset == 0 &&
+          r.gb_per_s.count(y.method) != 0) {
+        rows.push_back(&r);
+      }
+    }
+    const std::string method = y.method;
+    StagedGoal g = judge(
+        "h2d",
+        fmt::format("{} at {:g}x {} or better from {} up", engine, y.multiple, y.words,
+                    format_size(goals.from_bytes)),
+        rows, (engine + "/" + method).c_str(), "{:.2f}", "x",
+        [&](const StagedRow& r) -> std::optional<Estimate> {
+          const auto e = r.ms_estimate.find(engine);
+          const auto t = r.ms_estimate.find(method);
+          if (e == r.ms_estimate.end() || t == r.ms_estimate.end()) return std::nullopt;
+          return ratio_of(t->second, e->second);  // rates' ratio: the inverse ratio of times
+        },
+        y.multiple);
+    g.method = engine;
+    a.goals.push_back(std::move(g));
+  }
+}
+
+}  // namespace
+
+StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals) {
+  StagedAnalysis a;
+  using Key = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>;
+  std::map<std::string, std::map<Key, StagedRow>> by_direction;
+  std::vector<std::string> seen;
+  std::map<const StagedRow*, std::map<std::string, Estimate>> ms;  // each row's times, by method
+  // The bound cases' times, by direction, size and method.
+  std::map<std::string, std::map<std::uint64_t, std::map<std::string, Estimate>>> bound_ms;
+  for (const Case& c : record.cases) {
+    if (c.part != "bound") continue;
+    if (const auto e = verified_estimate(c); e && e->lo > 0.0) {
+      bound_ms[c.direction][c.bytes][c.method] = *e;
+    }
+  }
+  for (const Case& c : record.cases) {
+    if (c.part != "staged") continue;
+    const std::uint64_t ho = extra_u64(c, "host_offset");
+    const std::uint64_t dof = extra_u64(c, "device_offset");
+    StagedRow& row = by_direction[c.direction][Key{c.bytes, ho, dof}];
+    row.bytes = c.bytes;
+    row.host_offset = ho;
+    row.device_offset = dof;
+    row.gb_per_s[c.method] = rate(c);
+    if (const auto e = verified_estimate(c); e && e->lo > 0.0) ms[&row][c.method] = *e;
+    if (c.method == "staged" || (c.method == "staged-back-to-back" && row.staged_path.empty())) {
+      row.staged_path = c.extra.value("path", std::string());
+    }
+    if (std::find(seen.begin(), seen.end(), c.method) == seen.end()) seen.push_back(c.method);
+  }
+  for (StagedMethod m : all_staged_methods()) {
+    if (std::find(seen.begin(), seen.end(), to_string(m)) != seen.end()) {
+      a.methods.push_back(to_string(m));
+    }
+  }
+  for (const std::string& m : seen) {  // methods from a newer pinbench, at the end
+    if (std::find(a.methods.begin(), a.methods.end(), m) == a.methods.end()) a.methods.push_back(m);
+  }
+
+  for (auto& [direction, rows] : by_direction) {
+    std::vector<StagedRow>& out = a.rows[direction];
+    for (auto& entry : rows) {
+      StagedRow& row = entry.second;  // not a structured binding: lambdas may not capture those
+      auto get = [&](const char* m) -> std::optional<double> {
+        const auto it = row.gb_per_s.find(m);
+        return it == row.gb_per_s.end() ? std::nullopt : it->second;
+      };
+      const auto staged = get("staged");
+      const auto pinned = get("pinned");
+      const auto driver = get("pageable-driver");
+      const auto back_to_back = get("staged-back-to-back");
+      if (staged && pinned) row.staged_over_pinned = *staged / *pinned;
+      if (staged && driver) row.staged_over_driver = *staged / *driver;
+      if (back_to_back && pinned) row.back_to_back_over_pinned = *back_to_back / *pinned;
+      // A ratio of rates at one size is the inverse ratio of the times.
+      const auto& t = ms[&row];
+      row.ms_estimate = t;
+      const auto faster = [&](const char* num, const char* den) -> std::optional<Estimate> {
+        const auto x = t.find(num);
+        const auto y = t.find(den);
+        if (x == t.end() || y == t.end()) return std::nullopt;
+        return ratio_of(y->second, x->second);
+      };
+      row.staged_over_pinned_estimate = faster("staged", "pinned");
+      row.staged_over_driver_estimate = faster("staged", "pageable-driver");
+      row.back_to_back_over_pinned_estimate = faster("staged-back-to-back", "pinned");
+      add_bound(row, bound_ms[direction], t, goals.pinned_fraction);
+      out.push_back(row);
+    }
+  }
+
+  for (const char* direction : {"h2d", "d2h"}) {
+    const auto it = a.rows.find(direction);
+    if (it == a.rows.end()) continue;
+    std::vector<const StagedRow*> large;
+    std::vector<const StagedRow*> all;
+    for (const StagedRow& r : it->second) {
+      all.push_back(&r);
+      if (r.bytes >= goals.from_bytes) large.push_back(&r);
+    }
+    const std::string from = format_size(goals.from_bytes);
+    // Records with the bound are judged against it; older ones against pinned, as they were.
+    const bool bounded = std::any_of(large.begin(), large.end(), [](const StagedRow* r) {
+      return r->bound_gb_per_s.has_value();
+    });
+    const std::string yardstick =
+        bounded ? fmt::format("its bound ({:.0f}% of pinned where the bound is above that)",
+                              100 * goals.pinned_fraction)
+                : std::string("pinned");
+    const char* label = bounded ? "staged/bound" : "staged/pinned";
+    a.goals.push_back(judge(
+        direction,
+        fmt::format("staged at {:.0f}% of {} or better from {} up", 100 * goals.pinned_fraction,
+                    yardstick, from),
+        large, label, "{:.3f}", "",
+        [bounded](const StagedRow& r) {
+          return bounded ? r.staged_goal_estimate : r.staged_over_pinned_estimate;
+        },
+        goals.pinned_fraction));
+    if (std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end()) {
+      StagedGoal g = judge(
+          direction,
+          fmt::format("staged back to back at {:.0f}% of {} or better from {} up",
+                      100 * goals.pinned_fraction, yardstick, from),
+          large, bounded ? "staged-back-to-back/bound" : "staged-back-to-back/pinned", "{:.3f}", "",
+          [bounded](const StagedRow& r) {
+            return bounded ? r.back_to_back_goal_estimate : r.back_to_back_over_pinned_estimate;
+          },
+          goals.pinned_fraction);
+      g.method = "staged-back-to-back";
+      a.goals.push_back(std::move(g));
+    }
+    std::vector<const StagedRow*> small;
+    for (const StagedRow& r : it->second) {
+      if (r.bytes >= goals.small_from_bytes && r.bytes <= goals.small_to_bytes) small.push_back(&r);
+    }
+    if (!small.empty()) {
+      a.goals.push_back(judge(
+          direction,
+          fmt::format("staged at {:g}x the driver's pageable path or better from {} to {}",
+                      goals.small_driver_multiple, format_size(goals.small_from_bytes),
+                      format_size(goals.small_to_bytes)),
+          small, "staged/pageable-driver", "{:.2f}", "x",
+          [](const StagedRow& r) { return r.staged_over_driver_estimate; },
+          goals.small_driver_multiple));
+    }
+    a.goals.push_back(judge(
+        direction,
+        fmt::format("staged at {:g}x the driver's pageable path or better from {} up",
+                    goals.driver_multiple, from),
+        large, "staged/pageable-driver", "{:.2f}", "x",
+        [](const StagedRow& r) { return r.staged_over_driver_estimate; }, goals.driver_multiple));
+    a.goals.push_back(judge(
+        direction,
+        fmt::format("staged never slower than the driver's pageable path at any size (within "
+                    "{:.0f}% noise)",
+                    100 * goals.noise),
+        all, "staged/pageable-driver", "{:.3f}", "",
+        [](const StagedRow& r) { return r.staged_over_driver_estimate; }, 1.0 - goals.noise));
+  }
+  add_torch_goals(a, goals);
+  return a;
+}
+
+std::vector<TuneRow> tune_rows(const RunRecord& record) {
+  std::vector<TuneRow> rows;
+  for (const Case& c : record.cases) {
+    if (c.part != "tune") continue;
+    TuneRow r;
+    r.direction = c.direction;
+    r.bytes = c.bytes;
+    r.chunk_bytes = extra_u64(c, "chunk_bytes");
+    r.depth = extra_int(c, "depth");
+    r.threads = extra_int(c, "threads");
+    r.gb_per_s = rate(c);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<TuneChoice> tune_choices(const std::vector<TuneRow>& rows) {
+  std::vector<TuneChoice> out;
+  for (const char* direction : {"h2d", "d2h"}) {
+    std::map<std::uint64_t, double> best;  // by size
+    using Shape = std::tuple<std::uint64_t, int, int>;
+    std::map<Shape, std::map<std::uint64_t, double>> rates;
+    for (const TuneRow& r : rows) {
+      if (r.direction != direction) continue;
+      double& b = best[r.bytes];
+      const double v = r.gb_per_s.value_or(0.0);
+      b = std::max(b, v);
+      rates[Shape{r.chunk_bytes, r.depth, r.threads}][r.bytes] = v;
+    }
+    if (rates.empty()) continue;
+    std::optional<TuneChoice> choice;
+    for (const auto& [shape, by_size] : rates) {
+      double worst = 1.0;
+      for (const auto& [bytes, top] : best) {
+        const auto it = by_size.find(bytes);
+        const double v = it == by_size.end() ? 0.0 : it->second;
+        worst = std::min(worst, top > 0.0 ? v / top : 0.0);
+      }
+      TuneChoice c{direction, std::get<0>(shape), std::get<1>(shape), std::get<2>(shape), worst};
+      // Ties go to less page-locked memory, then to fewer threads.
+      const auto cost = [](const TuneChoice& t) {
+        return std::make_tuple(-t.worst_share, t.chunk_bytes * static_cast<std::uint64_t>(t.depth),
+                               t.threads);
+      };
+      if (!choice || cost(c) < cost(*choice)) choice = c;
+    }
+    out.push_back(*choice);
+  }
+  return out;
+}
+
+PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency,
+                                  double staged_efficiency) {
+  PipelineAnalysis a;
+  auto find_bound = [&](const char* part, const std::string& method) -> std::optional<double> {
+    for (const Case& c : record.cases) {
+      if (c.part == part && c.method == method) return verified_median(c);
+    }
+    return std::nullopt;
+  };
+  for (const Case& c : record.cases) {
+    if (c.part != "pipeline") continue;
+    PipelineRow r;
+    r.source = c.extra.value("source", c.memory);
+    r.streams = extra_int(c, "streams");
+    r.array_bytes = c.bytes;
+    r.chunk_bytes = extra_u64(c, "chunk_bytes");
+    r.ms = verified_median(c);
+    if (r.ms && *r.ms > 0.0) r.gb_per_s_each_way = gb_per_s(c.bytes, *r.ms);
+    r.copy_bound_ms = find_bound("bound-copy", c.method);
+    r.kernel_ms = find_bound("bound-kernel", c.method);
+    if (r.source == "staged") r.host_bound_ms = find_bound("bound-host", c.method);
+    if (r.copy_bound_ms && r.kernel_ms) r.bound_ms = std::max(*r.copy_bound_ms, *r.kernel_ms);
+    if (r.bound_ms && r.host_bound_ms) r.bound_ms = std::max(*r.bound_ms, *r.host_bound_ms);
+    if (r.bound_ms && r.ms && *r.ms > 0.0) r.efficiency = *r.bound_ms / *r.ms;
+    a.rows.push_back(r);
+  }
+  for (PipelineRow& r : a.rows) {
+    if (r.source != "staged" || !r.ms || *r.ms <= 0.0) continue;
+    for (const PipelineRow& p : a.rows) {
+      if (p.source == "pinned" && p.streams == r.streams && p.ms) r.over_pinned = *p.ms / *r.ms;
+    }
+  }
+  std::vector<std::string> sources;
+  for (const PipelineRow& r : a.rows) {
+    if (std::find(sources.begin(), sources.end(), r.source) == sources.end()) {
+      sources.push_back(r.source);
+    }
+  }
+  for (const std::string& source : sources) {
+    PipelineGoal g;
+    g.source = source;
+    const double want = source == "staged" ? staged_efficiency : efficiency;
+    g.text = fmt::format("{} source, two streams: at {:.0f}% of {} bound or better", source,
+                         100 * want, source == "staged" ? "its own" : "the");
+    g.evidence = "no two-stream run with a verified result and a measured bound";
+    for (const PipelineRow& r : a.rows) {
+      if (r.source != source || r.streams != 2 || !r.efficiency) continue;
+      g.verdict = *r.efficiency >= want ? Verdict::kHeld : Verdict::kDied;
+      g.evidence = fmt::format(
+          "{:.1f}% of the bound: {:.3f} ms against a bound of {:.3f} ms "
+          "(copies {:.3f} ms, kernel {:.3f} ms{})",
+          100 * *r.efficiency, *r.ms, *r.bound_ms, *r.copy_bound_ms, *r.kernel_ms,
+          r.host_bound_ms ? fmt::format(", host side {:.3f} ms", *r.host_bound_ms) : "");
+    }
+    a.goals.push_back(g);
+  }
+  return a;
+}
+
+}  // namespace pinbench

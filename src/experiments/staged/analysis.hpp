@@ -1,0 +1,158 @@
+// Turning `pinbench staged`, `pinbench staged --tune` and `pinbench pipeline` records into rows,
+// ratios and verdicts on the goals. Pure functions of a RunRecord, so a replayed record
+// is judged by the same code as a live one, and every verdict is tested on hand-made records.
+#pragma once
+
+#include "framework/estimate.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/lesson/analysis.hpp"  // Verdict
+#include "framework/record.hpp"
+
+namespace pinbench {
+
+// --- staged -----------------------------------------------------------------------------------
+
+struct StagedRow {
+  std::uint64_t bytes = 0;
+  std::uint64_t host_offset = 0;
+  std::uint64_t device_offset = 0;
+  std::map<std::string, std::optional<double>> gb_per_s;  // by method; absent: gate failed
+  // Each verified method's median time with its interval, by method: what any ratio between two
+  // methods at this size is judged on (ratio_of(den, num) is num's rate over den's). Methods
+  // from outside pinbench's list (`torch-*` from PyTorch's paths, say) are here too.
+  std::map<std::string, Estimate> ms_estimate;
+  std::optional<double> staged_over_pinned;
+  std::optional<double> staged_over_driver;  // staged over pageable-driver
+  // staged-back-to-back over pinned. Not over the driver: its samples each follow a pause, like
+  // the other methods', so only pinned (which a pause does not slow) is a fair yardstick.
+  std::optional<double> back_to_back_over_pinned;
+  // The three ratios with the intervals their samples allow (framework/estimate.hpp): what
+  // the goals are judged on, so a goal the noise cannot decide is undecided.
+  std::optional<Estimate> staged_over_pinned_estimate;
+  std::optional<Estimate> staged_over_driver_estimate;
+  std::optional<Estimate> back_to_back_over_pinned_estimate;
+  std::string staged_path;  // "staged" or "direct": what the engine did
+  // The engine's bound (docs/methodology.md, "The engine's bound"), from the record's "bound"
+  // cases at this size (or the nearest measured size within a factor of two): the host side
+  // alone, the host side and the copy engine doing the engine's work at once, and the lesser of
+  // that and pinned memory's rate. Absent in records made before the bound was measured.
+  std::optional<double> host_gb_per_s;
+  std::optional<double> host_under_dma_gb_per_s;
+  std::optional<double> bound_gb_per_s;
+  std::optional<double> bound_over_pinned;
+  std::optional<double> staged_over_bound;
+  std::optional<double> back_to_back_over_bound;
+  std::optional<Estimate> staged_over_bound_estimate;
+  std::optional<Estimate> back_to_back_over_bound_estimate;
+  // What the goal judges: over the bound, or over pinned where the bound is above
+  // `pinned_fraction` of pinned (then the goal asks for that share of pinned itself).
+  std::optional<Estimate> staged_goal_estimate;
+  std::optional<Estimate> back_to_back_goal_estimate;
+};
+
+struct StagedGoal {
+  std::string direction;          // "h2d", "d2h"
+  std::string method = "staged";  // the engine's figures judged, or "staged-back-to-back"
+  std::string text;
+  Verdict verdict = Verdict::kNotEvaluated;
+  std::string evidence;
+};
+
+// The goals for the staged engine on the H200, judged on the engine's copies after a
+// pause (as every other method is measured), and, where the record holds them, the share of
+// pinned judged on its copies back to back too.
+struct StagedGoals {
+  double pinned_fraction = 0.95;           // staged at this fraction of its bound or better...
+  double driver_multiple = 6.0;            // ...and this multiple of the driver's pageable path...
+  std::uint64_t from_bytes = 64ull << 20;  // ...at every size from this one up
+  // "Never slower than the driver at any size", within this relative noise band: below the
+  // direct threshold both are the same cudaMemcpyAsync, and only noise tells them apart.
+  double noise = 0.05;
+  // From small_from_bytes to small_to_bytes, staged at this multiple of the driver or better.
+  double small_driver_multiple = 1.5;
+  std::uint64_t small_from_bytes = 1ull << 20;
+  std::uint64_t small_to_bytes = 2ull << 20;
+  // Against PyTorch's own paths (`staged --torch`), host to device, from from_bytes up: the
+  // engine at these multiples of pageable `.to()` and of `pin_memory().to()` or better.
+  double torch_pageable_multiple = 5.0;
+  double torch_pin_memory_multiple = 1.5;
+};
+
+struct StagedAnalysis {
+  // The methods present: pinbench's own in the benchmark's order, then any other the record
+  // holds (e.g. `torch-*`) in the order first seen; each gets a column in every printer.
+  std::vector<std::string> methods;
+  std::map<std::string, std::vector<StagedRow>> rows;  // by direction; by size, aligned first
+  std::vector<StagedGoal> goals;
+};
+
+StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals = {});
+
+// --- tune -------------------------------------------------------------------------------------
+
+struct TuneRow {
+  std::string direction;
+  std::uint64_t bytes = 0;
+  std::uint64_t chunk_bytes = 0;
+  int depth = 0;
+  int threads = 0;
+  std::optional<double> gb_per_s;
+};
+
+struct TuneChoice {
+  std::string direction;
+  std::uint64_t chunk_bytes = 0;
+  int depth = 0;
+  int threads = 0;
+  double worst_share = 0.0;  // its lowest rate over the sizes, as a share of that size's best
+};
+
+std::vector<TuneRow> tune_rows(const RunRecord& record);
+// Per direction, the shape whose lowest share of the best rate over all sizes is highest: the
+// shape that is never far from the best, rather than the best at one size.
+std::vector<TuneChoice> tune_choices(const std::vector<TuneRow>& rows);
+
+// --- pipeline ---------------------------------------------------------------------------------
+
+struct PipelineRow {
+  std::string source;  // "pinned", "staged"
+  int streams = 0;
+  std::uint64_t array_bytes = 0;
+  std::uint64_t chunk_bytes = 0;
+  std::optional<double> ms;                 // the whole array in and out
+  std::optional<double> gb_per_s_each_way;  // array bytes / ms, each direction
+  std::optional<double> copy_bound_ms;      // both directions at once, page-locked, same chunks
+  std::optional<double> kernel_ms;          // the kernel over the whole array, device-resident
+  // The staged source only: the engine's host side filling and draining the array at once
+  // while the copy engine moves as many bytes each way (the host's memory carries both).
+  std::optional<double> host_bound_ms;
+  std::optional<double> bound_ms;    // the largest of those measured for this source
+  std::optional<double> efficiency;  // bound_ms / ms
+  // The staged source only: its rate over the page-locked source's at the same stream count.
+  std::optional<double> over_pinned;
+};
+
+struct PipelineGoal {
+  std::string source;
+  std::string text;
+  Verdict verdict = Verdict::kNotEvaluated;
+  std::string evidence;
+};
+
+struct PipelineAnalysis {
+  std::vector<PipelineRow> rows;
+  std::vector<PipelineGoal> goals;
+};
+
+// Goal: two streams at `efficiency` of the bound or better from page-locked memory, and at
+// `staged_efficiency` of its own bound (the host side counted) through the staged engine.
+PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency = 0.95,
+                                  double staged_efficiency = 0.90);
+
+}  // namespace pinbench

@@ -1,0 +1,134 @@
+// What `pinbench staged` and `pinbench pipeline` measure, as plain data: the ways of moving
+// pageable memory that the staged engine is compared with, the sizes and alignments, the engine's
+// settings, and the checks that run before anything is allocated. No CUDA here, so every check
+// is tested without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/sweep/plan.hpp"
+#include "pinbench/staged_options.hpp"
+
+namespace pinbench {
+
+// Every way a user could move pageable data, plus the page-locked ceiling. Names are used in
+// flags, records and tables alike.
+enum class StagedMethod {
+  kStaged,            // "staged": pinbench's StagedCopier, each copy after a pause (the previous
+                      // sample's byte check), as a program that copies now and then sees it
+  kStagedBackToBack,  // "staged-back-to-back": the same, copies one after another, as a program
+                      // that streams data sees it; only the last copy's bytes are checked
+  kPinned,            // "pinned": cudaMemcpyAsync from page-locked memory, the ceiling
+  kPageableDriver,    // "pageable-driver": cudaMemcpyAsync from pageable memory
+  kBatchStream,       // "batch-async-stream": cudaMemcpyBatchAsync, source accessed in stream order
+  kBatchDuringCall,   // "batch-async-during-call": ... source accessed during the call
+  kBatchAny,          // "batch-async-any": ... source accessed at any time
+  kMultithreadDriver,  // "multithread-driver": T threads, each cudaMemcpyAsync of a slice on its
+                       // own stream
+  kRegisterCopy,       // "register-copy-unregister": cudaHostRegister, copy, cudaHostUnregister
+  kSmPageableKernel,   // "sm-pageable-kernel": a kernel reading or writing pageable memory
+                       // (only where cudaDevAttrPageableMemoryAccess is 1)
+};
+const char* to_string(StagedMethod m);
+StagedMethod parse_staged_method(std::string_view name);  // throws InputError naming the choices
+std::vector<StagedMethod> all_staged_methods();
+std::vector<StagedMethod> parse_staged_methods(std::string_view list);
+
+// The staged engine's settings as JSON, for records.
+nlohmann::json to_json(const StagedCopyOptions& o);
+
+struct StagedBenchConfig {
+  std::vector<StagedMethod> methods = all_staged_methods();
+  std::vector<Direction> directions = {Direction::kH2D, Direction::kD2H};
+  std::vector<std::uint64_t> sizes;      // measured from page-aligned addresses
+  std::vector<std::uint64_t> odd_sizes;  // measured at host_offset and device_offset
+  std::uint64_t host_offset = 3;
+  std::uint64_t device_offset = 1;
+  int warmups = 2;
+  int iterations = 10;
+  int driver_threads = 8;  // multithread-driver
+  StagedCopyOptions engine;
+  bool force = false;  // allow pinning more than half of host memory
+
+  // 4 KiB to 1 GiB by x4, and 4 KiB + 3, 1 MiB + 13, 64 MiB + 5 and 1 GiB - 1 unaligned.
+  static StagedBenchConfig defaults();
+  void normalize();               // sorts and de-duplicates both size lists
+  void validate() const;          // throws InputError
+  std::uint64_t largest() const;  // the largest size, offsets included
+};
+nlohmann::json to_json(const StagedBenchConfig& c);
+
+// Why the benchmark cannot run on a device with `device_free` bytes free and a host with
+// `host_total` bytes of which `host_available` are available, or "" when it can. A zero host
+// figure means unknown and is not checked.
+std::string staged_fit_problem(const StagedBenchConfig& c, std::uint64_t device_free,
+                               std::uint64_t host_total, std::uint64_t host_available);
+
+// `pinbench staged --tune`: the staged method alone over a grid of ring shapes and thread counts.
+struct StagedTuneConfig {
+  std::vector<Direction> directions = {Direction::kH2D, Direction::kD2H};
+  std::vector<std::uint64_t> sizes = {64ull << 20, 1ull << 30};
+  std::vector<std::uint64_t> chunk_bytes = {4ull << 20, 8ull << 20, 16ull << 20, 32ull << 20};
+  std::vector<int> depths = {2, 3, 4, 6};
+  std::vector<int> threads = {4, 8, 16};
+  std::uint64_t ring_limit_bytes = 96ull << 20;  // shapes above this are left out
+  int warmups = 1;
+  int iterations = 5;
+  StagedCopyOptions engine;  // edge chunk and direct threshold; rings come from the grid
+  bool force = false;
+
+  void validate() const;  // throws InputError
+  // The ring shapes of the grid that fit the limit, in grid order.
+  std::vector<StagingRing> shapes() const;
+};
+nlohmann::json to_json(const StagedTuneConfig& c);
+
+// The Day 54 pipeline: a host array of floats through a device window, chunk by chunk: copy in,
+// a kernel, copy out, round-robin over N streams, from page-locked memory and from pageable
+// memory through the staged engine.
+enum class PipelineSource { kPinned, kStaged };
+const char* to_string(PipelineSource s);  // "pinned", "staged"
+PipelineSource parse_pipeline_source(std::string_view name);
+std::vector<PipelineSource> parse_pipeline_sources(std::string_view list);
+
+struct PipelineConfig {
+  std::uint64_t array_bytes = 1ull << 30;
+  std::uint64_t window_bytes = 64ull << 20;
+  std::vector<int> streams = {1, 2};
+  std::vector<PipelineSource> sources = {PipelineSource::kPinned, PipelineSource::kStaged};
+  int kernel_rounds = 0;  // extra add-subtract pairs per element, to make the kernel heavier
+  int warmups = 1;
+  int iterations = 5;
+  StagedCopyOptions engine;
+  bool force = false;
+
+  void normalize();       // sorts and de-duplicates the stream counts
+  void validate() const;  // throws InputError
+  // The chunk for `streams` streams: the window split evenly, rounded down to 4 KiB.
+  std::uint64_t chunk_bytes(int streams) const;
+};
+nlohmann::json to_json(const PipelineConfig& c);
+
+std::string pipeline_fit_problem(const PipelineConfig& c, std::uint64_t device_free,
+                                 std::uint64_t host_total, std::uint64_t host_available);
+
+// The engine's limits on a ring, as staged_options_problem checks them (a test holds the two
+// together), the same limit for every other count of host threads, and the pipeline's on its
+// streams: the command line's lists, checks and help use these, so a count the help offers is
+// never refused later.
+constexpr int kMinRingDepth = 2;  // one buffer fills while another moves
+constexpr int kMaxRingDepth = 64;
+constexpr int kMaxHostThreads = 256;
+constexpr int kMaxStreams = 64;
+
+// Parses a comma-separated list of counts, each from `min` to `max` ("1,2,4"); throws
+// InputError naming `what` and the range.
+std::vector<int> parse_counts(std::string_view list, const char* what, int min = 1,
+                              int max = kMaxStreams);
+
+}  // namespace pinbench

@@ -1,0 +1,350 @@
+// The staged benchmark, its tuning grid and the pipeline as text (staged_text.hpp). All figures
+// come from core/staged_analysis.hpp, so the text shows exactly what the verdicts were built on.
+#include "experiments/staged/text.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "experiments/staged/analysis.hpp"
+#include "framework/units.hpp"
+#include "experiments/lesson/text.hpp"
+#include "framework/render/text_table.hpp"
+
+namespace pinbench {
+namespace {
+
+// Short column names for the methods; the legend under each table spells them out.
+struct Column {
+  const char* method;
+  const char* header;
+};
+constexpr Column kColumns[] = {
+    {"staged", "staged"},
+    {"staged-back-to-back", "staged b2b"},
+    {"pinned", "pinned"},
+    {"pageable-driver", "driver"},
+    {"batch-async-stream", "batch:stream"},
+    {"batch-async-during-call", "batch:call"},
+    {"batch-async-any", "batch:any"},
+    {"multithread-driver", "threads"},
+    {"register-copy-unregister", "register"},
+    {"sm-pageable-kernel", "sm-kernel"},
+};
+
+std::string header_for(const std::string& method) {
+  for (const Column& c : kColumns) {
+    if (method == c.method) return c.header;
+  }
+  return method;
+}
+
+std::string figure(const std::optional<double>& v, const char* fmt_spec = "{:.2f}") {
+  return v ? fmt::format(fmt::runtime(fmt_spec), *v) : std::string("—");
+}
+
+std::string verdict_word(Verdict v) {
+  switch (v) {
+    case Verdict::kHeld:
+      return "HELD";
+    case Verdict::kDied:
+      return "MISSED";
+    case Verdict::kUndecided:
+      return "UNDECIDED";
+    case Verdict::kNotEvaluated:
+      return "NOT EVALUATED";
+  }
+  return "?";
+}
+
+std::string direction_title(const std::string& d) {
+  return d == "h2d" ? "Host to device" : d == "d2h" ? "Device to host" : d;
+}
+
+std::string checks(const RunRecord& record, const char* what_passed) {
+  std::string failed;
+  for (const Gate& g : record.gates) {
+    if (!g.passed) failed += fmt::format("  FAILED: gate {}: {}\n", g.name, g.detail);
+  }
+  if (!failed.empty()) return "\nChecks\n" + failed;
+  return fmt::format("\nChecks\n  Passed ({} gates): {}\n", record.gates.size(), what_passed);
+}
+
+// How the host threads drained to the host; older records do not say.
+std::string drain_text(const nlohmann::json& e) {
+  if (!e.contains("streaming_drain")) return "";
+  if (!e.value("streaming_drain", false)) return "; drained to the host with memcpy";
+  if (e.contains("streaming_stores")) {
+    return e.value("streaming_stores", false)
+               ? "; drained to the host with non-temporal stores"
+               : "; drained to the host with memcpy (no AVX2 on this CPU)";
+  }
+  return "; drained to the host with non-temporal stores where the CPU has them";
+}
+
+// How the host threads filled a copy's edge chunks to the device; older records do not say.
+std::string fill_text(const nlohmann::json& e) {
+  if (!e.contains("streaming_fill_edges")) return "";
+  if (!e.value("streaming_fill_edges", false)) return "; filled with memcpy";
+  if (e.contains("streaming_stores") && !e.value("streaming_stores", false)) {
+    return "; filled with memcpy (no AVX2 on this CPU)";
+  }
+  return "; a copy's first and last chunks filled with non-temporal stores";
+}
+
+// Which copies skip the ring: one threshold per direction, or (older records) one for both.
+std::string direct_text(const nlohmann::json& e) {
+  const auto below = [](const nlohmann::json& j) {
+    return j.value("direct_below_bytes", std::uint64_t{0});
+  };
+  std::vector<std::string> parts;
+  if (e.contains("direct_below_bytes")) {
+    if (below(e) != 0) parts.push_back("under " + exact_size(below(e)));
+  } else {
+    if (below(e["to_device"]) != 0) {
+      parts.push_back("to the device under " + exact_size(below(e["to_device"])));
+    }
+    if (below(e["to_host"]) != 0) {
+      parts.push_back("to the host under " + exact_size(below(e["to_host"])));
+    }
+  }
+  if (parts.empty()) return "every pageable copy is staged";
+  return fmt::format("copies {} go straight to cudaMemcpyAsync", fmt::join(parts, " and "));
+}
+
+std::string engine_line(const nlohmann::json& e) {
+  if (!e.is_object() || !e.contains("to_device")) return "";
+  auto ring = [](const nlohmann::json& r) {
+    return fmt::format("{} x {}, {} threads", exact_size(r.value("chunk_bytes", std::uint64_t{0})),
+                       r.value("depth", 0), r.value("threads", 0));
+  };
+  return fmt::format(
+      "Engine:  to the device {}; to the host {}; {} page-locked in all; chunks start and end at "
+      "{}; {}{}{}{}\n",
+      ring(e["to_device"]), ring(e["to_host"]),
+      exact_size(e.value("staging_bytes", std::uint64_t{0})),
+      exact_size(e.value("edge_chunk_bytes", std::uint64_t{0})), direct_text(e), fill_text(e),
+      drain_text(e),
+      e.contains("caller_copies") && !e.value("caller_copies", true)
+          ? "; a synchronous caller only waits"
+          : "");
+}
+
+std::string header_block(const RunRecord& record, const std::string& title) {
+  std::string out = title + "\n\n";
+  out += render_machine(record.machine);
+  out += fmt::format("Record:  {} by pinbench {}; wall time {:.1f} s\n", record.created_utc,
+                     record.pinbench_version, record.wall_ms / 1000.0);
+  if (record.config.contains("engine")) out += engine_line(record.config["engine"]);
+  return out;
+}
+
+}  // namespace
+
+std::string render_staged_text(const RunRecord& record) {
+  std::string out = header_block(
+      record,
+      "pinbench staged: pageable memory through the staged engine, against every other way");
+  const StagedAnalysis a = analyse_staged(record);
+  const int samples = record.config.value("iterations", 0);
+  out += fmt::format(
+      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Each rate is from the median of {} samples, "
+      "each timed with the host clock from the call to the copy's completion, the same for every "
+      "method. A dash marks a case whose byte check failed or that was not measured.\n",
+      samples);
+
+  bool any_bound = false;
+  for (const char* direction : {"h2d", "d2h"}) {
+    const auto it = a.rows.find(direction);
+    if (it == a.rows.end()) continue;
+    std::vector<std::string> header = {"size", "at"};
+    for (const std::string& m : a.methods) header.push_back(header_for(m));
+    const bool b2b =
+        std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end();
+    header.insert(header.end(), {"staged/pinned", "staged/driver"});
+    if (b2b) header.push_back("b2b/pinned");
+    const bool bounded = std::any_of(it->second.begin(), it->second.end(), [](const StagedRow& r) {
+      return r.host_gb_per_s.has_value();
+    });
+    any_bound = any_bound || bounded;
+    if (bounded) {
+      header.insert(header.end(), {"host", "host+dma", "bound", "staged/bound"});
+      if (b2b) header.push_back("b2b/bound");
+    }
+    header.push_back("staged path");
+    TextTable t(header);
+    for (const StagedRow& r : it->second) {
+      std::vector<std::string> row = {exact_size(r.bytes),
+                                      r.host_offset || r.device_offset
+                                          ? fmt::format("+{}/+{}", r.host_offset, r.device_offset)
+                                          : "page"};
+      for (const std::string& m : a.methods) {
+        const auto f = r.gb_per_s.find(m);
+        row.push_back(f == r.gb_per_s.end() ? "—" : figure(f->second));
+      }
+      row.push_back(figure(r.staged_over_pinned, "{:.3f}"));
+      row.push_back(figure(r.staged_over_driver, "{:.2f}x"));
+      if (b2b) row.push_back(figure(r.back_to_back_over_pinned, "{:.3f}"));
+      if (bounded) {
+        row.push_back(figure(r.host_gb_per_s));
+        row.push_back(figure(r.host_under_dma_gb_per_s));
+        row.push_back(figure(r.bound_gb_per_s));
+        row.push_back(figure(r.staged_over_bound, "{:.3f}"));
+        if (b2b) row.push_back(figure(r.back_to_back_over_bound, "{:.3f}"));
+      }
+      row.push_back(r.staged_path.empty() ? "—" : r.staged_path);
+      t.add_row(row);
+    }
+    out += fmt::format("\n{} (GB/s)\n{}", direction_title(direction), t.render());
+  }
+  out +=
+      "  'at' is where the host and device ends start: 'page' on a page boundary, '+3/+1' that "
+      "many bytes past one. staged = the engine's synchronous call, each sample after the "
+      "previous one's byte check (the engine's threads have gone idle by then); staged b2b = "
+      "the same call, samples back to back, only the last one checked; every other method's "
+      "samples follow a pause, so b2b is compared with pinned only. driver = "
+      "cudaMemcpyAsync from pageable memory; batch:* = "
+      "cudaMemcpyBatchAsync with source access order stream, during the call, any; threads = "
+      "several threads each copying a slice on its own stream; register = cudaHostRegister, "
+      "copy, cudaHostUnregister; pinned = cudaMemcpyAsync from page-locked memory (the ceiling). "
+      "'staged path' says whether the engine staged the copy or passed it straight to the "
+      "driver.\n";
+  if (any_bound) {
+    out +=
+        "  host = the engine's host threads alone, in its shape; host+dma = the same threads while "
+        "the copy engine moves other page-locked data the same way; bound = the lesser of "
+        "host+dma and pinned (docs/methodology.md, \"The engine's bound\").\n";
+  }
+
+  if (record.config.contains("skipped") && !record.config["skipped"].empty()) {
+    out += "\nNot measured\n";
+    for (const auto& s : record.config["skipped"]) {
+      out += fmt::format("  {}: {}\n", s.value("method", ""), s.value("reason", ""));
+    }
+  }
+
+  if (!a.goals.empty()) {
+    out += "\nGoals (H200 targets from the issue; findings, not checks)\n";
+    for (const StagedGoal& g : a.goals) {
+      out += fmt::format("  {}: {}: {}\n    {}\n", direction_title(g.direction), g.text,
+                         verdict_word(g.verdict), g.evidence);
+    }
+  }
+  out += checks(record,
+                "every checked sample delivered exactly the reference bytes (every sample, but "
+                "only the last of staged b2b), and every buffer is the kind it claims.");
+  return out;
+}
+
+std::string render_staged_tune_text(const RunRecord& record) {
+  std::string out =
+      header_block(record, "pinbench staged --tune: the staged engine over ring shapes");
+  out +=
+      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes; median of the samples, host clock from "
+      "call to completion, copies back to back. Shape = staging buffer size x buffers, host copy "
+      "threads. The destination is cleared before the warm-ups and checked byte for byte after "
+      "the last sample.\n";
+  const std::vector<TuneRow> rows = tune_rows(record);
+  const std::vector<TuneChoice> choices = tune_choices(rows);
+  for (const char* direction : {"h2d", "d2h"}) {
+    std::vector<std::uint64_t> sizes;
+    for (const TuneRow& r : rows) {
+      if (r.direction == direction &&
+          std::find(sizes.begin(), sizes.end(), r.bytes) == sizes.end()) {
+        sizes.push_back(r.bytes);
+      }
+    }
+    if (sizes.empty()) continue;
+    std::sort(sizes.begin(), sizes.end());
+    const TuneChoice* choice = nullptr;
+    for (const TuneChoice& c : choices) {
+      if (c.direction == direction) choice = &c;
+    }
+    std::vector<std::string> header = {"shape", "staging"};
+    for (std::uint64_t s : sizes) header.push_back(exact_size(s));
+    header.push_back("");
+    TextTable t(header);
+    std::vector<std::tuple<std::uint64_t, int, int>> shapes;
+    for (const TuneRow& r : rows) {
+      if (r.direction != direction) continue;
+      const auto shape = std::make_tuple(r.chunk_bytes, r.depth, r.threads);
+      if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+    }
+    for (const auto& [chunk, depth, threads] : shapes) {
+      std::vector<std::string> row = {
+          fmt::format("{} x {}, {} threads", exact_size(chunk), depth, threads),
+          exact_size(chunk * static_cast<std::uint64_t>(depth))};
+      for (std::uint64_t s : sizes) {
+        std::optional<double> v;
+        for (const TuneRow& r : rows) {
+          if (r.direction == direction && r.bytes == s && r.chunk_bytes == chunk &&
+              r.depth == depth && r.threads == threads) {
+            v = r.gb_per_s;
+          }
+        }
+        row.push_back(figure(v));
+      }
+      const bool chosen = choice != nullptr && choice->chunk_bytes == chunk &&
+                          choice->depth == depth && choice->threads == threads;
+      row.push_back(chosen ? "<- best overall" : "");
+      t.add_row(row);
+    }
+    out += fmt::format("\n{} (GB/s)\n{}", direction_title(direction), t.render());
+    if (choice != nullptr) {
+      const char* flag = std::string(direction) == "h2d" ? "h2d" : "d2h";
+      std::string chunk = exact_size(choice->chunk_bytes);
+      chunk.erase(std::remove(chunk.begin(), chunk.end(), ' '), chunk.end());
+      out += fmt::format(
+          "  Best overall: {} x {}, {} threads, never below {:.1f}% of the best shape at any "
+          "size. As flags: --{}-chunk {} --{}-depth {} --{}-threads {}\n",
+          exact_size(choice->chunk_bytes), choice->depth, choice->threads,
+          100 * choice->worst_share, flag, chunk, flag, choice->depth, flag, choice->threads);
+    }
+  }
+  out += checks(record,
+                "after the last sample of every shape the destination held exactly the "
+                "reference bytes.");
+  return out;
+}
+
+std::string render_pipeline_text(const RunRecord& record) {
+  const std::uint64_t array = record.config.value("array_bytes", std::uint64_t{0});
+  const std::uint64_t window = record.config.value("window_bytes", std::uint64_t{0});
+  std::string out = header_block(
+      record, fmt::format("pinbench pipeline: {} of floats through a {} device window: copy in, "
+                          "y = 3 x + 0.5, copy out",
+                          exact_size(array), exact_size(window)));
+  out += fmt::format(
+      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Median of {} runs, host clock from the "
+      "first call to the last completion. The bound is the slower of: the array's bytes copied "
+      "both ways at once from page-locked memory in the same chunks, and the kernel alone over "
+      "the array; through the staged engine also the engine's host side filling and draining "
+      "the array at once beside as many DMA bytes each way (host ms); efficiency = bound / "
+      "measured time; vs pinned = the staged source's rate over the page-locked source's. The "
+      "staged source is pageable memory through the staged engine.\n",
+      record.config.value("iterations", 0));
+  const PipelineAnalysis a = analyse_pipeline(record);
+  TextTable t({"source", "streams", "chunk", "ms", "GB/s each way", "bound ms", "copies ms",
+               "kernel ms", "host ms", "efficiency", "vs pinned"});
+  for (const PipelineRow& r : a.rows) {
+    t.add_row({r.source, std::to_string(r.streams), exact_size(r.chunk_bytes),
+               figure(r.ms, "{:.3f}"), figure(r.gb_per_s_each_way), figure(r.bound_ms, "{:.3f}"),
+               figure(r.copy_bound_ms, "{:.3f}"), figure(r.kernel_ms, "{:.3f}"),
+               figure(r.host_bound_ms, "{:.3f}"),
+               r.efficiency ? fmt::format("{:.1f}%", 100 * *r.efficiency) : "—",
+               figure(r.over_pinned, "{:.3f}")});
+  }
+  out += "\n" + t.render();
+  if (!a.goals.empty()) {
+    out += "\nGoals (findings, not checks)\n";
+    for (const PipelineGoal& g : a.goals) {
+      out += fmt::format("  {}: {}\n    {}\n", g.text, verdict_word(g.verdict), g.evidence);
+    }
+  }
+  out += checks(record,
+                "every run returned every float exactly, both bound copies delivered their "
+                "bytes, and every buffer is the kind it claims.");
+  return out;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,71 @@
+#include "experiments/sweep/analysis.hpp"
+
+#include <algorithm>
+
+#include "framework/stats.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench {
+
+std::vector<RateRow> rate_rows(const RunRecord& record, const std::string& part) {
+  std::vector<RateRow> rows;
+  for (const Case& c : record.cases) {
+    if (c.part != part) continue;
+    RateRow r;
+    r.direction = c.direction;
+    r.memory = c.memory;
+    r.method = c.method;
+    r.timing = c.timing;
+    r.bytes = c.bytes;
+    r.samples = c.samples_ms.size();
+    r.stop = c.stop ? to_string(*c.stop) : "";
+    if (c.extra.contains("host_numa_node") && c.extra["host_numa_node"].is_number_integer()) {
+      r.host_numa_node = c.extra["host_numa_node"].get<int>();
+    }
+    if (c.verified && !c.samples_ms.empty()) {
+      const Summary s = summarize(c.samples_ms);
+      // The fastest sample gives the highest rate.
+      if (s.median > 0.0) r.median_gb_per_s = gb_per_s(c.bytes, s.median);
+      if (s.max > 0.0) r.min_gb_per_s = gb_per_s(c.bytes, s.max);
+      if (s.min > 0.0) r.max_gb_per_s = gb_per_s(c.bytes, s.min);
+      r.spread = s.mean > 0.0 ? s.stddev / s.mean : 0.0;
+    }
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<PinCostRow> pin_cost_rows(const RunRecord& record) {
+  std::vector<PinCostRow> rows;
+  for (const Case& c : record.cases) {
+    if (c.part != "pin_cost" || c.samples_ms.empty()) continue;
+    rows.push_back({c.memory, c.method, c.bytes, median(c.samples_ms)});
+  }
+  return rows;
+}
+
+std::vector<RaceRow> race_rows(const RunRecord& record) {
+  std::vector<RaceRow> rows;
+  for (const Case& c : record.cases) {
+    if (c.part != "race") continue;
+    RaceRow r;
+    r.memory = c.memory;
+    r.method = c.method;
+    r.bytes = c.bytes;
+    if (!c.call_ms.empty()) r.call_ms = median(c.call_ms);
+    if (c.extra.contains("trials") && c.extra["trials"].is_array()) {
+      for (const auto& t : c.extra["trials"]) {
+        r.old_words += t.value("old_words", std::uint64_t{0});
+        r.new_words += t.value("new_words", std::uint64_t{0});
+        r.other_words += t.value("other_words", std::uint64_t{0});
+        ++r.trials;
+      }
+    }
+    const std::uint64_t all = r.old_words + r.new_words + r.other_words;
+    r.new_fraction = all > 0 ? static_cast<double>(r.new_words) / static_cast<double>(all) : 0.0;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,26 @@
+// `pinbench sweep`: every host-memory kind, direction and copy method over a range of sizes,
+// each sample checked byte for byte. Also what pinning costs (pin_cost.cpp).
+#pragma once
+
+#include "experiments/sweep/plan.hpp"
+#include "framework/record.hpp"
+#include "measure/progress.hpp"
+
+namespace pinbench {
+
+// A seam for tests: plants one wrong byte in the destination after the given sample (counted
+// from 0 within each case) before that sample's check runs. -1: never.
+struct SweepHooks {
+  int corrupt_after_sample = -1;
+};
+
+// Checks that the plan fits the device and the host (InputError otherwise), then measures it.
+RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
+                    const SweepHooks& hooks = {});
+
+// Cases for allocating, registering and freeing `bytes` of each pinned kind and of malloc plus
+// first touch (part "pin_cost"; `samples_ms` holds the time of each repetition).
+std::vector<Case> measure_pin_cost(std::uint64_t bytes, int repetitions,
+                                   const ProgressFn& progress);
+
+}  // namespace pinbench

@@ -1,0 +1,54 @@
+// What `pinbench sweep` measures, as plain data: host-memory kinds, directions, copy methods,
+// sizes (lists or ranges), and the stopping rule that decides how many samples a case gets.
+// No CUDA here, so parsing and the stopping rule are tested without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "framework/memory_kind.hpp"
+#include "framework/sampling.hpp"
+
+namespace pinbench {
+
+// Sizes from a list ("4KiB,1MiB") or a range "START:END:xFACTOR" (geometric) or
+// "START:END:+STEP" (arithmetic), END included when the steps land on it. Throws InputError for
+// empty or inverted ranges, factors below 2, zero steps and lists of more than 4096 sizes.
+std::vector<std::uint64_t> parse_sizes(std::string_view text);
+
+}  // namespace pinbench
+
+#include <nlohmann/json.hpp>
+
+namespace pinbench {
+
+// Everything `pinbench sweep` was asked to do.
+struct SweepConfig {
+  std::vector<MemoryKind> kinds = all_memory_kinds();
+  std::vector<Direction> directions = {Direction::kH2D, Direction::kD2H, Direction::kBidir};
+  std::vector<CopyMethod> methods = {CopyMethod::kCopyEngine, CopyMethod::kSmKernel};
+  std::vector<std::uint64_t> sizes;  // ascending, no duplicates after normalize()
+  int warmups = 3;
+  StopRule stop;
+  bool place_on_gpu_node = true;              // bind the allocating thread to the GPU's NUMA node
+  std::uint64_t pin_cost_bytes = 1ull << 30;  // 0: do not measure what pinning costs
+  bool force = false;                         // allow pinning more than half of host memory
+
+  static SweepConfig defaults();  // 4 KiB to 256 MiB by x4, every kind, direction and method
+  void normalize();               // sorts and de-duplicates the sizes
+  void validate() const;          // throws InputError
+};
+
+nlohmann::json to_json(const SweepConfig& c);
+
+// Why the plan cannot run on a device with `device_free` bytes free and a host with
+// `host_total` bytes of memory of which `host_available` are available, or "" when it can.
+// Managed memory never asks for more than the device has free; pinning more than half of the
+// host's memory needs `force`. A zero host figure means unknown and is not checked.
+std::string sweep_fit_problem(const SweepConfig& c, std::uint64_t device_free,
+                              std::uint64_t host_total, std::uint64_t host_available);
+
+}  // namespace pinbench

@@ -1,0 +1,1030 @@
+#include "framework/record.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <limits>
+#include <map>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "framework/errors.hpp"
+#include "framework/input_limits.hpp"
+#include "experiments/check/floors.hpp"
+#include "experiments/doctor/trace.hpp"
+#include "framework/stats.hpp"
+#include "framework/text_file.hpp"
+
+namespace pinbench {
+
+using nlohmann::json;
+
+const Case* RunRecord::find(const std::string& part, const std::string& direction,
+                            const std::string& memory, std::uint64_t bytes) const {
+  for (const Case& c : cases) {
+    if (c.part == part && c.direction == direction && c.memory == memory && c.bytes == bytes) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+Case* RunRecord::find(const std::string& part, const std::string& direction,
+                      const std::string& memory, std::uint64_t bytes) {
+  return const_cast<Case*>(std::as_const(*this).find(part, direction, memory, bytes));
+}
+
+bool RunRecord::all_gates_passed() const {
+  for (const Gate& g : gates) {
+    if (!g.passed) return false;
+  }
+  return true;
+}
+
+namespace {
+
+json to_json(const PcieLink& p) {
+  return json{{"current_gen", p.current_gen},     {"max_gen", p.max_gen},
+              {"current_width", p.current_width}, {"max_width", p.max_width},
+              {"current_speed", p.current_speed}, {"max_speed", p.max_speed}};
+}
+
+json to_json(const GpuInfo& g) {
+  json j{{"index", g.index},           {"name", g.name},           {"uuid", g.uuid},
+         {"pci_bus_id", g.pci_bus_id}, {"numa_node", g.numa_node}, {"cpu_list", g.cpu_list},
+         {"pcie", to_json(g.pcie)}};
+  if (g.loaded_read) j["pcie_loaded"] = to_json(g.pcie_loaded);
+  return j;
+}
+
+json to_json(const MachineInfo& m) {
+  json j{{"hostname", m.hostname},
+         {"device_index", m.device_index},
+         {"device_uuid", m.device_uuid},
+         {"cpu_list", m.cpu_list},
+         {"device_name", m.device_name},
+         {"compute_capability", fmt::format("{}.{}", m.cc_major, m.cc_minor)},
+         {"sm_count", m.sm_count},
+         {"copy_engines", m.copy_engines},
+         {"device_memory_bytes", m.device_memory_bytes},
+         {"pci_bus_id", m.pci_bus_id},
+         {"driver_version", m.driver_version},
+         {"runtime_version", m.runtime_version},
+         {"driver_release", m.driver_release},
+         {"pcie", to_json(m.pcie)},
+         {"numa_node", m.numa_node},
+         {"host_cpu", m.host_cpu},
+         {"host_logical_cpus", m.host_logical_cpus},
+         {"host_memory_bytes", m.host_memory_bytes},
+         {"os", m.os},
+         {"pageable_memory_access", m.pageable_memory_access}};
+  if (!m.gpus.empty()) {
+    json gpus = json::array();
+    for (const GpuInfo& g : m.gpus) gpus.push_back(to_json(g));
+    j["gpus"] = std::move(gpus);
+  }
+  return j;
+}
+
+json to_json(const Gate& g) {
+  return json{{"name", g.name}, {"passed", g.passed}, {"detail", g.detail}};
+}
+
+// Times are kept to the nanosecond: finer than any timer pinbench reads, and short in JSON.
+std::vector<double> to_ns_resolution(const std::vector<double>& ms) {
+  std::vector<double> out;
+  out.reserve(ms.size());
+  for (double x : ms) out.push_back(std::round(x * 1e6) / 1e6);
+  return out;
+}
+
+json to_json(const Case& c) {
+  json j{{"part", c.part},        {"direction", c.direction},   {"memory", c.memory},
+         {"method", c.method},    {"timing", c.timing},         {"bytes", c.bytes},
+         {"warmups", c.warmups},  {"samples_ms", c.samples_ms}, {"gate", c.gate},
+         {"verified", c.verified}};
+  if (!c.call_ms.empty()) j["call_ms"] = to_ns_resolution(c.call_ms);
+  if (c.stop) j["stop"] = to_string(*c.stop);
+  // Derived from the samples, written for readers of the JSON alone; never read back.
+  j["spread"] = std::round(relative_spread(c.samples_ms) * 1e6) / 1e6;
+  const StabilityCheck st = check_stability(c.samples_ms);
+  j["stability"] = to_string(st.stability);
+  if (!st.detail.empty()) j["stability_detail"] = st.detail;
+  if (!c.extra.empty()) j["extra"] = c.extra;
+  return j;
+}
+
+// ---- Reading ----
+//
+// One validation, on the one path every reader takes (record_from_json, and load_record over
+// it): a record passes whole or is refused with one line naming the field, and load_record adds
+// the file. The rules are listed in docs/record-schema.md, "Validation".
+
+constexpr std::uint64_t kMaxSize = (std::uint64_t{1} << 63) - 1;
+// A timed sample shorter than the nanosecond records are kept to, or longer than a day, is not
+// a copy pinbench timed: it is a damaged or hand-edited record.
+constexpr double kMinSampleMs = 1e-6;
+constexpr double kMaxSampleMs = 86400e3;
+
+// A value as a message shows it: short, and printable whatever the bytes.
+std::string shown(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+[[noreturn]] void refuse(const std::string& field, const std::string& what) {
+  throw InputError(fmt::format("run record: '{}' {}", field, what));
+}
+
+// A whole number within [lo, hi], from an integer or a float that holds one (2^64 arrives as a
+// float: JSON integers past 64 bits do). `noun` names the quantity: "a byte count".
+std::int64_t whole_number(const json& v, const std::string& field, std::int64_t lo,
+                          std::uint64_t hi, const char* noun) {
+  const auto too_large = [&](const std::string& x) {
+    refuse(field, hi == kMaxSize
+                      ? fmt::format("is {}, too large for {} (the most is 2^63 - 1)", x, noun)
+                      : fmt::format("is {}, more than {} allows ({})", x, noun, hi));
+  };
+  const auto too_small = [&](const std::string& x, bool negative) {
+    refuse(field, negative && lo >= 0
+                      ? fmt::format("is {}: {} cannot be negative", x, noun)
+                      : fmt::format("is {}, less than {} allows ({})", x, noun, lo));
+  };
+  if (v.is_number_unsigned()) {
+    const std::uint64_t x = v.get<std::uint64_t>();
+    if (x > hi) too_large(std::to_string(x));
+    return static_cast<std::int64_t>(x);
+  }
+  if (v.is_number_integer()) {
+    const std::int64_t x = v.get<std::int64_t>();
+    if (x < lo) too_small(std::to_string(x), x < 0);
+    if (x >= 0 && static_cast<std::uint64_t>(x) > hi) too_large(std::to_string(x));
+    return x;
+  }
+  if (v.is_number_float()) {
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x != std::floor(x)) {
+      refuse(field, fmt::format("is {}, not a whole number for {}", shown(v), noun));
+    }
+    if (x < static_cast<double>(lo)) too_small(shown(v), x < 0);
+    // 2^63 as a double is the first value past the range; every double below it converts.
+    if (x >= 9223372036854775808.0 || x > static_cast<double>(hi)) too_large(shown(v));
+    return static_cast<std::int64_t>(x);
+  }
+  refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
+}
+
+// Every field is looked up by name with its path in the message, so a foreign or damaged file
+// is reported as "run record: 'cases[3].bytes' is missing", not as a crash.
+class Reader {
+ public:
+  Reader(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object()) fail("is not an object");
+  }
+
+  bool has(const char* key) const { return j_.contains(key); }
+
+  std::string text(const char* key) const {
+    const json& v = at(key);
+    if (!v.is_string()) wrong_type(key, v);
+    return v.get<std::string>();
+  }
+  std::string text_or(const char* key, const std::string& fallback) const {
+    return has(key) ? text(key) : fallback;
+  }
+  // A string that names something (a part, a gate): empty is as good as missing.
+  std::string name_text(const char* key) const {
+    std::string s = text(key);
+    if (s.empty()) refuse(name(key), "is empty");
+    return s;
+  }
+
+  bool flag(const char* key) const {
+    const json& v = at(key);
+    if (!v.is_boolean()) wrong_type(key, v);
+    return v.get<bool>();
+  }
+
+  int count(const char* key, int lo = 0, int hi = std::numeric_limits<int>::max()) const {
+    return static_cast<int>(
+        whole_number(at(key), name(key), lo, static_cast<std::uint64_t>(hi), "a count"));
+  }
+  int count_or(const char* key, int fallback, int lo = 0,
+               int hi = std::numeric_limits<int>::max()) const {
+    return has(key) ? count(key, lo, hi) : fallback;
+  }
+
+  // Bytes: 1 to 2^63 - 1, or from 0 where 0 means "unknown".
+  std::uint64_t bytes(const char* key, bool zero_allowed) const {
+    const json& v = at(key);
+    const std::string field = name(key);
+    const std::int64_t x = whole_number(v, field, 0, kMaxSize, "a byte count");
+    if (x == 0 && !zero_allowed) refuse(field, "is zero; a byte count must be positive");
+    return static_cast<std::uint64_t>(x);
+  }
+
+  double number(const char* key) const {
+    const json& v = at(key);
+    if (!v.is_number()) wrong_type(key, v);
+    return v.get<double>();
+  }
+
+  Reader child(const char* key) const { return Reader(at(key), name(key)); }
+
+  const json& array(const char* key) const {
+    const json& v = at(key);
+    if (!v.is_array()) fail(fmt::format("'{}' is not an array", name(key)));
+    return v;
+  }
+
+  const json& raw() const { return j_; }
+  const json& at(const char* key) const {
+    auto it = j_.find(key);
+    if (it == j_.end()) throw InputError(fmt::format("run record: '{}' is missing", name(key)));
+    return *it;
+  }
+
+  std::string name(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(
+        fmt::format("run record: {}{}", path_.empty() ? "" : "'" + path_ + "' ", what));
+  }
+
+ private:
+  [[noreturn]] void wrong_type(const char* key, const json& v) const {
+    throw InputError(
+        fmt::format("run record: '{}' has the wrong type ({})", name(key), v.type_name()));
+  }
+
+  const json& j_;
+  std::string path_;
+};
+
+// Digits only, so "9.0abc" and "-1.5" are not capabilities.
+bool parse_capability(const std::string& cc, int* major, int* minor) {
+  const std::size_t dot = cc.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == cc.size() || dot > 3 ||
+      cc.size() - dot - 1 > 3) {
+    return false;
+  }
+  for (std::size_t i = 0; i < cc.size(); ++i) {
+    if (i != dot && !std::isdigit(static_cast<unsigned char>(cc[i]))) return false;
+  }
+  *major = std::stoi(cc.substr(0, dot));
+  *minor = std::stoi(cc.substr(dot + 1));
+  return true;
+}
+
+PcieLink link_from(const Reader& p) {
+  PcieLink link;
+  link.current_gen = p.count("current_gen", 0, 64);
+  link.max_gen = p.count("max_gen", 0, 64);
+  link.current_width = p.count("current_width", 0, 64);
+  link.max_width = p.count("max_width", 0, 64);
+  link.current_speed = p.text("current_speed");
+  link.max_speed = p.text("max_speed");
+  return link;
+}
+
+GpuInfo gpu_from(const Reader& r) {
+  GpuInfo g;
+  g.index = r.count("index", 0, 1 << 16);
+  g.name = r.text("name");
+  g.uuid = r.text("uuid");
+  g.pci_bus_id = r.text("pci_bus_id");
+  g.numa_node = r.count("numa_node", -1);
+  g.cpu_list = r.text_or("cpu_list", "");
+  g.pcie = link_from(r.child("pcie"));
+  if (r.has("pcie_loaded")) {
+    g.pcie_loaded = link_from(r.child("pcie_loaded"));
+    g.loaded_read = true;
+  }
+  return g;
+}
+
+MachineInfo machine_from(const Reader& r) {
+  MachineInfo m;
+  m.hostname = r.text_or("hostname", "");
+  m.device_index = r.count_or("device_index", 0, 0, 1 << 16);
+  m.device_uuid = r.text_or("device_uuid", "");
+  m.cpu_list = r.text_or("cpu_list", "");
+  if (r.has("gpus")) {
+    const json& gpus = r.array("gpus");
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      m.gpus.push_back(gpu_from(Reader(gpus[i], r.name(fmt::format("gpus[{}]", i)))));
+    }
+    for (std::size_t i = 0; i < m.gpus.size(); ++i) {
+      for (std::size_t k = 0; k < i; ++k) {
+        if (m.gpus[k].index == m.gpus[i].index) {
+          refuse(r.name(fmt::format("gpus[{}].index", i)),
+                 fmt::format("is {}, as gpus[{}] is: one entry per GPU", m.gpus[i].index, k));
+        }
+      }
+    }
+  }
+  m.device_name = r.text("device_name");
+  const std::string cc = r.text("compute_capability");
+  if (!parse_capability(cc, &m.cc_major, &m.cc_minor)) {
+    refuse(r.name("compute_capability"), fmt::format("is '{}', not MAJOR.MINOR", cc));
+  }
+  m.sm_count = r.count("sm_count");
+  m.copy_engines = r.count("copy_engines");
+  // 0 where the source does not say (published records).
+  m.device_memory_bytes = r.bytes("device_memory_bytes", true);
+  m.pci_bus_id = r.text("pci_bus_id");
+  m.driver_version = r.count("driver_version");
+  m.runtime_version = r.count("runtime_version");
+  m.driver_release = r.text_or("driver_release", "");
+  m.pcie = link_from(r.child("pcie"));
+  m.numa_node = r.count("numa_node", -1);
+  m.host_cpu = r.text("host_cpu");
+  m.host_logical_cpus = r.count("host_logical_cpus");
+  m.host_memory_bytes = r.bytes("host_memory_bytes", true);
+  m.os = r.text("os");
+  m.pageable_memory_access = r.count_or("pageable_memory_access", 0, 0, 1);
+  return m;
+}
+
+// Timed samples: at least one, each a finite time of 1 ns to a day.
+std::vector<double> times_from(const Reader& r, const char* key) {
+  const json& a = r.array(key);
+  const std::string field = r.name(key);
+  if (a.empty()) refuse(field, "is empty: a case without samples has no figure to show");
+  std::vector<double> out;
+  out.reserve(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const json& v = a[i];
+    const std::string item = fmt::format("{}[{}]", field, i);
+    if (!v.is_number()) refuse(item, fmt::format("has the wrong type ({})", v.type_name()));
+    const double x = v.get<double>();
+    if (!(x > 0.0)) {
+      refuse(item, fmt::format("is {} ms; a timed sample takes a positive time", shown(v)));
+    }
+    if (x < kMinSampleMs) refuse(item, fmt::format("is {} ms, less than 1 ns", shown(v)));
+    if (x > kMaxSampleMs) refuse(item, fmt::format("is {} ms, more than a day", shown(v)));
+    out.push_back(x);
+  }
+  return out;
+}
+
+// The free-form objects (config, a case's extra, trace) are not fixed by the schema, but the
+// printers and analyses read some of their fields by name. Those are checked wherever they
+// appear, so nothing downstream meets a negative size or a string where it reads a number.
+enum class Kind {
+  kSize,        // one byte count, 1 to 2^63 - 1
+  kSizeOrZero,  // one byte count, 0 to 2^63 - 1
+  kSizes,       // byte counts, one or an array or object of them ("chunk_bytes_by_streams")
+  kCount,       // one count, 0 to 2^31 - 1
+  kCounts,      // counts, one or an array of them (a tuning grid's "threads")
+  kBigCount,    // one count, 0 to 2^63 - 1
+  kText,
+  kFlag,
+  kTimes,    // an array of finite times, not negative
+  kTexts,    // an array of strings
+  kRatio,    // one finite number, not negative
+  kObjects,  // an array of objects (their fields are checked by name in turn)
+};
+
+struct KnownField {
+  const char* key;
+  Kind kind;
+};
+
+[[noreturn]] void wrong_type(const std::string& field, const json& v) {
+  refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
+}
+
+void check_kind(const json& v, const std::string& field, Kind kind) {
+  switch (kind) {
+    case Kind::kSizes:
+    case Kind::kCounts:
+      if (v.is_array() || v.is_object()) {
+        if (kind == Kind::kCounts && v.is_object()) wrong_type(field, v);
+        std::size_t i = 0;
+        for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+          check_kind(*it,
+                     v.is_array() ? fmt::format("{}[{}]", field, i)
+                                  : fmt::format("{}.{}", field, it.key()),
+                     kind);
+        }
+        return;
+      }
+      check_kind(v, field, kind == Kind::kSizes ? Kind::kSize : Kind::kCount);
+      return;
+    case Kind::kSize:
+    case Kind::kSizeOrZero:
+      if (whole_number(v, field, 0, kMaxSize, "a byte count") == 0 && kind == Kind::kSize) {
+        refuse(field, "is zero; a byte count must be positive");
+      }
+      return;
+    case Kind::kCount:
+      whole_number(v, field, 0, std::numeric_limits<int>::max(), "a count");
+      return;
+    case Kind::kBigCount:
+      whole_number(v, field, 0, kMaxSize, "a count");
+      return;
+    case Kind::kText:
+      if (!v.is_string()) wrong_type(field, v);
+      return;
+    case Kind::kFlag:
+      if (!v.is_boolean()) wrong_type(field, v);
+      return;
+    case Kind::kTimes:
+      if (!v.is_array()) wrong_type(field, v);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string item = fmt::format("{}[{}]", field, i);
+        if (!v[i].is_number()) wrong_type(item, v[i]);
+        const double x = v[i].get<double>();
+        if (!(x >= 0.0) || !std::isfinite(x)) {
+          refuse(item, fmt::format("is {}, not a time", shown(v[i])));
+        }
+      }
+      return;
+    case Kind::kTexts:
+      if (!v.is_array()) wrong_type(field, v);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_string()) wrong_type(fmt::format("{}[{}]", field, i), v[i]);
+      }
+      return;
+    case Kind::kRatio:
+      if (!v.is_number()) wrong_type(field, v);
+      if (!(v.get<double>() >= 0.0) || !std::isfinite(v.get<double>())) {
+        refuse(field, fmt::format("is {}, not a ratio", shown(v)));
+      }
+      return;
+    case Kind::kObjects:
+      if (!v.is_array()) wrong_type(field, v);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_object()) wrong_type(fmt::format("{}[{}]", field, i), v[i]);
+      }
+      return;
+  }
+}
+
+// Walks objects and arrays of objects, checking every known key it meets.
+void check_fields(const json& j, const std::string& field, const std::vector<KnownField>& known) {
+  if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      check_fields(j[i], fmt::format("{}[{}]", field, i), known);
+    }
+    return;
+  }
+  if (!j.is_object()) return;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string sub = field + "." + it.key();
+    const auto k = std::find_if(known.begin(), known.end(),
+                                [&](const KnownField& f) { return it.key() == f.key; });
+    if (k != known.end()) {
+      check_kind(*it, sub, k->kind);
+      if (k->kind != Kind::kObjects) continue;
+    }
+    if (it->is_structured()) check_fields(*it, sub, known);
+  }
+}
+
+// The sizes a plan is made of must be positive; the engine's thresholds may be zero ("never").
+const std::vector<KnownField>& config_fields() {
+  static const std::vector<KnownField> fields = {
+      {"sizes_bytes", Kind::kSizes},
+      {"odd_sizes_bytes", Kind::kSizes},
+      {"async_bytes", Kind::kSize},
+      {"kernel_bytes", Kind::kSize},
+      {"ratio_bytes", Kind::kSize},
+      {"array_bytes", Kind::kSize},
+      {"window_bytes", Kind::kSize},
+      {"bytes", Kind::kSize},
+      {"pin_cost_bytes", Kind::kSizeOrZero},  // 0: the pin cost was not measured
+      {"chunk_bytes", Kind::kSizes},
+      {"chunk_bytes_by_streams", Kind::kSizes},
+      {"staging_bytes", Kind::kSize},
+      {"max_staging_bytes", Kind::kSize},
+      {"ring_limit_bytes", Kind::kSize},
+      {"edge_chunk_bytes", Kind::kSizeOrZero},
+      {"direct_below_bytes", Kind::kSizeOrZero},
+      {"host_offset", Kind::kSizeOrZero},
+      {"device_offset", Kind::kSizeOrZero},
+      {"warmups", Kind::kCount},
+      {"iterations", Kind::kCount},
+      {"async_warmups", Kind::kCount},
+      {"async_iterations", Kind::kCount},
+      {"kernel_warmups", Kind::kCount},
+      {"kernel_iterations", Kind::kCount},
+      {"kernel_rounds", Kind::kCount},
+      {"trials", Kind::kCount},
+      {"depth", Kind::kCount},
+      {"depths", Kind::kCounts},
+      {"threads", Kind::kCounts},
+      {"streams", Kind::kCounts},
+      {"driver_threads", Kind::kCount},
+      {"skipped", Kind::kObjects},
+      {"min_samples", Kind::kCount},
+      {"max_samples", Kind::kCount},
+      {"max_spread", Kind::kRatio},
+      {"time_cap_ms", Kind::kRatio},
+      {"placement", Kind::kText},
+      {"rates_from", Kind::kText},
+      {"timing", Kind::kText},
+      {"kernel", Kind::kText},
+      {"method", Kind::kText},
+      {"reason", Kind::kText},
+      {"memory", Kind::kText},
+      {"direction", Kind::kText},
+      {"streaming_drain", Kind::kFlag},
+      {"streaming_fill_edges", Kind::kFlag},
+      {"streaming_stores", Kind::kFlag},
+      {"caller_copies", Kind::kFlag},
+      {"place_on_gpu_node", Kind::kFlag},
+      {"devices", Kind::kCounts},
+      {"rounds", Kind::kCount},
+      {"copies_per_round", Kind::kCount},
+      {"no_gpu", Kind::kText},
+      {"pinned_share", Kind::kRatio},
+      {"pageable_share", Kind::kRatio},
+      {"pinned_h2d_gb_per_s", Kind::kRatio},
+      {"pinned_d2h_gb_per_s", Kind::kRatio},
+      {"pageable_h2d_gb_per_s", Kind::kRatio},
+      {"pageable_d2h_gb_per_s", Kind::kRatio},
+      {"round_trip_p50_us", Kind::kRatio},
+      {"round_trip_p99_us", Kind::kRatio},
+      {"peer_margin", Kind::kRatio},
+      {"methods", Kind::kTexts},
+      {"directions", Kind::kTexts},
+      {"kinds", Kind::kTexts},
+      {"sources", Kind::kTexts},
+  };
+  return fields;
+}
+
+// The staged engine's options, as the staged reports print them: one number per field.
+void check_engine(const json& e, const std::string& field) {
+  if (!e.is_object()) refuse(field, "is not an object");
+  const auto scalar = [&](const json& v, const std::string& f, Kind kind) {
+    if (v.is_structured()) refuse(f, fmt::format("has the wrong type ({})", v.type_name()));
+    check_kind(v, f, kind);
+  };
+  // The reports print both rings once either is there.
+  if (e.contains("to_device") != e.contains("to_host")) {
+    refuse(field,
+           fmt::format("has '{}' but no '{}'", e.contains("to_device") ? "to_device" : "to_host",
+                       e.contains("to_device") ? "to_host" : "to_device"));
+  }
+  for (const char* ring : {"to_device", "to_host"}) {
+    if (!e.contains(ring)) continue;
+    const json& r = e[ring];
+    const std::string f = field + "." + ring;
+    if (!r.is_object()) refuse(f, "is not an object");
+    if (r.contains("chunk_bytes")) scalar(r["chunk_bytes"], f + ".chunk_bytes", Kind::kSize);
+    if (r.contains("depth")) scalar(r["depth"], f + ".depth", Kind::kCount);
+    if (r.contains("threads")) scalar(r["threads"], f + ".threads", Kind::kCount);
+    if (r.contains("direct_below_bytes")) {
+      scalar(r["direct_below_bytes"], f + ".direct_below_bytes", Kind::kSizeOrZero);
+    }
+  }
+  for (const char* key :
+       {"staging_bytes", "max_staging_bytes", "edge_chunk_bytes", "direct_below_bytes"}) {
+    if (e.contains(key)) scalar(e[key], field + "." + key, Kind::kSizeOrZero);
+  }
+}
+
+const std::vector<KnownField>& extra_fields() {
+  static const std::vector<KnownField> fields = {
+      {"chunk_bytes", Kind::kSize},
+      {"word_bytes", Kind::kSize},
+      {"host_offset", Kind::kSizeOrZero},
+      {"device_offset", Kind::kSizeOrZero},
+      {"chunks", Kind::kCount},
+      {"streams", Kind::kCount},
+      {"rounds", Kind::kCount},
+      {"threads", Kind::kCount},
+      {"depth", Kind::kCount},
+      {"trials", Kind::kObjects},
+      {"new_words", Kind::kBigCount},
+      {"old_words", Kind::kBigCount},
+      {"other_words", Kind::kBigCount},
+      {"host_numa_node", Kind::kCount},
+      {"gpu", Kind::kCount},
+      {"peer", Kind::kCount},
+      {"gpus", Kind::kCount},
+      {"peer_access", Kind::kFlag},
+      {"spread", Kind::kRatio},
+      {"path", Kind::kText},
+      {"source", Kind::kText},
+      {"stop", Kind::kText},
+      {"mode", Kind::kText},
+      {"latch_timed_out", Kind::kFlag},
+      {"gates", Kind::kTexts},
+  };
+  return fields;
+}
+
+const std::vector<KnownField>& trace_fields() {
+  static const std::vector<KnownField> fields = {
+      {"api_calls", Kind::kBigCount},
+      {"copies", Kind::kBigCount},
+      {"kernels", Kind::kBigCount},
+      {"nvtx_ranges", Kind::kBigCount},
+      {"dropped_records", Kind::kBigCount},
+      {"bytes", Kind::kSize},
+      {"warmups", Kind::kCount},
+      {"call_ns", Kind::kTimes},
+      {"source", Kind::kText},
+      {"file", Kind::kText},
+      {"selection", Kind::kText},
+      {"unusable", Kind::kText},
+      {"notes", Kind::kTexts},
+  };
+  return fields;
+}
+
+// RFC 3339 section 5.6: date-time = full-date "T" full-time, with "Z" or a numeric offset.
+// T and Z may be lower case (section 5.6's note); the seconds may have a fraction; a leap
+// second (60) is allowed, as the RFC allows it.
+std::optional<std::int64_t> parse_rfc3339(std::string_view s) {
+  std::size_t i = 0;
+  auto digits = [&](std::size_t n, int* out) {
+    if (i + n > s.size()) return false;
+    int v = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const char c = s[i + k];
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    i += n;
+    *out = v;
+    return true;
+  };
+  auto literal = [&](char a, char b = '\0') {
+    if (i >= s.size() || (s[i] != a && (b == '\0' || s[i] != b))) return false;
+    ++i;
+    return true;
+  };
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (!digits(4, &year) || !literal('-') || !digits(2, &month) || !literal('-') ||
+      !digits(2, &day) || !literal('T', 't') || !digits(2, &hour) || !literal(':') ||
+      !digits(2, &minute) || !literal(':') || !digits(2, &second)) {
+    return std::nullopt;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    const std::size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == start) return std::nullopt;
+  }
+  int offset_minutes = 0;
+  if (literal('Z', 'z')) {
+  } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    const int sign = s[i] == '-' ? -1 : 1;
+    ++i;
+    int oh = 0, om = 0;
+    if (!digits(2, &oh) || !literal(':') || !digits(2, &om) || oh > 23 || om > 59) {
+      return std::nullopt;
+    }
+    offset_minutes = sign * (oh * 60 + om);
+  } else {
+    return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month < 1 || month > 12) return std::nullopt;
+  if (day < 1 || day > kDays[month - 1] + (month == 2 && leap ? 1 : 0)) return std::nullopt;
+  if (hour > 23 || minute > 59 || second > 60) return std::nullopt;
+  // Days from 1970-01-01 (Howard Hinnant's days_from_civil).
+  const int y = year - (month <= 2 ? 1 : 0);
+  const int era = y / 400;
+  const int yoe = y - era * 400;
+  const int doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
+  return days * 86400 + hour * 3600 + minute * 60 + std::min(second, 59) - offset_minutes * 60;
+}
+
+// Builds the document like nlohmann's own parser, but knows where it is, so a number past a
+// double ("bytes": 1e400) is named by its field, and nesting is bounded.
+class PathSax : public nlohmann::json_sax<json> {
+ public:
+  PathSax(json* root, std::string what) : root_(root), what_(std::move(what)) {}
+
+  bool null() override { return scalar(json(nullptr)); }
+  bool boolean(bool v) override { return scalar(json(v)); }
+  bool number_integer(number_integer_t v) override { return scalar(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return scalar(json(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return scalar(json(v)); }
+  bool string(string_t& v) override { return scalar(json(std::move(v))); }
+  bool binary(binary_t&) override { return fail_here("holds binary data"); }
+  bool start_object(std::size_t) override { return open(json::object(), false); }
+  bool key(string_t& k) override {
+    frames_.back().key = k;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(json::array(), true); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t position, const std::string& token,
+                   const nlohmann::detail::exception& e) override {
+    byte_ = position;
+    if (e.id == 406) {
+      // The lexer refused a number too large for a double: name the field it was for.
+      error_ = fmt::format("{}: '{}' is {}, a number out of range", what_, next_path(),
+                           token.size() > 40 ? token.substr(0, 37) + "..." : token);
+    }
+    return false;
+  }
+
+  const std::string& error() const { return error_; }
+  std::size_t byte() const { return byte_; }
+
+ private:
+  struct Frame {
+    json* value;
+    bool array;
+    std::size_t next = 0;  // arrays: the index of the next element
+    std::string key;       // objects: the key of the value coming
+  };
+
+  json* put(json v) {
+    if (frames_.empty()) {
+      *root_ = std::move(v);
+      return root_;
+    }
+    Frame& f = frames_.back();
+    if (f.array) {
+      f.value->push_back(std::move(v));
+      ++f.next;
+      return &f.value->back();
+    }
+    json& slot = (*f.value)[f.key];
+    slot = std::move(v);
+    return &slot;
+  }
+  bool scalar(json v) {
+    put(std::move(v));
+    return true;
+  }
+
+  bool open(json v, bool array) {
+    if (frames_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) {
+      return fail_here(fmt::format("is nested deeper than {} levels", kMaxJsonDepth));
+    }
+    json* p = put(std::move(v));
+    frames_.push_back(Frame{p, array, 0, std::string()});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+  bool fail_here(const std::string& what) {
+    error_ = fmt::format("{}: '{}' {}", what_, next_path(), what);
+    return false;
+  }
+
+  // The path of the value being read: "cases[3].bytes".
+  std::string next_path() const {
+    std::string p;
+    for (std::size_t k = 0; k < frames_.size(); ++k) {
+      const Frame& f = frames_[k];
+      const bool last = k + 1 == frames_.size();
+      if (f.array) {
+        // Inside an array the element being read is the next one, unless a deeper frame is.
+        p += fmt::format("[{}]", last ? f.next : f.next - 1);
+      } else {
+        p += (p.empty() ? "" : ".") + f.key;
+      }
+    }
+    return p.empty() ? "(top level)" : p;
+  }
+
+  json* root_;
+  std::string what_;
+  std::vector<Frame> frames_;
+  std::string error_;
+  std::size_t byte_ = 0;
+};
+
+// The checks that span fields: every case's gate exists, a verified case's gate passed, and an
+// unverified case has a failed gate somewhere in the record. Names may repeat (a gate run at
+// several points); then every gate of that name must have passed.
+void check_consistency(const RunRecord& rec) {
+  std::map<std::string, std::size_t> failed_at;  // the first failed gate of each name
+  std::map<std::string, std::size_t> first_at;
+  for (std::size_t i = 0; i < rec.gates.size(); ++i) {
+    first_at.emplace(rec.gates[i].name, i);
+    if (!rec.gates[i].passed) failed_at.emplace(rec.gates[i].name, i);
+  }
+  for (std::size_t i = 0; i < rec.cases.size(); ++i) {
+    const Case& c = rec.cases[i];
+    if (first_at.count(c.gate) == 0) {
+      refuse(fmt::format("cases[{}].gate", i),
+             fmt::format("names '{}', which is not in 'gates'", c.gate));
+    }
+    const auto failed = failed_at.find(c.gate);
+    if (c.verified && failed != failed_at.end()) {
+      refuse(fmt::format("cases[{}].verified", i),
+             fmt::format("is true, but its gate '{}' (gates[{}]) failed", c.gate, failed->second));
+    }
+    // Else the report would print dashes for it under "all gates passed".
+    if (!c.verified && failed_at.empty()) {
+      refuse(fmt::format("cases[{}].verified", i), "is false, yet no gate in the record failed");
+    }
+    if (!c.call_ms.empty() && c.call_ms.size() != c.samples_ms.size()) {
+      refuse(fmt::format("cases[{}].call_ms", i),
+             fmt::format("has {} entries for {} samples", c.call_ms.size(), c.samples_ms.size()));
+    }
+  }
+}
+
+}  // namespace
+
+json to_json(const RunRecord& r) {
+  json cases = json::array();
+  for (const Case& c : r.cases) cases.push_back(to_json(c));
+  json gates = json::array();
+  for (const Gate& g : r.gates) gates.push_back(to_json(g));
+  json j{{"schema", kRecordSchema},
+         {"schema_version", r.schema_version},
+         {"experiment", r.experiment},
+         {"pinbench_version", r.pinbench_version},
+         {"created_utc", r.created_utc},
+         {"source", r.source},
+         {"note", r.note},
+         {"machine", to_json(r.machine)},
+         {"config", r.config},
+         {"gates", gates},
+         {"cases", cases},
+         {"wall_ms", r.wall_ms}};
+  if (!r.trace.is_null()) j["trace"] = r.trace;
+  if (!r.doctor.is_null()) j["doctor"] = r.doctor;
+  if (r.incomplete) j["incomplete"] = {{"interrupted_by", r.interrupted_by}};
+  if (!r.members.empty()) {
+    json members = json::array();
+    for (const RunRecord& m : r.members) members.push_back(to_json(m));
+    j["members"] = std::move(members);
+  }
+  return j;
+}
+
+std::optional<std::int64_t> rfc3339_seconds(std::string_view text) {
+  return parse_rfc3339(text);
+}
+
+RunRecord record_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != kRecordSchema) {
+    throw InputError("not a pinbench run record (no \"schema\": \"pinbench.run\" field)");
+  }
+  const Reader r(j, "");
+  RunRecord rec;
+  const json& version = r.at("schema_version");
+  if (!version.is_number_integer() || version.get<std::int64_t>() < 1 ||
+      version.get<std::int64_t>() > kRecordSchemaVersion) {
+    throw InputError(fmt::format("run record has schema version {}, this pinbench reads 1 to {}",
+                                 shown(version), kRecordSchemaVersion));
+  }
+  rec.schema_version = version.get<int>();
+  rec.experiment = r.name_text("experiment");
+  rec.pinbench_version = r.text("pinbench_version");
+  rec.created_utc = r.text("created_utc");
+  if (!parse_rfc3339(rec.created_utc)) {
+    refuse("created_utc", fmt::format("is {}, not an RFC 3339 date-time like 2026-11-30T16:04:05Z",
+                                      shown(r.at("created_utc"))));
+  }
+  rec.source = r.text_or("source", "measured");
+  if (rec.source != "measured" && rec.source != "published") {
+    refuse("source",
+           fmt::format("is {}, not \"measured\" or \"published\"", shown(r.at("source"))));
+  }
+  rec.note = r.text_or("note", "");
+  rec.machine = machine_from(r.child("machine"));
+  if (j.contains("config")) {
+    if (!j["config"].is_object()) r.fail("'config' is not an object");
+    check_fields(j["config"], "config", config_fields());
+    if (j["config"].contains("engine")) check_engine(j["config"]["engine"], "config.engine");
+    rec.config = j["config"];
+  }
+  const json& gates = r.array("gates");
+  for (std::size_t i = 0; i < gates.size(); ++i) {
+    const Reader g(gates[i], fmt::format("gates[{}]", i));
+    rec.gates.push_back({g.name_text("name"), g.flag("passed"), g.text_or("detail", "")});
+  }
+  const json& cases = r.array("cases");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Reader c(cases[i], fmt::format("cases[{}]", i));
+    Case k;
+    k.part = c.name_text("part");
+    k.direction = c.name_text("direction");
+    k.memory = c.name_text("memory");
+    k.method = c.name_text("method");
+    k.timing = c.name_text("timing");
+    k.bytes = c.bytes("bytes", false);
+    k.warmups = c.count("warmups");
+    k.samples_ms = times_from(c, "samples_ms");
+    if (c.has("call_ms")) k.call_ms = times_from(c, "call_ms");
+    k.gate = c.name_text("gate");
+    k.verified = c.flag("verified");
+    if (c.has("extra")) {
+      const json& extra = c.at("extra");
+      if (!extra.is_object()) refuse(c.name("extra"), "is not an object");
+      check_fields(extra, c.name("extra"), extra_fields());
+      k.extra = extra;
+    }
+    // Sweep records made before cases carried "stop" kept it in "extra".
+    const std::string stop =
+        c.text_or("stop", k.extra.contains("stop") ? k.extra["stop"].get<std::string>() : "");
+    if (!stop.empty()) {
+      const StopReason reason = parse_stop_reason(stop);
+      if (reason == StopReason::kContinue)
+        refuse(c.name("stop"), fmt::format("is '{}', not a known reason", stop));
+      k.stop = reason;
+    }
+    rec.cases.push_back(std::move(k));
+  }
+  rec.wall_ms = r.number("wall_ms");
+  if (!std::isfinite(rec.wall_ms) || rec.wall_ms < 0.0) {
+    refuse("wall_ms",
+           fmt::format("is {}; a wall time is finite and not negative", shown(r.at("wall_ms"))));
+  }
+  if (j.contains("incomplete")) {
+    const Reader inc = r.child("incomplete");
+    rec.incomplete = true;
+    rec.interrupted_by = inc.text("interrupted_by");
+    if (rec.interrupted_by.empty()) refuse("incomplete.interrupted_by", "is empty");
+  }
+  if (j.contains("trace") && !j["trace"].is_null()) {
+    if (!j["trace"].is_object()) r.fail("'trace' is not an object");
+    check_fields(j["trace"], "trace", trace_fields());
+    rec.trace = j["trace"];
+  }
+  if (rec.experiment == "check" && rec.config.contains("floors")) {
+    floors_from_json(rec.config["floors"]);  // refuses a bad floor, naming it
+  }
+  if (j.contains("doctor") && !j["doctor"].is_null()) {
+    doctor_trace_from_json(j["doctor"]);  // refuses a bad field, naming it
+    rec.doctor = j["doctor"];
+  }
+  if (j.contains("members")) {
+    const json& members = r.array("members");
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      try {
+        rec.members.push_back(record_from_json(members[i]));
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("run record: 'members[{}]': {}", i, e.what()));
+      }
+    }
+  }
+  check_consistency(rec);
+  return rec;
+}
+
+json parse_json_text(std::string_view text, const std::string& what) {
+  json j;
+  PathSax sax(&j, what);
+  if (json::sax_parse(text, &sax, json::input_format_t::json, true, false)) return j;
+  if (!sax.error().empty()) throw InputError(sax.error());
+  throw InputError(fmt::format("is not valid JSON (truncated?) near byte {}", sax.byte()));
+}
+
+json parse_record_text(std::string_view text) {
+  return parse_json_text(text, "run record");
+}
+
+RunRecord load_record(const std::string& path) {
+  const std::string text = read_input_file(path, kMaxRecordBytes, "run record");
+  if (text.empty()) throw InputError(fmt::format("run record '{}' is empty", path));
+  json j;
+  try {
+    j = parse_record_text(text);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    if (what.rfind("is not valid JSON", 0) == 0) {
+      throw InputError(fmt::format("run record '{}' {}", path, what));
+    }
+    throw InputError(fmt::format("'{}': {}", path, what));
+  }
+  try {
+    return record_from_json(j);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("'{}': {}", path, e.what()));
+  }
+}
+
+void save_record(const RunRecord& record, const std::string& path) {
+  write_text_file(path, to_json(record).dump(1) + "\n");
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,172 @@
+// The run record: everything a measurement produced, and the only input analysis and rendering
+// ever see. A record is written by a GPU run (`--json`), committed under data/runs/, and read
+// back by `--replay` on machines with no GPU. docs/record-schema.md describes the JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "framework/sampling.hpp"
+
+namespace pinbench {
+
+constexpr const char* kRecordSchema = "pinbench.run";
+constexpr int kRecordSchemaVersion = 1;
+
+struct PcieLink {
+  int current_gen = 0;  // 0 when sysfs does not say
+  int max_gen = 0;
+  int current_width = 0;
+  int max_width = 0;
+  std::string current_speed;  // as sysfs spells it, e.g. "32.0 GT/s PCIe"
+  std::string max_speed;
+};
+
+// One GPU of a record that measures several (host, check): who it is and where it sits.
+struct GpuInfo {
+  int index = 0;  // the CUDA device index in the measuring process
+  std::string name;
+  std::string uuid;  // "GPU-8e3f...", from cudaDeviceProp::uuid
+  std::string pci_bus_id;
+  int numa_node = -1;
+  std::string cpu_list;  // the CPUs nearest the GPU (sysfs local_cpulist), "" when unknown
+  PcieLink pcie;         // read before anything ran: an idle GPU may show a lower speed
+  PcieLink pcie_loaded;  // read while a copy kept the link busy; all 0 when not read
+  bool loaded_read = false;
+};
+
+struct MachineInfo {
+  std::string hostname;  // "" in records made before pinbench wrote it
+  int device_index = 0;  // the device measured (--device)
+  std::string device_uuid;
+  std::string cpu_list;       // the device's nearest CPUs, as sysfs spells them
+  std::vector<GpuInfo> gpus;  // every GPU measured, for experiments over several; else empty
+  std::string device_name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  int copy_engines = 0;
+  std::uint64_t device_memory_bytes = 0;
+  std::string pci_bus_id;
+  int driver_version = 0;      // CUDA's encoding: 1000 * major + 10 * minor
+  int runtime_version = 0;     // same encoding
+  std::string driver_release;  // e.g. "580.159.04", from /proc/driver/nvidia/version when readable
+  PcieLink pcie;
+  int numa_node = -1;  // the GPU's NUMA node; -1 when the platform does not say
+  std::string host_cpu;
+  int host_logical_cpus = 0;
+  std::uint64_t host_memory_bytes = 0;
+  std::string os;
+  int pageable_memory_access = 0;  // cudaDevAttrPageableMemoryAccess
+};
+
+// A correctness gate or check: every rate in a record depends on one.
+struct Gate {
+  std::string name;
+  bool passed = false;
+  std::string detail;
+};
+
+// One measured case. `samples_ms` holds every timed sample; for async cases it is the time to
+// completion and `call_ms` the time the call held the host thread.
+struct Case {
+  std::string part;         // "copy", "async", "kernel", "device_copy"
+  std::string direction;    // "h2d", "d2h", "d2d"
+  std::string memory;       // "pageable", "pinned", "mapped", "device"
+  std::string method;       // "cudaMemcpy", "cudaMemcpyAsync", "scale_copy"
+  std::string timing;       // "cuda_events" or "host_clock"
+  std::uint64_t bytes = 0;  // bytes moved per sample (for kernels: bytes read)
+  int warmups = 0;
+  std::vector<double> samples_ms;
+  std::vector<double> call_ms;
+  std::string gate;       // the Gate that covers this case
+  bool verified = false;  // that gate passed, before and after timing
+  // Why sampling stopped; empty in records made before pinbench wrote it. The samples' spread
+  // and stability (framework/stats.hpp) are written beside it, derived from samples_ms.
+  std::optional<StopReason> stop;
+  // Experiment-specific annotations (e.g. why sampling stopped); written only when not empty.
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+struct RunRecord {
+  int schema_version = kRecordSchemaVersion;
+  std::string experiment;  // "lesson"
+  std::string pinbench_version;
+  std::string created_utc;          // ISO 8601, e.g. "2026-11-30T16:04:05Z"
+  std::string source = "measured";  // or "published" for tables copied from a document
+  std::string note;
+  MachineInfo machine;
+  nlohmann::json config = nlohmann::json::object();
+  std::vector<Gate> gates;
+  std::vector<Case> cases;
+  double wall_ms = 0.0;
+  // Set when a signal stopped the run between cases: the record holds every case measured
+  // before it, and nothing after. `interrupted_by` names the signal ("SIGINT").
+  bool incomplete = false;
+  std::string interrupted_by;
+  // What a trace of the run said (run with --trace): its size, notes and prediction 4's
+  // evidence. Null when the run was not traced; written only when set.
+  nlohmann::json trace = nullptr;
+  // What `pinbench doctor` saw the program do (experiments/doctor/trace.hpp); null for every
+  // other experiment, and written only when set.
+  nlohmann::json doctor = nullptr;
+  // A fleet record's check records, one per host (or rank) that sent one; written only when set.
+  std::vector<RunRecord> members;
+
+  // The first case matching every given field, or nullptr.
+  const Case* find(const std::string& part, const std::string& direction, const std::string& memory,
+                   std::uint64_t bytes) const;
+  Case* find(const std::string& part, const std::string& direction, const std::string& memory,
+             std::uint64_t bytes);
+  bool all_gates_passed() const;
+};
+
+nlohmann::json to_json(const RunRecord& record);
+
+// The one validation of a record (docs/record-schema.md, "Validation"): every reader goes
+// through here. A record passes whole or is refused with an InputError of one line naming the
+// field: "run record: 'cases[3].bytes' is -1048576, negative (0 to 2^63 - 1 bytes)". Checks
+// types, ranges (sizes positive and below 2^63, times finite, samples of 1 ns to a day), an
+// RFC 3339 created_utc, a known schema version and source, at least one sample per case,
+// call_ms as long as samples_ms, unique gate names, each case's gate present, and a verified
+// case's gate passed.
+RunRecord record_from_json(const nlohmann::json& j);
+
+// Reads at most kMaxRecordBytes (framework/input_limits.hpp) of `path`, parses it and validates it
+// with record_from_json. Throws InputError, one line naming the file, when the file is missing,
+// a directory, too large (a stream that does not end), empty, not JSON, truncated, nested too
+// deep, holds a number beyond a double (named by its field), or is not a valid record:
+//   "cannot open run record 'P'", "'P' is a directory, not a run record",
+//   "run record 'P' is larger than 64 MiB, the most pinbench reads", "run record 'P' is empty",
+//   "run record 'P' is not valid JSON (truncated?) near byte N",
+//   "'P': run record: 'cases[0].bytes' is 1e400, a number out of range",
+//   "'P': run record: 'cases[3].samples_ms' is empty: a case without samples has no figure..."
+RunRecord load_record(const std::string& path);
+
+// Parses record text as load_record does (path-aware errors for out-of-range numbers, bounded
+// nesting), without validating it as a record. Throws InputError without a file name.
+nlohmann::json parse_record_text(std::string_view text);
+
+// The same parse for any JSON input pinbench reads (the trace beside a record: read it with
+// read_input_file(path, kMaxTraceBytes, "trace"), then parse_json_text(text, "trace")). Errors:
+// "WHAT: 'traceEvents[7].ts' is 1e400, a number out of range", "WHAT: 'PATH' is nested deeper
+// than 64 levels", or "is not valid JSON (truncated?) near byte N" (the caller adds the file).
+nlohmann::json parse_json_text(std::string_view text, const std::string& what);
+
+// Seconds since 1970 for an RFC 3339 date-time (offsets applied), or nothing when `text` is not
+// one. For ordering records by created_utc: with offsets allowed, string order is not time order.
+std::optional<std::int64_t> rfc3339_seconds(std::string_view text);
+
+// Writes to a temporary file beside `path` and renames it into place, so a crash never leaves
+// half a record. Throws InputError when the file cannot be written.
+void save_record(const RunRecord& record, const std::string& path);
+
+// Current UTC time in ISO 8601.
+std::string utc_now_iso8601();
+
+}  // namespace pinbench

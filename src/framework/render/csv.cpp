@@ -1,0 +1,103 @@
+#include "framework/render/csv.hpp"
+
+#include <fmt/format.h>
+
+#include "framework/case_figures.hpp"
+#include "framework/stats.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench {
+namespace {
+
+// Full enough precision to recompute a rate: 1 ns in ms, 1 MB/s in GB/s.
+std::string ms(const std::optional<double>& v) {
+  return v ? fmt::format("{:.6f}", *v) : std::string();
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string render_csv(const ReportModel& m) {
+  std::string out =
+      "experiment,part,method,direction,memory,timing,bytes,size,samples,median_ms,min_ms,max_ms,"
+      "gb_per_s,call_median_ms,verified,gate,extra,stop,rel_spread,stability,stability_detail,"
+      "verdict_group,item,claim,verdict,evidence\r\n";
+  const auto row = [&out](const std::vector<std::string>& fields) {
+    bool first = true;
+    for (const std::string& field : fields) {
+      if (!first) out += ',';
+      out += csv_field(field);
+      first = false;
+    }
+    out += "\r\n";
+  };
+  for (const CaseLine& line : m.cases) {
+    const Case& c = *line.source;
+    const CaseFigures f = figures_of(c);
+    std::optional<double> median, min, max;
+    if (f.samples) {
+      median = f.samples->median;
+      min = f.samples->min;
+      max = f.samples->max;
+    }
+    const std::string extra =
+        c.extra.empty() ? std::string()
+                        : c.extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    row({m.experiment,
+         c.part,
+         c.method,
+         c.direction,
+         c.memory,
+         c.timing,
+         std::to_string(c.bytes),
+         format_size(c.bytes),
+         std::to_string(c.samples_ms.size()),
+         ms(median),
+         ms(min),
+         ms(max),
+         f.gb_per_s ? fmt::format("{:.3f}", *f.gb_per_s) : std::string(),
+         ms(f.call_median_ms),
+         c.verified ? "true" : "false",
+         c.gate,
+         extra,
+         line.stop,
+         line.spread ? fmt::format("{:.6f}", *line.spread) : std::string(),
+         f.samples ? to_string(line.stability.stability) : std::string(),
+         line.stability.detail,
+         "",
+         "",
+         "",
+         "",
+         ""});
+  }
+  // The verdicts after the cases, one row per claim with part "claim", so a spreadsheet that
+  // filters on part keeps either; the case columns stay empty on them.
+  for (const VerdictGroup& g : m.verdicts) {
+    for (const Prediction& p : g.items) {
+      for (const Claim& c : p.claims) {
+        std::vector<std::string> fields(21);
+        fields[0] = m.experiment;
+        fields[1] = "claim";
+        fields.insert(fields.end(),
+                      {g.id, std::to_string(p.number), c.text, to_string(c.verdict), c.evidence});
+        row(fields);
+      }
+    }
+  }
+  return out;
+}
+
+std::string render_csv(const RunRecord& r) {
+  return render_csv(analyse(r));
+}
+
+}  // namespace pinbench

@@ -1,0 +1,24 @@
+// The run record as CSV: a header row and one row per measured case, in the record's order, for
+// spreadsheets and scripts, then one row per judged claim. RFC 4180: CRLF line ends, and a field
+// holding a comma, quote or line break is quoted with its quotes doubled. A case whose gate failed
+// keeps its row but has empty figures, so no spreadsheet can pick up a rate whose bytes were wrong.
+#pragma once
+
+#include <string>
+
+#include "framework/report_model.hpp"
+#include "framework/record.hpp"
+
+namespace pinbench {
+
+// Columns: experiment .. extra as before, then stop (why sampling stopped, "not recorded" in
+// older records), rel_spread (standard deviation / mean of the times), stability and its
+// detail; then the verdicts, one row per claim with part "claim" and the columns verdict_group
+// ("predictions", "goals"), item (the prediction's or goal's number), claim, verdict, evidence.
+std::string render_csv(const ReportModel& model);
+std::string render_csv(const RunRecord& record);
+
+// One field, quoted when RFC 4180 requires it.
+std::string csv_field(const std::string& text);
+
+}  // namespace pinbench

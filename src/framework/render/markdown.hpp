@@ -1,0 +1,24 @@
+// The run record as GitHub-flavoured markdown, to paste into an issue or a paper draft: the
+// machine on one line, the report's tables with numbers right-aligned, every verdict group with
+// the numbers that decided it, the unstable cases, the gates, and every case. Text from the record
+// is escaped so a stray '|' or '*' cannot break a table.
+#pragma once
+
+#include <string>
+
+#include "experiments/lesson/analysis.hpp"
+#include "framework/report_model.hpp"
+#include "framework/record.hpp"
+
+namespace pinbench {
+
+// Renders only from the record's analysis (report_model.hpp).
+std::string render_markdown(const ReportModel& model);
+// The lesson pointer is unused and kept for callers from before the model: analyse() judges the
+// record itself.
+std::string render_markdown(const RunRecord& record, const LessonAnalysis* lesson = nullptr);
+
+// Escapes the characters that GFM would read as table or inline syntax.
+std::string markdown_escape(const std::string& text);
+
+}  // namespace pinbench

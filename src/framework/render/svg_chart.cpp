@@ -1,0 +1,583 @@
+#include "framework/render/svg_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "framework/units.hpp"
+
+namespace pinbench {
+namespace {
+
+constexpr double kWidth = 640;
+constexpr double kHeight = 380;
+constexpr const char* kAxisColour = "#57606a";
+constexpr const char* kGridColour = "#e4e8ec";
+constexpr const char* kTextColour = "#1f2328";
+
+// Coordinates with one decimal: precise enough on screen, and stable text for golden files.
+std::string c(double v) {
+  return fmt::format("{:.1f}", v);
+}
+
+std::string open_svg(double width, double height, const std::string& label,
+                     const std::string& kind) {
+  return fmt::format(
+      "<svg class=\"chart {}\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
+      "aria-label=\"{}\">\n",
+      kind, c(width), c(height), c(width), c(height), xml_escape(label));
+}
+
+// A title too long for its chart gets a smaller font, then is cut, so it never runs off the edge.
+std::string title_text(const std::string& title, double width) {
+  const double room = width - 24;
+  double font = 15;
+  if (text_width(title, font) > room) font = std::max(11.0, font * room / text_width(title, font));
+  std::string shown = title;
+  while (shown.size() > 4 && text_width(shown, font) > room) {
+    shown.pop_back();
+    while (!shown.empty() && (static_cast<unsigned char>(shown.back()) & 0xC0) == 0x80) {
+      shown.pop_back();
+    }
+  }
+  if (shown != title) shown += "…";
+  return fmt::format(
+      "<text x=\"12\" y=\"24\" font-size=\"{}\" font-weight=\"600\" fill=\"{}\">{}</text>\n",
+      c(font), kTextColour, xml_escape(shown));
+}
+
+// "1 MiB" for 2^20: the tick labels of a log2 axis of bytes.
+std::string bytes_label(int exponent) {
+  return format_size(std::uint64_t{1} << exponent);
+}
+
+void rule_line(std::string& out, double x1, double y1, double x2, double y2) {
+  out += fmt::format(
+      "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1.2\" "
+      "stroke-dasharray=\"6 4\"/>\n",
+      c(x1), c(y1), c(x2), c(y2), kAxisColour);
+}
+
+}  // namespace
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+std::string palette_colour(std::size_t index) {
+  // Paul Tol's muted scheme: distinct for the common kinds of colour blindness.
+  static const char* const kPalette[] = {"#332288", "#117733", "#882255", "#999933",
+                                         "#44AA99", "#AA4499", "#6699CC", "#661100"};
+  return kPalette[index % (sizeof(kPalette) / sizeof(kPalette[0]))];
+}
+
+std::string kind_colour(const std::string& kind, std::size_t fallback_index) {
+  // Okabe-Ito colours, one per memory kind, so a kind reads the same in every chart.
+  if (kind == "pageable") return "#D55E00";
+  if (kind == "pinned") return "#0072B2";
+  if (kind == "registered") return "#009E73";
+  if (kind == "write-combined") return "#CC79A7";
+  if (kind == "mapped") return "#E69F00";
+  if (kind == "device") return "#56B4E9";
+  return palette_colour(fallback_index);
+}
+
+std::string key_colour(const std::string& key, std::size_t fallback_index) {
+  // Memory kinds first, then the staged methods: the engine in black so it stands out, pinned
+  // and the driver's pageable path in the colours of their memory kinds.
+  static const std::map<std::string, std::string> kFixed = {
+      {"pageable", "#D55E00"},
+      {"pinned", "#0072B2"},
+      {"registered", "#009E73"},
+      {"write-combined", "#CC79A7"},
+      {"mapped", "#E69F00"},
+      {"device", "#56B4E9"},
+      {"pageable-thp", "#882255"},
+      {"managed", "#555555"},
+      {"staged", "#000000"},
+      {"staged-back-to-back", "#777777"},
+      {"pageable-driver", "#D55E00"},
+      {"batch-async-stream", "#E69F00"},
+      {"batch-async-during-call", "#CC79A7"},
+      {"batch-async-any", "#009E73"},
+      {"multithread-driver", "#56B4E9"},
+      {"register-copy-unregister", "#882255"},
+      {"sm-pageable-kernel", "#999933"},
+      {"h2d", "#332288"},
+      {"d2h", "#882255"},
+  };
+  const auto it = kFixed.find(key);
+  return it != kFixed.end() ? it->second : palette_colour(fallback_index);
+}
+
+double text_width(std::string_view text, double font_px) {
+  std::size_t points = 0;
+  for (unsigned char ch : text) points += (ch & 0xC0) != 0x80;
+  return static_cast<double>(points) * 0.6 * font_px;
+}
+
+LinearAxis nice_axis(double max_value, int target_ticks) {
+  LinearAxis a;
+  if (!(max_value > 0.0) || !std::isfinite(max_value)) return a;
+  const double raw = max_value / target_ticks;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    a.step = m * magnitude;
+    if (a.step >= raw) break;
+  }
+  a.top = std::ceil(max_value / a.step - 1e-9) * a.step;
+  a.decimals = 0;
+  while (a.decimals < 6) {
+    const double scaled = a.step * std::pow(10.0, a.decimals);
+    if (std::fabs(scaled - std::round(scaled)) < 1e-6) break;
+    ++a.decimals;
+  }
+  return a;
+}
+
+std::string format_fixed(double value, int decimals) {
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+namespace {
+
+constexpr double kLegendSwatch = 14;
+constexpr double kLegendGap = 18;
+constexpr double kLegendFont = 12;
+constexpr double kLegendRow = 20;
+
+double swatch_width(const LegendEntry& e) {
+  return e.marker >= 0 ? 24 : kLegendSwatch;
+}
+
+double entry_width(const LegendEntry& e) {
+  return swatch_width(e) + 6 + text_width(e.label, kLegendFont) + kLegendGap;
+}
+
+}  // namespace
+
+std::string marker_svg(int shape, double x, double y, const std::string& colour,
+                       const std::string& attributes, const std::string& content) {
+  const std::string paint =
+      fmt::format("fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"1.2\"{}", colour, attributes);
+  const std::string body = content.empty() ? "/>" : ">" + content;
+  switch (shape % 7) {
+    case 0:
+      return fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" {}{}{}", c(x), c(y), paint, body,
+                         content.empty() ? "" : "</circle>");
+    case 1:
+      return fmt::format("<rect x=\"{}\" y=\"{}\" width=\"7.6\" height=\"7.6\" {}{}{}", c(x - 3.8),
+                         c(y - 3.8), paint, body, content.empty() ? "" : "</rect>");
+    case 2:
+      return fmt::format("<path d=\"M{} {}l5 5l-5 5l-5 -5z\" {}{}{}", c(x), c(y - 5), paint, body,
+                         content.empty() ? "" : "</path>");
+    case 3:
+      return fmt::format("<path d=\"M{} {}l5 8.6h-10z\" {}{}{}", c(x), c(y - 5.2), paint, body,
+                         content.empty() ? "" : "</path>");
+    case 4:
+      return fmt::format("<path d=\"M{} {}l5 -8.6h-10z\" {}{}{}", c(x), c(y + 5.2), paint, body,
+                         content.empty() ? "" : "</path>");
+    case 5:
+      return fmt::format("<path d=\"M{} {}h3v3h3v3h-3v3h-3v-3h-3v-3h3z\" {}{}{}", c(x - 1.5),
+                         c(y - 4.5), paint, body, content.empty() ? "" : "</path>");
+    default:
+      return fmt::format("<path d=\"M{} {}l4.3 2.5v5l-4.3 2.5l-4.3 -2.5v-5z\" {}{}{}", c(x),
+                         c(y - 5), paint, body, content.empty() ? "" : "</path>");
+  }
+}
+
+int legend_rows(const std::vector<LegendEntry>& entries, double width) {
+  if (entries.empty()) return 0;
+  int rows = 1;
+  double used = 0;
+  for (const LegendEntry& e : entries) {
+    if (used > 0 && used + entry_width(e) > width) {
+      ++rows;
+      used = 0;
+    }
+    used += entry_width(e);
+  }
+  return rows;
+}
+
+int write_legend(std::string& out, const std::vector<LegendEntry>& entries, double x, double y,
+                 double width) {
+  if (entries.empty()) return 0;
+  out += "<g class=\"legend\">\n";
+  int row = 0;
+  double used = 0;
+  for (const LegendEntry& e : entries) {
+    if (used > 0 && used + entry_width(e) > width) {
+      ++row;
+      used = 0;
+    }
+    const double ex = x + used;
+    const double ey = y + row * kLegendRow;
+    if (e.marker >= 0) {
+      out += fmt::format(
+          "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
+          "stroke-width=\"2.2\"/>",
+          c(ex), c(ey - 4), c(ex + 24), e.colour);
+      out += marker_svg(e.marker, ex + 12, ey - 4, e.colour, "", "");
+    } else {
+      out += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"3\" fill=\"{}\"/>", c(ex),
+          c(ey - kLegendSwatch + 3), c(kLegendSwatch), c(kLegendSwatch - 4), e.colour);
+    }
+    out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"{}\" fill=\"{}\">{}</text>\n",
+                       c(ex + swatch_width(e) + 6), c(ey), c(kLegendFont), kTextColour,
+                       xml_escape(e.label));
+    used += entry_width(e);
+  }
+  out += "</g>\n";
+  return row + 1;
+}
+
+std::string render_size_chart(const SizeChart& chart) {
+  // The x range: whole powers of two around every size, so ticks fall on round sizes.
+  double min_x = 0, max_x = 0, max_y = 0;
+  bool any = false;
+  for (const ChartSeries& s : chart.series) {
+    for (const auto& [x, y] : s.points) {
+      if (x <= 0) continue;
+      min_x = any ? std::min(min_x, x) : x;
+      max_x = any ? std::max(max_x, x) : x;
+      any = true;
+      if (y) max_y = std::max(max_y, *y);
+    }
+  }
+  for (const ChartRule& r : chart.rules) max_y = std::max(max_y, r.value);
+  max_y = std::max(max_y, chart.y_at_least);
+  int lo = any ? static_cast<int>(std::floor(std::log2(min_x))) : 10;
+  int hi = any ? static_cast<int>(std::ceil(std::log2(max_x))) : 20;
+  if (hi == lo) {
+    --lo;
+    ++hi;
+  }
+  int step = 1;
+  while ((hi - lo) / step + 1 > 10) ++step;
+  const LinearAxis y_axis = nice_axis(max_y);
+
+  std::vector<LegendEntry> legend;
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    legend.push_back({chart.series[i].label, chart.series[i].colour, static_cast<int>(i)});
+  }
+
+  const double left = 68, right = kWidth - 28;
+  const int rows = legend_rows(legend, right - 12);
+  const double top = 62 + kLegendRow * rows;
+  const double bottom = kHeight - 56;
+  const auto px = [&](double x) { return left + (std::log2(x) - lo) / (hi - lo) * (right - left); };
+  const auto py = [&](double y) { return bottom - y / y_axis.top * (bottom - top); };
+
+  std::string out = open_svg(kWidth, kHeight, chart.title, "size-chart");
+  out += title_text(chart.title, kWidth);
+  write_legend(out, legend, 12, 50, right - 12);
+
+  // Grid and ticks.
+  out += "<g class=\"axes\" font-size=\"11\" fill=\"" + std::string(kAxisColour) + "\">\n";
+  for (int e = lo; e <= hi; e += step) {
+    const double x = left + static_cast<double>(e - lo) / (hi - lo) * (right - left);
+    out += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>"
+        "<text x=\"{0}\" y=\"{4}\" text-anchor=\"middle\">{5}</text>\n",
+        c(x), c(top), c(bottom + 4), kGridColour, c(bottom + 18), bytes_label(e));
+  }
+  const int y_ticks = static_cast<int>(std::round(y_axis.top / y_axis.step));
+  for (int i = 0; i <= y_ticks; ++i) {
+    const double v = i * y_axis.step;
+    out += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\"/>"
+        "<text x=\"{4}\" y=\"{1}\" dy=\"0.32em\" text-anchor=\"end\">{5}</text>\n",
+        c(left - 4), c(py(v)), c(right), kGridColour, c(left - 8),
+        format_fixed(v, y_axis.decimals));
+  }
+  out += fmt::format(
+      "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{4}\"/>"
+      "<line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"{4}\"/>\n",
+      c(left), c(top), c(bottom), c(right), kAxisColour);
+  out += fmt::format(
+      "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"{}\">transfer size "
+      "(bytes, log scale; KiB, MiB, GiB = 2^10, 2^20, 2^30 bytes)</text>\n",
+      c((left + right) / 2), c(kHeight - 14), kTextColour);
+  out += fmt::format(
+      "<text transform=\"translate(18 {}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\" "
+      "fill=\"{}\">{}</text>\n",
+      c((top + bottom) / 2), kTextColour, xml_escape(chart.y_title));
+  out += "</g>\n";
+
+  // Rule labels sit above their line; when two rules are too close for that, the lower one's
+  // label goes below its line instead.
+  std::vector<ChartRule> rules = chart.rules;
+  std::sort(rules.begin(), rules.end(),
+            [](const ChartRule& x, const ChartRule& y) { return x.value < y.value; });
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const double y = py(rules[i].value);
+    const bool crowded = i + 1 < rules.size() && y - py(rules[i + 1].value) < 16;
+    rule_line(out, left, y, right, y);
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"{}\">{}</text>\n",
+        c(right - 4), c(crowded ? y + 14 : y - 5), kAxisColour, xml_escape(rules[i].label));
+  }
+
+  for (std::size_t index = 0; index < chart.series.size(); ++index) {
+    const ChartSeries& s = chart.series[index];
+    // Series that coincide (every page-locked kind reaches the same link rate) would hide each
+    // other; each is set a few pixels apart along x, far less than one size step, so every
+    // marker shows.
+    const double dodge =
+        (static_cast<double>(index) - (static_cast<double>(chart.series.size()) - 1) / 2) * 4.0;
+    out += fmt::format("<g class=\"series\" data-series=\"{}\">\n", xml_escape(s.label));
+    // A missing value breaks the line: a failed gate must not look like a measured trend.
+    std::vector<std::string> segments;
+    std::string segment;
+    int in_segment = 0;
+    for (const auto& [x, y] : s.points) {
+      if (!y || x <= 0) {
+        if (in_segment > 1) segments.push_back(segment);
+        segment.clear();
+        in_segment = 0;
+        continue;
+      }
+      segment += (in_segment > 0 ? " " : "") + c(px(x) + dodge) + "," + c(py(*y));
+      ++in_segment;
+    }
+    if (in_segment > 1) segments.push_back(segment);
+    for (const std::string& points : segments) {
+      out += fmt::format(
+          "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2.2\" stroke-linejoin=\"round\"{} "
+          "points=\"{}\"/>\n",
+          s.colour, s.dashed ? " stroke-dasharray=\"7 4\"" : "", points);
+    }
+    for (const auto& [x, y] : s.points) {
+      if (!y || x <= 0) continue;
+      out +=
+          marker_svg(static_cast<int>(index), px(x) + dodge, py(*y), s.colour, " class=\"point\"",
+                     fmt::format("<title>{}, {}: {}{}</title>", xml_escape(s.label),
+                                 format_size(static_cast<std::uint64_t>(x)),
+                                 format_fixed(*y, chart.decimals), xml_escape(chart.value_suffix)));
+      out += "\n";
+    }
+    out += "</g>\n";
+  }
+  return out + "</svg>\n";
+}
+
+std::string render_share_chart(const ShareChart& chart) {
+  // Bar labels get the room the longest one needs, within reason; a longer one is cut.
+  double label_px = 120;
+  for (const ShareBar& b : chart.bars) label_px = std::max(label_px, text_width(b.label, 12));
+  label_px = std::min(label_px, 330.0);
+  const double left = 12 + label_px + 12, right = kWidth - 28;
+  const int rows = legend_rows(chart.legend, right - 12);
+  const double top = 62 + kLegendRow * rows + 16;  // room for the rules' labels
+  const double row_height = 36;
+  const double bottom = top + row_height * static_cast<double>(chart.bars.size());
+  const double height = bottom + 52;
+  double max_value = 0;
+  for (const ShareBar& b : chart.bars) {
+    if (b.share) max_value = std::max(max_value, *b.share);
+  }
+  for (const ChartRule& r : chart.rules) max_value = std::max(max_value, r.value);
+  const LinearAxis axis = chart.percent ? LinearAxis{1.0, 0.2, 0} : nice_axis(max_value);
+  const auto px = [&](double v) { return left + v / axis.top * (right - left); };
+  const auto value_text = [&](double v) {
+    return chart.percent ? fmt::format("{:.1f}%", 100.0 * v)
+                         : format_fixed(v, chart.decimals) + chart.value_suffix;
+  };
+
+  std::string out = open_svg(kWidth, height, chart.title, "share-chart");
+  out += title_text(chart.title, kWidth);
+  write_legend(out, chart.legend, 12, 50, right - 12);
+
+  out += "<g class=\"axes\" font-size=\"11\" fill=\"" + std::string(kAxisColour) + "\">\n";
+  const int ticks = static_cast<int>(std::round(axis.top / axis.step));
+  for (int i = 0; i <= ticks; ++i) {
+    const double v = i * axis.step;
+    out += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>"
+        "<text x=\"{0}\" y=\"{4}\" text-anchor=\"middle\">{5}</text>\n",
+        c(px(v)), c(top), c(bottom + 4), kGridColour, c(bottom + 18),
+        chart.percent ? fmt::format("{}%", static_cast<int>(std::round(100 * v)))
+                      : format_fixed(v, axis.decimals));
+  }
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>\n",
+                     c(left), c(top), c(bottom), kAxisColour);
+  out += fmt::format(
+      "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
+      c((left + right) / 2), c(height - 14), kTextColour, xml_escape(chart.x_title));
+  out += "</g>\n";
+
+  for (std::size_t i = 0; i < chart.bars.size(); ++i) {
+    const ShareBar& b = chart.bars[i];
+    const double y = top + row_height * static_cast<double>(i);
+    const double mid = y + row_height / 2;
+    std::string label = b.label;
+    while (label.size() > 4 && text_width(label, 12) > label_px) {
+      label.pop_back();
+      while (!label.empty() && (static_cast<unsigned char>(label.back()) & 0xC0) == 0x80) {
+        label.pop_back();
+      }
+    }
+    if (label != b.label) label += "…";
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"12\" text-anchor=\"end\" "
+        "fill=\"{}\">{}<title>{}</title></text>\n",
+        c(left - 10), c(mid), kTextColour, xml_escape(label), xml_escape(b.label));
+    if (!b.share) {
+      out += fmt::format(
+          "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"12\" fill=\"{}\">— no figure (gate "
+          "failed or case missing)</text>\n",
+          c(left + 8), c(mid), kAxisColour);
+      continue;
+    }
+    const double v = std::clamp(*b.share, 0.0, axis.top);
+    const double w = std::max(1.5, px(v) - left);
+    const std::string value = value_text(*b.share);
+    // The figure sits inside a long bar and just past a short one, so it is always readable.
+    const bool inside = w > text_width(value, 12) + 16;
+    out += fmt::format(
+        "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"2\" "
+        "fill=\"{}\"><title>{}: {}{}</title></rect>\n",
+        c(left), c(mid - 11), c(w), c(22), b.colour, xml_escape(b.label), xml_escape(value),
+        b.detail.empty() ? std::string() : " (" + xml_escape(b.detail) + ")");
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"12\" font-weight=\"600\" "
+        "text-anchor=\"{}\" fill=\"{}\">{}</text>\n",
+        c(inside ? left + w - 8 : left + w + 6), c(mid), inside ? "end" : "start",
+        inside ? "#ffffff" : kTextColour, xml_escape(value));
+  }
+
+  for (const ChartRule& r : chart.rules) {
+    const double x = px(r.value);
+    rule_line(out, x, top - 6, x, bottom);
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
+        c(x), c(top - 10), kAxisColour, xml_escape(r.label));
+  }
+  return out + "</svg>\n";
+}
+
+std::string render_heatmap(const HeatmapChart& chart) {
+  using Cell = HeatmapChart::Cell;
+  constexpr double kCellW = 76, kCellH = 26;
+  double label_px = 80;
+  for (const std::string& l : chart.row_labels) label_px = std::max(label_px, text_width(l, 12));
+  const double left = 12 + label_px + 12;
+  const std::size_t n_cols = chart.column_labels.size();
+  const double grid_top = 84;
+  const std::string footnote =
+      fmt::format("Shading: {} (pale: {:.1f}%, deep: 100%). Orange outline: the chosen shape.",
+                  chart.shade_title, 0.0);
+  const double width = std::max({640.0, left + kCellW * static_cast<double>(n_cols) + 28,
+                                 text_width(chart.title, 15) + 24, text_width(footnote, 12) + 24});
+  const double bottom = grid_top + kCellH * static_cast<double>(chart.cells.size());
+  const double height = bottom + 58;
+  // The shading spans the shares actually present, so near-identical shapes still differ.
+  double lo = 1.0;
+  for (const auto& row : chart.cells) {
+    for (const Cell& cell : row) {
+      if (cell.value) lo = std::min(lo, cell.shade);
+    }
+  }
+  const auto fill = [&](double shade) {
+    const double t = lo < 1.0 ? std::clamp((shade - lo) / (1.0 - lo), 0.0, 1.0) : 1.0;
+    // From a pale to a deep blue.
+    const auto mix = [t](int a, int b) { return static_cast<int>(std::round(a + (b - a) * t)); };
+    return std::make_pair(
+        fmt::format("#{:02x}{:02x}{:02x}", mix(0xf1, 0x08), mix(0xf5, 0x40), mix(0xfb, 0x81)),
+        t > 0.55);
+  };
+
+  std::string out = open_svg(width, height, chart.title, "heatmap");
+  out += title_text(chart.title, width);
+  double x = left;
+  for (const auto& [heading, span] : chart.column_groups) {
+    const double w = kCellW * static_cast<double>(span);
+    out += fmt::format(
+        "<text x=\"{}\" y=\"50\" font-size=\"13\" font-weight=\"600\" text-anchor=\"middle\" "
+        "fill=\"{}\">{}</text>\n<line x1=\"{}\" y1=\"56\" x2=\"{}\" y2=\"56\" stroke=\"{}\"/>\n",
+        c(x + w / 2), kTextColour, xml_escape(heading), c(x + 4), c(x + w - 4), kAxisColour);
+    x += w;
+  }
+  for (std::size_t j = 0; j < n_cols; ++j) {
+    out += fmt::format(
+        "<text x=\"{}\" y=\"74\" font-size=\"11\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
+        c(left + kCellW * (static_cast<double>(j) + 0.5)), kAxisColour,
+        xml_escape(chart.column_labels[j]));
+  }
+  std::string marks;
+  for (std::size_t i = 0; i < chart.cells.size(); ++i) {
+    const double y = grid_top + kCellH * static_cast<double>(i);
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"12\" text-anchor=\"end\" "
+        "fill=\"{}\">{}</text>\n",
+        c(left - 10), c(y + kCellH / 2), kTextColour,
+        xml_escape(i < chart.row_labels.size() ? chart.row_labels[i] : std::string()));
+    for (std::size_t j = 0; j < chart.cells[i].size() && j < n_cols; ++j) {
+      const Cell& cell = chart.cells[i][j];
+      const double cx = left + kCellW * static_cast<double>(j);
+      if (!cell.value) {
+        out += fmt::format(
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" "
+            "stroke=\"{}\"/><text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"11\" "
+            "text-anchor=\"middle\" fill=\"{}\">—</text>\n",
+            c(cx), c(y), c(kCellW), c(kCellH), kGridColour, c(cx + kCellW / 2), c(y + kCellH / 2),
+            kAxisColour);
+        continue;
+      }
+      const auto [colour, dark] = fill(cell.shade);
+      const std::string value = format_fixed(*cell.value, chart.decimals);
+      out += fmt::format(
+          "<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+          "stroke=\"#ffffff\"><title>{}, {}: {}{} ({:.1f}% of the best)</title></rect>"
+          "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"11\" text-anchor=\"middle\" "
+          "fill=\"{}\" pointer-events=\"none\">{}</text>\n",
+          c(cx), c(y), c(kCellW), c(kCellH), colour,
+          xml_escape(i < chart.row_labels.size() ? chart.row_labels[i] : std::string()),
+          xml_escape(chart.column_labels[j]), value, xml_escape(chart.value_suffix),
+          100 * cell.shade, c(cx + kCellW / 2), c(y + kCellH / 2), dark ? "#ffffff" : kTextColour,
+          value);
+      if (cell.marked) {
+        // Drawn after every cell, so no neighbour paints over the outline.
+        marks += fmt::format(
+            "<rect class=\"best\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+            "stroke=\"#D55E00\" stroke-width=\"3\"/>\n",
+            c(cx + 1.5), c(y + 1.5), c(kCellW - 3), c(kCellH - 3));
+      }
+    }
+  }
+  out += marks;
+  out += fmt::format(
+      "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">Shading: {} (pale: {:.1f}%, deep: "
+      "100%). Orange outline: the chosen shape.</text>\n",
+      c(12), c(height - 16), kTextColour, xml_escape(chart.shade_title), 100 * lo);
+  return out + "</svg>\n";
+}
+
+}  // namespace pinbench

@@ -1,0 +1,50 @@
+#include "framework/render/text_table.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace pinbench {
+namespace {
+
+// Display width of UTF-8 text: count code points, not bytes, so "—" and "×" align.
+std::size_t display_width(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+}  // namespace
+
+TextTable::TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
+
+void TextTable::add_row(std::vector<std::string> row) {
+  if (row.size() != header_.size()) throw std::invalid_argument("table row has the wrong width");
+  rows_.push_back(std::move(row));
+}
+
+std::string TextTable::render(const std::string& indent) const {
+  std::vector<std::size_t> width(header_.size(), 0);
+  for (std::size_t i = 0; i < header_.size(); ++i) width[i] = display_width(header_[i]);
+  for (const auto& row : rows_) {
+    for (std::size_t i = 0; i < row.size(); ++i)
+      width[i] = std::max(width[i], display_width(row[i]));
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out = indent;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const std::string pad(width[i] - display_width(cells[i]), ' ');
+      if (i > 0) out += "  ";
+      out += i == 0 ? cells[i] + pad : pad + cells[i];
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header_);
+  std::size_t total = 0;
+  for (std::size_t w : width) total += w;
+  out += indent + std::string(total + 2 * (width.size() - 1), '-') + "\n";
+  for (const auto& row : rows_) out += line(row);
+  return out;
+}
+
+}  // namespace pinbench

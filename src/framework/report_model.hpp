@@ -1,0 +1,128 @@
+// One analysis of any run record, as data every printer renders: text, markdown, HTML and CSV
+// all draw their tables, verdicts, charts and flags from the ReportModel that `analyse` builds,
+// as nvbench's printers share one state. So a verdict, a stop reason or an unstable case that
+// reaches one format reaches every format, and a rate whose gate failed (case_figures.hpp) is
+// absent from all of them at once. No colours or markup here: a chart is its series and what
+// they mean; how it looks is the printer's business.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "experiments/lesson/analysis.hpp"
+#include "framework/report_tables.hpp"
+#include "framework/verdict.hpp"
+#include "framework/record.hpp"
+#include "framework/stats.hpp"
+
+namespace pinbench {
+
+// A named set of judged statements: the lesson's predictions, the staged engine's goals, the
+// pipeline's goals. Each item is a Prediction whose claims carry the verdicts and evidence; a
+// goal is an item with one claim.
+struct VerdictGroup {
+  std::string id;     // an anchor, e.g. "predictions"
+  std::string title;  // e.g. "Goals (H200 targets from the issue; findings, not checks)"
+  std::string note;   // how to read the verdicts
+  std::vector<Prediction> items;
+};
+
+enum class ChartKind {
+  kSize,     // lines of a value against transfer size, log2 x axis
+  kBars,     // horizontal bars of a value, linear axis from zero
+  kShares,   // horizontal bars of a share, 0 to 100%
+  kHeatmap,  // a grid of values, rows by columns, shaded by `shade`
+};
+
+struct ChartSeriesSpec {
+  std::string label;
+  std::string key;  // what fixes its colour: a memory kind or a method
+  std::vector<std::pair<std::uint64_t, std::optional<double>>> points;  // ascending bytes
+};
+
+struct ChartBar {
+  std::string label;
+  std::string key;
+  std::optional<double> value;  // absent: no figure (gate failed, or no samples)
+  std::string detail;           // for the tooltip
+};
+
+struct HeatCell {
+  std::optional<double> value;  // absent: no figure
+  double shade = 0.0;           // 0..1, what the colour shows
+  bool marked = false;          // the chosen cell (e.g. the best shape's)
+};
+
+struct ChartSpec {
+  ChartKind kind = ChartKind::kSize;
+  std::string id;
+  std::string title;
+  std::string caption;
+  std::string axis_title;    // the value axis, with its unit
+  std::string value_suffix;  // after a value in tooltips and labels, e.g. " GB/s"
+  int decimals = 2;
+  bool wide = false;                                  // spans the page's width
+  std::vector<std::pair<double, std::string>> rules;  // dashed reference lines at values
+  double value_at_least = 0;  // the value axis reaches this far, to share a scale on purpose
+  std::vector<ChartSeriesSpec> series;  // kSize
+  std::vector<ChartBar> bars;           // kBars, kShares
+  // kHeatmap: rows by columns; column_groups spans columns under a heading (e.g. a direction).
+  std::vector<std::string> row_labels, column_labels;
+  std::vector<std::pair<std::string, std::size_t>> column_groups;  // heading, columns spanned
+  std::vector<std::vector<HeatCell>> cells;
+  std::string shade_title;  // what the shading means
+};
+
+// A case whose samples do not tell one story (framework/stats.hpp check_stability).
+struct CaseFlag {
+  std::string label;  // "copy cudaMemcpy h2d pageable 1 MiB"
+  Stability stability = Stability::kSteady;
+  std::string detail;
+};
+
+// One case as every printer lists it, with how it was sampled.
+struct CaseLine {
+  const Case* source = nullptr;  // into the record the model was built from
+  std::string label;
+  std::string stop;              // the stop reason, "not recorded", or "published figure"
+  std::optional<double> spread;  // relative standard deviation of the times; absent < 2 samples
+  StabilityCheck stability;
+};
+
+struct ReportModel {
+  std::string experiment;
+  std::string title;       // "pinbench report: sweep on NVIDIA H200"
+  bool published = false;  // figures copied from a document, not measured
+  // What a figure is: "Figures are medians of the timed samples", or for a published record
+  // "Figures are the published ones, one per case" (it claims no method it did not use).
+  std::string figures_are;
+  std::string machine_line;
+  std::vector<std::pair<std::string, std::string>> machine;
+  std::string record_line;
+  std::vector<std::string> notes;  // the record's note, the method, units
+  std::vector<ReportTable> tables;
+  std::vector<VerdictGroup> verdicts;
+  std::vector<ChartSpec> charts;
+  std::vector<CaseLine> cases;
+  std::vector<CaseFlag> flags;  // unstable cases, in record order
+  std::vector<std::string> check_failures;
+  std::string checks_passed;  // what "every gate passed" means for this experiment
+  std::size_t gates_passed = 0, gates = 0;
+  std::optional<LessonAnalysis> lesson;  // a lesson record's own analysis
+};
+
+// "INCOMPLETE: SIGINT stopped this run after 12 cases; ..." for an interrupted record, else "".
+std::string incomplete_note(const RunRecord& record);
+
+// Dispatches on record.experiment: "lesson", "sweep", "bandwidthtest", "race", "staged",
+// "staged-tune", "pipeline"; any other experiment gets the generic tables and rate charts.
+// `record` must outlive the model (CaseLine points into it).
+ReportModel analyse(const RunRecord& record);
+
+// Every case, with its stop reason, spread and stability, as a table.
+ReportTable case_table(const ReportModel& model);
+
+}  // namespace pinbench

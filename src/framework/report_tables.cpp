@@ -1,0 +1,347 @@
+#include "framework/report_tables.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "framework/case_figures.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench {
+namespace {
+
+const std::string kDash = "—";
+
+std::string num(const std::optional<double>& v, const char* spec = "{:.3f}") {
+  return v ? fmt::format(fmt::runtime(spec), *v) : kDash;
+}
+
+std::string cuda_version(int v) {
+  return v > 0 ? fmt::format("CUDA {}.{}", v / 1000, (v % 1000) / 10) : std::string("unknown");
+}
+
+std::string known(const std::string& s) {
+  return s.empty() ? std::string("unknown") : s;
+}
+
+std::string pcie_words(const PcieLink& p) {
+  if (p.current_gen <= 0 && p.current_width <= 0) return "unknown";
+  return fmt::format("gen {} x{} (max gen {} x{})", p.current_gen, p.current_width, p.max_gen,
+                     p.max_width);
+}
+
+std::string compute_capability(const MachineInfo& m) {
+  return m.cc_major > 0 ? fmt::format("{}.{}", m.cc_major, m.cc_minor) : std::string("unknown");
+}
+
+std::string bytes_or_unknown(std::uint64_t b) {
+  return b > 0 ? format_size(b) : std::string("unknown");
+}
+
+std::string count_or_unknown(int n) {
+  return n > 0 ? std::to_string(n) : std::string("unknown");
+}
+
+// Sizes in the order they first appear, then sorted: the union of every series' sizes.
+std::vector<std::uint64_t> panel_sizes(const SizePanel& p) {
+  std::vector<std::uint64_t> sizes;
+  for (const SizeSeries& s : p.series) {
+    for (const auto& point : s.gb_per_s) sizes.push_back(point.first);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+std::string anchor(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (keep) {
+      out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+ReportTable generic_table(const SizePanel& p) {
+  ReportTable t;
+  t.id = anchor(p.part + "-" + p.method + "-" + p.direction);
+  t.title = p.title() + ": median GB/s by size";
+  t.header = {"size"};
+  t.numeric = {false};
+  for (const SizeSeries& s : p.series) {
+    t.header.push_back(s.memory + " GB/s");
+    t.numeric.push_back(true);
+  }
+  for (std::uint64_t bytes : panel_sizes(p)) {
+    std::vector<std::string> row{format_size(bytes)};
+    for (const SizeSeries& s : p.series) {
+      std::optional<double> v;
+      for (const auto& point : s.gb_per_s) {
+        if (point.first == bytes) {
+          v = point.second;
+          break;
+        }
+      }
+      row.push_back(num(v, "{:.2f}"));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  for (const std::string& f : p.failed) t.notes.push_back("Gate failed, no figure: " + f + ".");
+  return t;
+}
+
+ReportTable copy_table(const std::string& id, const std::string& title,
+                       const std::vector<CopyRow>& rows) {
+  ReportTable t;
+  t.id = id;
+  t.title = title;
+  t.header = {"size",      "pageable ms", "pageable GB/s",
+              "pinned ms", "pinned GB/s", "pageable/pinned"};
+  t.numeric = {false, true, true, true, true, true};
+  for (const CopyRow& r : rows) {
+    t.rows.push_back(
+        {format_size(r.bytes), num(r.pageable_ms), num(r.pageable_gb_per_s, "{:.2f}"),
+         num(r.pinned_ms), num(r.pinned_gb_per_s, "{:.2f}"),
+         r.ratio ? fmt::format("{:.2f}x{}", *r.ratio, r.pinned_slower ? " !" : "") : kDash});
+    if (r.pinned_slower) {
+      t.notes.push_back(fmt::format(
+          "{}: the pinned row is slower than the pageable row (marked !); the \"pinned\" "
+          "buffer may not be pinned.",
+          format_size(r.bytes)));
+    }
+  }
+  return t;
+}
+
+std::vector<ReportTable> lesson_tables(const LessonAnalysis& a, bool published) {
+  const LessonConfig& c = a.config;
+  std::vector<ReportTable> out;
+  ReportTable h2d = copy_table("part1-h2d", "Part 1: blocking cudaMemcpy, host to device", a.h2d);
+  // A published record holds one figure per case, copied from a document: it must not claim
+  // the warm-ups and timed samples of a method it did not use.
+  const std::string published_note =
+      "One published figure per case, copied from the document's tables; not measured by "
+      "pinbench.";
+  h2d.notes.insert(h2d.notes.begin(),
+                   published ? published_note
+                             : fmt::format("{} warm-ups and {} timed copies per case, timed with "
+                                           "CUDA events.",
+                                           c.warmups, c.iterations));
+  out.push_back(std::move(h2d));
+  if (!a.d2h.empty()) {
+    out.push_back(
+        copy_table("part1-d2h", "Part 1 exercise: the same sweep, device to host", a.d2h));
+  }
+  out.back().notes.push_back(fmt::format("Ratio at {}: {} host to device, {} device to host. {}",
+                                         format_size(c.ratio_bytes), num(a.h2d_ratio_at, "{:.2f}x"),
+                                         num(a.d2h_ratio_at, "{:.2f}x"), a.direction_sentence));
+
+  ReportTable async;
+  async.id = "part2-async";
+  async.title = fmt::format("Part 2: {} cudaMemcpyAsync on a non-blocking stream",
+                            format_size(c.async_bytes));
+  async.header = {"direction", "host memory", "call ms", "completion ms", "call share"};
+  async.numeric = {false, false, true, true, true};
+  for (const AsyncRow& r : a.async_rows) {
+    async.rows.push_back({direction_words(r.direction), r.memory, num(r.call_ms),
+                          num(r.completion_ms),
+                          r.call_share ? fmt::format("{:.1f}%", 100.0 * *r.call_share) : kDash});
+  }
+  async.notes.push_back(
+      (published ? published_note + " "
+                 : fmt::format("{} warm-up and {} timed calls per case, host clock. ",
+                               c.async_warmups, c.async_iterations)) +
+      "The call share is the median time the call held the thread over the median time to "
+      "completion.");
+  out.push_back(std::move(async));
+
+  ReportTable kernels;
+  kernels.id = "part3-kernels";
+  kernels.title =
+      fmt::format("Part 3: scale_copy kernel over {} of floats, output in device memory",
+                  format_size(c.kernel_bytes));
+  kernels.header = {"variant", "ms per launch", "read GB/s", "read+written GB/s"};
+  kernels.numeric = {false, true, true, true};
+  for (const KernelRow& r : a.kernel_rows) {
+    kernels.rows.push_back({r.variant, num(r.ms), num(r.read_gb_per_s, "{:.1f}"),
+                            num(r.read_write_gb_per_s, "{:.1f}")});
+  }
+  kernels.notes.push_back(
+      (published ? published_note + " "
+                 : fmt::format("{} warm-ups and {} timed launches per variant, CUDA events. ",
+                               c.kernel_warmups, c.kernel_iterations)) +
+      "Read GB/s counts the input bytes once; read+written counts input and output.");
+  out.push_back(std::move(kernels));
+
+  if (a.model.available) {
+    const ZeroCopyModel& m = a.model;
+    ReportTable bytes;
+    bytes.id = "part3-bytes";
+    bytes.title = "Part 3: where each launch's bytes go";
+    bytes.header = {"variant", "bytes across PCIe", "bytes in device memory"};
+    bytes.numeric = {false, true, true};
+    bytes.rows.push_back({"device-resident", format_size(m.resident_pcie_bytes),
+                          format_size(m.resident_device_bytes)});
+    bytes.rows.push_back({"mapped (zero-copy)", format_size(m.mapped_pcie_bytes),
+                          format_size(m.mapped_device_bytes)});
+    bytes.notes.push_back(fmt::format(
+        "PCIe rate {:.1f} GB/s (part 1 pinned host to device); device rate {:.1f} GB/s (resident "
+        "kernel, read + written). Predicted mapped/resident ratio: {:.2f}x as the page reasons, "
+        "{:.2f}x from the accounting; measured {:.2f}x.",
+        m.pcie_gb_per_s, m.device_gb_per_s, m.page_predicted_ratio, m.accounted_predicted_ratio,
+        m.measured_ratio));
+    bytes.notes.push_back(m.finding);
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string direction_words(const std::string& d) {
+  if (d == "h2d") return "host to device";
+  if (d == "d2h") return "device to host";
+  if (d == "d2d") return "device to device";
+  if (d == "bidir") return "both directions at once";
+  if (d == "bidir-h2d") return "both at once, the host-to-device half";
+  if (d == "bidir-d2h") return "both at once, the device-to-host half";
+  if (d == "bidir-total") return "both at once, total";
+  return d;
+}
+
+std::string machine_line(const MachineInfo& m) {
+  // Zero is how a record says "not known": it reads "unknown", never as a measured zero or a
+  // silently missing part, the same as in the terminal text and the HTML's field list.
+  const auto count = [](int n, const char* what) {
+    return n > 0 ? fmt::format("{} {}", n, what) : fmt::format("{} unknown", what);
+  };
+  const std::string device = known(m.device_name);
+  const std::vector<std::string> parts{
+      "compute capability " + compute_capability(m), count(m.sm_count, "SMs"),
+      count(m.copy_engines, "copy engines"),
+      m.device_memory_bytes > 0 ? format_size(m.device_memory_bytes)
+                                : std::string("device memory unknown")};
+  std::string host = known(m.host_cpu);
+  host += ", " + count(m.host_logical_cpus, "logical CPUs");
+  host += ", " + (m.host_memory_bytes > 0 ? format_size(m.host_memory_bytes)
+                                          : std::string("host memory unknown"));
+  if (!m.os.empty() && m.os != "unknown") host += ", " + m.os;
+  return fmt::format("{} ({}); PCIe {}; driver {} ({}), runtime {}; host {}", device,
+                     fmt::join(parts, ", "), pcie_words(m.pcie), known(m.driver_release),
+                     cuda_version(m.driver_version), cuda_version(m.runtime_version), host);
+}
+
+std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m) {
+  std::vector<std::pair<std::string, std::string>> out;
+  // Records made before pinbench named the host and the device's UUID show what they always did.
+  if (!m.hostname.empty()) out.emplace_back("Host", m.hostname);
+  if (!m.device_uuid.empty()) {
+    out.emplace_back("Device index and UUID", fmt::format("{}, {}", m.device_index, m.device_uuid));
+  }
+  if (!m.cpu_list.empty()) out.emplace_back("CPUs nearest the device", m.cpu_list);
+  std::vector<std::pair<std::string, std::string>> rest = {
+      {"Device", known(m.device_name)},
+      {"Compute capability", compute_capability(m)},
+      {"SMs", count_or_unknown(m.sm_count)},
+      {"Copy engines", count_or_unknown(m.copy_engines)},
+      {"Device memory", bytes_or_unknown(m.device_memory_bytes)},
+      {"PCIe link", pcie_words(m.pcie)},
+      {"PCI bus", known(m.pci_bus_id)},
+      {"NUMA node", m.numa_node >= 0 ? std::to_string(m.numa_node) : std::string("unknown")},
+      {"Driver", fmt::format("{} ({})", known(m.driver_release), cuda_version(m.driver_version))},
+      {"Runtime", cuda_version(m.runtime_version)},
+      {"Host CPU", m.host_logical_cpus > 0
+                       ? fmt::format("{}, {} logical CPUs", known(m.host_cpu), m.host_logical_cpus)
+                       : known(m.host_cpu)},
+      {"Host memory", bytes_or_unknown(m.host_memory_bytes)},
+      {"OS", known(m.os)},
+      {"Kernels read pageable memory", m.pageable_memory_access != 0 ? "yes" : "no"},
+  };
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+std::string record_line(const RunRecord& r) {
+  std::size_t passed = 0;
+  for (const Gate& g : r.gates) passed += g.passed ? 1 : 0;
+  return fmt::format(
+      "{}, recorded {} by pinbench {}; {}; {} of {} gates passed{}", r.experiment, r.created_utc,
+      r.pinbench_version,
+      r.source == "published" ? "published tables, one figure per case" : r.source, passed,
+      r.gates.size(),
+      r.wall_ms > 0.0 ? fmt::format("; wall time {:.2f} s", r.wall_ms / 1000.0) : std::string());
+}
+
+std::vector<std::string> failed_gates(const RunRecord& r) {
+  std::vector<std::string> out;
+  for (const Gate& g : r.gates) {
+    if (!g.passed) {
+      out.push_back(fmt::format("gate {} failed{}", g.name,
+                                g.detail.empty() ? std::string() : ": " + g.detail));
+    }
+  }
+  return out;
+}
+
+std::string SizePanel::title() const {
+  return fmt::format("{} · {} · {}", part, method, direction_words(direction));
+}
+
+bool SizePanel::is_sweep() const {
+  for (const SizeSeries& s : series) {
+    int with_rate = 0;
+    for (const auto& point : s.gb_per_s) with_rate += point.second ? 1 : 0;
+    if (with_rate >= 2) return true;
+  }
+  return false;
+}
+
+std::vector<SizePanel> size_panels(const RunRecord& r) {
+  std::vector<SizePanel> panels;
+  for (const Case& c : r.cases) {
+    auto panel = std::find_if(panels.begin(), panels.end(), [&](const SizePanel& p) {
+      return p.part == c.part && p.method == c.method && p.direction == c.direction;
+    });
+    if (panel == panels.end()) {
+      panels.push_back({c.part, c.method, c.direction, {}, {}});
+      panel = panels.end() - 1;
+    }
+    auto series = std::find_if(panel->series.begin(), panel->series.end(),
+                               [&](const SizeSeries& s) { return s.memory == c.memory; });
+    if (series == panel->series.end()) {
+      panel->series.push_back({c.memory, {}});
+      series = panel->series.end() - 1;
+    }
+    // The first case of a size counts, as everywhere else a record is read.
+    const bool repeated = std::any_of(series->gb_per_s.begin(), series->gb_per_s.end(),
+                                      [&](const auto& point) { return point.first == c.bytes; });
+    if (repeated) continue;
+    const CaseFigures f = figures_of(c);
+    series->gb_per_s.emplace_back(c.bytes, f.gb_per_s);
+    if (!c.verified) {
+      panel->failed.push_back(
+          fmt::format("{} {} (gate {})", c.memory, format_size(c.bytes), c.gate));
+    }
+  }
+  for (SizePanel& p : panels) {
+    for (SizeSeries& s : p.series) {
+      std::stable_sort(s.gb_per_s.begin(), s.gb_per_s.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+    }
+  }
+  return panels;
+}
+
+std::vector<ReportTable> report_tables(const RunRecord& r, const LessonAnalysis* lesson) {
+  if (lesson != nullptr) return lesson_tables(*lesson, r.source == "published");
+  std::vector<ReportTable> out;
+  for (const SizePanel& p : size_panels(r)) out.push_back(generic_table(p));
+  return out;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,62 @@
+// The tables of the report model (report_model.hpp), as data: the machine, the record, and
+// tables of labelled cells. Building the tables once and rendering them in every format keeps
+// the formats in step. Any experiment gets one table per (part, method, direction), sizes down and
+// memory kinds across; a lesson record gets the lesson's own tables instead, from analyse_lesson.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "experiments/lesson/analysis.hpp"
+#include "framework/record.hpp"
+
+namespace pinbench {
+
+struct ReportTable {
+  std::string id;     // a stable anchor, e.g. "copy-h2d"
+  std::string title;  // a heading for the table
+  std::vector<std::string> header;
+  std::vector<bool> numeric;  // per column: right-aligned
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> notes;  // sentences shown under the table
+};
+
+// "host to device" for "h2d", and so on; unknown directions come back as they are.
+std::string direction_words(const std::string& direction);
+
+// The machine on one line, and field by field.
+std::string machine_line(const MachineInfo& m);
+std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m);
+
+// "lesson, recorded 2026-11-30T15:59:47Z by pinbench 0.1.0; measured; 33 of 33 gates passed;
+// wall time 3.74 s".
+std::string record_line(const RunRecord& r);
+
+// Every gate that failed, as "gate NAME failed: DETAIL".
+std::vector<std::string> failed_gates(const RunRecord& r);
+
+// One series of a size sweep: a memory kind's median rate at each size (ascending). A size whose
+// case failed its gate, or has no samples, has no rate.
+struct SizeSeries {
+  std::string memory;
+  std::vector<std::pair<std::uint64_t, std::optional<double>>> gb_per_s;
+};
+
+// The cases of one (part, method, direction), series by memory kind in the record's order.
+struct SizePanel {
+  std::string part, method, direction;
+  std::vector<SizeSeries> series;
+  std::vector<std::string> failed;  // "write-combined 1 MiB (gate ...)": cases with no figure
+  std::string title() const;        // "copy · cudaMemcpy · host to device"
+  bool is_sweep() const;            // some series has two or more sizes with a rate
+};
+std::vector<SizePanel> size_panels(const RunRecord& r);
+
+// The report's tables: the lesson's for a lesson record (`lesson` must then be its analysis),
+// else one per size panel.
+std::vector<ReportTable> report_tables(const RunRecord& r, const LessonAnalysis* lesson);
+
+}  // namespace pinbench

@@ -1,0 +1,68 @@
+#include "framework/sampling.hpp"
+
+#include "framework/stats.hpp"
+
+namespace pinbench {
+namespace {
+
+constexpr StopReason kReasons[] = {StopReason::kContinue,  StopReason::kCount,
+                                   StopReason::kSpread,    StopReason::kTimeCap,
+                                   StopReason::kSampleCap, StopReason::kGateFailed};
+
+}  // namespace
+
+StopRule StopRule::fixed(int n) {
+  StopRule r;
+  r.max_spread = 0.0;
+  r.time_cap_ms = 0.0;
+  r.min_samples = n;
+  r.max_samples = n;
+  return r;
+}
+
+const char* to_string(StopReason r) {
+  switch (r) {
+    case StopReason::kContinue:
+      return "continue";
+    case StopReason::kCount:
+      return "count";
+    case StopReason::kSpread:
+      return "spread";
+    case StopReason::kTimeCap:
+      return "time cap";
+    case StopReason::kSampleCap:
+      return "sample cap";
+    case StopReason::kGateFailed:
+      return "gate failed";
+  }
+  return "?";
+}
+
+StopReason parse_stop_reason(std::string_view name) {
+  for (StopReason r : kReasons) {
+    if (name == to_string(r)) return r;
+  }
+  return StopReason::kContinue;
+}
+
+double relative_spread(const std::vector<double>& samples_ms) {
+  if (samples_ms.size() < 2) return 0.0;
+  const Summary s = summarize(samples_ms);
+  return s.mean > 0.0 ? s.stddev / s.mean : 0.0;
+}
+
+StopReason should_stop(const StopRule& rule, const std::vector<double>& samples_ms,
+                       double elapsed_ms) {
+  const int n = static_cast<int>(samples_ms.size());
+  if (rule.is_fixed()) return n >= rule.max_samples ? StopReason::kCount : StopReason::kContinue;
+  if (n >= rule.max_samples) return StopReason::kSampleCap;
+  if (n < rule.min_samples) {
+    // Even the minimum yields to the time cap once there are two samples to summarise.
+    return n >= 2 && elapsed_ms >= rule.time_cap_ms ? StopReason::kTimeCap : StopReason::kContinue;
+  }
+  if (relative_spread(samples_ms) <= rule.max_spread) return StopReason::kSpread;
+  if (elapsed_ms >= rule.time_cap_ms) return StopReason::kTimeCap;
+  return StopReason::kContinue;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,133 @@
+#include "framework/units.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "framework/errors.hpp"
+#include "framework/text.hpp"
+
+namespace pinbench {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Multiplier for a unit suffix, or 0 when the suffix is not a unit we know.
+double unit_multiplier(const std::string& unit) {
+  if (unit.empty() || unit == "b") return 1.0;
+  if (unit == "k" || unit == "kib") return static_cast<double>(kKiB);
+  if (unit == "m" || unit == "mib") return static_cast<double>(kMiB);
+  if (unit == "g" || unit == "gib") return static_cast<double>(kGiB);
+  if (unit == "kb") return 1e3;
+  if (unit == "mb") return 1e6;
+  if (unit == "gb") return 1e9;
+  return 0.0;
+}
+
+}  // namespace
+
+std::uint64_t parse_size(std::string_view text) {
+  const std::string_view t = trim(text);
+  if (t.empty()) throw InputError("size is empty");
+  std::size_t i = 0;
+  bool seen_digit = false;
+  bool seen_dot = false;
+  for (; i < t.size(); ++i) {
+    const char c = t[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      seen_digit = true;
+    } else if (c == '.' && !seen_dot) {
+      seen_dot = true;
+    } else {
+      break;
+    }
+  }
+  if (!seen_digit) {
+    if (!t.empty() && t.front() == '-') {
+      throw InputError(fmt::format("size '{}' is negative", t));
+    }
+    throw InputError(
+        fmt::format("size '{}' is not a number with an optional unit (e.g. 64MiB)", t));
+  }
+  const std::string number(t.substr(0, i));
+  const std::string unit = lower(trim(t.substr(i)));
+  const double mult = unit_multiplier(unit);
+  if (mult == 0.0) {
+    throw InputError(
+        fmt::format("size '{}' has an unknown unit '{}' (use B, KiB, MiB, GiB, KB, MB or GB)", t,
+                    std::string(trim(t.substr(i)))));
+  }
+  const double value = std::stod(number) * mult;
+  if (!(value < static_cast<double>(std::numeric_limits<std::uint64_t>::max()))) {
+    throw InputError(fmt::format("size '{}' is too large", t));
+  }
+  if (value != std::floor(value)) {
+    throw InputError(fmt::format("size '{}' is not a whole number of bytes", t));
+  }
+  if (value == 0.0) throw InputError(fmt::format("size '{}' is zero", t));
+  return static_cast<std::uint64_t>(value);
+}
+
+std::vector<std::uint64_t> parse_size_list(std::string_view text) {
+  std::vector<std::uint64_t> out;
+  std::size_t start = 0;
+  if (trim(text).empty()) throw InputError("size list is empty");
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::size_t end = comma == std::string_view::npos ? text.size() : comma;
+    out.push_back(parse_size(text.substr(start, end - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string format_size(std::uint64_t bytes) {
+  struct Unit {
+    std::uint64_t size;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{kGiB, "GiB"}, {kMiB, "MiB"}, {kKiB, "KiB"}};
+  for (const Unit& u : kUnits) {
+    if (bytes >= u.size) {
+      std::string s =
+          fmt::format("{:.2f}", static_cast<double>(bytes) / static_cast<double>(u.size));
+      while (s.back() == '0') s.pop_back();
+      if (s.back() == '.') s.pop_back();
+      return s + " " + u.name;
+    }
+  }
+  return fmt::format("{} B", bytes);
+}
+
+std::string exact_size(std::uint64_t bytes) {
+  struct Unit {
+    std::uint64_t size;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{kGiB, "GiB"}, {kMiB, "MiB"}, {kKiB, "KiB"}};
+  // 1 GiB - 1 B reads better than 1073741823 B, and 1000 B better than 1 KiB - 24 B.
+  for (const Unit& u : kUnits) {
+    const std::uint64_t n = (bytes + u.size / 2) / u.size;
+    if (n == 0) continue;
+    const std::uint64_t whole = n * u.size;
+    const std::uint64_t off = bytes > whole ? bytes - whole : whole - bytes;
+    if (off >= u.size / 64) continue;
+    if (off == 0) return fmt::format("{} {}", n, u.name);
+    return fmt::format("{} {} {} {} B", n, u.name, bytes > whole ? '+' : '-', off);
+  }
+  return fmt::format("{} B", bytes);
+}
+
+double gb_per_s(std::uint64_t bytes, double ms) {
+  return static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+}
+
+}  // namespace pinbench
