@@ -3,7 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cuda/device.hpp"
-#include "experiments/lesson/text.hpp"
+#include "framework/render/text.hpp"
 
 namespace pinbench::cli {
 

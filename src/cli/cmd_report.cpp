@@ -12,10 +12,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "experiments/doctor/analysis.hpp"
 #include "framework/report_model.hpp"
 #include "framework/errors.hpp"
-#include "experiments/doctor/trace.hpp"
 #include "framework/record.hpp"
 #include "framework/trace_model.hpp"
 #include "framework/text_file.hpp"

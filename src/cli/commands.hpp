@@ -13,19 +13,10 @@ struct Command {
   std::function<int()> run;  // returns the exit code
 };
 
+// The tools over records and the machine; each experiment's commands are its own, listed by the
+// registry (src/experiments/registry.def).
 Command add_info(CLI::App& app);
-Command add_lesson(CLI::App& app);
-Command add_sweep(CLI::App& app);
-Command add_bandwidthtest(CLI::App& app);
-Command add_race(CLI::App& app);
-Command add_staged(CLI::App& app);
-Command add_pipeline(CLI::App& app);
 Command add_report(CLI::App& app);
 Command add_compare(CLI::App& app);
-Command add_trace_check(CLI::App& app);
-Command add_doctor(CLI::App& app);
-Command add_check(CLI::App& app);
-Command add_host(CLI::App& app);
-Command add_fleet(CLI::App& app);
 
 }  // namespace pinbench::cli

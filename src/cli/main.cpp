@@ -15,6 +15,13 @@
 #include "framework/text_file.hpp"
 #include "version.hpp"
 
+#define PINBENCH_EXPERIMENT(NAME)                                                 \
+  namespace pinbench::experiments::NAME {                                         \
+  std::vector<pinbench::cli::Command> commands(CLI::App& app);                    \
+  }
+#include "experiments/registry.def"
+#undef PINBENCH_EXPERIMENT
+
 namespace {
 
 int fail(pinbench::ExitCode code, const std::string& what) {
@@ -29,25 +36,26 @@ int main(int argc, char** argv) {
   CLI::App app{
       "pinbench: measures, explains and speeds up copies between host memory and a GPU.\n"
       "GB/s means 10^9 bytes per second; MiB means 2^20 bytes.\n"
-      "Every subcommand that measures (lesson, sweep, bandwidthtest, race, staged, pipeline, host) "
-      "prints a recorded run with --replay FILE, and without a usable GPU replays the newest "
-      "recorded run of its experiment, naming the options it ignored (--require-gpu: exit 3 "
-      "instead)."};
+      "Every subcommand that measures prints a recorded run with --replay FILE, and without a "
+      "usable GPU replays the newest recorded run of its experiment, naming the options it "
+      "ignored (--require-gpu: exit 3 instead)."};
   app.name("pinbench");
   app.set_version_flag("--version", pinbench::kVersion);
   app.require_subcommand(1, 1);
   app.footer(pinbench::cli::exit_code_help());
 
-  const std::vector<pinbench::cli::Command> commands = {
-      pinbench::cli::add_info(app),     pinbench::cli::add_lesson(app),
-      pinbench::cli::add_sweep(app),    pinbench::cli::add_bandwidthtest(app),
-      pinbench::cli::add_race(app),     pinbench::cli::add_staged(app),
-      pinbench::cli::add_pipeline(app), pinbench::cli::add_report(app),
-      pinbench::cli::add_compare(app),  pinbench::cli::add_trace_check(app),
-      pinbench::cli::add_doctor(app),
-
-      pinbench::cli::add_check(app),    pinbench::cli::add_host(app),
-      pinbench::cli::add_fleet(app)};
+  // The tools over the machine and records, and every experiment's commands, in the registry's
+  // order (src/experiments/registry.def).
+  std::vector<pinbench::cli::Command> commands = {pinbench::cli::add_info(app)};
+  for (auto& experiment_commands : {
+#define PINBENCH_EXPERIMENT(NAME) pinbench::experiments::NAME::commands(app),
+#include "experiments/registry.def"
+#undef PINBENCH_EXPERIMENT
+       }) {
+    commands.insert(commands.end(), experiment_commands.begin(), experiment_commands.end());
+  }
+  commands.push_back(pinbench::cli::add_report(app));
+  commands.push_back(pinbench::cli::add_compare(app));
 
   // CLI11 reports a mistyped subcommand as a missing one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

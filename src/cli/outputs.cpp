@@ -23,10 +23,6 @@ void check_output_paths(const OutputPaths& paths) {
                      {paths.trace, "trace"}});
 }
 
-int exit_code(const RunRecord& record) {
-  return record.all_gates_passed() ? 0 : 1;
-}
-
 void write_outputs(const RunRecord& record, const OutputPaths& paths) {
   if (!paths.json.empty()) {
     save_record(record, paths.json);

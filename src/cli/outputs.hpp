@@ -25,8 +25,6 @@ void check_output_paths(const OutputPaths& paths);
 // Adds --json, and with `tables` --csv and --markdown, to `sub`.
 void add_output_flags(CLI::App* sub, OutputPaths& paths, bool tables = true);
 
-// 0 when every gate passed, 1 otherwise.
-int exit_code(const RunRecord& record);
 
 // Writes the record (--json) and its CSV and markdown renderings, each only when its path is not
 // empty; files are written whole or not at all.

@@ -8,7 +8,7 @@
 #include "cli/outputs.hpp"
 #include "cli/paths.hpp"
 #include "cli/signals.hpp"
-#include "experiments/lesson/analysis.hpp"
+#include "framework/experiment.hpp"
 #include "framework/report_model.hpp"
 #include "framework/errors.hpp"
 #include "framework/interrupt.hpp"
@@ -18,36 +18,6 @@
 
 namespace pinbench::cli {
 namespace {
-
-// One experiment's printer. The lesson's is a function of the record and its reference; the
-// others of the record alone, and their exit code is the gates'.
-struct Printer {
-  const char* experiment;
-  const char* command;  // what measures it
-  const char* label;    // "Sweep" in "Sweep wall time"
-  const char* noun;     // "sweep" in "replaying the sweep recorded on"
-};
-
-const Printer kPrinters[] = {
-    {"lesson", "pinbench lesson", "Lesson", "lesson"},
-    {"sweep", "pinbench sweep", "Sweep", "sweep"},
-    {"bandwidthtest", "pinbench bandwidthtest", "Bandwidthtest", "bandwidthtest"},
-    {"race", "pinbench race", "Race", "race"},
-    {"staged", "pinbench staged", "Staged benchmark", "staged benchmark"},
-    {"staged-tune", "pinbench staged --tune", "Staged tuning", "staged tuning run"},
-    {"pipeline", "pinbench pipeline", "Pipeline", "pipeline"},
-    {"doctor", "pinbench doctor", "Doctor", "doctor run"},
-    {"check", "pinbench check", "Check", "check"},
-    {"host", "pinbench host", "Host", "host run"},
-    {"fleet", "pinbench fleet", "Fleet", "fleet"},
-};
-
-const Printer* printer_for(const std::string& experiment) {
-  for (const Printer& p : kPrinters) {
-    if (experiment == p.experiment) return &p;
-  }
-  return nullptr;
-}
 
 std::string quoted_list(const std::vector<std::string>& names) {
   std::string out;
@@ -65,7 +35,7 @@ RunRecord load_replay(const std::string& path, const std::vector<std::string>& e
   for (const std::string& e : experiments) {
     if (record.experiment == e) return record;
   }
-  const std::string command = command_for(record.experiment);
+  const std::string command = experiment_for(record.experiment).command();
   throw InputError(
       fmt::format("run record '{}' is of experiment '{}', not {}: {}", path, record.experiment,
                   quoted_list(experiments),
@@ -73,9 +43,11 @@ RunRecord load_replay(const std::string& path, const std::vector<std::string>& e
                                   : fmt::format("replay it with '{} --replay {}'", command, path)));
 }
 
-PrintOptions print_options(const MeasuringRun& run) {
-  PrintOptions o;
-  if (!run.reference_path.empty()) o.reference = load_reference(run.reference_path);
+TextOptions print_options(const MeasuringRun& run) {
+  TextOptions o;
+  if (!run.reference_path.empty()) {
+    o.reference = load_reference(run.reference_path, run.experiments.front());
+  }
   return o;
 }
 
@@ -99,7 +71,7 @@ std::vector<std::string> ignored_options(const CLI::App& sub, const ReplayFlags&
 
 // `why` is the NoGpuError's message; the reason in it is the one the notice gives.
 int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const std::string& experiment,
-                  const std::string& why, const PrintOptions& options) {
+                  const std::string& why, const TextOptions& options) {
   const std::string prefix = "no usable GPU: ";
   const std::string no_gpu = why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why;
   const std::string dir = data_dir() + "/runs";
@@ -115,48 +87,26 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const std::stri
                  "pinbench: note: ignored without a GPU: %s (nothing was measured or written)\n",
                  comma_list(ignored).c_str());
   }
-  const Printer* p = printer_for(experiment);
   std::printf(
       "No usable GPU here (%s): replaying the %s recorded on %s on %s\n(%s). Use --require-gpu "
       "to fail instead.\n\n",
-      no_gpu.c_str(), p != nullptr ? p->noun : experiment.c_str(),
+      no_gpu.c_str(), experiment_for(experiment).noun().c_str(),
       record.created_utc.substr(0, 10).c_str(), record.machine.device_name.c_str(), path->c_str());
-  return print_run(record, options);
+  return print_run(record, options, true);
 }
 
 }  // namespace
 
-int print_run(const RunRecord& record, const PrintOptions& options) {
-  const Printer* p = printer_for(record.experiment);
-  if (p == nullptr) {
-    throw InputError(fmt::format("no text printer for experiment '{}' (try pinbench report)",
-                                 record.experiment));
-  }
+int print_run(const RunRecord& record, const TextOptions& options, bool replayed) {
   const ReportModel model = analyse(record);
-  std::optional<ReferenceComparison> reference;
-  if (options.reference) reference = compare_with_reference(*model.lesson, *options.reference);
-  std::fputs(render_text(record, model, reference).c_str(), stdout);
-  if (record.wall_ms > 0.0 && record.experiment == "lesson") {
-    std::printf(
-        "\nLesson wall time: %.2f s (device set-up, allocations, gates and all three parts).\n",
-        record.wall_ms / 1000.0);
-  } else if (record.wall_ms > 0.0) {
-    std::printf("\n%s wall time: %.1f s.\n", p->label, record.wall_ms / 1000.0);
+  std::fputs(render_text(record, model, options).c_str(), stdout);
+  if (record.wall_ms > 0.0) {
+    std::printf("\n%s\n", experiment_for(record.experiment).wall_time(record, replayed).c_str());
   }
-  if (record.experiment == "lesson") return model.lesson->checks_passed() ? 0 : 1;
-  // A check or fleet fails on its checks and flags, not only on its gates.
-  if (record.experiment == "check" || record.experiment == "fleet") {
-    return model.check_failures.empty() ? 0 : 1;
-  }
-  return exit_code(record);
+  return exit_code(model);
 }
 
-std::string command_for(const std::string& experiment) {
-  const Printer* p = printer_for(experiment);
-  return p != nullptr ? p->command : "";
-}
-
-RunRecord load_reference(const std::string& path) {
+RunRecord load_reference(const std::string& path, const std::string& experiment) {
   RunRecord record;
   try {
     record = load_record(path);
@@ -171,9 +121,9 @@ RunRecord load_reference(const std::string& path) {
     }
     throw InputError(fmt::format("reference record '{}': {}", path, why));
   }
-  if (record.experiment != "lesson") {
-    throw InputError(fmt::format("reference record '{}' is of experiment '{}', not 'lesson'", path,
-                                 record.experiment));
+  if (record.experiment != experiment) {
+    throw InputError(fmt::format("reference record '{}' is of experiment '{}', not '{}'", path,
+                                 record.experiment, experiment));
   }
   return record;
 }
@@ -203,13 +153,13 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
           comma_list(given)));
     }
     const RunRecord record = load_replay(flags.replay_path, run.experiments);
-    const PrintOptions options = print_options(run);
+    const TextOptions options = print_options(run);
     std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay_path.c_str(),
                 record.machine.device_name.c_str(), record.created_utc.c_str());
-    return print_run(record, options);
+    return print_run(record, options, true);
   }
   // A bad reference, or two outputs on one file, is exit 2 before minutes of measuring, not after.
-  const PrintOptions options = print_options(run);
+  const TextOptions options = print_options(run);
   check_output_paths(run.outputs);
   std::optional<RunRecord> record;
   try {

@@ -1,6 +1,7 @@
-// How every measuring subcommand ends: one printer per experiment, called on the run record by
-// the live run and by the replay alike, so a replay prints what the live run printed; --replay
-// FILE; and, where no GPU is usable, a replay of the newest committed record of the experiment.
+// How every measuring subcommand ends: the record's experiment prints it (framework/
+// experiment.hpp), for the live run and the replay alike, so a replay prints what the live run
+// printed; --replay FILE; and, where no GPU is usable, a replay of the newest committed record of
+// the experiment.
 #pragma once
 
 #include <functional>
@@ -11,27 +12,19 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/outputs.hpp"
+#include "framework/experiment.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench::cli {
 
-// What a printer needs beyond the record.
-struct PrintOptions {
-  std::optional<RunRecord> reference;  // lesson: the record its ratios are compared with
-};
+// Prints `record` on stdout as the live run of its experiment prints it, then its wall time
+// (`replayed`: as the recorded run's), and returns the exit code its model gives: 0, or 1 when a
+// gate or check failed.
+int print_run(const RunRecord& record, const TextOptions& options, bool replayed = false);
 
-// Prints `record` on stdout as the live run of its experiment prints it and returns the exit
-// code it implies: 0, or 1 when a gate or check failed. InputError for an experiment that has
-// no text printer.
-int print_run(const RunRecord& record, const PrintOptions& options);
-
-// The command line that measures `experiment` ("staged-tune": "pinbench staged --tune"), or ""
-// for one no subcommand measures.
-std::string command_for(const std::string& experiment);
-
-// Loads a --reference record; every error names it as the reference, and a record that is not
-// a lesson is refused (InputError).
-RunRecord load_reference(const std::string& path);
+// Loads a --reference record; every error names it as the reference, and a record of another
+// experiment than `experiment` is refused (InputError).
+RunRecord load_reference(const std::string& path, const std::string& experiment);
 
 // --replay FILE and --require-gpu, the two options every measuring subcommand shares.
 struct ReplayFlags {
@@ -53,7 +46,7 @@ void add_replay_flags(CLI::App* sub, ReplayFlags& flags, const std::string& expe
 struct MeasuringRun {
   // The experiments --replay accepts; the first is measured, and replayed without a GPU.
   std::vector<std::string> experiments;
-  std::string reference_path;  // lesson --reference; loaded before anything is measured
+  std::string reference_path;  // --reference (lesson); loaded before anything is measured
   // Measures and returns the record. Bad input throws InputError before the GPU is asked for;
   // no usable GPU throws NoGpuError before anything is measured (cuda::require_device).
   std::function<RunRecord()> measure;

@@ -13,10 +13,10 @@
 
 #include <fmt/format.h>
 
+#include "framework/config_schema.hpp"
 #include "framework/errors.hpp"
+#include "framework/experiment.hpp"
 #include "framework/input_limits.hpp"
-#include "experiments/check/floors.hpp"
-#include "experiments/doctor/trace.hpp"
 #include "framework/stats.hpp"
 #include "framework/text_file.hpp"
 
@@ -125,60 +125,10 @@ json to_json(const Case& c) {
 // it): a record passes whole or is refused with one line naming the field, and load_record adds
 // the file. The rules are listed in docs/record-schema.md, "Validation".
 
-constexpr std::uint64_t kMaxSize = (std::uint64_t{1} << 63) - 1;
 // A timed sample shorter than the nanosecond records are kept to, or longer than a day, is not
 // a copy pinbench timed: it is a damaged or hand-edited record.
 constexpr double kMinSampleMs = 1e-6;
 constexpr double kMaxSampleMs = 86400e3;
-
-// A value as a message shows it: short, and printable whatever the bytes.
-std::string shown(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
-
-[[noreturn]] void refuse(const std::string& field, const std::string& what) {
-  throw InputError(fmt::format("run record: '{}' {}", field, what));
-}
-
-// A whole number within [lo, hi], from an integer or a float that holds one (2^64 arrives as a
-// float: JSON integers past 64 bits do). `noun` names the quantity: "a byte count".
-std::int64_t whole_number(const json& v, const std::string& field, std::int64_t lo,
-                          std::uint64_t hi, const char* noun) {
-  const auto too_large = [&](const std::string& x) {
-    refuse(field, hi == kMaxSize
-                      ? fmt::format("is {}, too large for {} (the most is 2^63 - 1)", x, noun)
-                      : fmt::format("is {}, more than {} allows ({})", x, noun, hi));
-  };
-  const auto too_small = [&](const std::string& x, bool negative) {
-    refuse(field, negative && lo >= 0
-                      ? fmt::format("is {}: {} cannot be negative", x, noun)
-                      : fmt::format("is {}, less than {} allows ({})", x, noun, lo));
-  };
-  if (v.is_number_unsigned()) {
-    const std::uint64_t x = v.get<std::uint64_t>();
-    if (x > hi) too_large(std::to_string(x));
-    return static_cast<std::int64_t>(x);
-  }
-  if (v.is_number_integer()) {
-    const std::int64_t x = v.get<std::int64_t>();
-    if (x < lo) too_small(std::to_string(x), x < 0);
-    if (x >= 0 && static_cast<std::uint64_t>(x) > hi) too_large(std::to_string(x));
-    return x;
-  }
-  if (v.is_number_float()) {
-    const double x = v.get<double>();
-    if (!std::isfinite(x) || x != std::floor(x)) {
-      refuse(field, fmt::format("is {}, not a whole number for {}", shown(v), noun));
-    }
-    if (x < static_cast<double>(lo)) too_small(shown(v), x < 0);
-    // 2^63 as a double is the first value past the range; every double below it converts.
-    if (x >= 9223372036854775808.0 || x > static_cast<double>(hi)) too_large(shown(v));
-    return static_cast<std::int64_t>(x);
-  }
-  refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
-}
 
 // Every field is looked up by name with its path in the message, so a foreign or damaged file
 // is reported as "run record: 'cases[3].bytes' is missing", not as a crash.
@@ -224,7 +174,7 @@ class Reader {
   std::uint64_t bytes(const char* key, bool zero_allowed) const {
     const json& v = at(key);
     const std::string field = name(key);
-    const std::int64_t x = whole_number(v, field, 0, kMaxSize, "a byte count");
+    const std::int64_t x = whole_number(v, field, 0, kMaxRecordSize, "a byte count");
     if (x == 0 && !zero_allowed) refuse(field, "is zero; a byte count must be positive");
     return static_cast<std::uint64_t>(x);
   }
@@ -374,271 +324,52 @@ std::vector<double> times_from(const Reader& r, const char* key) {
   return out;
 }
 
-// The free-form objects (config, a case's extra, trace) are not fixed by the schema, but the
-// printers and analyses read some of their fields by name. Those are checked wherever they
-// appear, so nothing downstream meets a negative size or a string where it reads a number.
-enum class Kind {
-  kSize,        // one byte count, 1 to 2^63 - 1
-  kSizeOrZero,  // one byte count, 0 to 2^63 - 1
-  kSizes,       // byte counts, one or an array or object of them ("chunk_bytes_by_streams")
-  kCount,       // one count, 0 to 2^31 - 1
-  kCounts,      // counts, one or an array of them (a tuning grid's "threads")
-  kBigCount,    // one count, 0 to 2^63 - 1
-  kText,
-  kFlag,
-  kTimes,    // an array of finite times, not negative
-  kTexts,    // an array of strings
-  kRatio,    // one finite number, not negative
-  kObjects,  // an array of objects (their fields are checked by name in turn)
-};
-
-struct KnownField {
-  const char* key;
-  Kind kind;
-};
-
-[[noreturn]] void wrong_type(const std::string& field, const json& v) {
-  refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
-}
-
-void check_kind(const json& v, const std::string& field, Kind kind) {
-  switch (kind) {
-    case Kind::kSizes:
-    case Kind::kCounts:
-      if (v.is_array() || v.is_object()) {
-        if (kind == Kind::kCounts && v.is_object()) wrong_type(field, v);
-        std::size_t i = 0;
-        for (auto it = v.begin(); it != v.end(); ++it, ++i) {
-          check_kind(*it,
-                     v.is_array() ? fmt::format("{}[{}]", field, i)
-                                  : fmt::format("{}.{}", field, it.key()),
-                     kind);
-        }
-        return;
-      }
-      check_kind(v, field, kind == Kind::kSizes ? Kind::kSize : Kind::kCount);
-      return;
-    case Kind::kSize:
-    case Kind::kSizeOrZero:
-      if (whole_number(v, field, 0, kMaxSize, "a byte count") == 0 && kind == Kind::kSize) {
-        refuse(field, "is zero; a byte count must be positive");
-      }
-      return;
-    case Kind::kCount:
-      whole_number(v, field, 0, std::numeric_limits<int>::max(), "a count");
-      return;
-    case Kind::kBigCount:
-      whole_number(v, field, 0, kMaxSize, "a count");
-      return;
-    case Kind::kText:
-      if (!v.is_string()) wrong_type(field, v);
-      return;
-    case Kind::kFlag:
-      if (!v.is_boolean()) wrong_type(field, v);
-      return;
-    case Kind::kTimes:
-      if (!v.is_array()) wrong_type(field, v);
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        const std::string item = fmt::format("{}[{}]", field, i);
-        if (!v[i].is_number()) wrong_type(item, v[i]);
-        const double x = v[i].get<double>();
-        if (!(x >= 0.0) || !std::isfinite(x)) {
-          refuse(item, fmt::format("is {}, not a time", shown(v[i])));
-        }
-      }
-      return;
-    case Kind::kTexts:
-      if (!v.is_array()) wrong_type(field, v);
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        if (!v[i].is_string()) wrong_type(fmt::format("{}[{}]", field, i), v[i]);
-      }
-      return;
-    case Kind::kRatio:
-      if (!v.is_number()) wrong_type(field, v);
-      if (!(v.get<double>() >= 0.0) || !std::isfinite(v.get<double>())) {
-        refuse(field, fmt::format("is {}, not a ratio", shown(v)));
-      }
-      return;
-    case Kind::kObjects:
-      if (!v.is_array()) wrong_type(field, v);
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        if (!v[i].is_object()) wrong_type(fmt::format("{}[{}]", field, i), v[i]);
-      }
-      return;
-  }
-}
-
-// Walks objects and arrays of objects, checking every known key it meets.
-void check_fields(const json& j, const std::string& field, const std::vector<KnownField>& known) {
-  if (j.is_array()) {
-    for (std::size_t i = 0; i < j.size(); ++i) {
-      check_fields(j[i], fmt::format("{}[{}]", field, i), known);
-    }
-    return;
-  }
-  if (!j.is_object()) return;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string sub = field + "." + it.key();
-    const auto k = std::find_if(known.begin(), known.end(),
-                                [&](const KnownField& f) { return it.key() == f.key; });
-    if (k != known.end()) {
-      check_kind(*it, sub, k->kind);
-      if (k->kind != Kind::kObjects) continue;
-    }
-    if (it->is_structured()) check_fields(*it, sub, known);
-  }
-}
-
-// The sizes a plan is made of must be positive; the engine's thresholds may be zero ("never").
-const std::vector<KnownField>& config_fields() {
-  static const std::vector<KnownField> fields = {
-      {"sizes_bytes", Kind::kSizes},
-      {"odd_sizes_bytes", Kind::kSizes},
-      {"async_bytes", Kind::kSize},
-      {"kernel_bytes", Kind::kSize},
-      {"ratio_bytes", Kind::kSize},
-      {"array_bytes", Kind::kSize},
-      {"window_bytes", Kind::kSize},
-      {"bytes", Kind::kSize},
-      {"pin_cost_bytes", Kind::kSizeOrZero},  // 0: the pin cost was not measured
-      {"chunk_bytes", Kind::kSizes},
-      {"chunk_bytes_by_streams", Kind::kSizes},
-      {"staging_bytes", Kind::kSize},
-      {"max_staging_bytes", Kind::kSize},
-      {"ring_limit_bytes", Kind::kSize},
-      {"edge_chunk_bytes", Kind::kSizeOrZero},
-      {"direct_below_bytes", Kind::kSizeOrZero},
-      {"host_offset", Kind::kSizeOrZero},
-      {"device_offset", Kind::kSizeOrZero},
-      {"warmups", Kind::kCount},
-      {"iterations", Kind::kCount},
-      {"async_warmups", Kind::kCount},
-      {"async_iterations", Kind::kCount},
-      {"kernel_warmups", Kind::kCount},
-      {"kernel_iterations", Kind::kCount},
-      {"kernel_rounds", Kind::kCount},
-      {"trials", Kind::kCount},
-      {"depth", Kind::kCount},
-      {"depths", Kind::kCounts},
-      {"threads", Kind::kCounts},
-      {"streams", Kind::kCounts},
-      {"driver_threads", Kind::kCount},
-      {"skipped", Kind::kObjects},
-      {"min_samples", Kind::kCount},
-      {"max_samples", Kind::kCount},
-      {"max_spread", Kind::kRatio},
-      {"time_cap_ms", Kind::kRatio},
-      {"placement", Kind::kText},
-      {"rates_from", Kind::kText},
-      {"timing", Kind::kText},
-      {"kernel", Kind::kText},
-      {"method", Kind::kText},
-      {"reason", Kind::kText},
-      {"memory", Kind::kText},
-      {"direction", Kind::kText},
-      {"streaming_drain", Kind::kFlag},
-      {"streaming_fill_edges", Kind::kFlag},
-      {"streaming_stores", Kind::kFlag},
-      {"caller_copies", Kind::kFlag},
-      {"place_on_gpu_node", Kind::kFlag},
-      {"devices", Kind::kCounts},
-      {"rounds", Kind::kCount},
-      {"copies_per_round", Kind::kCount},
-      {"no_gpu", Kind::kText},
-      {"pinned_share", Kind::kRatio},
-      {"pageable_share", Kind::kRatio},
-      {"pinned_h2d_gb_per_s", Kind::kRatio},
-      {"pinned_d2h_gb_per_s", Kind::kRatio},
-      {"pageable_h2d_gb_per_s", Kind::kRatio},
-      {"pageable_d2h_gb_per_s", Kind::kRatio},
-      {"round_trip_p50_us", Kind::kRatio},
-      {"round_trip_p99_us", Kind::kRatio},
-      {"peer_margin", Kind::kRatio},
-      {"methods", Kind::kTexts},
-      {"directions", Kind::kTexts},
-      {"kinds", Kind::kTexts},
-      {"sources", Kind::kTexts},
+const std::vector<ConfigField>& extra_fields() {
+  static const std::vector<ConfigField> fields = {
+      {"chunk_bytes", FieldKind::kSize},
+      {"word_bytes", FieldKind::kSize},
+      {"host_offset", FieldKind::kSizeOrZero},
+      {"device_offset", FieldKind::kSizeOrZero},
+      {"chunks", FieldKind::kCount},
+      {"streams", FieldKind::kCount},
+      {"rounds", FieldKind::kCount},
+      {"threads", FieldKind::kCount},
+      {"depth", FieldKind::kCount},
+      {"trials", FieldKind::kObjects},
+      {"new_words", FieldKind::kBigCount},
+      {"old_words", FieldKind::kBigCount},
+      {"other_words", FieldKind::kBigCount},
+      {"host_numa_node", FieldKind::kCount},
+      {"gpu", FieldKind::kCount},
+      {"peer", FieldKind::kCount},
+      {"gpus", FieldKind::kCount},
+      {"peer_access", FieldKind::kFlag},
+      {"spread", FieldKind::kRatio},
+      {"path", FieldKind::kText},
+      {"source", FieldKind::kText},
+      {"stop", FieldKind::kText},
+      {"mode", FieldKind::kText},
+      {"latch_timed_out", FieldKind::kFlag},
+      {"gates", FieldKind::kTexts},
   };
   return fields;
 }
 
-// The staged engine's options, as the staged reports print them: one number per field.
-void check_engine(const json& e, const std::string& field) {
-  if (!e.is_object()) refuse(field, "is not an object");
-  const auto scalar = [&](const json& v, const std::string& f, Kind kind) {
-    if (v.is_structured()) refuse(f, fmt::format("has the wrong type ({})", v.type_name()));
-    check_kind(v, f, kind);
-  };
-  // The reports print both rings once either is there.
-  if (e.contains("to_device") != e.contains("to_host")) {
-    refuse(field,
-           fmt::format("has '{}' but no '{}'", e.contains("to_device") ? "to_device" : "to_host",
-                       e.contains("to_device") ? "to_host" : "to_device"));
-  }
-  for (const char* ring : {"to_device", "to_host"}) {
-    if (!e.contains(ring)) continue;
-    const json& r = e[ring];
-    const std::string f = field + "." + ring;
-    if (!r.is_object()) refuse(f, "is not an object");
-    if (r.contains("chunk_bytes")) scalar(r["chunk_bytes"], f + ".chunk_bytes", Kind::kSize);
-    if (r.contains("depth")) scalar(r["depth"], f + ".depth", Kind::kCount);
-    if (r.contains("threads")) scalar(r["threads"], f + ".threads", Kind::kCount);
-    if (r.contains("direct_below_bytes")) {
-      scalar(r["direct_below_bytes"], f + ".direct_below_bytes", Kind::kSizeOrZero);
-    }
-  }
-  for (const char* key :
-       {"staging_bytes", "max_staging_bytes", "edge_chunk_bytes", "direct_below_bytes"}) {
-    if (e.contains(key)) scalar(e[key], field + "." + key, Kind::kSizeOrZero);
-  }
-}
-
-const std::vector<KnownField>& extra_fields() {
-  static const std::vector<KnownField> fields = {
-      {"chunk_bytes", Kind::kSize},
-      {"word_bytes", Kind::kSize},
-      {"host_offset", Kind::kSizeOrZero},
-      {"device_offset", Kind::kSizeOrZero},
-      {"chunks", Kind::kCount},
-      {"streams", Kind::kCount},
-      {"rounds", Kind::kCount},
-      {"threads", Kind::kCount},
-      {"depth", Kind::kCount},
-      {"trials", Kind::kObjects},
-      {"new_words", Kind::kBigCount},
-      {"old_words", Kind::kBigCount},
-      {"other_words", Kind::kBigCount},
-      {"host_numa_node", Kind::kCount},
-      {"gpu", Kind::kCount},
-      {"peer", Kind::kCount},
-      {"gpus", Kind::kCount},
-      {"peer_access", Kind::kFlag},
-      {"spread", Kind::kRatio},
-      {"path", Kind::kText},
-      {"source", Kind::kText},
-      {"stop", Kind::kText},
-      {"mode", Kind::kText},
-      {"latch_timed_out", Kind::kFlag},
-      {"gates", Kind::kTexts},
-  };
-  return fields;
-}
-
-const std::vector<KnownField>& trace_fields() {
-  static const std::vector<KnownField> fields = {
-      {"api_calls", Kind::kBigCount},
-      {"copies", Kind::kBigCount},
-      {"kernels", Kind::kBigCount},
-      {"nvtx_ranges", Kind::kBigCount},
-      {"dropped_records", Kind::kBigCount},
-      {"bytes", Kind::kSize},
-      {"warmups", Kind::kCount},
-      {"call_ns", Kind::kTimes},
-      {"source", Kind::kText},
-      {"file", Kind::kText},
-      {"selection", Kind::kText},
-      {"unusable", Kind::kText},
-      {"notes", Kind::kTexts},
+const std::vector<ConfigField>& trace_fields() {
+  static const std::vector<ConfigField> fields = {
+      {"api_calls", FieldKind::kBigCount},
+      {"copies", FieldKind::kBigCount},
+      {"kernels", FieldKind::kBigCount},
+      {"nvtx_ranges", FieldKind::kBigCount},
+      {"dropped_records", FieldKind::kBigCount},
+      {"bytes", FieldKind::kSize},
+      {"warmups", FieldKind::kCount},
+      {"call_ns", FieldKind::kTimes},
+      {"source", FieldKind::kText},
+      {"file", FieldKind::kText},
+      {"selection", FieldKind::kText},
+      {"unusable", FieldKind::kText},
+      {"notes", FieldKind::kTexts},
   };
   return fields;
 }
@@ -904,8 +635,9 @@ RunRecord record_from_json(const json& j) {
   rec.machine = machine_from(r.child("machine"));
   if (j.contains("config")) {
     if (!j["config"].is_object()) r.fail("'config' is not an object");
-    check_fields(j["config"], "config", config_fields());
-    if (j["config"].contains("engine")) check_engine(j["config"]["engine"], "config.engine");
+    // Each experiment's own keys: a record of an experiment no one registered is checked
+    // against none.
+    check_fields(j["config"], "config", experiment_for(rec.experiment).config_fields());
     rec.config = j["config"];
   }
   const json& gates = r.array("gates");
@@ -961,13 +693,7 @@ RunRecord record_from_json(const json& j) {
     check_fields(j["trace"], "trace", trace_fields());
     rec.trace = j["trace"];
   }
-  if (rec.experiment == "check" && rec.config.contains("floors")) {
-    floors_from_json(rec.config["floors"]);  // refuses a bad floor, naming it
-  }
-  if (j.contains("doctor") && !j["doctor"].is_null()) {
-    doctor_trace_from_json(j["doctor"]);  // refuses a bad field, naming it
-    rec.doctor = j["doctor"];
-  }
+  if (j.contains("doctor") && !j["doctor"].is_null()) rec.doctor = j["doctor"];
   if (j.contains("members")) {
     const json& members = r.array("members");
     for (std::size_t i = 0; i < members.size(); ++i) {
@@ -979,6 +705,7 @@ RunRecord record_from_json(const json& j) {
     }
   }
   check_consistency(rec);
+  experiment_for(rec.experiment).validate(rec);  // its own rules: a check's floors, say
   return rec;
 }
 

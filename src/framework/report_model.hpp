@@ -6,13 +6,13 @@
 // they mean; how it looks is the printer's business.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "experiments/lesson/analysis.hpp"
 #include "framework/report_tables.hpp"
 #include "framework/verdict.hpp"
 #include "framework/record.hpp"
@@ -111,16 +111,42 @@ struct ReportModel {
   std::vector<std::string> check_failures;
   std::string checks_passed;  // what "every gate passed" means for this experiment
   std::size_t gates_passed = 0, gates = 0;
-  std::optional<LessonAnalysis> lesson;  // a lesson record's own analysis
+  // The experiment's own analysis (a StagedAnalysis, a LessonAnalysis, ...), which its terminal
+  // printer reads instead of analysing the record again: framework/experiment.hpp, section<T>().
+  std::any section;
 };
 
 // "INCOMPLETE: SIGINT stopped this run after 12 cases; ..." for an interrupted record, else "".
 std::string incomplete_note(const RunRecord& record);
 
-// Dispatches on record.experiment: "lesson", "sweep", "bandwidthtest", "race", "staged",
-// "staged-tune", "pipeline"; any other experiment gets the generic tables and rate charts.
-// `record` must outlive the model (CaseLine points into it).
+// The common part, then the section of the experiment the record names (framework/experiment.hpp:
+// the registry); a record of an experiment no one registered gets the generic tables and rate
+// charts. `record` must outlive the model (CaseLine points into it).
 ReportModel analyse(const RunRecord& record);
+
+// The exit status a record's run ends with, computed once for every experiment and every way
+// of printing it: 0 when nothing failed (gates, and the experiment's own checks), else 1.
+int exit_code(const ReportModel& model);
+
+// --- Pieces that experiments build their sections from ------------------------------------
+
+// What a table shows for a missing figure (no samples, or the gate failed).
+inline const std::string kDash = "—";
+// A figure formatted with `spec`, or the dash.
+std::string figure_cell(const std::optional<double>& v, const char* spec = "{:.2f}");
+
+// What the experiment chose not to measure (config "skipped") as a table, one row per entry
+// with the given fields; "bytes" reads as a size.
+void add_skipped(const RunRecord& record, ReportModel& model, const std::vector<std::string>& fields);
+
+// Rate-by-size charts, one per (part, method, direction) that has a sweep of sizes. With
+// `shared_scale`, every chart reaches the highest rate of all, so they compare at a glance.
+std::vector<ChartSpec> rate_charts(const RunRecord& record, bool shared_scale);
+
+// A group of goals (findings, not checks) and one goal in it, with one claim.
+VerdictGroup goal_group(const std::string& id, const std::string& title);
+Prediction goal_item(int number, const std::string& statement, Verdict verdict,
+                     const std::string& evidence);
 
 // Every case, with its stop reason, spread and stability, as a table.
 ReportTable case_table(const ReportModel& model);

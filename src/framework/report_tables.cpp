@@ -95,112 +95,6 @@ ReportTable generic_table(const SizePanel& p) {
   return t;
 }
 
-ReportTable copy_table(const std::string& id, const std::string& title,
-                       const std::vector<CopyRow>& rows) {
-  ReportTable t;
-  t.id = id;
-  t.title = title;
-  t.header = {"size",      "pageable ms", "pageable GB/s",
-              "pinned ms", "pinned GB/s", "pageable/pinned"};
-  t.numeric = {false, true, true, true, true, true};
-  for (const CopyRow& r : rows) {
-    t.rows.push_back(
-        {format_size(r.bytes), num(r.pageable_ms), num(r.pageable_gb_per_s, "{:.2f}"),
-         num(r.pinned_ms), num(r.pinned_gb_per_s, "{:.2f}"),
-         r.ratio ? fmt::format("{:.2f}x{}", *r.ratio, r.pinned_slower ? " !" : "") : kDash});
-    if (r.pinned_slower) {
-      t.notes.push_back(fmt::format(
-          "{}: the pinned row is slower than the pageable row (marked !); the \"pinned\" "
-          "buffer may not be pinned.",
-          format_size(r.bytes)));
-    }
-  }
-  return t;
-}
-
-std::vector<ReportTable> lesson_tables(const LessonAnalysis& a, bool published) {
-  const LessonConfig& c = a.config;
-  std::vector<ReportTable> out;
-  ReportTable h2d = copy_table("part1-h2d", "Part 1: blocking cudaMemcpy, host to device", a.h2d);
-  // A published record holds one figure per case, copied from a document: it must not claim
-  // the warm-ups and timed samples of a method it did not use.
-  const std::string published_note =
-      "One published figure per case, copied from the document's tables; not measured by "
-      "pinbench.";
-  h2d.notes.insert(h2d.notes.begin(),
-                   published ? published_note
-                             : fmt::format("{} warm-ups and {} timed copies per case, timed with "
-                                           "CUDA events.",
-                                           c.warmups, c.iterations));
-  out.push_back(std::move(h2d));
-  if (!a.d2h.empty()) {
-    out.push_back(
-        copy_table("part1-d2h", "Part 1 exercise: the same sweep, device to host", a.d2h));
-  }
-  out.back().notes.push_back(fmt::format("Ratio at {}: {} host to device, {} device to host. {}",
-                                         format_size(c.ratio_bytes), num(a.h2d_ratio_at, "{:.2f}x"),
-                                         num(a.d2h_ratio_at, "{:.2f}x"), a.direction_sentence));
-
-  ReportTable async;
-  async.id = "part2-async";
-  async.title = fmt::format("Part 2: {} cudaMemcpyAsync on a non-blocking stream",
-                            format_size(c.async_bytes));
-  async.header = {"direction", "host memory", "call ms", "completion ms", "call share"};
-  async.numeric = {false, false, true, true, true};
-  for (const AsyncRow& r : a.async_rows) {
-    async.rows.push_back({direction_words(r.direction), r.memory, num(r.call_ms),
-                          num(r.completion_ms),
-                          r.call_share ? fmt::format("{:.1f}%", 100.0 * *r.call_share) : kDash});
-  }
-  async.notes.push_back(
-      (published ? published_note + " "
-                 : fmt::format("{} warm-up and {} timed calls per case, host clock. ",
-                               c.async_warmups, c.async_iterations)) +
-      "The call share is the median time the call held the thread over the median time to "
-      "completion.");
-  out.push_back(std::move(async));
-
-  ReportTable kernels;
-  kernels.id = "part3-kernels";
-  kernels.title =
-      fmt::format("Part 3: scale_copy kernel over {} of floats, output in device memory",
-                  format_size(c.kernel_bytes));
-  kernels.header = {"variant", "ms per launch", "read GB/s", "read+written GB/s"};
-  kernels.numeric = {false, true, true, true};
-  for (const KernelRow& r : a.kernel_rows) {
-    kernels.rows.push_back({r.variant, num(r.ms), num(r.read_gb_per_s, "{:.1f}"),
-                            num(r.read_write_gb_per_s, "{:.1f}")});
-  }
-  kernels.notes.push_back(
-      (published ? published_note + " "
-                 : fmt::format("{} warm-ups and {} timed launches per variant, CUDA events. ",
-                               c.kernel_warmups, c.kernel_iterations)) +
-      "Read GB/s counts the input bytes once; read+written counts input and output.");
-  out.push_back(std::move(kernels));
-
-  if (a.model.available) {
-    const ZeroCopyModel& m = a.model;
-    ReportTable bytes;
-    bytes.id = "part3-bytes";
-    bytes.title = "Part 3: where each launch's bytes go";
-    bytes.header = {"variant", "bytes across PCIe", "bytes in device memory"};
-    bytes.numeric = {false, true, true};
-    bytes.rows.push_back({"device-resident", format_size(m.resident_pcie_bytes),
-                          format_size(m.resident_device_bytes)});
-    bytes.rows.push_back({"mapped (zero-copy)", format_size(m.mapped_pcie_bytes),
-                          format_size(m.mapped_device_bytes)});
-    bytes.notes.push_back(fmt::format(
-        "PCIe rate {:.1f} GB/s (part 1 pinned host to device); device rate {:.1f} GB/s (resident "
-        "kernel, read + written). Predicted mapped/resident ratio: {:.2f}x as the page reasons, "
-        "{:.2f}x from the accounting; measured {:.2f}x.",
-        m.pcie_gb_per_s, m.device_gb_per_s, m.page_predicted_ratio, m.accounted_predicted_ratio,
-        m.measured_ratio));
-    bytes.notes.push_back(m.finding);
-    out.push_back(std::move(bytes));
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string direction_words(const std::string& d) {
@@ -337,8 +231,7 @@ std::vector<SizePanel> size_panels(const RunRecord& r) {
   return panels;
 }
 
-std::vector<ReportTable> report_tables(const RunRecord& r, const LessonAnalysis* lesson) {
-  if (lesson != nullptr) return lesson_tables(*lesson, r.source == "published");
+std::vector<ReportTable> report_tables(const RunRecord& r) {
   std::vector<ReportTable> out;
   for (const SizePanel& p : size_panels(r)) out.push_back(generic_table(p));
   return out;

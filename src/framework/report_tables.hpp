@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "experiments/lesson/analysis.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
@@ -55,8 +54,7 @@ struct SizePanel {
 };
 std::vector<SizePanel> size_panels(const RunRecord& r);
 
-// The report's tables: the lesson's for a lesson record (`lesson` must then be its analysis),
-// else one per size panel.
-std::vector<ReportTable> report_tables(const RunRecord& r, const LessonAnalysis* lesson);
+// The generic tables: one per size panel.
+std::vector<ReportTable> report_tables(const RunRecord& r);
 
 }  // namespace pinbench

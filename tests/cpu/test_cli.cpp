@@ -128,7 +128,7 @@ TEST(Cli, ReplayOfTheCommittedRun) {
   EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos);
   EXPECT_NE(r.out.find("2. [held]"), std::string::npos);
   EXPECT_NE(r.out.find("not within 20%"), std::string::npos);
-  EXPECT_NE(r.out.find("Lesson wall time: 3.74 s"), std::string::npos);
+  EXPECT_NE(r.out.find("Lesson wall time (the recorded run's): 3.74 s"), std::string::npos);
 }
 
 TEST(Cli, ReplayOfARecordWithAFailedGateIsExitOne) {

@@ -37,6 +37,14 @@ std::string refusal_after(const std::function<void(json&)>& change) {
   return refusal(j);
 }
 
+// The hand-made staged record after `change`: the engine's options are the staged experiment's
+// config, checked by its own rules.
+std::string staged_refusal_after(const std::function<void(json&)>& change) {
+  json j = to_json(test::make_staged_record());
+  change(j);
+  return refusal(j);
+}
+
 std::string load_error(const std::string& path) {
   try {
     load_record(path);
@@ -101,29 +109,33 @@ TEST(RecordValidation, ConfigSizesAndCountsAreChecked) {
   EXPECT_EQ(refusal_after([](json& j) { j["config"]["warmups"] = 4294967296; }),
             "run record: 'config.warmups' is 4294967296, more than a count allows (2147483647)");
   EXPECT_EQ(
-      refusal_after([](json& j) {
+      staged_refusal_after([](json& j) {
         j["config"]["engine"] = {{"to_device", {{"chunk_bytes", -1}}}, {"to_host", json::object()}};
       }),
       "run record: 'config.engine.to_device.chunk_bytes' is -1: a byte count cannot be "
       "negative");
   // The staged reports print the engine's rings one number per field.
   EXPECT_EQ(
-      refusal_after([](json& j) {
+      staged_refusal_after([](json& j) {
         j["config"]["engine"] = {{"to_device", {{"threads", {4, 8}}}}, {"to_host", json::object()}};
       }),
       "run record: 'config.engine.to_device.threads' has the wrong type (array)");
-  EXPECT_EQ(refusal_after([](json& j) {
+  EXPECT_EQ(staged_refusal_after([](json& j) {
               j["config"]["engine"] = {{"to_host", 3}, {"to_device", json::object()}};
             }),
             "run record: 'config.engine.to_host' is not an object");
   // Both rings are printed once either is there.
-  EXPECT_EQ(refusal_after([](json& j) {
+  EXPECT_EQ(staged_refusal_after([](json& j) {
               j["config"]["engine"] = {{"to_device", json::object()}};
             }),
             "run record: 'config.engine' has 'to_device' but no 'to_host'");
   EXPECT_EQ(refusal_after([](json& j) { j["config"]["threads"] = {4, 8, 16}; }), "(accepted)");
-  EXPECT_EQ(refusal_after([](json& j) { j["config"]["skipped"] = {"sm"}; }),
+  EXPECT_EQ(staged_refusal_after([](json& j) { j["config"]["skipped"] = {"sm"}; }),
             "run record: 'config.skipped[0]' has the wrong type (string)");
+  // Each experiment checks the keys it reads: the lesson reads no engine, so its record does not
+  // fail on one, while the staged record does.
+  EXPECT_EQ(refusal_after([](json& j) { j["config"]["engine"] = {{"to_device", 3}}; }),
+            "(accepted)");
   EXPECT_EQ(refusal_after([](json& j) {
               j["cases"][0]["extra"] = {{"trials", {{{"new_words", -1}}}}};
             }),

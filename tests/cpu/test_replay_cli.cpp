@@ -69,8 +69,9 @@ bool replays_without_gpu(const std::string& experiment) {
 
 std::string wall_line(const RunRecord& r, const Kind& k) {
   if (k.wall_label == "Lesson")
-    return fmt::format("Lesson wall time: {:.2f} s", r.wall_ms / 1000.0);
-  return fmt::format("{} wall time: {:.1f} s.\n", k.wall_label, r.wall_ms / 1000.0);
+    return fmt::format("Lesson wall time (the recorded run's): {:.2f} s", r.wall_ms / 1000.0);
+  return fmt::format("{} wall time (the recorded run's): {:.1f} s.\n", k.wall_label,
+                     r.wall_ms / 1000.0);
 }
 
 // Every committed run record, by path, with its experiment.

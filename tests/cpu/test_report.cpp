@@ -40,7 +40,7 @@ std::string h200_html() {
   const LessonAnalysis a = analyse_lesson(r);
   HtmlExtras x;
   x.record_name = file_name(test::h200_lesson_path());
-  return render_html(r, &a, x);
+  return render_html(r, x);
 }
 
 std::string sweep_html() {
@@ -48,7 +48,7 @@ std::string sweep_html() {
   x.record_name = "sweep.json";
   x.timeline = read_trace(test::sweep_trace_path());
   x.trace_name = "sweep.trace.json";
-  return render_html(test::make_sweep_record(), nullptr, x);
+  return render_html(test::make_sweep_record(), x);
 }
 
 // Self-contained: nothing a browser would fetch or run.
@@ -99,7 +99,7 @@ TEST(ReportHtml, ATraceThatCannotBeReadIsNamedInsteadOfDrawn) {
   const RunRecord r = test::make_sweep_record();
   HtmlExtras x;
   x.trace_problem = "trace 'x.trace.json' is not valid JSON (truncated?) near byte 7";
-  const std::string html = render_html(r, nullptr, x);
+  const std::string html = render_html(r, x);
   EXPECT_EQ(count(html, "<svg class=\"chart timeline\""), 0u);
   EXPECT_NE(html.find("No timeline: trace &#39;x.trace.json&#39; is not valid JSON"),
             std::string::npos);
@@ -108,11 +108,11 @@ TEST(ReportHtml, ATraceThatCannotBeReadIsNamedInsteadOfDrawn) {
 TEST(ReportMarkdown, CommittedH200Run) {
   const RunRecord r = load_record(test::h200_lesson_path());
   const LessonAnalysis a = analyse_lesson(r);
-  expect_matches_golden(render_markdown(r, &a), "report-h200.md");
+  expect_matches_golden(render_markdown(analyse(r)), "report-h200.md");
 }
 
 TEST(ReportMarkdown, GenericSweep) {
-  const std::string md = render_markdown(test::make_sweep_record(), nullptr);
+  const std::string md = render_markdown(analyse(test::make_sweep_record()));
   expect_matches_golden(md, "report-sweep.md");
   // Four tables of ten sizes and four kinds; the failed case is a dash with its reason below.
   EXPECT_EQ(count(md,

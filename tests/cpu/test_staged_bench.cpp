@@ -13,6 +13,7 @@
 #include "framework/stats.hpp"
 #include "framework/units.hpp"
 #include "fixtures.hpp"
+#include "framework/experiment.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/markdown.hpp"
@@ -20,6 +21,21 @@
 
 namespace pinbench {
 namespace {
+
+// What each experiment's printer makes of a record, from the record's model as every caller
+// builds it.
+std::string printed_staged_text(const RunRecord& r) {
+  const ReportModel m = analyse(r);
+  return render_staged_text(r, section<StagedAnalysis>(m));
+}
+std::string printed_staged_tune_text(const RunRecord& r) {
+  const ReportModel m = analyse(r);
+  return render_staged_tune_text(r, section<TuneAnalysis>(m));
+}
+std::string printed_pipeline_text(const RunRecord& r) {
+  const ReportModel m = analyse(r);
+  return render_pipeline_text(r, section<PipelineAnalysis>(m));
+}
 
 template <typename F>
 void expect_input_error(F&& f, const std::string& says) {
@@ -442,17 +458,17 @@ TEST(StagedRender, ExactSizes) {
 }
 
 TEST(StagedRender, Golden) {
-  test::expect_matches_golden(render_staged_text(test::make_staged_record()), "staged-example.txt");
-  test::expect_matches_golden(render_staged_tune_text(test::make_staged_tune_record()),
+  test::expect_matches_golden(printed_staged_text(test::make_staged_record()), "staged-example.txt");
+  test::expect_matches_golden(printed_staged_tune_text(test::make_staged_tune_record()),
                               "staged-tune-example.txt");
-  test::expect_matches_golden(render_pipeline_text(test::make_pipeline_record()),
+  test::expect_matches_golden(printed_pipeline_text(test::make_pipeline_record()),
                               "pipeline-example.txt");
 }
 
 TEST(StagedRender, GenericReportsTakeTheseRecords) {
   for (const RunRecord& r : {test::make_staged_record(), test::make_staged_tune_record(),
                              test::make_pipeline_record()}) {
-    const std::string md = render_markdown(r, nullptr);
+    const std::string md = render_markdown(analyse(r));
     EXPECT_NE(md.find(r.experiment), std::string::npos);
     // A row per case, then a row per judged claim (the goals of staged and pipeline).
     const ReportModel model = analyse(r);
@@ -464,7 +480,7 @@ TEST(StagedRender, GenericReportsTakeTheseRecords) {
     const std::string csv = render_csv(r);
     EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')),
               r.cases.size() + claims + 1);
-    const std::string html = render_html(r, nullptr, {});
+    const std::string html = render_html(r, HtmlExtras{});
     EXPECT_NE(html.find("</html>"), std::string::npos) << r.experiment;
     // Every one gets the charts that answer its question, the pipeline's bars included.
     EXPECT_NE(html.find("<svg"), std::string::npos) << r.experiment;
@@ -511,7 +527,7 @@ TEST(CommittedStaged, TheH200RecordIsCompleteAndJudgedFromItsOwnFigures) {
   EXPECT_EQ(goal(a, "h2d", "95% of pinned", "staged-back-to-back").verdict, Verdict::kDied);
   EXPECT_EQ(goal(a, "d2h", "6x the driver").verdict, Verdict::kDied);
   // The text report renders it, goals and all.
-  const std::string text = render_staged_text(r);
+  const std::string text = printed_staged_text(r);
   EXPECT_NE(text.find("drained to the host with non-temporal stores"), std::string::npos);
   EXPECT_NE(text.find("Passed (256 gates)"), std::string::npos);
 }
@@ -575,7 +591,7 @@ TEST(CommittedStaged, TheBoundRecordJudgesTheEngineOnTheHostsOwnRate) {
   EXPECT_EQ(goal(a, "d2h", "1.5x the driver").verdict, Verdict::kHeld);
   EXPECT_EQ(goal(a, "h2d", "1.5x the driver").verdict, Verdict::kDied);
   // Replayed, the text states engine/bound.
-  const std::string text = render_staged_text(r);
+  const std::string text = printed_staged_text(r);
   EXPECT_NE(text.find("staged/bound"), std::string::npos);
   EXPECT_NE(text.find("bound = the lesser of host+dma and pinned"), std::string::npos);
 }
@@ -603,7 +619,7 @@ TEST(CommittedStaged, TheEdgesStreamedRecordTakesEachDirectionsOwnPath) {
   EXPECT_EQ(goal(a, "d2h", "1.5x the driver").verdict, Verdict::kHeld);
   EXPECT_EQ(goal(a, "h2d", "never slower").verdict, Verdict::kDied);
   EXPECT_EQ(goal(a, "h2d", "95% of its bound").verdict, Verdict::kDied);
-  const std::string text = render_staged_text(r);
+  const std::string text = printed_staged_text(r);
   EXPECT_NE(text.find("copies to the device under 512 KiB and to the host under 256 KiB go "
                       "straight to cudaMemcpyAsync"),
             std::string::npos);
@@ -636,19 +652,19 @@ TEST(CommittedStaged, WithTheBoundTeamsAsleepTheEngineHoldsItsBoundAt1GiB) {
 // copy, says so when both do, and still reads the single threshold of older records.
 TEST(StagedText, TheEngineLineNamesEachDirectionsDirectThreshold) {
   RunRecord r = test::make_staged_record();  // old style: one direct_below_bytes for both
-  EXPECT_NE(render_staged_text(r).find("copies under 2 MiB go straight to cudaMemcpyAsync"),
+  EXPECT_NE(printed_staged_text(r).find("copies under 2 MiB go straight to cudaMemcpyAsync"),
             std::string::npos);
   nlohmann::json& e = r.config["engine"];
   e.erase("direct_below_bytes");
   e["to_device"]["direct_below_bytes"] = 0;
   e["to_host"]["direct_below_bytes"] = 256 * kKiB;
   EXPECT_NE(
-      render_staged_text(r).find("copies to the host under 256 KiB go straight to cudaMemcpyAsync"),
+      printed_staged_text(r).find("copies to the host under 256 KiB go straight to cudaMemcpyAsync"),
       std::string::npos);
   e["to_host"]["direct_below_bytes"] = 0;
-  EXPECT_NE(render_staged_text(r).find("every pageable copy is staged"), std::string::npos);
+  EXPECT_NE(printed_staged_text(r).find("every pageable copy is staged"), std::string::npos);
   e["streaming_fill_edges"] = false;
-  EXPECT_NE(render_staged_text(r).find("; filled with memcpy"), std::string::npos);
+  EXPECT_NE(printed_staged_text(r).find("; filled with memcpy"), std::string::npos);
 }
 
 TEST(CommittedStaged, TheBoundPipelineRecordCountsTheHostSide) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "experiments/race/analysis.hpp"
 #include "experiments/sweep/analysis.hpp"
 #include "framework/errors.hpp"
 #include "experiments/sweep/plan.hpp"

@@ -1,3 +1,5 @@
 # NVIDIA's bandwidthtest program, measured as the blog post measures it.
 pinbench_experiment(
-  MEASURE measure.cpp)
+  CUDA_FREE experiment.cpp
+  MEASURE measure.cpp
+  COMMAND command.cpp)

@@ -1,5 +1,4 @@
-// `pinbench check` (the health check, alone or over MPI ranks) and `pinbench host` (every GPU
-// alone and together).
+// `pinbench check`: the health check of this host's GPUs, alone or over MPI ranks.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -21,12 +20,13 @@
 #include "framework/units.hpp"
 #include "cuda/device.hpp"
 #include "experiments/check/measure.hpp"
-#include "experiments/host/measure.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/text.hpp"
 
-namespace pinbench::cli {
+namespace pinbench::experiments::check {
 namespace {
+
+using namespace pinbench::cli;
 
 struct FloorFlag {
   const char* flag;
@@ -122,16 +122,6 @@ int run_check_mpi(const CheckOptions& o) {
   return model.check_failures.empty() ? 0 : 1;
 }
 
-struct HostOptions {
-  std::string size = size_default(HostConfig{}.bytes);
-  int rounds = HostConfig{}.rounds;
-  bool no_numa = false;
-  OutputPaths outputs;
-  ReplayFlags replay;
-};
-
-}  // namespace
-
 Command add_check(CLI::App& app) {
   auto o = std::make_shared<CheckOptions>();
   CLI::App* sub = app.add_subcommand(
@@ -164,29 +154,10 @@ Command add_check(CLI::App& app) {
           }};
 }
 
-Command add_host(CLI::App& app) {
-  auto o = std::make_shared<HostOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "host",
-      "Every GPU of this host alone, then all at once (a thread per GPU, released at one "
-      "instant): host to device, device to host and both, pinned and pageable; per-GPU and "
-      "aggregate GB/s, each GPU's together/alone ratio, and the peer-to-peer matrix with two or "
-      "more GPUs. Without a GPU, replays the newest recorded host run.");
-  sub->add_option("--size", o->size, "Bytes per copy")->capture_default_str();
-  sub->add_option("--rounds", o->rounds, "Timed rounds per case")->capture_default_str();
-  sub->add_flag("--no-numa", o->no_numa, "Do not place host buffers on each GPU's NUMA node");
-  add_output_flags(sub, o->outputs, false);
-  add_replay_flags(sub, o->replay, "host");
-  return {sub, [o, sub] {
-            HostConfig c;
-            c.bytes = parse_size(o->size);
-            if (o->rounds < 1) throw InputError("--rounds must be at least 1");
-            c.rounds = o->rounds;
-            c.place_on_gpu_node = !o->no_numa;
-            if (o->replay.device >= 0) c.devices = {o->replay.device};
-            return measure_or_replay(*sub, o->replay,
-                                     {{"host"}, "", [c] { return run_host(c); }, o->outputs});
-          }};
+}  // namespace
+
+std::vector<Command> commands(CLI::App& app) {
+  return {add_check(app)};
 }
 
-}  // namespace pinbench::cli
+}  // namespace pinbench::experiments::check

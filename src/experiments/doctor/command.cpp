@@ -34,8 +34,10 @@
 #include "framework/render/perfetto.hpp"
 #include "framework/render/text.hpp"
 
-namespace pinbench::cli {
+namespace pinbench::experiments::doctor {
 namespace {
+
+using namespace pinbench::cli;
 
 constexpr const char* kInjectName = "libpinbench_doctor_inject.so";
 
@@ -146,7 +148,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
     }
     std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay.c_str(),
                 record.machine.device_name.c_str(), record.created_utc.c_str());
-    const int code = print_run(record, {});
+    const int code = print_run(record, {}, true);
     return exit_for(doctor_trace_from_json(record.doctor), record, fail_on, code);
   }
   if (flags.program.empty()) {
@@ -158,7 +160,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
         "needs that variable for its own library",
         other));
   }
-  const std::string program = doctor::resolve_program(flags.program.front());
+  const std::string program = pinbench::doctor::resolve_program(flags.program.front());
   const std::string inject = find_injection_library();
   check_output_paths({flags.json, "", "", flags.trace});
   std::optional<RunRecord> rates;
@@ -184,9 +186,9 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   if (flags.no_python_gil) env.push_back("PINBENCH_DOCTOR_PYTHON_GIL=0");
 
   const auto t0 = SteadyClock::now();
-  doctor::ProgramExit done;
+  pinbench::doctor::ProgramExit done;
   try {
-    done = doctor::run_program(program, flags.program, env);
+    done = pinbench::doctor::run_program(program, flags.program, env);
   } catch (...) {
     unlink(events_path.c_str());
     throw;
@@ -204,7 +206,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   t.exit_status = done.signal != 0 ? 0 : done.exit_status;
   if (done.signal != 0) t.signal = doctor_signal_name(done.signal);
   t.wall_ms = done.wall_ms;
-  doctor::symbolise(t);
+  pinbench::doctor::symbolise(t);
   for (const std::string& n : t.notes) {
     if (n.find("held by another profiler") != std::string::npos) {
       std::fprintf(stderr, "pinbench: note: %s; the program ran without doctor\n", n.c_str());
@@ -256,8 +258,6 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   return exit_for(t, record, fail_on, code);
 }
 
-}  // namespace
-
 Command add_doctor(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "doctor",
@@ -283,4 +283,10 @@ Command add_doctor(CLI::App& app) {
   return {sub, [sub, flags] { return run_doctor(*sub, *flags); }};
 }
 
-}  // namespace pinbench::cli
+}  // namespace
+
+std::vector<Command> commands(CLI::App& app) {
+  return {add_doctor(app)};
+}
+
+}  // namespace pinbench::experiments::doctor

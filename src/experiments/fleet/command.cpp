@@ -21,8 +21,10 @@
 #include "framework/render/html.hpp"
 #include "framework/render/text.hpp"
 
-namespace pinbench::cli {
+namespace pinbench::experiments::fleet {
 namespace {
+
+using namespace pinbench::cli;
 
 struct FleetOptions {
   std::vector<std::string> inputs;
@@ -97,8 +99,6 @@ int run_fleet(const FleetOptions& o) {
   return model.check_failures.empty() ? 0 : 1;
 }
 
-}  // namespace
-
 Command add_fleet(CLI::App& app) {
   auto o = std::make_shared<FleetOptions>();
   CLI::App* sub = app.add_subcommand(
@@ -115,4 +115,10 @@ Command add_fleet(CLI::App& app) {
   return {sub, [o] { return run_fleet(*o); }};
 }
 
-}  // namespace pinbench::cli
+}  // namespace
+
+std::vector<Command> commands(CLI::App& app) {
+  return {add_fleet(app)};
+}
+
+}  // namespace pinbench::experiments::fleet

@@ -18,7 +18,14 @@
 #include "experiments/lesson/measure.hpp"
 
 namespace pinbench::cli {
+// trace_check_command.cpp: `pinbench trace-check`, prediction 4 judged from a trace or an export.
+Command add_trace_check(CLI::App& app);
+}  // namespace pinbench::cli
+
+namespace pinbench::experiments::lesson {
 namespace {
+
+using namespace pinbench::cli;
 
 struct LessonOptions {
   LessonOptions() {
@@ -69,8 +76,6 @@ RunRecord measure(const LessonOptions& o) {
   return record;
 }
 
-}  // namespace
-
 Command add_lesson(CLI::App& app) {
   auto opts = std::make_shared<LessonOptions>();
   CLI::App* sub = app.add_subcommand(
@@ -105,4 +110,10 @@ Command add_lesson(CLI::App& app) {
       }};
 }
 
-}  // namespace pinbench::cli
+}  // namespace
+
+std::vector<Command> commands(CLI::App& app) {
+  return {add_lesson(app), cli::add_trace_check(app)};
+}
+
+}  // namespace pinbench::experiments::lesson

@@ -2,18 +2,16 @@
 
 #include <fmt/format.h>
 
-#include "framework/units.hpp"
+#include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
+#include "framework/report_tables.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
 
 std::string num(const std::optional<double>& v, const char* spec = "{:.3f}") {
   return v ? fmt::format(fmt::runtime(spec), *v) : std::string("—");
-}
-
-std::string cuda_version(int v) {
-  return v > 0 ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : std::string("unknown");
 }
 
 std::string copy_table(const std::vector<CopyRow>& rows) {
@@ -27,41 +25,7 @@ std::string copy_table(const std::vector<CopyRow>& rows) {
   return t.render();
 }
 
-const char* direction_words(const std::string& d) {
-  return d == "h2d" ? "host to device" : d == "d2h" ? "device to host" : "device to device";
-}
-
 }  // namespace
-
-std::string render_machine(const MachineInfo& m) {
-  // A field the record leaves at zero was not known (a published record, an old driver): it
-  // reads "unknown", as in every other format, never as a measured zero.
-  const auto count = [](int n, const char* what) {
-    return n > 0 ? fmt::format("{} {}", n, what) : fmt::format("{} unknown", what);
-  };
-  const auto size = [](std::uint64_t b, const char* what) {
-    return b > 0 ? fmt::format("{} {}", format_size(b), what) : fmt::format("{} unknown", what);
-  };
-  const auto known = [](const std::string& s) { return s.empty() ? std::string("unknown") : s; };
-  std::string pcie = "PCIe link unknown";
-  if (m.pcie.current_gen > 0 || m.pcie.current_width > 0) {
-    pcie = fmt::format("PCIe gen {} x{} (max gen {} x{})", m.pcie.current_gen, m.pcie.current_width,
-                       m.pcie.max_gen, m.pcie.max_width);
-  }
-  return fmt::format(
-      "Device:  {}, compute capability {}, {}, {}, {}\n"
-      "Link:    {}, bus {}, NUMA node {}\n"
-      "Driver:  {} (CUDA {}), runtime CUDA {}\n"
-      "Host:    {}, {}, {}, {}\n",
-      known(m.device_name),
-      m.cc_major > 0 ? fmt::format("{}.{}", m.cc_major, m.cc_minor) : std::string("unknown"),
-      count(m.sm_count, "SMs"), count(m.copy_engines, "copy engines"),
-      size(m.device_memory_bytes, "device memory"), pcie, known(m.pci_bus_id),
-      m.numa_node >= 0 ? std::to_string(m.numa_node) : std::string("unknown"),
-      m.driver_release.empty() ? std::string("release unknown") : m.driver_release,
-      cuda_version(m.driver_version), cuda_version(m.runtime_version), known(m.host_cpu),
-      count(m.host_logical_cpus, "logical CPUs"), size(m.host_memory_bytes, "memory"), known(m.os));
-}
 
 std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
                                const std::optional<ReferenceComparison>& reference) {

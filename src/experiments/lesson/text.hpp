@@ -10,7 +10,6 @@
 
 namespace pinbench {
 
-std::string render_machine(const MachineInfo& m);
 std::string render_lesson_text(const RunRecord& record, const LessonAnalysis& analysis,
                                const std::optional<ReferenceComparison>& reference);
 

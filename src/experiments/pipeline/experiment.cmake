@@ -1,4 +1,6 @@
 # The Day 54 pipeline: copies and kernels overlapped on streams, through the engine and from
 # page-locked memory, against their bound.
 pinbench_experiment(
-  MEASURE measure.cpp kernels.cu)
+  CUDA_FREE experiment.cpp
+  MEASURE measure.cpp kernels.cu
+  COMMAND command.cpp)

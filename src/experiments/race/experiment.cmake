@@ -1,3 +1,5 @@
-# Two copies raced on two streams: does a pageable copy overlap anything?
+# The race: overwriting a copy's source while the copy is in flight.
 pinbench_experiment(
-  MEASURE measure.cpp)
+  CUDA_FREE analysis.cpp experiment.cpp
+  MEASURE measure.cpp
+  COMMAND command.cpp)

@@ -118,6 +118,13 @@ std::vector<TuneRow> tune_rows(const RunRecord& record);
 // shape that is never far from the best, rather than the best at one size.
 std::vector<TuneChoice> tune_choices(const std::vector<TuneRow>& rows);
 
+// What the tuning run's printers read: every shape's rate at every size, and the shape chosen
+// per direction.
+struct TuneAnalysis {
+  std::vector<TuneRow> rows;
+  std::vector<TuneChoice> choices;
+};
+
 // --- pipeline ---------------------------------------------------------------------------------
 
 struct PipelineRow {

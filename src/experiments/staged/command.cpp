@@ -1,5 +1,5 @@
-// `pinbench staged` (and `--tune`) and `pinbench pipeline`: the staged copy engine against every
-// other way of moving pageable memory, and the Day 54 pipeline through it.
+// `pinbench staged` (and `--tune`): the staged copy engine against every other way of moving
+// pageable memory, or the engine alone over ring shapes.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -17,122 +17,14 @@
 #include "framework/errors.hpp"
 #include "experiments/staged/plan.hpp"
 #include "framework/units.hpp"
-#include "experiments/pipeline/measure.hpp"
+#include "experiments/staged/engine_flags.hpp"
 #include "experiments/staged/measure.hpp"
 #include "experiments/staged/measure_torch.hpp"
 
-namespace pinbench::cli {
+namespace pinbench::experiments::staged {
 namespace {
 
-std::string size_or_zero_default(std::size_t bytes) {
-  return bytes == 0 ? "0" : size_default(bytes);
-}
-
-// The staged engine's settings as flags, shared by both subcommands. Their defaults are the
-// library's (StagedCopyOptions), so the help text cannot drift from what the engine does.
-struct EngineFlags {
-  EngineFlags() {
-    const StagedCopyOptions o;
-    h2d_chunk = size_default(o.to_device.chunk_bytes);
-    h2d_depth = o.to_device.depth;
-    h2d_threads = o.to_device.threads;
-    d2h_chunk = size_default(o.to_host.chunk_bytes);
-    d2h_depth = o.to_host.depth;
-    d2h_threads = o.to_host.threads;
-    edge_chunk = size_default(o.edge_chunk_bytes);
-    h2d_direct_below = size_or_zero_default(o.to_device.direct_below_bytes);
-    d2h_direct_below = size_or_zero_default(o.to_host.direct_below_bytes);
-    max_staging = size_default(o.max_staging_bytes);
-    no_streaming_drain = !o.streaming_drain;
-    no_streaming_fill_edges = !o.streaming_fill_edges;
-    no_caller_copies = !o.caller_copies;
-  }
-  std::string h2d_chunk;
-  int h2d_depth = 0;
-  int h2d_threads = 0;
-  std::string d2h_chunk;
-  int d2h_depth = 0;
-  int d2h_threads = 0;
-  std::string edge_chunk;
-  std::string h2d_direct_below;
-  std::string d2h_direct_below;
-  std::string max_staging;
-  bool no_streaming_drain = false;
-  bool no_streaming_fill_edges = false;
-  bool no_caller_copies = false;
-};
-
-// The ring's flags, which --tune replaces with its grid.
-struct RingOptions {
-  std::vector<const CLI::Option*> all;
-};
-
-RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
-  const std::string depths = fmt::format(" ({} to {})", kMinRingDepth, kMaxRingDepth);
-  const std::string threads = fmt::format(" (1 to {})", kMaxHostThreads);
-  RingOptions ring;
-  ring.all = {
-      sub->add_option("--h2d-chunk", f.h2d_chunk, "Engine: staging buffer size, host to device")
-          ->capture_default_str(),
-      sub->add_option("--h2d-depth", f.h2d_depth,
-                      "Engine: staging buffers, host to device" + depths)
-          ->capture_default_str(),
-      sub->add_option("--h2d-threads", f.h2d_threads,
-                      "Engine: host copy threads, host to device" + threads)
-          ->capture_default_str(),
-      sub->add_option("--d2h-chunk", f.d2h_chunk, "Engine: staging buffer size, device to host")
-          ->capture_default_str(),
-      sub->add_option("--d2h-depth", f.d2h_depth,
-                      "Engine: staging buffers, device to host" + depths)
-          ->capture_default_str(),
-      sub->add_option("--d2h-threads", f.d2h_threads,
-                      "Engine: host copy threads, device to host" + threads)
-          ->capture_default_str()};
-  sub->add_option("--edge-chunk", f.edge_chunk,
-                  "Engine: a copy's first chunk, doubling up to the buffer size; its last "
-                  "chunks halve back down to it")
-      ->capture_default_str();
-  sub->add_option("--h2d-direct-below", f.h2d_direct_below,
-                  "Engine: copies to the device smaller than this go straight to "
-                  "cudaMemcpyAsync (0: none)")
-      ->capture_default_str();
-  sub->add_option("--d2h-direct-below", f.d2h_direct_below,
-                  "Engine: copies to the host smaller than this go straight to cudaMemcpyAsync "
-                  "(0: none)")
-      ->capture_default_str();
-  ring.all.push_back(sub->add_option("--max-staging", f.max_staging,
-                                     "Engine: refuse ring settings that would pin more than this")
-                         ->capture_default_str());
-  sub->add_flag("--no-streaming-drain", f.no_streaming_drain,
-                "Engine: drain to pageable memory with memcpy instead of non-temporal stores "
-                "(used on x86-64 with AVX2)");
-  sub->add_flag("--no-streaming-fill-edges", f.no_streaming_fill_edges,
-                "Engine: fill a copy's first and last chunks to the device with memcpy instead of "
-                "non-temporal stores (used on x86-64 with AVX2)");
-  sub->add_flag("--no-caller-copies", f.no_caller_copies,
-                "Engine: the thread of a synchronous copy only waits, instead of copying slices "
-                "alongside the host threads");
-  return ring;
-}
-
-std::uint64_t size_or_zero(const std::string& text) {
-  return text == "0" ? 0 : parse_size(text);
-}
-
-StagedCopyOptions engine_options(const EngineFlags& f) {
-  StagedCopyOptions o;
-  o.to_device = {static_cast<std::size_t>(parse_size(f.h2d_chunk)), f.h2d_depth, f.h2d_threads,
-                 static_cast<std::size_t>(size_or_zero(f.h2d_direct_below))};
-  o.to_host = {static_cast<std::size_t>(parse_size(f.d2h_chunk)), f.d2h_depth, f.d2h_threads,
-               static_cast<std::size_t>(size_or_zero(f.d2h_direct_below))};
-  o.edge_chunk_bytes = static_cast<std::size_t>(parse_size(f.edge_chunk));
-  o.max_staging_bytes = static_cast<std::size_t>(parse_size(f.max_staging));
-  o.streaming_drain = !f.no_streaming_drain;
-  o.streaming_fill_edges = !f.no_streaming_fill_edges;
-  o.caller_copies = !f.no_caller_copies;
-  o.device = 0;  // every pinbench measurement runs on device 0
-  return o;
-}
+using namespace pinbench::cli;
 
 std::string all_method_names() {
   std::string names;
@@ -246,49 +138,6 @@ RunRecord measure_staged(const StagedFlags& f) {
   });
 }
 
-struct PipelineFlags {
-  PipelineFlags() {
-    const PipelineConfig c;
-    array_size = size_default(c.array_bytes);
-    window = size_default(c.window_bytes);
-    streams = count_list_default(c.streams);
-    kernel_rounds = c.kernel_rounds;
-    warmups = c.warmups;
-    iterations = c.iterations;
-  }
-  std::string array_size;
-  std::string window;
-  std::string streams;
-  std::string sources = "pinned,staged";
-  int kernel_rounds = 0;
-  int warmups = 0;
-  int iterations = 0;
-  bool force = false;
-  OutputPaths outputs;
-  EngineFlags engine;
-  ReplayFlags replay;
-};
-
-RunRecord measure_pipeline(const PipelineFlags& f) {
-  PipelineConfig c;
-  c.array_bytes = parse_size(f.array_size);
-  c.window_bytes = parse_size(f.window);
-  c.streams = parse_counts(f.streams, "stream count", 1, kMaxStreams);
-  c.sources = parse_pipeline_sources(f.sources);
-  c.kernel_rounds = f.kernel_rounds;
-  c.warmups = f.warmups;
-  c.iterations = f.iterations;
-  c.engine = engine_options(f.engine);
-  c.force = f.force;
-  c.normalize();
-  c.validate();
-  return run_traced(f.outputs.trace, [&] {
-    return with_progress([&] { return run_pipeline(c, terminal_progress); });
-  });
-}
-
-}  // namespace
-
 Command add_staged(CLI::App& app) {
   auto f = std::make_shared<StagedFlags>();
   CLI::App* sub = app.add_subcommand(
@@ -362,36 +211,10 @@ Command add_staged(CLI::App& app) {
           }};
 }
 
-Command add_pipeline(CLI::App& app) {
-  auto f = std::make_shared<PipelineFlags>();
-  CLI::App* sub = app.add_subcommand(
-      "pipeline",
-      "The Day 54 program: a host array through a device window, chunk by chunk (copy in, a "
-      "kernel, copy out) over 1, 2 or N streams, from page-locked memory and from pageable "
-      "memory through the staged engine; GB/s each way and the overlap efficiency against the "
-      "bound measured in the same run. Without a GPU, replays the newest recorded run.");
-  sub->add_option("--array-size", f->array_size, "Host array (floats)")->capture_default_str();
-  sub->add_option("--window", f->window, "Device window, split into one slot per stream")
-      ->capture_default_str();
-  sub->add_option("--streams", f->streams,
-                  fmt::format("Stream counts, comma-separated, each 1 to {}", kMaxStreams))
-      ->capture_default_str();
-  sub->add_option("--sources", f->sources, "pinned, staged")->capture_default_str();
-  sub->add_option("--kernel-rounds", f->kernel_rounds,
-                  "Extra add-subtract pairs per element, for a heavier kernel")
-      ->capture_default_str();
-  sub->add_option("--warmups", f->warmups, "Untimed runs before each case")->capture_default_str();
-  sub->add_option("--iterations", f->iterations, "Timed runs per case")->capture_default_str();
-  sub->add_flag("--force", f->force, "Allow pinning more than half of host memory");
-  add_engine_flags(sub, f->engine);
-  add_output_flags(sub, f->outputs);
-  add_trace_option(sub, f->outputs.trace);
-  add_replay_flags(sub, f->replay, "pipeline");
-  return {sub, [f, sub] {
-            return measure_or_replay(
-                *sub, f->replay,
-                {{"pipeline"}, "", [f] { return measure_pipeline(*f); }, f->outputs});
-          }};
+}  // namespace
+
+std::vector<Command> commands(CLI::App& app) {
+  return {add_staged(app)};
 }
 
-}  // namespace pinbench::cli
+}  // namespace pinbench::experiments::staged

@@ -8,7 +8,7 @@
 
 #include "experiments/staged/analysis.hpp"
 #include "framework/units.hpp"
-#include "experiments/lesson/text.hpp"
+#include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
 
 namespace pinbench {
@@ -141,11 +141,10 @@ std::string header_block(const RunRecord& record, const std::string& title) {
 
 }  // namespace
 
-std::string render_staged_text(const RunRecord& record) {
+std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a) {
   std::string out = header_block(
       record,
       "pinbench staged: pageable memory through the staged engine, against every other way");
-  const StagedAnalysis a = analyse_staged(record);
   const int samples = record.config.value("iterations", 0);
   out += fmt::format(
       "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Each rate is from the median of {} samples, "
@@ -236,7 +235,7 @@ std::string render_staged_text(const RunRecord& record) {
   return out;
 }
 
-std::string render_staged_tune_text(const RunRecord& record) {
+std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis& tune) {
   std::string out =
       header_block(record, "pinbench staged --tune: the staged engine over ring shapes");
   out +=
@@ -244,8 +243,8 @@ std::string render_staged_tune_text(const RunRecord& record) {
       "call to completion, copies back to back. Shape = staging buffer size x buffers, host copy "
       "threads. The destination is cleared before the warm-ups and checked byte for byte after "
       "the last sample.\n";
-  const std::vector<TuneRow> rows = tune_rows(record);
-  const std::vector<TuneChoice> choices = tune_choices(rows);
+  const std::vector<TuneRow>& rows = tune.rows;
+  const std::vector<TuneChoice>& choices = tune.choices;
   for (const char* direction : {"h2d", "d2h"}) {
     std::vector<std::uint64_t> sizes;
     for (const TuneRow& r : rows) {
@@ -307,7 +306,7 @@ std::string render_staged_tune_text(const RunRecord& record) {
   return out;
 }
 
-std::string render_pipeline_text(const RunRecord& record) {
+std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis& a) {
   const std::uint64_t array = record.config.value("array_bytes", std::uint64_t{0});
   const std::uint64_t window = record.config.value("window_bytes", std::uint64_t{0});
   std::string out = header_block(
@@ -323,7 +322,6 @@ std::string render_pipeline_text(const RunRecord& record) {
       "measured time; vs pinned = the staged source's rate over the page-locked source's. The "
       "staged source is pageable memory through the staged engine.\n",
       record.config.value("iterations", 0));
-  const PipelineAnalysis a = analyse_pipeline(record);
   TextTable t({"source", "streams", "chunk", "ms", "GB/s each way", "bound ms", "copies ms",
                "kernel ms", "host ms", "efficiency", "vs pinned"});
   for (const PipelineRow& r : a.rows) {

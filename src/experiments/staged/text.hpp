@@ -4,12 +4,14 @@
 
 #include <string>
 
+#include "experiments/staged/analysis.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
 
-std::string render_staged_text(const RunRecord& record);
-std::string render_staged_tune_text(const RunRecord& record);
-std::string render_pipeline_text(const RunRecord& record);
+// Each from its record's analysis, as the model's section holds it.
+std::string render_staged_text(const RunRecord& record, const StagedAnalysis& analysis);
+std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis& analysis);
+std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis& analysis);
 
 }  // namespace pinbench

@@ -44,28 +44,5 @@ std::vector<PinCostRow> pin_cost_rows(const RunRecord& record) {
   return rows;
 }
 
-std::vector<RaceRow> race_rows(const RunRecord& record) {
-  std::vector<RaceRow> rows;
-  for (const Case& c : record.cases) {
-    if (c.part != "race") continue;
-    RaceRow r;
-    r.memory = c.memory;
-    r.method = c.method;
-    r.bytes = c.bytes;
-    if (!c.call_ms.empty()) r.call_ms = median(c.call_ms);
-    if (c.extra.contains("trials") && c.extra["trials"].is_array()) {
-      for (const auto& t : c.extra["trials"]) {
-        r.old_words += t.value("old_words", std::uint64_t{0});
-        r.new_words += t.value("new_words", std::uint64_t{0});
-        r.other_words += t.value("other_words", std::uint64_t{0});
-        ++r.trials;
-      }
-    }
-    const std::uint64_t all = r.old_words + r.new_words + r.other_words;
-    r.new_fraction = all > 0 ? static_cast<double>(r.new_words) / static_cast<double>(all) : 0.0;
-    rows.push_back(r);
-  }
-  return rows;
-}
 
 }  // namespace pinbench

@@ -31,14 +31,11 @@ struct PinCostRow {
 };
 std::vector<PinCostRow> pin_cost_rows(const RunRecord& record);
 
-struct RaceRow {
-  std::string memory, method;
-  std::uint64_t bytes = 0;
-  double call_ms = 0.0;  // median time the call held the thread
-  std::uint64_t old_words = 0, new_words = 0, other_words = 0;  // summed over trials
-  int trials = 0;
-  double new_fraction = 0.0;  // of all words, over all trials
+// What the sweep's printers read: every case's rates, and what pinning cost.
+struct SweepAnalysis {
+  std::vector<RateRow> rates;
+  std::vector<PinCostRow> pin_cost;
 };
-std::vector<RaceRow> race_rows(const RunRecord& record);
+
 
 }  // namespace pinbench

@@ -14,8 +14,10 @@
 #include "experiments/race/measure.hpp"
 #include "experiments/sweep/measure.hpp"
 
-namespace pinbench::cli {
+namespace pinbench::experiments::sweep {
 namespace {
+
+using namespace pinbench::cli;
 
 struct SweepOptions {
   std::string kinds = "pageable,pageable-thp,pinned,registered,write-combined,mapped,managed";
@@ -53,16 +55,6 @@ RunRecord measure_sweep(const SweepOptions& o) {
   return run_traced(o.outputs.trace,
                     [&] { return with_progress([&] { return run_sweep(c, terminal_progress); }); });
 }
-
-// The size, --json and --replay of bandwidthtest and race.
-struct SmallOptions {
-  std::string size;
-  int trials = RaceConfig{}.trials;  // race only
-  OutputPaths outputs;               // --json only
-  ReplayFlags replay;
-};
-
-}  // namespace
 
 Command add_sweep(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
@@ -103,50 +95,10 @@ Command add_sweep(CLI::App& app) {
           }};
 }
 
-Command add_bandwidthtest(CLI::App& app) {
-  auto o = std::make_shared<SmallOptions>();
-  o->size = size_default(BandwidthTestConfig{}.bytes);
-  CLI::App* sub = app.add_subcommand(
-      "bandwidthtest",
-      "The devblog's bandwidthtest: pageable and pinned, host to device and back, GB/s, and a "
-      "check that the data came back unchanged. Without a GPU, replays the newest recorded "
-      "run.");
-  sub->add_option("--size", o->size, "Transfer size (a multiple of 4 bytes: it holds floats)")
-      ->capture_default_str();
-  add_output_flags(sub, o->outputs, false);
-  add_replay_flags(sub, o->replay, "bandwidthtest");
-  return {sub, [o, sub] {
-            const auto measure = [o] {
-              BandwidthTestConfig c;
-              c.bytes = parse_size(o->size);
-              return run_bandwidthtest(c);
-            };
-            return measure_or_replay(*sub, o->replay, {{"bandwidthtest"}, "", measure, o->outputs});
-          }};
+}  // namespace
+
+std::vector<Command> commands(CLI::App& app) {
+  return {add_sweep(app)};
 }
 
-Command add_race(CLI::App& app) {
-  auto o = std::make_shared<SmallOptions>();
-  o->size = size_default(RaceConfig{}.bytes);
-  CLI::App* sub = app.add_subcommand(
-      "race",
-      "Overwrite a copy's pinned source right after cudaMemcpyAsync returns and count how many "
-      "of the bytes that reached the device are old and how many new; then the same after "
-      "synchronising, and with a pageable source. Without a GPU, replays the newest recorded "
-      "run.");
-  sub->add_option("--size", o->size, "Bytes per copy (a multiple of 8)")->capture_default_str();
-  sub->add_option("--trials", o->trials, "Copies per mode")->capture_default_str();
-  add_output_flags(sub, o->outputs, false);
-  add_replay_flags(sub, o->replay, "race");
-  return {sub, [o, sub] {
-            const auto measure = [o] {
-              RaceConfig c;
-              c.bytes = parse_size(o->size);
-              c.trials = o->trials;
-              return with_progress([&] { return run_race(c, terminal_progress); });
-            };
-            return measure_or_replay(*sub, o->replay, {{"race"}, "", measure, o->outputs});
-          }};
-}
-
-}  // namespace pinbench::cli
+}  // namespace pinbench::experiments::sweep

@@ -1,14 +1,17 @@
-// Terminal renderings of the sweep, the bandwidthtest and the race.
+// The sweep as text for a terminal: a table per direction, what was not measured, what pinning
+// costs, and the checks.
 #pragma once
 
 #include <string>
 
+#include "experiments/sweep/analysis.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
 
-std::string render_sweep_text(const RunRecord& record);
-std::string render_bandwidthtest_text(const RunRecord& record);
-std::string render_race_text(const RunRecord& record);
+std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& analysis);
+
+// "Checks": each failed gate, or that all passed; the race's printer ends with it too.
+std::string sweep_checks_text(const RunRecord& record);
 
 }  // namespace pinbench

@@ -8,10 +8,8 @@
 
 #include "framework/report_model.hpp"
 #include "framework/errors.hpp"
-#include "experiments/doctor/analysis.hpp"
-#include "experiments/doctor/trace.hpp"
+#include "framework/experiment.hpp"
 #include "framework/units.hpp"
-#include "framework/render/perfetto.hpp"
 #include "framework/render/svg_chart.hpp"
 
 namespace pinbench {
@@ -357,20 +355,15 @@ std::string render_html(const RunRecord& r, const HtmlExtras& x) {
   return render_html(r, analyse(r), x);
 }
 
-std::string render_html(const RunRecord& r, const LessonAnalysis*, const HtmlExtras& x) {
-  return render_html(r, x);
-}
-
 HtmlExtras html_extras_for(const std::string& record_path, const RunRecord& record) {
   HtmlExtras x;
   x.record_name = std::filesystem::path(record_path).filename().string();
   const std::string trace = trace_path_for(record_path);
   std::error_code ec;
   if (!std::filesystem::exists(trace, ec)) {
-    // A doctor record carries its own timeline: what the program did, call by call.
-    if (!record.doctor.is_null()) {
-      x.timeline =
-          timeline_from_json(perfetto_json(doctor_timeline(doctor_trace_from_json(record.doctor))));
+    // A record may carry its own timeline (doctor: what the program did, call by call).
+    if (const auto own = experiment_for(record.experiment).timeline(record)) {
+      x.timeline = timeline_from_json(*own);
     }
     return x;
   }

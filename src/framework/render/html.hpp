@@ -9,7 +9,6 @@
 #include <optional>
 #include <string>
 
-#include "experiments/lesson/analysis.hpp"
 #include "framework/report_model.hpp"
 #include "framework/record.hpp"
 #include "framework/render/trace_timeline.hpp"
@@ -24,8 +23,9 @@ struct HtmlExtras {
 };
 
 // What the page draws beside the record found at `record_path`: the timeline of the trace beside
-// it (RUN.trace.json), else a doctor record's own timeline. A damaged trace costs only the
-// timeline: the problem is noted on stderr and on the page.
+// it (RUN.trace.json). A damaged trace costs only the
+// timeline: the problem is noted on stderr and on the page. Without a trace, the experiment's
+// own timeline, where it has one (doctor: the program's calls).
 HtmlExtras html_extras_for(const std::string& record_path, const RunRecord& record);
 
 // Renders only from `model`, the analysis of `record` (report_model.hpp); the record supplies
@@ -33,9 +33,5 @@ HtmlExtras html_extras_for(const std::string& record_path, const RunRecord& reco
 std::string render_html(const RunRecord& record, const ReportModel& model,
                         const HtmlExtras& extras);
 std::string render_html(const RunRecord& record, const HtmlExtras& extras);
-// For callers written before the report model: the lesson pointer is not needed any more, since
-// analyse() judges every experiment itself.
-std::string render_html(const RunRecord& record, const LessonAnalysis* lesson,
-                        const HtmlExtras& extras);
 
 }  // namespace pinbench

@@ -118,8 +118,4 @@ std::string render_markdown(const ReportModel& m) {
   return out + "</details>\n";
 }
 
-std::string render_markdown(const RunRecord& r, const LessonAnalysis*) {
-  return render_markdown(analyse(r));
-}
-
 }  // namespace pinbench

@@ -6,7 +6,6 @@
 
 #include <string>
 
-#include "experiments/lesson/analysis.hpp"
 #include "framework/report_model.hpp"
 #include "framework/record.hpp"
 
@@ -14,9 +13,7 @@ namespace pinbench {
 
 // Renders only from the record's analysis (report_model.hpp).
 std::string render_markdown(const ReportModel& model);
-// The lesson pointer is unused and kept for callers from before the model: analyse() judges the
-// record itself.
-std::string render_markdown(const RunRecord& record, const LessonAnalysis* lesson = nullptr);
+
 
 // Escapes the characters that GFM would read as table or inline syntax.
 std::string markdown_escape(const std::string& text);

@@ -4,15 +4,18 @@
 
 #include <fmt/format.h>
 
+#include "framework/experiment.hpp"
 #include "framework/stats.hpp"
-
-#include "experiments/lesson/text.hpp"
-#include "experiments/staged/text.hpp"
-#include "experiments/sweep/text.hpp"
+#include "framework/units.hpp"
 #include "framework/render/text_table.hpp"
 
 namespace pinbench {
 namespace {
+
+std::string cuda_version(int v) {
+  return v > 0 ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : std::string("unknown");
+}
+
 
 std::string verdict_word(Verdict v) {
   switch (v) {
@@ -29,6 +32,36 @@ std::string verdict_word(Verdict v) {
 }
 
 }  // namespace
+
+std::string render_machine(const MachineInfo& m) {
+  // A field the record leaves at zero was not known (a published record, an old driver): it
+  // reads "unknown", as in every other format, never as a measured zero.
+  const auto count = [](int n, const char* what) {
+    return n > 0 ? fmt::format("{} {}", n, what) : fmt::format("{} unknown", what);
+  };
+  const auto size = [](std::uint64_t b, const char* what) {
+    return b > 0 ? fmt::format("{} {}", format_size(b), what) : fmt::format("{} unknown", what);
+  };
+  const auto known = [](const std::string& s) { return s.empty() ? std::string("unknown") : s; };
+  std::string pcie = "PCIe link unknown";
+  if (m.pcie.current_gen > 0 || m.pcie.current_width > 0) {
+    pcie = fmt::format("PCIe gen {} x{} (max gen {} x{})", m.pcie.current_gen, m.pcie.current_width,
+                       m.pcie.max_gen, m.pcie.max_width);
+  }
+  return fmt::format(
+      "Device:  {}, compute capability {}, {}, {}, {}\n"
+      "Link:    {}, bus {}, NUMA node {}\n"
+      "Driver:  {} (CUDA {}), runtime CUDA {}\n"
+      "Host:    {}, {}, {}, {}\n",
+      known(m.device_name),
+      m.cc_major > 0 ? fmt::format("{}.{}", m.cc_major, m.cc_minor) : std::string("unknown"),
+      count(m.sm_count, "SMs"), count(m.copy_engines, "copy engines"),
+      size(m.device_memory_bytes, "device memory"), pcie, known(m.pci_bus_id),
+      m.numa_node >= 0 ? std::to_string(m.numa_node) : std::string("unknown"),
+      m.driver_release.empty() ? std::string("release unknown") : m.driver_release,
+      cuda_version(m.driver_version), cuda_version(m.runtime_version), known(m.host_cpu),
+      count(m.host_logical_cpus, "logical CPUs"), size(m.host_memory_bytes, "memory"), known(m.os));
+}
 
 std::string render_sampling_text(const ReportModel& m) {
   if (m.cases.empty()) return "";
@@ -106,34 +139,18 @@ std::string render_model_text(const ReportModel& m) {
   return out;
 }
 
+std::string render_text(const RunRecord& record, const ReportModel& m, const TextOptions& options) {
+  return experiment_for(record.experiment).text(record, m, options);
+}
+
 std::string render_text(const RunRecord& record) {
   return render_text(record, analyse(record));
 }
 
-std::string render_text(const RunRecord& record, const ReportModel& m,
-                        const std::optional<ReferenceComparison>& reference) {
-  const std::string& e = record.experiment;
-  std::string out;
-  if (e == "lesson") {
-    out = render_lesson_text(record, *m.lesson, reference);
-  } else if (e == "sweep") {
-    out = render_sweep_text(record);
-  } else if (e == "bandwidthtest") {
-    out = render_bandwidthtest_text(record);
-  } else if (e == "race") {
-    out = render_race_text(record);
-  } else if (e == "staged") {
-    out = render_staged_text(record);
-  } else if (e == "staged-tune") {
-    out = render_staged_tune_text(record);
-  } else if (e == "pipeline") {
-    out = render_pipeline_text(record);
-  } else {
-    return render_model_text(m);  // its notes say INCOMPLETE where the run was cut
-  }
+std::string with_sampling(const RunRecord& record, const ReportModel& m, const std::string& body) {
   // An interrupted run says so before anything else, so no table is read as the whole run.
   const std::string cut = record.incomplete ? incomplete_note(record) + "\n\n" : "";
-  return cut + out + render_sampling_text(m) + render_flags_text(m);
+  return cut + body + render_sampling_text(m) + render_flags_text(m);
 }
 
 }  // namespace pinbench

@@ -1,27 +1,32 @@
 // The terminal printer of any run record: what the measuring command printed live, for a live
-// run and a replay alike. The lesson, sweep, bandwidthtest, race, staged, staged-tune and
-// pipeline keep their own layouts (lesson_text.hpp, sweep_text.hpp, staged_text.hpp), whose
-// figures and verdicts come from the same analyses the report model (report_model.hpp) is built
-// on; any other experiment is printed from the model itself. Every record then gets the model's
+// run and a replay alike. Each experiment prints its own layout from its section of the report
+// model (framework/experiment.hpp), or the model itself; every layout ends with the model's
 // sampling summary (stop reasons, spread) and unstable cases, so a bimodal or drifting case is
 // flagged in the terminal as in every report.
 #pragma once
 
-#include <optional>
 #include <string>
 
-#include "experiments/lesson/analysis.hpp"
-#include "framework/report_model.hpp"
+#include "framework/experiment.hpp"
 #include "framework/record.hpp"
+#include "framework/report_model.hpp"
 
 namespace pinbench {
 
-std::string render_text(const RunRecord& record);
-// The same from a model already built from `record`, so a caller printing several formats
-// analyses once (check_stability over thousands of samples per case is not free).
-// `reference`: a lesson's comparison with a reference record, printed after its predictions.
+// The machine a record was measured on, four lines: device, link, driver and runtime, host.
+std::string render_machine(const MachineInfo& m);
+
+// What the record's experiment prints for it, from a model already built from `record` (a
+// caller printing several formats analyses once: check_stability over thousands of samples per
+// case is not free).
 std::string render_text(const RunRecord& record, const ReportModel& model,
-                        const std::optional<ReferenceComparison>& reference = std::nullopt);
+                        const TextOptions& options = {});
+std::string render_text(const RunRecord& record);
+
+// An experiment's own layout as printed: the INCOMPLETE note first where the run was cut, then
+// `body`, then the sampling paragraph and the unstable cases.
+std::string with_sampling(const RunRecord& record, const ReportModel& model,
+                          const std::string& body);
 
 // The model alone as text: title, machine, tables, verdict groups, unstable cases, checks.
 std::string render_model_text(const ReportModel& model);

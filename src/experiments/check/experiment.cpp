@@ -1,0 +1,40 @@
+// The check as the registry sees it: its config (the floors are its own to validate), its model
+// section; it prints the model itself.
+#include "experiments/check/floors.hpp"
+#include "experiments/check/report.hpp"
+#include "framework/experiment.hpp"
+
+namespace pinbench::experiments::check {
+namespace {
+
+class Check final : public Experiment {
+ public:
+  std::string name() const override { return "check"; }
+  std::string command() const override { return "pinbench check"; }
+  std::string label() const override { return "Check"; }
+  std::string noun() const override { return "check"; }
+  const std::vector<ConfigField>& config_fields() const override {
+    static const std::vector<ConfigField> fields = joined(
+        {sampling_fields(),
+         {{"bytes", FieldKind::kSize},             {"devices", FieldKind::kCounts},
+          {"warmups", FieldKind::kCount},          {"iterations", FieldKind::kCount},
+          {"place_on_gpu_node", FieldKind::kFlag}, {"no_gpu", FieldKind::kText}}});
+    return fields;
+  }
+  void validate(const RunRecord& record) const override {
+    // Refuses a bad floor with one line naming it, at load, not later in the analysis.
+    if (record.config.contains("floors")) floors_from_json(record.config["floors"]);
+  }
+  void analyse(const RunRecord& record, ReportModel& model) const override {
+    build_check_section(record, model);
+  }
+};
+
+}  // namespace
+
+std::vector<const Experiment*> kinds() {
+  static const Check check;
+  return {&check};
+}
+
+}  // namespace pinbench::experiments::check

@@ -1,0 +1,43 @@
+// doctor as the registry sees it: a record of what a program's copies did, its findings as the
+// model's section, and its own timeline (the program's calls) for the HTML report. It prints the
+// model itself.
+#include "experiments/doctor/analysis.hpp"
+#include "experiments/doctor/trace.hpp"
+#include "framework/experiment.hpp"
+#include "framework/render/perfetto.hpp"
+
+namespace pinbench::experiments::doctor {
+namespace {
+
+class Doctor final : public Experiment {
+ public:
+  std::string name() const override { return "doctor"; }
+  std::string command() const override { return "pinbench doctor"; }
+  std::string label() const override { return "Doctor"; }
+  std::string noun() const override { return "doctor run"; }
+  const std::vector<ConfigField>& config_fields() const override {
+    static const std::vector<ConfigField> fields = {{"program", FieldKind::kText},
+                                                    {"rates_from", FieldKind::kText}};
+    return fields;
+  }
+  void validate(const RunRecord& record) const override {
+    // What the program did is the record's substance: a bad field is refused at load, named.
+    if (!record.doctor.is_null()) doctor_trace_from_json(record.doctor);
+  }
+  void analyse(const RunRecord& record, ReportModel& model) const override {
+    build_doctor_model(record, model);
+  }
+  std::optional<nlohmann::json> timeline(const RunRecord& record) const override {
+    if (record.doctor.is_null()) return std::nullopt;
+    return perfetto_json(doctor_timeline(doctor_trace_from_json(record.doctor)));
+  }
+};
+
+}  // namespace
+
+std::vector<const Experiment*> kinds() {
+  static const Doctor doctor;
+  return {&doctor};
+}
+
+}  // namespace pinbench::experiments::doctor

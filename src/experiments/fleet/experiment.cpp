@@ -1,0 +1,107 @@
+// The fleet as the registry sees it: many hosts' check records put together, every GPU against
+// the others of its model and link; it prints the model. A fleet record is put together, not
+// measured, so no command measures it and a replay has nothing to fall back on.
+#include <fmt/format.h>
+
+#include "experiments/check/report.hpp"
+#include "experiments/fleet/analysis.hpp"
+#include "framework/experiment.hpp"
+
+namespace pinbench::experiments::fleet {
+namespace {
+
+void build_fleet(const RunRecord& r, ReportModel& m) {
+  std::vector<std::string> sources;
+  if (r.config.contains("sources") && r.config["sources"].is_array()) {
+    for (const auto& s : r.config["sources"]) sources.push_back(s.get<std::string>());
+  }
+  while (sources.size() < r.members.size()) {
+    sources.push_back(fmt::format("members[{}]", sources.size()));
+  }
+  m.section = analyse_fleet(r.members, sources);
+  const FleetAnalysis& a = section<FleetAnalysis>(m);
+  m.title =
+      fmt::format("pinbench fleet: {} GPU{} on {} host record{}", a.gpus.size(),
+                  a.gpus.size() == 1 ? "" : "s", a.hosts.size(), a.hosts.size() == 1 ? "" : "s");
+  m.figures_are = "Figures are each check's medians";
+  // The fleet's own machine is only where it was put together; each GPU's is in its row.
+  m.machine_line = fmt::format("{} host record{}, put together on host {}", a.hosts.size(),
+                               a.hosts.size() == 1 ? "" : "s",
+                               r.machine.hostname.empty() ? "?" : r.machine.hostname);
+  m.machine = {{"Put together on", r.machine.hostname.empty() ? "?" : r.machine.hostname},
+               {"Host records", std::to_string(a.hosts.size())}};
+  ReportTable t;
+  t.id = "fleet-gpus";
+  t.title = "Every GPU (median GB/s; round trip 4 KiB, µs); * marks a flagged GPU";
+  t.header = {"host",       "GPU",        "UUID",         "group",        "link (loaded / max)",
+              "pinned h2d", "pinned d2h", "pageable h2d", "pageable d2h", "rt p50",
+              "flags"};
+  t.numeric = {false, true, false, false, false, true, true, true, true, true, true};
+  for (const FleetGpu& g : a.gpus) {
+    const GpuCheck& c = g.check;
+    t.rows.push_back({g.host, std::to_string(c.gpu.index) + (g.flags.empty() ? "" : " *"),
+                      c.gpu.uuid, g.group, link_cell(c.gpu), figure_cell(c.pinned_h2d),
+                      figure_cell(c.pinned_d2h), figure_cell(c.pageable_h2d), figure_cell(c.pageable_d2h),
+                      figure_cell(c.round_trip_p50_us, "{:.1f}"), std::to_string(g.flags.size())});
+  }
+  t.notes.push_back(
+      "Outliers: below the median of the same GPU model and link by more than max(3 scaled MADs, "
+      "10%) on a rate, above it by more than max(3 scaled MADs, 25%) on the round trip; groups of "
+      "fewer than 3 are not judged (docs/fleet.md).");
+  for (const std::string& n : a.notes) t.notes.push_back(n);
+  m.tables.push_back(std::move(t));
+  if (!a.duplicates.empty()) {
+    ReportTable d;
+    d.id = "fleet-duplicates";
+    d.title = "Duplicates (same host and GPU UUID)";
+    d.header = {"duplicate"};
+    d.numeric = {false};
+    for (const std::string& s : a.duplicates) d.rows.push_back({s});
+    m.tables.push_back(std::move(d));
+  }
+  ReportTable h;
+  h.id = "fleet-hosts";
+  h.title = "Host records";
+  h.header = {"host", "record", "GPUs"};
+  h.numeric = {false, false, false};
+  for (const FleetHost& fh : a.hosts) {
+    std::size_t n = 0;
+    for (const FleetGpu& g : a.gpus) n += g.host == fh.host ? 1 : 0;
+    h.rows.push_back(
+        {fh.host, fh.source, fh.no_gpu.empty() ? std::to_string(n) : "none: " + fh.no_gpu});
+  }
+  m.tables.push_back(std::move(h));
+  std::vector<std::pair<std::string, const GpuCheck*>> labelled;
+  for (const FleetGpu& g : a.gpus) {
+    labelled.emplace_back(fmt::format("{} GPU {}", g.host, g.check.gpu.index), &g.check);
+  }
+  if (!labelled.empty())
+    m.charts.push_back(gpu_rate_chart("fleet-rates", "Rates by GPU", labelled));
+  m.check_failures = a.flagged();
+  m.checks_passed = fmt::format("Nothing flagged: {} GPU{}, every check passed, no outlier.",
+                                a.gpus.size(), a.gpus.size() == 1 ? "" : "s");
+}
+
+class Fleet final : public Experiment {
+ public:
+  std::string name() const override { return "fleet"; }
+  std::string command() const override { return "pinbench fleet"; }
+  std::string label() const override { return "Fleet"; }
+  std::string noun() const override { return "fleet"; }
+  const std::vector<ConfigField>& config_fields() const override {
+    static const std::vector<ConfigField> fields = {{"sources", FieldKind::kTexts}};
+    return fields;
+  }
+  void analyse(const RunRecord& record, ReportModel& model) const override {
+    build_fleet(record, model);
+  }
+};
+
+}  // namespace
+
+std::vector<const Experiment*> kinds() {
+  static const Fleet fleet;
+  return {&fleet};
+}
+
+}  // namespace pinbench::experiments::fleet

@@ -1,0 +1,44 @@
+// `host` as the registry sees it: every GPU alone and together, as tables; it prints the model.
+#include <fmt/format.h>
+
+#include "experiments/host/analysis.hpp"
+#include "framework/experiment.hpp"
+
+namespace pinbench::experiments::host {
+namespace {
+
+void build_host(const RunRecord& r, ReportModel& m) {
+  m.section = analyse_host(r);
+  const HostAnalysis& a = section<HostAnalysis>(m);
+  m.title = fmt::format("pinbench host: {} GPU{} of host {}", a.gpus, a.gpus == 1 ? "" : "s",
+                        r.machine.hostname.empty() ? "?" : r.machine.hostname);
+  m.tables = host_tables(a);
+}
+
+
+class Host final : public Experiment {
+ public:
+  std::string name() const override { return "host"; }
+  std::string command() const override { return "pinbench host"; }
+  std::string label() const override { return "Host"; }
+  std::string noun() const override { return "host run"; }
+  const std::vector<ConfigField>& config_fields() const override {
+    static const std::vector<ConfigField> fields = {
+        {"bytes", FieldKind::kSize},           {"devices", FieldKind::kCounts},
+        {"rounds", FieldKind::kCount},         {"copies_per_round", FieldKind::kCount},
+        {"place_on_gpu_node", FieldKind::kFlag}};
+    return fields;
+  }
+  void analyse(const RunRecord& record, ReportModel& model) const override {
+    build_host(record, model);
+  }
+};
+
+}  // namespace
+
+std::vector<const Experiment*> kinds() {
+  static const Host host;
+  return {&host};
+}
+
+}  // namespace pinbench::experiments::host

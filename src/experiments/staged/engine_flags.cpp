@@ -1,0 +1,101 @@
+#include "experiments/staged/engine_flags.hpp"
+
+#include <fmt/format.h>
+
+#include "cli/defaults.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+std::string size_or_zero_default(std::size_t bytes) {
+  return bytes == 0 ? "0" : size_default(bytes);
+}
+
+std::uint64_t size_or_zero(const std::string& text) {
+  return text == "0" ? 0 : parse_size(text);
+}
+
+}  // namespace
+
+EngineFlags::EngineFlags() {
+  const StagedCopyOptions o;
+  h2d_chunk = size_default(o.to_device.chunk_bytes);
+  h2d_depth = o.to_device.depth;
+  h2d_threads = o.to_device.threads;
+  d2h_chunk = size_default(o.to_host.chunk_bytes);
+  d2h_depth = o.to_host.depth;
+  d2h_threads = o.to_host.threads;
+  edge_chunk = size_default(o.edge_chunk_bytes);
+  h2d_direct_below = size_or_zero_default(o.to_device.direct_below_bytes);
+  d2h_direct_below = size_or_zero_default(o.to_host.direct_below_bytes);
+  max_staging = size_default(o.max_staging_bytes);
+  no_streaming_drain = !o.streaming_drain;
+  no_streaming_fill_edges = !o.streaming_fill_edges;
+  no_caller_copies = !o.caller_copies;
+}
+
+RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
+  const std::string depths = fmt::format(" ({} to {})", kMinRingDepth, kMaxRingDepth);
+  const std::string threads = fmt::format(" (1 to {})", kMaxHostThreads);
+  RingOptions ring;
+  ring.all = {
+      sub->add_option("--h2d-chunk", f.h2d_chunk, "Engine: staging buffer size, host to device")
+          ->capture_default_str(),
+      sub->add_option("--h2d-depth", f.h2d_depth,
+                      "Engine: staging buffers, host to device" + depths)
+          ->capture_default_str(),
+      sub->add_option("--h2d-threads", f.h2d_threads,
+                      "Engine: host copy threads, host to device" + threads)
+          ->capture_default_str(),
+      sub->add_option("--d2h-chunk", f.d2h_chunk, "Engine: staging buffer size, device to host")
+          ->capture_default_str(),
+      sub->add_option("--d2h-depth", f.d2h_depth,
+                      "Engine: staging buffers, device to host" + depths)
+          ->capture_default_str(),
+      sub->add_option("--d2h-threads", f.d2h_threads,
+                      "Engine: host copy threads, device to host" + threads)
+          ->capture_default_str()};
+  sub->add_option("--edge-chunk", f.edge_chunk,
+                  "Engine: a copy's first chunk, doubling up to the buffer size; its last "
+                  "chunks halve back down to it")
+      ->capture_default_str();
+  sub->add_option("--h2d-direct-below", f.h2d_direct_below,
+                  "Engine: copies to the device smaller than this go straight to "
+                  "cudaMemcpyAsync (0: none)")
+      ->capture_default_str();
+  sub->add_option("--d2h-direct-below", f.d2h_direct_below,
+                  "Engine: copies to the host smaller than this go straight to cudaMemcpyAsync "
+                  "(0: none)")
+      ->capture_default_str();
+  ring.all.push_back(sub->add_option("--max-staging", f.max_staging,
+                                     "Engine: refuse ring settings that would pin more than this")
+                         ->capture_default_str());
+  sub->add_flag("--no-streaming-drain", f.no_streaming_drain,
+                "Engine: drain to pageable memory with memcpy instead of non-temporal stores "
+                "(used on x86-64 with AVX2)");
+  sub->add_flag("--no-streaming-fill-edges", f.no_streaming_fill_edges,
+                "Engine: fill a copy's first and last chunks to the device with memcpy instead of "
+                "non-temporal stores (used on x86-64 with AVX2)");
+  sub->add_flag("--no-caller-copies", f.no_caller_copies,
+                "Engine: the thread of a synchronous copy only waits, instead of copying slices "
+                "alongside the host threads");
+  return ring;
+}
+
+StagedCopyOptions engine_options(const EngineFlags& f) {
+  StagedCopyOptions o;
+  o.to_device = {static_cast<std::size_t>(parse_size(f.h2d_chunk)), f.h2d_depth, f.h2d_threads,
+                 static_cast<std::size_t>(size_or_zero(f.h2d_direct_below))};
+  o.to_host = {static_cast<std::size_t>(parse_size(f.d2h_chunk)), f.d2h_depth, f.d2h_threads,
+               static_cast<std::size_t>(size_or_zero(f.d2h_direct_below))};
+  o.edge_chunk_bytes = static_cast<std::size_t>(parse_size(f.edge_chunk));
+  o.max_staging_bytes = static_cast<std::size_t>(parse_size(f.max_staging));
+  o.streaming_drain = !f.no_streaming_drain;
+  o.streaming_fill_edges = !f.no_streaming_fill_edges;
+  o.caller_copies = !f.no_caller_copies;
+  o.device = 0;  // every pinbench measurement runs on device 0
+  return o;
+}
+
+}  // namespace pinbench::cli

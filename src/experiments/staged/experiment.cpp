@@ -1,0 +1,342 @@
+// The staged engine's two records as the registry sees them: `staged` (the engine against the
+// driver, page-locked memory and every alternative, and against its own bound, with the goals)
+// and `staged-tune` (every ring shape at every size, the best shape per direction). Their config,
+// model sections and printers.
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "experiments/staged/analysis.hpp"
+#include "experiments/staged/text.hpp"
+#include "framework/experiment.hpp"
+#include "framework/render/text.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench::experiments::staged {
+namespace {
+
+// The staged engine's options and the sampler's rules, in every record the engine measured.
+const std::vector<ConfigField>& engine_fields() {
+  static const std::vector<ConfigField> fields = joined(
+      {sampling_fields(), {{"engine", FieldKind::kEngine}, {"timing", FieldKind::kText}}});
+  return fields;
+}
+
+bool aligned(const StagedRow& row) {
+  return row.host_offset == 0 && row.device_offset == 0;
+}
+
+std::string staged_size(const StagedRow& row) {
+  return aligned(row) ? exact_size(row.bytes)
+                      : fmt::format("{} at +{}/+{}", exact_size(row.bytes), row.host_offset,
+                                    row.device_offset);
+}
+
+bool is_power_of_two(std::uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
+
+void build_staged(const RunRecord& r, ReportModel& m) {
+  m.section = analyse_staged(r);
+  const StagedAnalysis& a = section<StagedAnalysis>(m);
+  const bool b2b =
+      std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end();
+  for (const char* direction : {"h2d", "d2h"}) {
+    const auto it = a.rows.find(direction);
+    if (it == a.rows.end()) continue;
+    ReportTable t;
+    t.id = std::string("staged-") + direction;
+    t.title =
+        fmt::format("Staged engine against every other way, {} (GB/s)", direction_words(direction));
+    t.header = {"size"};
+    t.numeric = {false};
+    for (const std::string& method : a.methods) {
+      t.header.push_back(method);
+      t.numeric.push_back(true);
+    }
+    t.header.insert(t.header.end(), {"staged/pinned", "staged/driver"});
+    if (b2b) t.header.push_back("back-to-back/pinned");
+    const bool bounded =
+        std::any_of(it->second.begin(), it->second.end(),
+                    [](const StagedRow& row) { return row.host_gb_per_s.has_value(); });
+    if (bounded) {
+      t.header.insert(t.header.end(), {"host", "host+dma", "bound", "staged/bound"});
+      if (b2b) t.header.push_back("back-to-back/bound");
+    }
+    t.header.push_back("staged path");
+    t.numeric.resize(t.header.size(), true);
+    t.numeric.back() = false;
+    // The two charts of a direction: sizes that are powers of two on one, the odd sizes and
+    // offsets on the other, so neither line zig-zags between the two kinds of case.
+    ChartSpec even, odd;
+    for (ChartSpec* c : {&even, &odd}) {
+      c->axis_title = "median rate (GB/s = 10^9 bytes/s)";
+      c->value_suffix = " GB/s";
+      for (const std::string& method : a.methods) c->series.push_back({method, method, {}});
+    }
+    even.id = std::string("staged-") + direction;
+    even.title = fmt::format("Staged engine against pinned, the driver and each alternative, {}",
+                             direction_words(direction));
+    odd.id = even.id + "-odd";
+    odd.title = fmt::format("The same at odd sizes and offsets, {}", direction_words(direction));
+    for (const StagedRow& row : it->second) {
+      std::vector<std::string> cells{staged_size(row)};
+      for (const std::string& method : a.methods) {
+        const auto f = row.gb_per_s.find(method);
+        cells.push_back(f == row.gb_per_s.end() ? kDash : figure_cell(f->second));
+      }
+      cells.push_back(figure_cell(row.staged_over_pinned, "{:.3f}"));
+      cells.push_back(figure_cell(row.staged_over_driver, "{:.2f}x"));
+      if (b2b) cells.push_back(figure_cell(row.back_to_back_over_pinned, "{:.3f}"));
+      if (bounded) {
+        cells.push_back(figure_cell(row.host_gb_per_s));
+        cells.push_back(figure_cell(row.host_under_dma_gb_per_s));
+        cells.push_back(figure_cell(row.bound_gb_per_s));
+        cells.push_back(figure_cell(row.staged_over_bound, "{:.3f}"));
+        if (b2b) cells.push_back(figure_cell(row.back_to_back_over_bound, "{:.3f}"));
+      }
+      cells.push_back(row.staged_path.empty() ? kDash : row.staged_path);
+      t.rows.push_back(std::move(cells));
+      ChartSpec& chart = aligned(row) && is_power_of_two(row.bytes) ? even : odd;
+      for (std::size_t i = 0; i < a.methods.size(); ++i) {
+        const auto f = row.gb_per_s.find(a.methods[i]);
+        chart.series[i].points.emplace_back(row.bytes,
+                                            f == row.gb_per_s.end() ? std::nullopt : f->second);
+      }
+    }
+    t.notes.push_back(
+        "staged = the engine's synchronous call, each sample after the previous one's byte "
+        "check; staged-back-to-back = the same call, samples back to back; pinned = "
+        "cudaMemcpyAsync from page-locked memory (the ceiling); pageable-driver = "
+        "cudaMemcpyAsync from pageable memory. A size 'at +3/+1' starts that many bytes past a "
+        "page on the host and device ends.");
+    if (bounded) {
+      t.notes.push_back(
+          "host = the engine's host threads alone, in its shape; host+dma = the same threads "
+          "while the copy engine moves other page-locked data the same way; bound = the lesser "
+          "of host+dma and pinned (docs/methodology.md, \"The engine's bound\").");
+    }
+    m.tables.push_back(std::move(t));
+    even.caption =
+        "The staged engine against page-locked memory (the ceiling), the driver's own pageable "
+        "path and every alternative, at sizes that are powers of two and start on a page.";
+    odd.caption =
+        "Sizes that are not a power of two, or start past a page boundary: the edge chunks' "
+        "cost, kept apart so the lines above stay smooth.";
+    for (ChartSpec* c : {&even, &odd}) {
+      for (ChartSeriesSpec& s : c->series) {
+        std::stable_sort(s.points.begin(), s.points.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+      }
+      const bool any = std::any_of(c->series.begin(), c->series.end(), [](const auto& s) {
+        return std::any_of(s.points.begin(), s.points.end(),
+                           [](const auto& p) { return p.second.has_value(); });
+      });
+      if (any) m.charts.push_back(*c);
+    }
+  }
+  add_skipped(r, m, {"method", "reason"});
+  if (!a.goals.empty()) {
+    VerdictGroup g =
+        goal_group("goals", "Goals (H200 targets from the issue; findings, not checks)");
+    int n = 0;
+    for (const StagedGoal& goal : a.goals) {
+      const std::string who =
+          goal.method == "staged" ? std::string() : fmt::format(" ({})", goal.method);
+      g.items.push_back(
+          goal_item(++n, fmt::format("{}{}: {}", direction_words(goal.direction), who, goal.text),
+                    goal.verdict, goal.evidence));
+    }
+    m.verdicts.push_back(std::move(g));
+  }
+}
+
+void build_staged_tune(const RunRecord& r, ReportModel& m) {
+  std::vector<TuneRow> tune = tune_rows(r);
+  m.section = TuneAnalysis{tune, tune_choices(tune)};
+  const std::vector<TuneRow>& rows = section<TuneAnalysis>(m).rows;
+  const std::vector<TuneChoice>& choices = section<TuneAnalysis>(m).choices;
+  using Shape = std::tuple<std::uint64_t, int, int>;
+  std::vector<Shape> shapes;
+  std::vector<std::pair<std::string, std::uint64_t>> columns;  // (direction, bytes)
+  for (const TuneRow& row : rows) {
+    const Shape shape{row.chunk_bytes, row.depth, row.threads};
+    if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+    const auto column = std::make_pair(row.direction, row.bytes);
+    if (std::find(columns.begin(), columns.end(), column) == columns.end()) {
+      columns.push_back(column);
+    }
+  }
+  std::sort(shapes.begin(), shapes.end());
+  std::stable_sort(columns.begin(), columns.end(), [](const auto& x, const auto& y) {
+    const int dx = x.first == "h2d" ? 0 : 1, dy = y.first == "h2d" ? 0 : 1;
+    return std::tie(dx, x.second) < std::tie(dy, y.second);
+  });
+  const auto rate_at = [&](const Shape& s, const std::pair<std::string, std::uint64_t>& col) {
+    for (const TuneRow& row : rows) {
+      if (row.direction == col.first && row.bytes == col.second &&
+          Shape{row.chunk_bytes, row.depth, row.threads} == s) {
+        return row.gb_per_s;
+      }
+    }
+    return std::optional<double>();
+  };
+  const auto chosen = [&](const Shape& s, const std::string& direction) {
+    for (const TuneChoice& c : choices) {
+      if (c.direction == direction && Shape{c.chunk_bytes, c.depth, c.threads} == s) return true;
+    }
+    return false;
+  };
+  const auto shape_words = [](const Shape& s) {
+    return fmt::format("{} x {}, {} threads", exact_size(std::get<0>(s)), std::get<1>(s),
+                       std::get<2>(s));
+  };
+
+  ChartSpec heat;
+  heat.kind = ChartKind::kHeatmap;
+  heat.id = "tune-heatmap";
+  heat.title = "Every ring shape at every size: GB/s, shaded by its share of the best shape";
+  heat.value_suffix = " GB/s";
+  heat.decimals = 1;
+  heat.wide = true;
+  heat.shade_title = "share of the best shape at that size and direction";
+  std::vector<double> best(columns.size(), 0.0);
+  for (std::size_t j = 0; j < columns.size(); ++j) {
+    for (const Shape& s : shapes) {
+      if (const auto v = rate_at(s, columns[j])) best[j] = std::max(best[j], *v);
+    }
+    heat.column_labels.push_back(exact_size(columns[j].second));
+    if (heat.column_groups.empty() ||
+        heat.column_groups.back().first != direction_words(columns[j].first)) {
+      heat.column_groups.emplace_back(direction_words(columns[j].first), 0);
+    }
+    ++heat.column_groups.back().second;
+  }
+  for (const Shape& s : shapes) {
+    bool best_somewhere = false;
+    std::vector<HeatCell> cells;
+    for (std::size_t j = 0; j < columns.size(); ++j) {
+      HeatCell cell;
+      cell.value = rate_at(s, columns[j]);
+      cell.shade = cell.value && best[j] > 0 ? *cell.value / best[j] : 0.0;
+      cell.marked = chosen(s, columns[j].first);
+      best_somewhere = best_somewhere || cell.marked;
+      cells.push_back(cell);
+    }
+    heat.row_labels.push_back(shape_words(s) + (best_somewhere ? "  ★" : ""));
+    heat.cells.push_back(std::move(cells));
+  }
+  heat.caption =
+      "Rows: staging buffer size x buffers, host copy threads. Outlined cells and ★: the shape "
+      "chosen per direction, the one whose lowest share of the best rate over every size is "
+      "highest (never far from the best, rather than best at one size).";
+  if (!heat.cells.empty()) m.charts.push_back(std::move(heat));
+
+  for (const char* direction : {"h2d", "d2h"}) {
+    std::vector<std::size_t> cols;
+    for (std::size_t j = 0; j < columns.size(); ++j) {
+      if (columns[j].first == direction) cols.push_back(j);
+    }
+    if (cols.empty()) continue;
+    ReportTable t;
+    t.id = std::string("tune-") + direction;
+    t.title = fmt::format("Ring shapes, {} (GB/s)", direction_words(direction));
+    t.header = {"shape", "staging"};
+    t.numeric = {false, true};
+    for (std::size_t j : cols) {
+      t.header.push_back(exact_size(columns[j].second));
+      t.numeric.push_back(true);
+    }
+    t.header.push_back("");
+    t.numeric.push_back(false);
+    for (const Shape& s : shapes) {
+      std::vector<std::string> cells{
+          shape_words(s), exact_size(std::get<0>(s) * static_cast<std::uint64_t>(std::get<1>(s)))};
+      for (std::size_t j : cols) cells.push_back(figure_cell(rate_at(s, columns[j])));
+      cells.push_back(chosen(s, direction) ? "best overall" : "");
+      t.rows.push_back(std::move(cells));
+    }
+    for (const TuneChoice& c : choices) {
+      if (c.direction != direction) continue;
+      std::string chunk = exact_size(c.chunk_bytes);
+      chunk.erase(std::remove(chunk.begin(), chunk.end(), ' '), chunk.end());
+      t.notes.push_back(fmt::format(
+          "Best overall: {} x {}, {} threads, never below {:.1f}% of the best shape at any size. "
+          "As flags: --{}-chunk {} --{}-depth {} --{}-threads {}",
+          exact_size(c.chunk_bytes), c.depth, c.threads, 100 * c.worst_share, direction, chunk,
+          direction, c.depth, direction, c.threads));
+    }
+    m.tables.push_back(std::move(t));
+  }
+}
+
+class Staged final : public Experiment {
+ public:
+  std::string name() const override { return "staged"; }
+  std::string command() const override { return "pinbench staged"; }
+  std::string label() const override { return "Staged benchmark"; }
+  std::string noun() const override { return "staged benchmark"; }
+  const std::vector<ConfigField>& config_fields() const override {
+    static const std::vector<ConfigField> fields = joined(
+        {engine_fields(),
+         {{"sizes_bytes", FieldKind::kSizes},      {"odd_sizes_bytes", FieldKind::kSizes},
+          {"host_offset", FieldKind::kSizeOrZero}, {"device_offset", FieldKind::kSizeOrZero},
+          {"warmups", FieldKind::kCount},          {"iterations", FieldKind::kCount},
+          {"driver_threads", FieldKind::kCount},   {"methods", FieldKind::kTexts},
+          {"directions", FieldKind::kTexts},       {"skipped", FieldKind::kObjects},
+          {"method", FieldKind::kText},            {"reason", FieldKind::kText}}});
+    return fields;
+  }
+  void analyse(const RunRecord& record, ReportModel& model) const override {
+    build_staged(record, model);
+  }
+  std::string gates_meaning() const override {
+    return "every checked sample delivered exactly the reference bytes, and every buffer is the "
+           "kind it claims.";
+  }
+  std::string text(const RunRecord& record, const ReportModel& model,
+                   const TextOptions&) const override {
+    return with_sampling(record, model,
+                         render_staged_text(record, section<StagedAnalysis>(model)));
+  }
+};
+
+class StagedTune final : public Experiment {
+ public:
+  std::string name() const override { return "staged-tune"; }
+  std::string command() const override { return "pinbench staged --tune"; }
+  std::string label() const override { return "Staged tuning"; }
+  std::string noun() const override { return "staged tuning run"; }
+  const std::vector<ConfigField>& config_fields() const override {
+    static const std::vector<ConfigField> fields = joined(
+        {engine_fields(),
+         {{"sizes_bytes", FieldKind::kSizes},       {"chunk_bytes", FieldKind::kSizes},
+          {"depths", FieldKind::kCounts},           {"threads", FieldKind::kCounts},
+          {"ring_limit_bytes", FieldKind::kSize},   {"directions", FieldKind::kTexts},
+          {"warmups", FieldKind::kCount},           {"iterations", FieldKind::kCount}}});
+    return fields;
+  }
+  void analyse(const RunRecord& record, ReportModel& model) const override {
+    build_staged_tune(record, model);
+  }
+  std::string gates_meaning() const override {
+    return "after the last sample of every shape the destination held exactly the reference "
+           "bytes.";
+  }
+  std::string text(const RunRecord& record, const ReportModel& model,
+                   const TextOptions&) const override {
+    return with_sampling(record, model,
+                         render_staged_tune_text(record, section<TuneAnalysis>(model)));
+  }
+};
+
+}  // namespace
+
+std::vector<const Experiment*> kinds() {
+  static const Staged staged;
+  static const StagedTune tune;
+  return {&staged, &tune};
+}
+
+}  // namespace pinbench::experiments::staged

@@ -1,0 +1,84 @@
+// An experiment, as every generic part of pinbench sees it: the CLI, replay, `report`, and record
+// validation ask the registry for the experiment a record names and let it speak for itself, so
+// no generic file switches on an experiment's name (as nvbandwidth lists its testcase classes and
+// nvbench registers its benchmarks).
+//
+// An experiment is one folder, src/experiments/NAME/: its plan, analysis and printer here
+// (CUDA-free), its measurement and command beside them (CUDA), and one line in
+// src/experiments/registry.def. docs/architecture.md says how to add one.
+#pragma once
+
+#include <any>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framework/config_schema.hpp"
+#include "framework/record.hpp"
+#include "framework/report_model.hpp"
+
+namespace pinbench {
+
+// What a terminal printer may be given besides the record and its model.
+struct TextOptions {
+  std::optional<RunRecord> reference;  // a lesson's published reference (lesson --reference)
+};
+
+class Experiment {
+ public:
+  virtual ~Experiment() = default;
+
+  // The record's "experiment", e.g. "staged-tune".
+  virtual std::string name() const = 0;
+  // The command that measures it, e.g. "pinbench staged --tune"; empty when none does (a fleet
+  // record is put together from others).
+  virtual std::string command() const { return ""; }
+  // How a replay names the run: "Staged tuning" in "Staged tuning wall time", "staged tuning
+  // run" in "replaying the staged tuning run recorded on ...".
+  virtual std::string label() const = 0;
+  virtual std::string noun() const = 0;
+
+  // The keys of its config that analyses and printers read, and their kinds (config_schema.hpp):
+  // record validation checks them wherever they appear in the record's config.
+  virtual const std::vector<ConfigField>& config_fields() const;
+  // Its own rules beyond the kinds of fields, on a record that passed the schema: throws
+  // InputError naming the field (a check's floors, a doctor section).
+  virtual void validate(const RunRecord& record) const;
+
+  // Its section of the report model: tables, verdicts, charts, check failures, and its own
+  // analysis in model.section for its printer. The common part (machine, notes, cases, gates)
+  // is there already.
+  virtual void analyse(const RunRecord& record, ReportModel& model) const;
+  // What "every gate passed" means for its records.
+  virtual std::string gates_meaning() const;
+  // The terminal printer: what the measuring command prints, live and on replay. By default the
+  // model itself as text (framework/render/text.hpp).
+  virtual std::string text(const RunRecord& record, const ReportModel& model,
+                           const TextOptions& options) const;
+  // The closing line of a printed run: "Staged tuning wall time: 12.3 s.", and on a replay
+  // "Staged tuning wall time (the recorded run's): 12.3 s."; the lesson says what its time covers.
+  virtual std::string wall_time(const RunRecord& record, bool replayed) const;
+  // The run's own timeline for the HTML report when no trace sits beside the record (doctor's
+  // calls); none by default.
+  virtual std::optional<nlohmann::json> timeline(const RunRecord& record) const;
+};
+
+// What a record of an experiment no one registered gets.
+const Experiment& generic_experiment();
+
+// Every registered experiment, in the registry's order (src/experiments/registry.def).
+const std::vector<const Experiment*>& all_experiments();
+// The experiment a record of this name belongs to; a record of a name no experiment registered
+// gets the generic tables and rate charts.
+const Experiment& experiment_for(const std::string& name);
+// Registered or not.
+bool registered(const std::string& name);
+
+// An experiment's own section of a model, typed: model.section holds what its analyse() put
+// there. Throws std::bad_any_cast when another experiment's model is given.
+template <typename T>
+const T& section(const ReportModel& model) {
+  return std::any_cast<const T&>(model.section);
+}
+
+}  // namespace pinbench
