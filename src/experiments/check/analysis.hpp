@@ -16,6 +16,9 @@
 
 namespace pinbench {
 
+// The check's records, by the name they carry: what a fleet reads.
+inline constexpr const char* kCheckExperiment = "check";
+
 // One check of one GPU.
 struct CheckItem {
   std::string check;   // "link", "pinned h2d", "pageable d2h", "4 KiB round trip p99", "peers"

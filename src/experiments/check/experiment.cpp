@@ -9,7 +9,7 @@ namespace {
 
 class Check final : public Experiment {
  public:
-  std::string name() const override { return "check"; }
+  std::string name() const override { return kCheckExperiment; }
   std::string command() const override { return "pinbench check"; }
   std::string label() const override { return "Check"; }
   std::string noun() const override { return "check"; }

@@ -80,11 +80,11 @@ FleetAnalysis analyse_fleet(const std::vector<RunRecord>& records,
   for (std::size_t i = 0; i < records.size(); ++i) {
     const RunRecord& r = records[i];
     const std::string& source = i < sources.size() ? sources[i] : std::string("record");
-    if (r.experiment != "check") {
+    if (r.experiment != kCheckExperiment) {
       throw InputError(fmt::format(
           "'{}' is a record of experiment '{}', not a check: fleet reads check records{}", source,
           r.experiment,
-          r.experiment == "fleet" ? " (give the fleet record's sources instead)" : ""));
+          r.experiment == kFleetExperiment ? " (give the fleet record's sources instead)" : ""));
     }
     const CheckAnalysis c = analyse_check(r);
     const std::string host = host_name_of(r);
@@ -159,7 +159,7 @@ FleetAnalysis analyse_fleet(const std::vector<RunRecord>& records,
 RunRecord make_fleet_record(std::vector<RunRecord> checks, const std::vector<std::string>& sources,
                             const std::string& hostname) {
   RunRecord r;
-  r.experiment = "fleet";
+  r.experiment = kFleetExperiment;
   r.pinbench_version = kVersion;
   r.created_utc = utc_now_iso8601();
   r.machine.hostname = hostname;
@@ -199,7 +199,7 @@ RunRecord fleet_from_rank_texts(const std::vector<std::string>& texts,
     } catch (const InputError& e) {
       throw InputError(fmt::format("{} sent a record pinbench cannot use: {}", source, e.what()));
     }
-    if (checks.back().experiment != "check") {
+    if (checks.back().experiment != kCheckExperiment) {
       throw InputError(fmt::format("{} sent a record of experiment '{}', not a check", source,
                                    checks.back().experiment));
     }

@@ -22,6 +22,9 @@
 
 namespace pinbench {
 
+// A fleet record's experiment.
+inline constexpr const char* kFleetExperiment = "fleet";
+
 constexpr double kOutlierMads = 3.0;
 constexpr double kMadScale = 1.4826;
 constexpr double kOutlierRateShare = 0.10;

@@ -84,7 +84,7 @@ void build_fleet(const RunRecord& r, ReportModel& m) {
 
 class Fleet final : public Experiment {
  public:
-  std::string name() const override { return "fleet"; }
+  std::string name() const override { return kFleetExperiment; }
   std::string command() const override { return "pinbench fleet"; }
   std::string label() const override { return "Fleet"; }
   std::string noun() const override { return "fleet"; }
