@@ -7,8 +7,9 @@ pinbench_experiment(
 
 # doctor's injection library: loaded by the CUDA driver into the program under test
 # (CUDA_INJECTION64_PATH), so it carries its C++ runtime and hides it, needs CUPTI's headers
-# and header-only files of ours (the event lines, events.hpp) and no library (CUPTI itself is
-# dlopen()ed), and sits beside pinbench, where `pinbench doctor` looks.
+# and header-only files of ours (the event lines, events.hpp; the CUPTI table,
+# cuda/cupti_api.hpp) but no library (CUPTI itself is dlopen()ed), and sits beside pinbench,
+# where `pinbench doctor` looks.
 add_library(pinbench_doctor_inject SHARED ${CMAKE_CURRENT_LIST_DIR}/inject/inject.cpp)
 target_include_directories(pinbench_doctor_inject PRIVATE ${CMAKE_SOURCE_DIR}/src
   ${CUDAToolkit_INCLUDE_DIRS})

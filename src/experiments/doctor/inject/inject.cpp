@@ -10,7 +10,8 @@
 // doctor's parser (experiments/doctor/trace.cpp) reads them with; docs/doctor.md lists them.
 //
 // No fmt, JSON or C++ runtime beyond what the collector needs: it lives in someone else's
-// process. CUPTI is dlopen()ed from the paths doctor passed in PINBENCH_DOCTOR_CUPTI.
+// process. CUPTI is dlopen()ed from the paths doctor passed in PINBENCH_DOCTOR_CUPTI, through
+// the table the tool's own trace uses too (cuda/cupti_api.hpp, header-only).
 #include <cupti.h>
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -32,6 +33,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "cuda/cupti_api.hpp"
 #include "experiments/doctor/events.hpp"
 
 namespace {
@@ -62,23 +64,7 @@ constexpr std::size_t kBufferBytes = 4u << 20;
 constexpr int kMaxFrames = 16;
 constexpr int kMaxPythonFrames = 8;
 
-struct Cupti {
-  void* handle = nullptr;
-  decltype(&cuptiSubscribe) subscribe = nullptr;
-  decltype(&cuptiEnableCallback) enable_callback = nullptr;
-  decltype(&cuptiGetCallbackName) callback_name = nullptr;
-  decltype(&cuptiActivityEnable) activity_enable = nullptr;
-  decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
-  decltype(&cuptiActivityFlushAll) flush_all = nullptr;
-  decltype(&cuptiActivityFlushPeriod) flush_period = nullptr;
-  decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
-  decltype(&cuptiActivityGetNumDroppedRecords) dropped_records = nullptr;
-  decltype(&cuptiActivityConfigureUnifiedMemoryCounter) configure_um = nullptr;
-  decltype(&cuptiGetTimestamp) timestamp = nullptr;
-  decltype(&cuptiGetVersion) version = nullptr;
-};
-
-Cupti g_cupti;
+pinbench::cuda::CuptiApi g_cupti;
 int g_fd = -1;
 int g_pid = 0;
 std::atomic<bool> g_flushing{false};
@@ -529,12 +515,9 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
     static std::mutex mu;  // CUPTI may complete buffers on several threads
     const std::lock_guard<std::mutex> lock(mu);
     static Block block;
-    CUpti_Activity* record = nullptr;
-    while (valid > 0 && g_cupti.next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
-      take(record, block);
-    }
-    std::size_t dropped = 0;
-    if (g_cupti.dropped_records(context, stream, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+    const std::size_t dropped = g_cupti.read_buffer(
+        context, stream, buffer, valid, [](const CUpti_Activity* record) { take(record, block); });
+    if (dropped > 0) {
       char line[64];
       block.add(line, events::Dropped::write(line, sizeof line, g_pid, dropped));
     }
@@ -595,25 +578,18 @@ void install_fatal_handlers() {
   for (int sig : kFatal) sigaction(sig, &sa, &g_previous[sig]);
 }
 
-void* open_cupti(const char* candidates) {
+// Loads CUPTI from the first of the paths doctor passed (colon-separated) that loads.
+bool open_cupti(pinbench::cuda::CuptiApi& c, const char* candidates) {
   std::string list = candidates != nullptr ? candidates : "";
   if (list.empty()) list = "libcupti.so.13:/usr/local/cuda/lib64/libcupti.so.13";
   std::size_t from = 0;
   while (from <= list.size()) {
     const std::size_t to = std::min(list.find(':', from), list.size());
     const std::string path = list.substr(from, to - from);
-    if (!path.empty()) {
-      if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
-    }
+    if (!path.empty() && c.open(path.c_str())) return true;
     from = to + 1;
   }
-  return nullptr;
-}
-
-template <typename F>
-bool bind(void* handle, F& fn, const char* name) {
-  fn = reinterpret_cast<F>(dlsym(handle, name));
-  return fn != nullptr;
+  return false;
 }
 
 int start() {
@@ -633,32 +609,19 @@ int start() {
   g_runtime_base = new std::string[CUPTI_RUNTIME_TRACE_CBID_SIZE];
   g_driver_base = new std::string[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
-  Cupti& c = g_cupti;
-  c.handle = open_cupti(std::getenv("PINBENCH_DOCTOR_CUPTI"));
-  if (c.handle == nullptr) {
+  pinbench::cuda::CuptiApi& c = g_cupti;
+  if (!open_cupti(c, std::getenv("PINBENCH_DOCTOR_CUPTI"))) {
     note(events::Note::kNoCupti, "CUPTI not found (%s)", dlerror());
     return 1;
   }
-  bool ok = bind(c.handle, c.subscribe, "cuptiSubscribe") &&
-            bind(c.handle, c.enable_callback, "cuptiEnableCallback") &&
-            bind(c.handle, c.callback_name, "cuptiGetCallbackName") &&
-            bind(c.handle, c.activity_enable, "cuptiActivityEnable") &&
-            bind(c.handle, c.register_callbacks, "cuptiActivityRegisterCallbacks") &&
-            bind(c.handle, c.flush_all, "cuptiActivityFlushAll") &&
-            bind(c.handle, c.next_record, "cuptiActivityGetNextRecord") &&
-            bind(c.handle, c.dropped_records, "cuptiActivityGetNumDroppedRecords") &&
-            bind(c.handle, c.timestamp, "cuptiGetTimestamp") &&
-            bind(c.handle, c.version, "cuptiGetVersion");
-  bind(c.handle, c.flush_period, "cuptiActivityFlushPeriod");
-  bind(c.handle, c.configure_um, "cuptiActivityConfigureUnifiedMemoryCounter");
-  if (!ok) {
+  if (c.bind() != nullptr) {
     note(events::Note::kNoCupti, "the CUPTI found lacks a function pinbench needs");
     c.timestamp = nullptr;
     c.flush_all = nullptr;
     return 1;
   }
   std::uint32_t version = 0;
-  c.version(&version);
+  c.get_version(&version);
   CUpti_SubscriberHandle subscriber = nullptr;
   const CUptiResult sub = c.subscribe(&subscriber, on_api, nullptr);
   if (sub != CUPTI_SUCCESS) {
@@ -695,7 +658,7 @@ int start() {
   }
 
   c.register_callbacks(buffer_requested, buffer_completed);
-  if (c.configure_um != nullptr) {
+  if (c.configure_unified_memory != nullptr) {
     CUpti_ActivityUnifiedMemoryCounterConfig um[4];
     const CUpti_ActivityUnifiedMemoryCounterKind kinds[4] = {
         CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
@@ -705,7 +668,7 @@ int start() {
     for (int i = 0; i < 4; ++i) {
       um[i] = {CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_ALL_DEVICES, kinds[i], 0, 1};
     }
-    CUptiResult r = c.configure_um(um, 4);
+    CUptiResult r = c.configure_unified_memory(um, 4);
     if (r == CUPTI_SUCCESS) r = c.activity_enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
     if (r != CUPTI_SUCCESS) {
       note(events::Note::kNoUnifiedMemory,
