@@ -39,46 +39,17 @@ const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY
                                      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                      CUPTI_ACTIVITY_KIND_MARKER};
 
-CopyDirection direction_of(std::uint8_t copy_kind) {
-  switch (copy_kind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
-      return CopyDirection::kH2D;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
-      return CopyDirection::kD2H;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
-      return CopyDirection::kD2D;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
-      return CopyDirection::kH2H;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
-      return CopyDirection::kP2P;
-    default:
-      return CopyDirection::kUnknown;
-  }
-}
-
-DriverMemoryKind memory_of(std::uint8_t kind) {
-  switch (kind) {
-    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
-      return DriverMemoryKind::kPageable;
-    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
-      return DriverMemoryKind::kPinned;
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
-      return DriverMemoryKind::kDevice;
-    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
-    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
-      return DriverMemoryKind::kManaged;
-    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
-      return DriverMemoryKind::kArray;
-    default:
-      return DriverMemoryKind::kUnknown;
-  }
-}
+// framework/trace_model.cpp reads CUPTI's copy and memory kinds by number, without cupti.h.
+static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == 1 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOH == 2 &&
+              CUPTI_ACTIVITY_MEMCPY_KIND_HTOA == 3 && CUPTI_ACTIVITY_MEMCPY_KIND_ATOH == 4 &&
+              CUPTI_ACTIVITY_MEMCPY_KIND_ATOA == 5 && CUPTI_ACTIVITY_MEMCPY_KIND_ATOD == 6 &&
+              CUPTI_ACTIVITY_MEMCPY_KIND_DTOA == 7 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOD == 8 &&
+              CUPTI_ACTIVITY_MEMCPY_KIND_HTOH == 9 && CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == 10);
+static_assert(CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE == 1 && CUPTI_ACTIVITY_MEMORY_KIND_PINNED == 2 &&
+              CUPTI_ACTIVITY_MEMORY_KIND_DEVICE == 3 && CUPTI_ACTIVITY_MEMORY_KIND_ARRAY == 4 &&
+              CUPTI_ACTIVITY_MEMORY_KIND_MANAGED == 5 &&
+              CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC == 6 &&
+              CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC == 7);
 
 std::string demangle(const char* name) {
   if (name == nullptr) return "(unnamed kernel)";
@@ -180,13 +151,13 @@ void CuptiTrace::State::take(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
       Copy c;
-      c.direction = direction_of(m->copyKind);
+      c.direction = direction_from_cupti(m->copyKind);
       c.bytes = m->bytes;
       c.start_ns = static_cast<std::int64_t>(m->start);
       c.end_ns = static_cast<std::int64_t>(m->end);
       c.stream = m->streamId;
-      c.src_kind = memory_of(m->srcKind);
-      c.dst_kind = memory_of(m->dstKind);
+      c.src_kind = memory_kind_from_cupti(m->srcKind);
+      c.dst_kind = memory_kind_from_cupti(m->dstKind);
       c.correlation = m->correlationId;
       copies.push_back(c);
       runtime_correlation.push_back(m->runtimeCorrelationId);

@@ -15,12 +15,13 @@
 namespace pinbench {
 namespace {
 
-bool host_side(const DoctorCopy& c) {
-  return c.direction == "h2d" || c.direction == "d2h";
+bool host_side(const Copy& c) {
+  return c.direction == CopyDirection::kH2D || c.direction == CopyDirection::kD2H;
 }
 
-bool pageable(const DoctorCopy& c) {
-  return host_side(c) && (c.src_kind == "pageable" || c.dst_kind == "pageable");
+bool pageable(const Copy& c) {
+  return host_side(c) &&
+         (c.src_kind == DriverMemoryKind::kPageable || c.dst_kind == DriverMemoryKind::kPageable);
 }
 
 bool has_pageable(const DoctorCall& c) {
@@ -61,9 +62,9 @@ CopyCost pinned_cost(const RunRecord& r, const DoctorCall& call) {
   CopyCost cost;
   double ms = 0, call_ms = 0;
   bool all = true, calls = true;
-  for (const DoctorCopy& k : call.copies) {
+  for (const Copy& k : call.copies) {
     if (!host_side(k)) continue;
-    const Case* c = nearest(r, k.direction, "pinned", k.bytes);
+    const Case* c = nearest(r, to_string(k.direction), "pinned", k.bytes);
     if (c == nullptr) {
       all = false;
       continue;
@@ -104,11 +105,11 @@ double other_stream_busy_ms(const DoctorTrace& t, const std::vector<std::uint32_
     return std::find(streams.begin(), streams.end(), s) != streams.end();
   };
   std::vector<std::pair<std::int64_t, std::int64_t>> spans;
-  for (const DoctorKernel& k : t.kernels) {
+  for (const Kernel& k : t.kernels) {
     if (!mine(k.stream) && k.end_ns > a && k.start_ns < b) spans.emplace_back(k.start_ns, k.end_ns);
   }
   for (const DoctorCall& c : t.calls) {
-    for (const DoctorCopy& k : c.copies) {
+    for (const Copy& k : c.copies) {
       if (!mine(k.stream) && k.end_ns > a && k.start_ns < b) {
         spans.emplace_back(k.start_ns, k.end_ns);
       }
@@ -201,17 +202,17 @@ std::vector<DoctorSiteCost> ranked(const std::map<std::string, SiteSum>& sites) 
 
 std::uint64_t host_bytes(const DoctorCall& c) {
   std::uint64_t b = 0;
-  for (const DoctorCopy& k : c.copies) b += host_side(k) ? k.bytes : 0;
+  for (const Copy& k : c.copies) b += host_side(k) ? k.bytes : 0;
   return b;
 }
 
 std::string directions_of(const std::vector<const DoctorCall*>& calls) {
   bool h2d = false, d2h = false;
   for (const DoctorCall* c : calls) {
-    for (const DoctorCopy& k : c->copies) {
+    for (const Copy& k : c->copies) {
       if (!pageable(k)) continue;
-      h2d = h2d || k.direction == "h2d";
-      d2h = d2h || k.direction == "d2h";
+      h2d = h2d || k.direction == CopyDirection::kH2D;
+      d2h = d2h || k.direction == CopyDirection::kD2H;
     }
   }
   return h2d && d2h ? "both directions" : h2d ? "host to device" : "device to host";
@@ -263,7 +264,7 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
     // beside the copy. Overlap seen: other streams' work inside the call, which did run beside.
     std::vector<std::uint32_t> streams;
     std::int64_t first = 0, last = 0;
-    for (const DoctorCopy& k : c->copies) {
+    for (const Copy& k : c->copies) {
       streams.push_back(k.stream);
       first = streams.size() == 1 ? k.start_ns : std::min(first, k.start_ns);
       last = std::max(last, k.end_ns);
@@ -514,10 +515,10 @@ DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
     if (c.kind == "sync") ++a.syncs;
     if (!is_copy(c)) continue;
     ++a.copy_calls;
-    for (const DoctorCopy& k : c.copies) {
-      if (k.direction == "h2d") a.bytes_h2d += k.bytes;
-      if (k.direction == "d2h") a.bytes_d2h += k.bytes;
-      if (host_side(k)) sizes[{k.direction, k.bytes}] = true;
+    for (const Copy& k : c.copies) {
+      if (k.direction == CopyDirection::kH2D) a.bytes_h2d += k.bytes;
+      if (k.direction == CopyDirection::kD2H) a.bytes_d2h += k.bytes;
+      if (host_side(k)) sizes[{to_string(k.direction), k.bytes}] = true;
     }
     if (has_pageable(c) && c.status == 0) {
       ++a.pageable_copy_calls;

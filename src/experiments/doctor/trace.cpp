@@ -64,45 +64,9 @@ bool signed_number(std::string_view s, int& out) {
   return true;
 }
 
-const char* direction_of(std::uint64_t copy_kind) {
-  switch (copy_kind) {
-    case 1:
-    case 3:
-      return "h2d";
-    case 2:
-    case 4:
-      return "d2h";
-    case 5:
-    case 6:
-    case 7:
-    case 8:
-      return "d2d";
-    case 9:
-      return "h2h";
-    case 10:
-      return "p2p";
-    default:
-      return "other";
-  }
-}
-
-const char* memory_of(std::uint64_t kind) {
-  switch (kind) {
-    case 1:
-      return "pageable";
-    case 2:
-      return "pinned";
-    case 3:
-    case 6:
-      return "device";
-    case 4:
-      return "array";
-    case 5:
-    case 7:
-      return "managed";
-    default:
-      return "unknown";
-  }
+// The record's name for a copy's direction: the trace model's, but "other" for unknown.
+const char* direction_name(CopyDirection d) {
+  return d == CopyDirection::kUnknown ? "other" : to_string(d);
 }
 
 }  // namespace
@@ -123,7 +87,7 @@ namespace {
 struct RawCopy {
   int pid;
   std::uint64_t corr, rcorr;
-  DoctorCopy copy;
+  Copy copy;
   std::uint64_t start, end;
 };
 
@@ -258,10 +222,10 @@ DoctorTrace parse_doctor_events(std::string_view text) {
            number(f[M::kStart], r.start) && number(f[M::kEnd], r.end) &&
            number(f[M::kStream], stream);
       if (ok) {
-        r.copy.direction = direction_of(kind);
+        r.copy.direction = direction_from_cupti(kind);
         r.copy.bytes = bytes;
-        r.copy.src_kind = memory_of(src);
-        r.copy.dst_kind = memory_of(dst);
+        r.copy.src_kind = memory_kind_from_cupti(src);
+        r.copy.dst_kind = memory_kind_from_cupti(dst);
         r.copy.stream = static_cast<std::uint32_t>(stream);
         r.end = std::max(r.start, r.end);
         copies.push_back(std::move(r));
@@ -329,7 +293,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
   }
   for (DoctorCall& c : t.calls) {
     std::sort(c.copies.begin(), c.copies.end(),
-              [](const DoctorCopy& a, const DoctorCopy& b) { return a.start_ns < b.start_ns; });
+              [](const Copy& a, const Copy& b) { return a.start_ns < b.start_ns; });
   }
   std::stable_sort(t.calls.begin(), t.calls.end(), [](const DoctorCall& a, const DoctorCall& b) {
     return a.start_ns < b.start_ns;
@@ -338,7 +302,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
             [](const RawKernel& a, const RawKernel& b) { return a.start < b.start; });
   t.kernels_total = kernels.size();
   for (std::size_t i = 0; i < kernels.size() && i < kMaxDoctorKernels; ++i) {
-    t.kernels.push_back({rel(kernels[i].start), rel(kernels[i].end), kernels[i].stream});
+    t.kernels.push_back({"", rel(kernels[i].start), rel(kernels[i].end), kernels[i].stream, 0});
   }
   if (kernels.size() > kMaxDoctorKernels) {
     t.notes.push_back(fmt::format("{} kernels seen; the record keeps the first {}", kernels.size(),
@@ -373,15 +337,19 @@ DoctorTrace parse_doctor_events(std::string_view text) {
 
 namespace {
 
-json to_json(const DoctorCopy& c) {
-  return json{{"direction", c.direction}, {"bytes", c.bytes},       {"src_kind", c.src_kind},
-              {"dst_kind", c.dst_kind},   {"start_ns", c.start_ns}, {"end_ns", c.end_ns},
+json to_json(const Copy& c) {
+  return json{{"direction", direction_name(c.direction)},
+              {"bytes", c.bytes},
+              {"src_kind", to_string(c.src_kind)},
+              {"dst_kind", to_string(c.dst_kind)},
+              {"start_ns", c.start_ns},
+              {"end_ns", c.end_ns},
               {"stream", c.stream}};
 }
 
 json to_json(const DoctorCall& c) {
   json copies = json::array();
-  for (const DoctorCopy& k : c.copies) copies.push_back(to_json(k));
+  for (const Copy& k : c.copies) copies.push_back(to_json(k));
   json j{{"pid", c.pid},       {"api", c.api},           {"domain", c.domain}, {"kind", c.kind},
          {"thread", c.thread}, {"start_ns", c.start_ns}, {"end_ns", c.end_ns}, {"status", c.status},
          {"bytes", c.bytes},   {"site", c.site},         {"copies", copies}};
@@ -486,7 +454,7 @@ json to_json(const DoctorTrace& t) {
   json calls = json::array(), kernels = json::array(), migrations = json::array(),
        sites = json::array();
   for (const DoctorCall& c : t.calls) calls.push_back(to_json(c));
-  for (const DoctorKernel& k : t.kernels) kernels.push_back({k.start_ns, k.end_ns, k.stream});
+  for (const Kernel& k : t.kernels) kernels.push_back({k.start_ns, k.end_ns, k.stream});
   for (const DoctorMigration& m : t.migrations) {
     migrations.push_back(
         {{"kind", m.kind}, {"value", m.value}, {"start_ns", m.start_ns}, {"end_ns", m.end_ns}});
@@ -561,13 +529,16 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     const json& copies = c.array("copies");
     for (std::size_t n = 0; n < copies.size(); ++n) {
       const Obj p(copies[n], fmt::format("{}.copies[{}]", c.path, n));
-      DoctorCopy d;
-      d.direction = one_of(p, "direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"});
+      Copy d;
+      if (!direction_named(one_of(p, "direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"}),
+                           d.direction)) {
+        d.direction = CopyDirection::kUnknown;  // "other"
+      }
       d.bytes = static_cast<std::uint64_t>(p.whole("bytes", 0, kMaxBytes));
       const std::initializer_list<const char*> kinds = {"pageable", "pinned", "device",
                                                         "managed",  "array",  "unknown"};
-      d.src_kind = one_of(p, "src_kind", kinds);
-      d.dst_kind = one_of(p, "dst_kind", kinds);
+      memory_kind_named(one_of(p, "src_kind", kinds), d.src_kind);
+      memory_kind_named(one_of(p, "dst_kind", kinds), d.dst_kind);
       d.start_ns = p.whole("start_ns", 0, kMaxNs);
       d.end_ns = p.whole("end_ns", 0, kMaxNs);
       check_interval(p, d.start_ns, d.end_ns);
@@ -588,7 +559,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     if (s < 0 || e < s || e > kMaxNs || k[2].get<std::int64_t>() < 0) {
       refuse(f, fmt::format("is {}, not an interval of times and a stream", k.dump()));
     }
-    t.kernels.push_back({s, e, static_cast<std::uint32_t>(k[2].get<std::int64_t>())});
+    t.kernels.push_back({"", s, e, static_cast<std::uint32_t>(k[2].get<std::int64_t>()), 0});
   }
   t.kernels_total = static_cast<std::uint64_t>(
       o.whole_or("kernels_total", static_cast<std::int64_t>(t.kernels.size()), 0, kMaxBytes));
