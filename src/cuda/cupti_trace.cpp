@@ -1,7 +1,8 @@
-// The CUPTI collector. CUPTI is dlopen()ed and every function is looked up with dlsym(), so the
-// headers are used for types and constants only. Activity records arrive in buffers that CUPTI
-// fills and hands back through two C callbacks, possibly on its own thread; they are converted
-// into the core trace model at once, under a lock, and the buffer is freed.
+// The CUPTI collector. CUPTI is dlopen()ed and its functions looked up through the one table
+// (cuda/cupti_api.hpp), so the headers are used for types and constants only. Activity records
+// arrive in buffers that CUPTI fills and hands back through two C callbacks, possibly on its own
+// thread; they are converted into the core trace model at once, under a lock, and the buffer is
+// freed.
 //
 // Record layouts: CUPTI writes each kind in the newest layout it knows. This file reads the CUDA
 // 13 layouts (CUpti_ActivityAPI, CUpti_ActivityMemcpy6, CUpti_ActivityKernel10,
@@ -19,12 +20,12 @@
 #include <iterator>
 #include <map>
 #include <mutex>
-#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "cuda/cupti_api.hpp"
 #include "experiments/lesson/nsys_stats.hpp"
 
 namespace pinbench::cuda {
@@ -38,46 +39,17 @@ const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY
                                      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                      CUPTI_ACTIVITY_KIND_MARKER};
 
-CopyDirection direction_of(std::uint8_t copy_kind) {
-  switch (copy_kind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
-      return CopyDirection::kH2D;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
-      return CopyDirection::kD2H;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
-      return CopyDirection::kD2D;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
-      return CopyDirection::kH2H;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
-      return CopyDirection::kP2P;
-    default:
-      return CopyDirection::kUnknown;
-  }
-}
-
-DriverMemoryKind memory_of(std::uint8_t kind) {
-  switch (kind) {
-    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
-      return DriverMemoryKind::kPageable;
-    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
-      return DriverMemoryKind::kPinned;
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
-      return DriverMemoryKind::kDevice;
-    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
-    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
-      return DriverMemoryKind::kManaged;
-    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
-      return DriverMemoryKind::kArray;
-    default:
-      return DriverMemoryKind::kUnknown;
-  }
-}
+// framework/trace_model.cpp reads CUPTI's copy and memory kinds by number, without cupti.h.
+static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == 1 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOH == 2 &&
+              CUPTI_ACTIVITY_MEMCPY_KIND_HTOA == 3 && CUPTI_ACTIVITY_MEMCPY_KIND_ATOH == 4 &&
+              CUPTI_ACTIVITY_MEMCPY_KIND_ATOA == 5 && CUPTI_ACTIVITY_MEMCPY_KIND_ATOD == 6 &&
+              CUPTI_ACTIVITY_MEMCPY_KIND_DTOA == 7 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOD == 8 &&
+              CUPTI_ACTIVITY_MEMCPY_KIND_HTOH == 9 && CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == 10);
+static_assert(CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE == 1 && CUPTI_ACTIVITY_MEMORY_KIND_PINNED == 2 &&
+              CUPTI_ACTIVITY_MEMORY_KIND_DEVICE == 3 && CUPTI_ACTIVITY_MEMORY_KIND_ARRAY == 4 &&
+              CUPTI_ACTIVITY_MEMORY_KIND_MANAGED == 5 &&
+              CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC == 6 &&
+              CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC == 7);
 
 std::string demangle(const char* name) {
   if (name == nullptr) return "(unnamed kernel)";
@@ -93,21 +65,7 @@ void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, con
 }  // namespace
 
 struct CuptiTrace::State {
-  // CUPTI's functions, as dlsym() found them.
-  void* handle = nullptr;
-  decltype(&cuptiGetVersion) get_version = nullptr;
-  decltype(&cuptiGetResultString) result_string = nullptr;
-  decltype(&cuptiSubscribe) subscribe = nullptr;
-  decltype(&cuptiUnsubscribe) unsubscribe = nullptr;
-  decltype(&cuptiActivityEnable) enable = nullptr;
-  decltype(&cuptiActivityDisable) disable = nullptr;
-  decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
-  decltype(&cuptiActivityFlushAll) flush_all = nullptr;
-  decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
-  decltype(&cuptiActivityGetNumDroppedRecords) dropped_records = nullptr;
-  decltype(&cuptiGetTimestamp) timestamp = nullptr;
-  decltype(&cuptiGetCallbackName) callback_name = nullptr;
-
+  CuptiApi api;
   CUpti_SubscriberHandle subscriber = nullptr;
   std::vector<CUpti_ActivityKind> enabled;
   std::uint32_t version = 0;
@@ -133,7 +91,9 @@ struct CuptiTrace::State {
 
   std::string result(CUptiResult r) const {
     const char* s = nullptr;
-    if (result_string != nullptr && result_string(r, &s) == CUPTI_SUCCESS && s != nullptr) return s;
+    if (api.result_string != nullptr && api.result_string(r, &s) == CUPTI_SUCCESS && s != nullptr) {
+      return s;
+    }
     return fmt::format("CUPTI error {}", static_cast<int>(r));
   }
 
@@ -160,12 +120,8 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
     CuptiTrace::State* s = g_active;
     if (s != nullptr && buffer != nullptr) {
       const std::lock_guard<std::mutex> lock(s->mu);
-      CUpti_Activity* record = nullptr;
-      while (valid > 0 && s->next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
-        s->take(record);
-      }
-      std::size_t dropped = 0;
-      if (s->dropped_records(context, stream, &dropped) == CUPTI_SUCCESS) s->dropped += dropped;
+      s->dropped += s->api.read_buffer(context, stream, buffer, valid,
+                                       [&](const CUpti_Activity* record) { s->take(record); });
     }
   }
   std::free(buffer);
@@ -181,7 +137,7 @@ void CuptiTrace::State::take(const CUpti_Activity* record) {
       if (it == api_names.end()) {
         const char* name = nullptr;
         const bool named =
-            callback_name(CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &name) == CUPTI_SUCCESS &&
+            api.callback_name(CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &name) == CUPTI_SUCCESS &&
             name != nullptr;
         it = api_names
                  .emplace(a->cbid,
@@ -195,13 +151,13 @@ void CuptiTrace::State::take(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
       Copy c;
-      c.direction = direction_of(m->copyKind);
+      c.direction = direction_from_cupti(m->copyKind);
       c.bytes = m->bytes;
       c.start_ns = static_cast<std::int64_t>(m->start);
       c.end_ns = static_cast<std::int64_t>(m->end);
       c.stream = m->streamId;
-      c.src_kind = memory_of(m->srcKind);
-      c.dst_kind = memory_of(m->dstKind);
+      c.src_kind = memory_kind_from_cupti(m->srcKind);
+      c.dst_kind = memory_kind_from_cupti(m->dstKind);
       c.correlation = m->correlationId;
       copies.push_back(c);
       runtime_correlation.push_back(m->runtimeCorrelationId);
@@ -284,52 +240,32 @@ std::unique_ptr<CuptiTrace> CuptiTrace::start(const std::vector<std::string>& ca
   std::unique_ptr<CuptiTrace> t(new CuptiTrace());
   t->state_ = std::make_unique<State>();
   State& s = *t->state_;
-  std::string tried;
-  for (const std::string& path : candidates) {
-    s.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (s.handle != nullptr) break;
-    tried += fmt::format("{}{}", tried.empty() ? "" : ", ", path);
-  }
-  if (s.handle == nullptr) {
+  CuptiApi& api = s.api;
+  if (!api.open_first(candidates)) {
+    std::string tried;
+    for (const std::string& path : candidates) {
+      tried += fmt::format("{}{}", tried.empty() ? "" : ", ", path);
+    }
     return fail(
         fmt::format("CUPTI not found (tried {}; set CUPTI_PATH to its file or folder)", tried));
   }
+  const char* missing = api.bind();
   // Where it really came from, so NVTX loads the very same library.
-  const auto resolve = [&](const char* name) { return dlsym(s.handle, name); };
-  bool complete = true;
-  std::string missing;
-  const auto bind = [&](auto& fn, const char* name) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(resolve(name));
-    if (fn == nullptr) {
-      complete = false;
-      missing = name;
-    }
-  };
-  bind(s.get_version, "cuptiGetVersion");
-  bind(s.result_string, "cuptiGetResultString");
-  bind(s.subscribe, "cuptiSubscribe");
-  bind(s.unsubscribe, "cuptiUnsubscribe");
-  bind(s.enable, "cuptiActivityEnable");
-  bind(s.disable, "cuptiActivityDisable");
-  bind(s.register_callbacks, "cuptiActivityRegisterCallbacks");
-  bind(s.flush_all, "cuptiActivityFlushAll");
-  bind(s.next_record, "cuptiActivityGetNextRecord");
-  bind(s.dropped_records, "cuptiActivityGetNumDroppedRecords");
-  bind(s.timestamp, "cuptiGetTimestamp");
-  bind(s.callback_name, "cuptiGetCallbackName");
   Dl_info info{};
-  if (s.get_version != nullptr && dladdr(reinterpret_cast<void*>(s.get_version), &info) != 0 &&
+  if (api.get_version != nullptr && dladdr(reinterpret_cast<void*>(api.get_version), &info) != 0 &&
       info.dli_fname != nullptr) {
     t->library_ = info.dli_fname;
   }
-  if (!complete) return fail(fmt::format("{} is not a usable CUPTI (no {})", t->library_, missing));
-  if (s.get_version(&s.version) != CUPTI_SUCCESS || s.version / 10000 != kCuptiMajor) {
+  if (missing != nullptr) {
+    return fail(fmt::format("{} is not a usable CUPTI (no {})", t->library_, missing));
+  }
+  if (api.get_version(&s.version) != CUPTI_SUCCESS || s.version / 10000 != kCuptiMajor) {
     return fail(fmt::format("{} is CUPTI API version {}; this pinbench reads CUPTI {} records",
                             t->library_, s.version, kCuptiMajor));
   }
 
   // CUPTI's own way of saying that a profiler or debugger already holds it.
-  const CUptiResult sub = s.subscribe(&s.subscriber, ignore_callback, nullptr);
+  const CUptiResult sub = api.subscribe(&s.subscriber, ignore_callback, nullptr);
   if (sub != CUPTI_SUCCESS) {
     s.subscriber = nullptr;
     if (sub == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
@@ -338,14 +274,14 @@ std::unique_ptr<CuptiTrace> CuptiTrace::start(const std::vector<std::string>& ca
     }
     return fail(fmt::format("CUPTI at {} cannot start: {}", t->library_, s.result(sub)));
   }
-  CUptiResult r = s.register_callbacks(buffer_requested, buffer_completed);
+  CUptiResult r = api.register_callbacks(buffer_requested, buffer_completed);
   for (std::size_t i = 0; r == CUPTI_SUCCESS && i < std::size(kKinds); ++i) {
-    r = s.enable(kKinds[i]);
+    r = api.activity_enable(kKinds[i]);
     if (r == CUPTI_SUCCESS) s.enabled.push_back(kKinds[i]);
   }
   if (r != CUPTI_SUCCESS) {
-    for (CUpti_ActivityKind k : s.enabled) s.disable(k);
-    s.unsubscribe(s.subscriber);
+    for (CUpti_ActivityKind k : s.enabled) api.activity_disable(k);
+    api.unsubscribe(s.subscriber);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
       return fail(
           "CUPTI is held by another profiler (Nsight Systems, Nsight Compute or a debugger)");
@@ -362,7 +298,7 @@ std::unique_ptr<CuptiTrace> CuptiTrace::start(const std::vector<std::string>& ca
     s.notes.push_back(fmt::format(
         "NVTX_INJECTION64_PATH names {}, so NVTX ranges went there and not into this trace", nvtx));
   }
-  s.timestamp(&s.origin);
+  api.timestamp(&s.origin);
   {
     const std::lock_guard<std::mutex> active(g_active_mu);
     g_active = &s;
@@ -376,10 +312,10 @@ void CuptiTrace::stop() noexcept {
   running_ = false;
   State& s = *state_;
   // Forced: hand back every buffer, including ones with records still being completed.
-  s.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  for (CUpti_ActivityKind k : s.enabled) s.disable(k);
-  s.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  s.unsubscribe(s.subscriber);
+  s.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  for (CUpti_ActivityKind k : s.enabled) s.api.activity_disable(k);
+  s.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  s.api.unsubscribe(s.subscriber);
   const std::lock_guard<std::mutex> active(g_active_mu);
   g_active = nullptr;
 }

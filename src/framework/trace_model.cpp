@@ -1,6 +1,8 @@
-// Names for the trace model's enums, and the one lookup every consumer needs: which copy a call
-// started.
+// Names for the trace model's enums (and CUPTI's numbers for them), and the one lookup every
+// consumer needs: which copy a call started.
 #include "framework/trace_model.hpp"
+
+#include <initializer_list>
 
 namespace pinbench {
 
@@ -44,6 +46,76 @@ DriverMemoryKind host_side(CopyDirection d, DriverMemoryKind src, DriverMemoryKi
   if (d == CopyDirection::kH2D) return src;
   if (d == CopyDirection::kD2H) return dst;
   return DriverMemoryKind::kUnknown;
+}
+
+CopyDirection direction_from_cupti(std::uint64_t copy_kind) {
+  switch (copy_kind) {
+    case 1:  // HTOD
+    case 3:  // HTOA
+      return CopyDirection::kH2D;
+    case 2:  // DTOH
+    case 4:  // ATOH
+      return CopyDirection::kD2H;
+    case 5:  // ATOA
+    case 6:  // ATOD
+    case 7:  // DTOA
+    case 8:  // DTOD
+      return CopyDirection::kD2D;
+    case 9:  // HTOH
+      return CopyDirection::kH2H;
+    case 10:  // PTOP
+      return CopyDirection::kP2P;
+    default:
+      return CopyDirection::kUnknown;
+  }
+}
+
+DriverMemoryKind memory_kind_from_cupti(std::uint64_t memory_kind) {
+  switch (memory_kind) {
+    case 1:
+      return DriverMemoryKind::kPageable;
+    case 2:
+      return DriverMemoryKind::kPinned;
+    case 3:  // DEVICE
+    case 6:  // DEVICE_STATIC
+      return DriverMemoryKind::kDevice;
+    case 4:
+      return DriverMemoryKind::kArray;
+    case 5:  // MANAGED
+    case 7:  // MANAGED_STATIC
+      return DriverMemoryKind::kManaged;
+    default:
+      return DriverMemoryKind::kUnknown;
+  }
+}
+
+namespace {
+
+template <typename Enum>
+bool named(const std::string& name, std::initializer_list<Enum> all, Enum& out) {
+  for (const Enum e : all) {
+    if (name == to_string(e)) {
+      out = e;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool direction_named(const std::string& name, CopyDirection& out) {
+  return named(name,
+               {CopyDirection::kUnknown, CopyDirection::kH2D, CopyDirection::kD2H,
+                CopyDirection::kD2D, CopyDirection::kH2H, CopyDirection::kP2P},
+               out);
+}
+
+bool memory_kind_named(const std::string& name, DriverMemoryKind& out) {
+  return named(name,
+               {DriverMemoryKind::kUnknown, DriverMemoryKind::kPageable, DriverMemoryKind::kPinned,
+                DriverMemoryKind::kDevice, DriverMemoryKind::kManaged, DriverMemoryKind::kArray},
+               out);
 }
 
 const Copy* Trace::copy_of(const ApiCall& call) const {

@@ -23,6 +23,16 @@ const char* to_string(DriverMemoryKind k);  // "pageable", "pinned", "device", "
 // device to host, unknown otherwise.
 DriverMemoryKind host_side(CopyDirection d, DriverMemoryKind src, DriverMemoryKind dst);
 
+// From CUPTI's numbers for a copy's kind (CUpti_ActivityMemcpyKind) and its memory kinds
+// (CUpti_ActivityMemoryKind), here without CUPTI's headers because the doctor's event lines carry
+// them as plain numbers; cuda/cupti_trace.cpp checks the numbers against cupti.h.
+CopyDirection direction_from_cupti(std::uint64_t copy_kind);
+DriverMemoryKind memory_kind_from_cupti(std::uint64_t memory_kind);
+
+// The names to_string() gives, read back; false for any other name.
+bool direction_named(const std::string& name, CopyDirection& out);
+bool memory_kind_named(const std::string& name, DriverMemoryKind& out);
+
 struct ApiCall {
   std::string name;  // without version suffixes: "cudaMemcpyAsync", not "cudaMemcpyAsync_v3020"
   std::int64_t start_ns = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace pinbench {
 namespace {
@@ -108,6 +109,16 @@ cuda::Event& Sampler::event(int i, int which) {
   }
   return events_.at(static_cast<std::size_t>(i) * events_per_sample_ +
                     static_cast<std::size_t>(which));
+}
+
+Sampler::Batch one_timed_sample(cudaStream_t stream, std::function<void()> work) {
+  return [stream, work = std::move(work)](Sampler& sampler, int, int, Timed& out) {
+    sampler.start(0, stream);
+    work();
+    sampler.stop(0, stream);
+    sampler.wait(0);
+    out.samples_ms.push_back(sampler.elapsed_ms(0));
+  };
 }
 
 }  // namespace pinbench

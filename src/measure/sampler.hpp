@@ -77,4 +77,9 @@ class Sampler {
   std::vector<SteadyClock::time_point> host_stop_;
 };
 
+// The plainest batch, one sample: `work` (a copy queued on `stream`, say) between the clock's
+// start and stop on `stream`, waited for, its time appended to samples_ms. With the host clock
+// the work must be done when `work` returns.
+Sampler::Batch one_timed_sample(cudaStream_t stream, std::function<void()> work);
+
 }  // namespace pinbench

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "base/chunk_plan.hpp"
-#include "transfer/engine_nvtx.hpp"
+#include "base/nvtx_domain.hpp"
 #include "transfer/host_copy.hpp"
 
 namespace pinbench::transfer {

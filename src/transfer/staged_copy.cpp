@@ -31,9 +31,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/nvtx_domain.hpp"
 #include "transfer/copy_state.hpp"
 #include "transfer/cuda_queue.hpp"
-#include "transfer/engine_nvtx.hpp"
 #include "transfer/host_copy.hpp"
 #include "transfer/lane.hpp"
 #include "transfer/testing.hpp"
@@ -515,7 +515,7 @@ struct StagedCopier::Impl {
     }
 
     // The whole call on the caller's thread: a synchronous copy's start and end on the timeline.
-    const transfer::EngineRange range(to_dev ? "copy to device" : "copy to host");
+    const EngineRange range(to_dev ? "copy to device" : "copy to host");
     const DeviceGuard guard(device);
     const HostMemory host = to_dev ? check_host(src, bytes, what, "source")
                                    : check_host(dst, bytes, what, "destination");

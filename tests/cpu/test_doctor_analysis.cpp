@@ -120,9 +120,9 @@ TEST(DoctorParse, JoinsCopiesToTheirRuntimeCallsAndKeepsSites) {
   EXPECT_EQ(t.cupti, "CUPTI 130001");
   ASSERT_EQ(t.calls.size(), 3u);
   ASSERT_EQ(t.calls[0].copies.size(), 1u);
-  EXPECT_EQ(t.calls[0].copies[0].src_kind, "pageable");
-  EXPECT_EQ(t.calls[0].copies[0].dst_kind, "device");
-  EXPECT_EQ(t.calls[0].copies[0].direction, "h2d");
+  EXPECT_EQ(t.calls[0].copies[0].src_kind, DriverMemoryKind::kPageable);
+  EXPECT_EQ(t.calls[0].copies[0].dst_kind, DriverMemoryKind::kDevice);
+  EXPECT_EQ(t.calls[0].copies[0].direction, CopyDirection::kH2D);
   EXPECT_EQ(t.calls[0].start_ns, 20000000);  // from the H line's origin
   EXPECT_EQ(t.calls[0].end_ns, 21000000);
   EXPECT_EQ(t.unmatched_copies, 0u);

@@ -52,18 +52,10 @@ Timed time_copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind ki
       PINBENCH_CUDA_TRY(cudaMemcpy(dst, src, bytes, kind));
     }
   };
-  return sampler.run(
-      [&](Sampler& sm, int, int, Timed& out) {
-        sm.start(0, s);
-        copy();
-        sm.stop(0, s);
-        sm.wait(0);
-        out.samples_ms.push_back(sm.elapsed_ms(0));
-      },
-      [&] {
-        copy();
-        PINBENCH_CUDA_TRY(cudaStreamSynchronize(s));
-      });
+  return sampler.run(one_timed_sample(s, copy), [&] {
+    copy();
+    PINBENCH_CUDA_TRY(cudaStreamSynchronize(s));
+  });
 }
 
 void check_gpu(RunRecord& record, GpuInfo& gpu, const CheckConfig& cfg) {

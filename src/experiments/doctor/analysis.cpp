@@ -15,12 +15,13 @@
 namespace pinbench {
 namespace {
 
-bool host_side(const DoctorCopy& c) {
-  return c.direction == "h2d" || c.direction == "d2h";
+bool host_side(const Copy& c) {
+  return c.direction == CopyDirection::kH2D || c.direction == CopyDirection::kD2H;
 }
 
-bool pageable(const DoctorCopy& c) {
-  return host_side(c) && (c.src_kind == "pageable" || c.dst_kind == "pageable");
+bool pageable(const Copy& c) {
+  return host_side(c) &&
+         (c.src_kind == DriverMemoryKind::kPageable || c.dst_kind == DriverMemoryKind::kPageable);
 }
 
 bool has_pageable(const DoctorCall& c) {
@@ -61,9 +62,9 @@ CopyCost pinned_cost(const RunRecord& r, const DoctorCall& call) {
   CopyCost cost;
   double ms = 0, call_ms = 0;
   bool all = true, calls = true;
-  for (const DoctorCopy& k : call.copies) {
+  for (const Copy& k : call.copies) {
     if (!host_side(k)) continue;
-    const Case* c = nearest(r, k.direction, "pinned", k.bytes);
+    const Case* c = nearest(r, to_string(k.direction), "pinned", k.bytes);
     if (c == nullptr) {
       all = false;
       continue;
@@ -104,11 +105,11 @@ double other_stream_busy_ms(const DoctorTrace& t, const std::vector<std::uint32_
     return std::find(streams.begin(), streams.end(), s) != streams.end();
   };
   std::vector<std::pair<std::int64_t, std::int64_t>> spans;
-  for (const DoctorKernel& k : t.kernels) {
+  for (const Kernel& k : t.kernels) {
     if (!mine(k.stream) && k.end_ns > a && k.start_ns < b) spans.emplace_back(k.start_ns, k.end_ns);
   }
   for (const DoctorCall& c : t.calls) {
-    for (const DoctorCopy& k : c.copies) {
+    for (const Copy& k : c.copies) {
       if (!mine(k.stream) && k.end_ns > a && k.start_ns < b) {
         spans.emplace_back(k.start_ns, k.end_ns);
       }
@@ -201,17 +202,26 @@ std::vector<DoctorSiteCost> ranked(const std::map<std::string, SiteSum>& sites) 
 
 std::uint64_t host_bytes(const DoctorCall& c) {
   std::uint64_t b = 0;
-  for (const DoctorCopy& k : c.copies) b += host_side(k) ? k.bytes : 0;
+  for (const Copy& k : c.copies) b += host_side(k) ? k.bytes : 0;
   return b;
+}
+
+// Adds a copy call to its finding (one more call, its host bytes and host time) and returns
+// what its copies would cost from page-locked memory.
+CopyCost count_copy_call(const RunRecord& r, const DoctorCall& c, DoctorFinding& f) {
+  ++f.count;
+  f.bytes += host_bytes(c);
+  f.host_ms += host_ms(c);
+  return pinned_cost(r, c);
 }
 
 std::string directions_of(const std::vector<const DoctorCall*>& calls) {
   bool h2d = false, d2h = false;
   for (const DoctorCall* c : calls) {
-    for (const DoctorCopy& k : c->copies) {
+    for (const Copy& k : c->copies) {
       if (!pageable(k)) continue;
-      h2d = h2d || k.direction == "h2d";
-      d2h = d2h || k.direction == "d2h";
+      h2d = h2d || k.direction == CopyDirection::kH2D;
+      d2h = d2h || k.direction == CopyDirection::kD2H;
     }
   }
   return h2d && d2h ? "both directions" : h2d ? "host to device" : "device to host";
@@ -224,6 +234,18 @@ bool python_program(const DoctorTrace& t) {
     }
   }
   return false;
+}
+
+struct Fix {
+  const char* text;
+  const char* code;
+};
+
+// The fix in the program's own terms: PyTorch's where a call site has a Python frame.
+void set_fix(DoctorFinding& f, const DoctorTrace& t, const Fix& python, const Fix& native) {
+  const Fix& fix = python_program(t) ? python : native;
+  f.fix = fix.text;
+  f.fix_code = fix.code;
 }
 
 void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnalysis& a) {
@@ -241,11 +263,7 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
   double pinned = 0, lost = 0, prevented = 0, seen = 0;
   bool all_pinned = true, all_lost = true;
   for (const DoctorCall* c : calls) {
-    const std::uint64_t bytes = host_bytes(*c);
-    ++f.count;
-    f.bytes += bytes;
-    f.host_ms += host_ms(*c);
-    const CopyCost cost = pinned_cost(r, *c);
+    const CopyCost cost = count_copy_call(r, *c, f);
     std::optional<double> call_lost;
     if (cost.pinned_ms) {
       pinned += *cost.pinned_ms;
@@ -263,7 +281,7 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
     // beside the copy. Overlap seen: other streams' work inside the call, which did run beside.
     std::vector<std::uint32_t> streams;
     std::int64_t first = 0, last = 0;
-    for (const DoctorCopy& k : c->copies) {
+    for (const Copy& k : c->copies) {
       streams.push_back(k.stream);
       first = streams.size() == 1 ? k.start_ns : std::min(first, k.start_ns);
       last = std::max(last, k.end_ns);
@@ -272,7 +290,7 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
     prevented += std::min(static_cast<double>(length) / 1e6,
                           other_stream_busy_ms(t, streams, c->end_ns, c->end_ns + length));
     seen += other_stream_busy_ms(t, streams, c->start_ns, c->end_ns);
-    add_to_site(sites, t, *c, bytes, call_lost);
+    add_to_site(sites, t, *c, host_bytes(*c), call_lost);
   }
   if (all_pinned) f.pinned_ms = pinned;
   if (all_lost) f.lost_ms = lost;
@@ -293,17 +311,17 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
       "overlap prevented: {:.3f} ms of other streams' work began after these calls let the host "
       "go, within a copy's length ({:.3f} ms of other streams' work did run inside the calls)",
       prevented, seen));
-  const bool py = python_program(t);
-  f.fix = py ? "Copy from page-locked memory: x.pin_memory() once (reused), or "
-               "DataLoader(pin_memory=True); then .to('cuda', non_blocking=True) overlaps"
-             : "Allocate the host buffers page-locked (cudaMallocHost / cudaHostAlloc) or pin "
-               "them once (cudaHostRegister) and reuse them; for data sets too large to pin, "
-               "pinbench's staged engine (pinbench::StagedCopy) streams them through a small "
-               "pinned ring";
-  f.fix_code = py ? "x = x.pin_memory()            # once, outside the loop\n"
-                    "y = x.to('cuda', non_blocking=True)"
-                  : "cudaMallocHost(&host, bytes);  // instead of malloc, once\n"
-                    "cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream);";
+  set_fix(f, t,
+          {"Copy from page-locked memory: x.pin_memory() once (reused), or "
+           "DataLoader(pin_memory=True); then .to('cuda', non_blocking=True) overlaps",
+           "x = x.pin_memory()            # once, outside the loop\n"
+           "y = x.to('cuda', non_blocking=True)"},
+          {"Allocate the host buffers page-locked (cudaMallocHost / cudaHostAlloc) or pin "
+           "them once (cudaHostRegister) and reuse them; for data sets too large to pin, "
+           "pinbench's staged engine (pinbench::StagedCopy) streams them through a small "
+           "pinned ring",
+           "cudaMallocHost(&host, bytes);  // instead of malloc, once\n"
+           "cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream);"});
   a.findings.push_back(std::move(f));
 }
 
@@ -324,11 +342,7 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
   for (const auto& [where, calls] : by_site) {
     if (calls.size() < kLoopCalls) continue;
     for (const DoctorCall* c : calls) {
-      const std::uint64_t bytes = host_bytes(*c);
-      ++f.count;
-      f.bytes += bytes;
-      f.host_ms += host_ms(*c);
-      const CopyCost cost = pinned_cost(r, *c);
+      const CopyCost cost = count_copy_call(r, *c, f);
       std::optional<double> call_lost;
       if (cost.pinned_ms) {
         call_lost = std::max(0.0, host_ms(*c) - *cost.pinned_ms);
@@ -337,7 +351,7 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
       } else {
         all_lost = false;
       }
-      add_to_site(sites, t, *c, bytes, call_lost);
+      add_to_site(sites, t, *c, host_bytes(*c), call_lost);
       all.push_back(c);
     }
   }
@@ -356,14 +370,14 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
     f.evidence.push_back(fmt::format("from page-locked memory they take {:.3f} ms: {:.3f} ms lost",
                                      *f.pinned_ms, *f.lost_ms));
   }
-  const bool py = python_program(t);
-  f.fix = py ? "Keep the host tensor page-locked (pin_memory(), once) and reuse it in the loop"
-             : "Pin the loop's host buffer once (cudaMallocHost, or cudaHostRegister on the "
-               "buffer you have) and reuse it on every iteration";
-  f.fix_code = py ? "buf = torch.empty(shape, pin_memory=True)   # once\n"
-                    "buf.copy_(batch); gpu.copy_(buf, non_blocking=True)"
-                  : "cudaHostRegister(buf, bytes, cudaHostRegisterDefault);  // once\n"
-                    "for (...) cudaMemcpy(dev, buf, bytes, cudaMemcpyHostToDevice);";
+  set_fix(f, t,
+          {"Keep the host tensor page-locked (pin_memory(), once) and reuse it in the loop",
+           "buf = torch.empty(shape, pin_memory=True)   # once\n"
+           "buf.copy_(batch); gpu.copy_(buf, non_blocking=True)"},
+          {"Pin the loop's host buffer once (cudaMallocHost, or cudaHostRegister on the "
+           "buffer you have) and reuse it on every iteration",
+           "cudaHostRegister(buf, bytes, cudaHostRegisterDefault);  // once\n"
+           "for (...) cudaMemcpy(dev, buf, bytes, cudaMemcpyHostToDevice);"});
   a.findings.push_back(std::move(f));
 }
 
@@ -514,10 +528,10 @@ DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
     if (c.kind == "sync") ++a.syncs;
     if (!is_copy(c)) continue;
     ++a.copy_calls;
-    for (const DoctorCopy& k : c.copies) {
-      if (k.direction == "h2d") a.bytes_h2d += k.bytes;
-      if (k.direction == "d2h") a.bytes_d2h += k.bytes;
-      if (host_side(k)) sizes[{k.direction, k.bytes}] = true;
+    for (const Copy& k : c.copies) {
+      if (k.direction == CopyDirection::kH2D) a.bytes_h2d += k.bytes;
+      if (k.direction == CopyDirection::kD2H) a.bytes_d2h += k.bytes;
+      if (host_side(k)) sizes[{to_string(k.direction), k.bytes}] = true;
     }
     if (has_pageable(c) && c.status == 0) {
       ++a.pageable_copy_calls;

@@ -216,9 +216,9 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   // The rates: a sweep record, or a short calibration now that the program is gone.
   std::vector<std::pair<std::string, std::uint64_t>> copies;
   for (const DoctorCall& c : t.calls) {
-    for (const DoctorCopy& k : c.copies) {
-      if (k.src_kind == "pageable" || k.dst_kind == "pageable")
-        copies.emplace_back(k.direction, k.bytes);
+    for (const Copy& k : c.copies) {
+      if (k.src_kind == DriverMemoryKind::kPageable || k.dst_kind == DriverMemoryKind::kPageable)
+        copies.emplace_back(to_string(k.direction), k.bytes);
     }
   }
   // The machine is described (and calibrated) only once the program is gone, so pinbench's own

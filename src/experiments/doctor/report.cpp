@@ -20,24 +20,6 @@ std::string gbps(const std::optional<double>& v) {
   return v ? fmt::format("{:.2f}", *v) : std::string("-");
 }
 
-CopyDirection direction_of(const std::string& d) {
-  if (d == "h2d") return CopyDirection::kH2D;
-  if (d == "d2h") return CopyDirection::kD2H;
-  if (d == "d2d") return CopyDirection::kD2D;
-  if (d == "h2h") return CopyDirection::kH2H;
-  if (d == "p2p") return CopyDirection::kP2P;
-  return CopyDirection::kUnknown;
-}
-
-DriverMemoryKind kind_of(const std::string& k) {
-  if (k == "pageable") return DriverMemoryKind::kPageable;
-  if (k == "pinned") return DriverMemoryKind::kPinned;
-  if (k == "device") return DriverMemoryKind::kDevice;
-  if (k == "managed") return DriverMemoryKind::kManaged;
-  if (k == "array") return DriverMemoryKind::kArray;
-  return DriverMemoryKind::kUnknown;
-}
-
 }  // namespace
 
 Trace doctor_timeline(const DoctorTrace& t) {
@@ -53,13 +35,14 @@ Trace doctor_timeline(const DoctorTrace& t) {
     ++correlation;
     out.api_calls.push_back(
         {name, c.start_ns, c.end_ns, c.thread, c.copies.empty() ? 0u : correlation});
-    for (const DoctorCopy& k : c.copies) {
-      out.copies.push_back({direction_of(k.direction), k.bytes, k.start_ns, k.end_ns, k.stream,
-                            kind_of(k.src_kind), kind_of(k.dst_kind), correlation});
+    for (Copy k : c.copies) {
+      k.correlation = correlation;
+      out.copies.push_back(k);
     }
   }
-  for (const DoctorKernel& k : t.kernels) {
-    out.kernels.push_back({"kernel", k.start_ns, k.end_ns, k.stream, 0});
+  for (Kernel k : t.kernels) {
+    k.name = "kernel";
+    out.kernels.push_back(std::move(k));
   }
   return out;
 }

@@ -12,11 +12,13 @@
 
 #include <fmt/format.h>
 
+#include "experiments/doctor/events.hpp"
 #include "framework/errors.hpp"
 
 namespace pinbench {
 
 using nlohmann::json;
+namespace ev = doctor_events;
 
 const DoctorSite* DoctorTrace::find_site(const std::string& id, int pid) const {
   for (const DoctorSite& s : sites) {
@@ -62,60 +64,9 @@ bool signed_number(std::string_view s, int& out) {
   return true;
 }
 
-const char* direction_of(std::uint64_t copy_kind) {
-  switch (copy_kind) {
-    case 1:
-    case 3:
-      return "h2d";
-    case 2:
-    case 4:
-      return "d2h";
-    case 5:
-    case 6:
-    case 7:
-    case 8:
-      return "d2d";
-    case 9:
-      return "h2h";
-    case 10:
-      return "p2p";
-    default:
-      return "other";
-  }
-}
-
-const char* memory_of(std::uint64_t kind) {
-  switch (kind) {
-    case 1:
-      return "pageable";
-    case 2:
-      return "pinned";
-    case 3:
-    case 6:
-      return "device";
-    case 4:
-      return "array";
-    case 5:
-    case 7:
-      return "managed";
-    default:
-      return "unknown";
-  }
-}
-
-const char* migration_of(std::uint64_t kind) {
-  switch (kind) {
-    case 1:
-      return "htod";
-    case 2:
-      return "dtoh";
-    case 3:
-      return "cpu_faults";
-    case 4:
-      return "gpu_faults";
-    default:
-      return nullptr;
-  }
+// The record's name for a copy's direction: the trace model's, but "other" for unknown.
+const char* direction_name(CopyDirection d) {
+  return d == CopyDirection::kUnknown ? "other" : to_string(d);
 }
 
 }  // namespace
@@ -136,7 +87,7 @@ namespace {
 struct RawCopy {
   int pid;
   std::uint64_t corr, rcorr;
-  DoctorCopy copy;
+  Copy copy;
   std::uint64_t start, end;
 };
 
@@ -175,113 +126,130 @@ DoctorTrace parse_doctor_events(std::string_view text) {
     if (line.empty()) continue;
     const std::vector<std::string_view> f = split_tabs(line);
     int pid = 0;
-    if (f.size() < 2 || f[0].size() != 1 || !signed_number(f[1], pid)) {
+    if (f.size() <= ev::kPidField || f[ev::kTagField].size() != 1 ||
+        !signed_number(f[ev::kPidField], pid)) {
       ++skipped;
       continue;
     }
-    const char tag = f[0][0];
+    const char tag = f[ev::kTagField][0];
     bool ok = true;
-    if (tag == 'H' && f.size() >= 4) {
+    if (tag == ev::Hello::kTag && f.size() >= ev::Hello::kFields) {
+      using H = ev::Hello;
       std::uint64_t version = 0, t0 = 0;
-      ok = number(f[2], version) && number(f[3], t0);
+      ok = number(f[H::kCuptiVersion], version) && number(f[H::kClock], t0);
       if (ok) {
         ++t.processes;
         cupti_version = static_cast<std::uint32_t>(version);
         origin = std::min(origin, t0);
       }
-    } else if (tag == 'N' && f.size() >= 4) {
-      const std::string note(f[3]);
+    } else if (tag == ev::Note::kTag && f.size() >= ev::Note::kFields) {
+      using N = ev::Note;
+      const std::string note(f[N::kText]);
       if (std::find(seen_notes.begin(), seen_notes.end(), note) == seen_notes.end()) {
         seen_notes.push_back(note);
         t.notes.push_back(note);
       }
-      if (f[2] == "cupti-busy" || f[2] == "no-cupti") t.cupti = note;
-    } else if (tag == 'A' && f.size() >= 13) {
+      if (f[N::kWhat] == N::kCuptiBusy || f[N::kWhat] == N::kNoCupti) t.cupti = note;
+    } else if (tag == ev::Api::kTag && f.size() >= ev::Api::kFields) {
+      using A = ev::Api;
       DoctorCall c;
       c.pid = pid;
-      c.domain = f[2] == "R" ? "runtime" : "driver";
-      c.kind = std::string(f[3]);
+      c.domain = f[A::kDomain] == std::string_view(&A::kRuntime, 1) ? "runtime" : "driver";
+      c.kind = std::string(f[A::kClass]);
       std::uint64_t corr = 0, thread = 0, start = 0, end = 0, ptr = 0, bytes = 0;
-      ok = number(f[4], corr) && number(f[5], thread) && number(f[6], start) && number(f[7], end) &&
-           signed_number(f[8], c.status) && f[9].size() > 2 && number(f[9].substr(2), ptr, 16) &&
-           number(f[10], bytes) && f[11].size() == 16;
+      const std::string_view pointer = f[A::kPointer], site = f[A::kSite];
+      ok = number(f[A::kCorrelation], corr) && number(f[A::kThread], thread) &&
+           number(f[A::kStart], start) && number(f[A::kEnd], end) &&
+           signed_number(f[A::kStatus], c.status) && pointer.size() > 2 &&
+           number(pointer.substr(2), ptr, 16) && number(f[A::kBytes], bytes) &&
+           site.size() == ev::Site::kIdDigits;
       if (ok) {
         c.thread = static_cast<std::uint32_t>(thread);
         c.ptr = ptr;
         c.bytes = bytes;
-        c.site = f[11] == "0000000000000000" ? "" : std::string(f[11]);
-        c.api = std::string(f[12]);
+        c.site = site == A::kNoSite ? "" : std::string(site);
+        c.api = std::string(f[A::kName]);
         // The correlation id rides in start_ns until the join below.
         c.start_ns = static_cast<std::int64_t>(corr);
         call_times.emplace_back(start, std::max(start, end));
         t.calls.push_back(std::move(c));
       }
-    } else if (tag == 'S' && f.size() >= 3) {
+    } else if (tag == ev::Site::kTag && f.size() >= ev::Site::kFirstFrame) {
+      using S = ev::Site;
       DoctorSite s;
       s.pid = pid;
-      s.id = std::string(f[2]);
-      for (std::size_t i = 3; i < f.size(); ++i) {
+      s.id = std::string(f[S::kId]);
+      for (std::size_t i = S::kFirstFrame; i < f.size(); ++i) {
         std::vector<std::string_view> parts;
         std::string_view item = f[i];
         std::size_t at = 0;
-        for (int k = 0; k < 3; ++k) {
-          const std::size_t bar = item.find('|', at);
+        for (std::size_t k = 0; k + 1 < S::kFrameParts; ++k) {
+          const std::size_t bar = item.find(S::kFramePart, at);
           if (bar == std::string_view::npos) break;
           parts.push_back(item.substr(at, bar - at));
           at = bar + 1;
         }
         parts.push_back(item.substr(std::min(at, item.size())));
-        if (parts.size() != 4) continue;
+        if (parts.size() != S::kFrameParts) continue;
+        const std::string_view kind = parts[S::kFrameKind];
         DoctorFrame fr;
-        if (parts[0] == "N") {
+        if (kind == std::string_view(&S::kNative, 1)) {
           std::uint64_t offset = 0;
-          if (parts[2].size() < 3 || !number(parts[2].substr(2), offset, 16)) continue;
-          fr.module = std::string(parts[1]);
+          const std::string_view at_offset = parts[S::kFrameAt];
+          if (at_offset.size() < 3 || !number(at_offset.substr(2), offset, 16)) continue;
+          fr.module = std::string(parts[S::kFrameWhere]);
           fr.offset = offset;
-          fr.function = std::string(parts[3]);
-        } else if (parts[0] == "P") {
+          fr.function = std::string(parts[S::kFrameName]);
+        } else if (kind == std::string_view(&S::kPython, 1)) {
           fr.python = true;
-          fr.file = std::string(parts[1]);
-          if (!signed_number(parts[2], fr.line)) fr.line = 0;
-          fr.function = std::string(parts[3]);
+          fr.file = std::string(parts[S::kFrameWhere]);
+          if (!signed_number(parts[S::kFrameAt], fr.line)) fr.line = 0;
+          fr.function = std::string(parts[S::kFrameName]);
         } else {
           continue;
         }
         s.frames.push_back(std::move(fr));
       }
       if (t.find_site(s.id, pid) == nullptr) t.sites.push_back(std::move(s));
-    } else if (tag == 'M' && f.size() >= 13) {
+    } else if (tag == ev::Memcpy::kTag && f.size() >= ev::Memcpy::kFields) {
+      using M = ev::Memcpy;
       RawCopy r{};
       r.pid = pid;
       std::uint64_t kind = 0, bytes = 0, src = 0, dst = 0, stream = 0;
-      ok = number(f[2], r.corr) && number(f[3], r.rcorr) && number(f[4], kind) &&
-           number(f[5], bytes) && number(f[6], src) && number(f[7], dst) && number(f[8], r.start) &&
-           number(f[9], r.end) && number(f[10], stream);
+      ok = number(f[M::kCorrelation], r.corr) && number(f[M::kRuntimeCorrelation], r.rcorr) &&
+           number(f[M::kCopyKind], kind) && number(f[M::kBytes], bytes) &&
+           number(f[M::kSrcKind], src) && number(f[M::kDstKind], dst) &&
+           number(f[M::kStart], r.start) && number(f[M::kEnd], r.end) &&
+           number(f[M::kStream], stream);
       if (ok) {
-        r.copy.direction = direction_of(kind);
+        r.copy.direction = direction_from_cupti(kind);
         r.copy.bytes = bytes;
-        r.copy.src_kind = memory_of(src);
-        r.copy.dst_kind = memory_of(dst);
+        r.copy.src_kind = memory_kind_from_cupti(src);
+        r.copy.dst_kind = memory_kind_from_cupti(dst);
         r.copy.stream = static_cast<std::uint32_t>(stream);
         r.end = std::max(r.start, r.end);
         copies.push_back(std::move(r));
       }
-    } else if (tag == 'K' && f.size() >= 6) {
+    } else if (tag == ev::Kernel::kTag && f.size() > ev::Kernel::kStream) {  // the name may be cut
+      using K = ev::Kernel;
       std::uint64_t corr = 0, start = 0, end = 0, stream = 0;
-      ok = number(f[2], corr) && number(f[3], start) && number(f[4], end) && number(f[5], stream);
+      ok = number(f[K::kCorrelation], corr) && number(f[K::kStart], start) &&
+           number(f[K::kEnd], end) && number(f[K::kStream], stream);
       if (ok) kernels.push_back({start, std::max(start, end), static_cast<std::uint32_t>(stream)});
-    } else if (tag == 'U' && f.size() >= 6) {
+    } else if (tag == ev::Unified::kTag && f.size() >= ev::Unified::kFields) {
+      using U = ev::Unified;
       std::uint64_t kind = 0, value = 0, start = 0, end = 0;
-      ok = number(f[2], kind) && number(f[3], value) && number(f[4], start) && number(f[5], end);
-      if (ok && migration_of(kind) != nullptr) {
-        migrations.push_back({migration_of(kind), value, start, std::max(start, end)});
+      ok = number(f[U::kCounter], kind) && number(f[U::kValue], value) &&
+           number(f[U::kStart], start) && number(f[U::kEnd], end);
+      if (ok && U::counter_name(kind) != nullptr) {
+        migrations.push_back({U::counter_name(kind), value, start, std::max(start, end)});
       }
-    } else if (tag == 'X' && f.size() >= 3) {
+    } else if (tag == ev::Dropped::kTag && f.size() >= ev::Dropped::kFields) {
       std::uint64_t dropped = 0;
-      ok = number(f[2], dropped);
+      ok = number(f[ev::Dropped::kCount], dropped);
       if (ok) t.dropped_records += dropped;
-    } else if (tag == 'E' && f.size() >= 3) {
-      ended[pid] = std::string(f[2]);
+    } else if (tag == ev::End::kTag && f.size() >= ev::End::kFields) {
+      ended[pid] = std::string(f[ev::End::kHow]);
     } else {
       ok = false;
     }
@@ -325,7 +293,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
   }
   for (DoctorCall& c : t.calls) {
     std::sort(c.copies.begin(), c.copies.end(),
-              [](const DoctorCopy& a, const DoctorCopy& b) { return a.start_ns < b.start_ns; });
+              [](const Copy& a, const Copy& b) { return a.start_ns < b.start_ns; });
   }
   std::stable_sort(t.calls.begin(), t.calls.end(), [](const DoctorCall& a, const DoctorCall& b) {
     return a.start_ns < b.start_ns;
@@ -334,7 +302,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
             [](const RawKernel& a, const RawKernel& b) { return a.start < b.start; });
   t.kernels_total = kernels.size();
   for (std::size_t i = 0; i < kernels.size() && i < kMaxDoctorKernels; ++i) {
-    t.kernels.push_back({rel(kernels[i].start), rel(kernels[i].end), kernels[i].stream});
+    t.kernels.push_back({"", rel(kernels[i].start), rel(kernels[i].end), kernels[i].stream, 0});
   }
   if (kernels.size() > kMaxDoctorKernels) {
     t.notes.push_back(fmt::format("{} kernels seen; the record keeps the first {}", kernels.size(),
@@ -354,9 +322,10 @@ DoctorTrace parse_doctor_events(std::string_view text) {
     t.notes.push_back(fmt::format("CUPTI dropped {} activity records", t.dropped_records));
   }
   for (const auto& [pid, how] : ended) {
-    if (how.rfind("signal ", 0) == 0) {
+    const std::string_view prefix = ev::End::kSignal;
+    if (how.rfind(prefix, 0) == 0) {
       int sig = 0;
-      if (signed_number(std::string_view(how).substr(7), sig) && t.signal.empty()) {
+      if (signed_number(std::string_view(how).substr(prefix.size()), sig) && t.signal.empty()) {
         t.signal = doctor_signal_name(sig);
       }
     }
@@ -368,15 +337,19 @@ DoctorTrace parse_doctor_events(std::string_view text) {
 
 namespace {
 
-json to_json(const DoctorCopy& c) {
-  return json{{"direction", c.direction}, {"bytes", c.bytes},       {"src_kind", c.src_kind},
-              {"dst_kind", c.dst_kind},   {"start_ns", c.start_ns}, {"end_ns", c.end_ns},
+json to_json(const Copy& c) {
+  return json{{"direction", direction_name(c.direction)},
+              {"bytes", c.bytes},
+              {"src_kind", to_string(c.src_kind)},
+              {"dst_kind", to_string(c.dst_kind)},
+              {"start_ns", c.start_ns},
+              {"end_ns", c.end_ns},
               {"stream", c.stream}};
 }
 
 json to_json(const DoctorCall& c) {
   json copies = json::array();
-  for (const DoctorCopy& k : c.copies) copies.push_back(to_json(k));
+  for (const Copy& k : c.copies) copies.push_back(to_json(k));
   json j{{"pid", c.pid},       {"api", c.api},           {"domain", c.domain}, {"kind", c.kind},
          {"thread", c.thread}, {"start_ns", c.start_ns}, {"end_ns", c.end_ns}, {"status", c.status},
          {"bytes", c.bytes},   {"site", c.site},         {"copies", copies}};
@@ -456,7 +429,8 @@ struct Obj {
 constexpr std::int64_t kMaxNs = std::int64_t{1} << 62;
 constexpr std::int64_t kMaxBytes = std::numeric_limits<std::int64_t>::max();
 
-std::string one_of(const Obj& o, const char* key, std::initializer_list<const char*> names) {
+template <typename Names>
+std::string one_of(const Obj& o, const char* key, const Names& names) {
   const std::string v = o.text(key);
   for (const char* n : names) {
     if (v == n) return v;
@@ -464,6 +438,10 @@ std::string one_of(const Obj& o, const char* key, std::initializer_list<const ch
   std::string list;
   for (const char* n : names) list += (list.empty() ? "" : ", ") + std::string(n);
   refuse(o.field(key), fmt::format("is '{}', not one of {}", v, list));
+}
+
+std::string one_of(const Obj& o, const char* key, std::initializer_list<const char*> names) {
+  return one_of<std::initializer_list<const char*>>(o, key, names);
 }
 
 void check_interval(const Obj& o, std::int64_t start, std::int64_t end) {
@@ -476,7 +454,7 @@ json to_json(const DoctorTrace& t) {
   json calls = json::array(), kernels = json::array(), migrations = json::array(),
        sites = json::array();
   for (const DoctorCall& c : t.calls) calls.push_back(to_json(c));
-  for (const DoctorKernel& k : t.kernels) kernels.push_back({k.start_ns, k.end_ns, k.stream});
+  for (const Kernel& k : t.kernels) kernels.push_back({k.start_ns, k.end_ns, k.stream});
   for (const DoctorMigration& m : t.migrations) {
     migrations.push_back(
         {{"kind", m.kind}, {"value", m.value}, {"start_ns", m.start_ns}, {"end_ns", m.end_ns}});
@@ -539,9 +517,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     k.api = c.text("api");
     if (k.api.empty()) refuse(c.field("api"), "is empty");
     k.domain = one_of(c, "domain", {"runtime", "driver"});
-    k.kind =
-        one_of(c, "kind",
-               {"copy", "copy_async", "batch", "sync", "alloc", "free", "register", "unregister"});
+    k.kind = one_of(c, "kind", ev::kCallClassNames);
     k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX));
     k.start_ns = c.whole("start_ns", 0, kMaxNs);
     k.end_ns = c.whole("end_ns", 0, kMaxNs);
@@ -553,13 +529,16 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     const json& copies = c.array("copies");
     for (std::size_t n = 0; n < copies.size(); ++n) {
       const Obj p(copies[n], fmt::format("{}.copies[{}]", c.path, n));
-      DoctorCopy d;
-      d.direction = one_of(p, "direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"});
+      Copy d;
+      if (!direction_named(one_of(p, "direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"}),
+                           d.direction)) {
+        d.direction = CopyDirection::kUnknown;  // "other"
+      }
       d.bytes = static_cast<std::uint64_t>(p.whole("bytes", 0, kMaxBytes));
       const std::initializer_list<const char*> kinds = {"pageable", "pinned", "device",
                                                         "managed",  "array",  "unknown"};
-      d.src_kind = one_of(p, "src_kind", kinds);
-      d.dst_kind = one_of(p, "dst_kind", kinds);
+      memory_kind_named(one_of(p, "src_kind", kinds), d.src_kind);
+      memory_kind_named(one_of(p, "dst_kind", kinds), d.dst_kind);
       d.start_ns = p.whole("start_ns", 0, kMaxNs);
       d.end_ns = p.whole("end_ns", 0, kMaxNs);
       check_interval(p, d.start_ns, d.end_ns);
@@ -580,7 +559,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     if (s < 0 || e < s || e > kMaxNs || k[2].get<std::int64_t>() < 0) {
       refuse(f, fmt::format("is {}, not an interval of times and a stream", k.dump()));
     }
-    t.kernels.push_back({s, e, static_cast<std::uint32_t>(k[2].get<std::int64_t>())});
+    t.kernels.push_back({"", s, e, static_cast<std::uint32_t>(k[2].get<std::int64_t>()), 0});
   }
   t.kernels_total = static_cast<std::uint64_t>(
       o.whole_or("kernels_total", static_cast<std::int64_t>(t.kernels.size()), 0, kMaxBytes));

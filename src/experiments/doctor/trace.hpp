@@ -1,9 +1,10 @@
 // What `pinbench doctor` saw a program do, as the run record's "doctor" section carries it:
 // every copy, synchronisation and page-locked allocation call (with the copies the driver made
 // for it and their memory kinds), kernels, unified-memory migrations and the call sites named
-// by the calls. It is read from the injection library's event lines (src/experiments/doctor/inject/,
-// docs/doctor.md lists them) and from a record's JSON; docs/record-schema.md lists the fields.
-// No CUDA.
+// by the calls. The copies and kernels are the trace model's own (framework/trace_model.hpp);
+// the calls, call sites and process are the doctor's. It is read from the injection library's
+// event lines (experiments/doctor/events.hpp) and from a record's JSON; docs/record-schema.md
+// lists the fields. No CUDA.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "framework/trace_model.hpp"
 
 namespace pinbench {
 
@@ -32,17 +35,6 @@ struct DoctorSite {
   std::vector<DoctorFrame> frames;  // native frames innermost first, then Python frames
 };
 
-// One copy the driver made, from CUPTI's memcpy activity record.
-struct DoctorCopy {
-  std::string direction;  // "h2d", "d2h", "d2d", "h2h", "p2p", "other"
-  std::uint64_t bytes = 0;
-  std::string src_kind;  // "pageable", "pinned", "device", "managed", "array", "unknown"
-  std::string dst_kind;
-  std::int64_t start_ns = 0;  // from the trace's origin
-  std::int64_t end_ns = 0;
-  std::uint32_t stream = 0;
-};
-
 struct DoctorCall {
   int pid = 0;
   std::string api;     // "cudaMemcpyAsync_v3020", as CUPTI names it
@@ -56,13 +48,10 @@ struct DoctorCall {
   std::uint64_t ptr = 0;    // alloc, free, register, unregister: the host pointer
   std::uint64_t bytes = 0;  // alloc/register: the size; copies: the size argument where known
   std::string site;         // the DoctorSite id, "" for calls that keep none
-  std::vector<DoctorCopy> copies;
-};
-
-struct DoctorKernel {
-  std::int64_t start_ns = 0;
-  std::int64_t end_ns = 0;
-  std::uint32_t stream = 0;
+  // The copies the driver made for the call (CUPTI's memcpy activity records), times from the
+  // trace's origin; a direction the record calls "other" is CopyDirection::kUnknown. No
+  // correlation: a copy belongs to its call.
+  std::vector<Copy> copies;
 };
 
 // A unified-memory counter record: "htod" / "dtoh" bytes migrated, "cpu_faults" / "gpu_faults".
@@ -86,7 +75,7 @@ struct DoctorTrace {
   std::uint64_t unmatched_copies = 0;  // memcpy records no API call claimed
   std::uint64_t kernels_total = 0;     // kernels seen; `kernels` may hold fewer (kMaxKernels)
   std::vector<DoctorCall> calls;
-  std::vector<DoctorKernel> kernels;
+  std::vector<Kernel> kernels;  // start, end and stream only: the record keeps no names
   std::vector<DoctorMigration> migrations;
   std::vector<DoctorSite> sites;
 

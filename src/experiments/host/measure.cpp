@@ -200,15 +200,7 @@ void measure_peers(RunRecord& record, std::vector<std::unique_ptr<GpuLane>>& all
         const auto copy = [&] {
           PINBENCH_CUDA_TRY(cudaMemcpyPeerAsync(b->down.data(), to, a->up.data(), from, bytes, s));
         };
-        const Timed t = sampler.run(
-            [&](Sampler& sm, int, int, Timed& out) {
-              sm.start(0, s);
-              copy();
-              sm.stop(0, s);
-              sm.wait(0);
-              out.samples_ms.push_back(sm.elapsed_ms(0));
-            },
-            copy);
+        const Timed t = sampler.run(one_timed_sample(s, copy), copy);
         PINBENCH_CUDA_TRY(cudaStreamSynchronize(s));
         cuda::HostBuffer back(bytes, MemoryKind::kPageable);
         PINBENCH_CUDA_TRY(cudaSetDevice(to));

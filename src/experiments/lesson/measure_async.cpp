@@ -12,9 +12,9 @@
 
 #include "framework/pattern.hpp"
 #include "framework/units.hpp"
+#include "base/nvtx_domain.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
-#include "cuda/nvtx.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/lesson/measure_parts.hpp"
 #include "measure/run_record.hpp"
@@ -42,7 +42,7 @@ void run_async(PartContext& ctx) {
       const std::string memory = to_string(host->kind());
       const std::string group = fmt::format("part2 async {} {}", direction, memory);
       ctx.progress(fmt::format("{} {}", group, format_size(bytes)));
-      const cuda::NvtxRange range(group);
+      const PhaseRange range(group);
 
       const int warmups = std::max(1, cfg.async_warmups);  // the first copy is also the gate
       const CaseSpec spec{

@@ -13,9 +13,9 @@
 
 #include "framework/pattern.hpp"
 #include "framework/units.hpp"
+#include "base/nvtx_domain.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
-#include "cuda/nvtx.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/lesson/measure_parts.hpp"
 #include "measure/run_record.hpp"
@@ -108,7 +108,7 @@ void run_copies(PartContext& ctx) {
     for (cuda::HostBuffer* host : {&b.pageable, &b.pinned}) {
       const std::string group =
           fmt::format("part1 {} {}", h2d ? "h2d" : "d2h", to_string(host->kind()));
-      const cuda::NvtxRange range(group);
+      const PhaseRange range(group);
       for (std::size_t bytes : sizes) {
         ctx.progress(fmt::format("{} {}", group, format_size(bytes)));
         ctx.record.cases.push_back(measure(ctx, b, h2d, *host, bytes, b.kind_ok(host)));

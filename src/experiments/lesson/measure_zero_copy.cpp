@@ -13,10 +13,10 @@
 
 #include "framework/pattern.hpp"
 #include "framework/units.hpp"
+#include "base/nvtx_domain.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels.cuh"
-#include "cuda/nvtx.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/lesson/measure_parts.hpp"
 #include "measure/run_record.hpp"
@@ -116,21 +116,21 @@ void run_zero_copy(PartContext& ctx) {
   auto* dev_out = static_cast<float*>(out.data());
 
   {
-    const cuda::NvtxRange range("part3 kernel device-resident");
+    const PhaseRange range("part3 kernel device-resident");
     ctx.record.cases.push_back(time_variant(
         ctx, variant(ctx.config, "kernel", "d2d", "device", "scale_copy", bytes), stream, out,
         scaled, result, true,
         [&] { cuda::launch_scale_copy(resident, dev_out, n, kScale, blocks, stream.get()); }));
   }
   {
-    const cuda::NvtxRange range("part3 kernel zero-copy");
+    const PhaseRange range("part3 kernel zero-copy");
     ctx.record.cases.push_back(time_variant(
         ctx, variant(ctx.config, "kernel", "h2d", "mapped", "scale_copy", bytes), stream, out,
         scaled, result, mapped_ok,
         [&] { cuda::launch_scale_copy(mapped_in, dev_out, n, kScale, blocks, stream.get()); }));
   }
   {
-    const cuda::NvtxRange range("part3 device-to-device copy");
+    const PhaseRange range("part3 device-to-device copy");
     ctx.record.cases.push_back(time_variant(
         ctx, variant(ctx.config, "device_copy", "d2d", "device", "cudaMemcpyAsync", bytes), stream,
         out, input, result, true, [&] {

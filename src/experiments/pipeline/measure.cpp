@@ -387,8 +387,7 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
                   copy_bound, kinds_ok);
     cb.extra = extra;
     record.gates.push_back(
-        {cb.gate, !copy_bound.failed,
-         copy_bound.failed ? copy_bound.detail : "every chunk arrived in both directions"});
+        sampled_gate(cb.gate, copy_bound, "every chunk arrived in both directions"));
     record.cases.push_back(std::move(cb));
 
     progress(fmt::format("[{}/{}] {} streams: the kernel alone", ++step, steps, n));
@@ -400,10 +399,9 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
         kernel_bound);
     ck.extra = extra;
     ck.extra["rounds"] = config.kernel_rounds;
-    record.gates.push_back({ck.gate, !kernel_bound.failed,
-                            kernel_bound.failed ? kernel_bound.detail
-                                                : "timing only: the pipeline's check covers what "
-                                                  "the kernel computes"});
+    record.gates.push_back(
+        sampled_gate(ck.gate, kernel_bound,
+                     "timing only: the pipeline's check covers what the kernel computes"));
     record.cases.push_back(std::move(ck));
 
     if (host_both && !stop_before_next_case(record)) {
@@ -448,8 +446,8 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
       ch.extra = extra;
       ch.extra["fill_threads"] = config.engine.to_device.threads;
       ch.extra["drain_threads"] = config.engine.to_host.threads;
-      record.gates.push_back({ch.gate, !hb.failed,
-                              hb.failed ? hb.detail : "every drained chunk held its slot's bytes"});
+      record.gates.push_back(
+          sampled_gate(ch.gate, hb, "every drained chunk held its slot's bytes"));
       record.cases.push_back(std::move(ch));
     }
 
@@ -486,10 +484,9 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
       c.extra = extra;
       c.extra["source"] = to_string(source);
       record.gates.push_back(
-          {gate, !t.failed,
-           t.failed ? t.detail
-                    : fmt::format("every one of {} runs returned all {} floats exactly",
-                                  t.samples_ms.size(), floats)});
+          sampled_gate(gate, t,
+                       fmt::format("every one of {} runs returned all {} floats exactly",
+                                   t.samples_ms.size(), floats)));
       record.cases.push_back(std::move(c));
     }
   }

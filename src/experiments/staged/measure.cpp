@@ -32,11 +32,11 @@
 #include "framework/pattern.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/units.hpp"
+#include "base/nvtx_domain.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"
 #include "cuda/device.hpp"
-#include "cuda/nvtx.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/staged/host_bound.hpp"
 #include "measure/run_record.hpp"
@@ -536,7 +536,7 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
         const char* method = under_dma ? "host-under-dma" : "host";
         progress(fmt::format("[{}/{}] {} bound: {} {}", ++n, total, to_string(d), method,
                              format_size(bytes)));
-        const cuda::NvtxRange range(
+        const PhaseRange range(
             fmt::format("bound {} {} {}", to_string(d), method, size_token(bytes)));
         const Timed r =
             measure_host(*rig, b, to_device, under_dma, bytes, config.warmups, config.iterations);
@@ -567,8 +567,8 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
                              format_size(s.bytes), s.host_off || s.dev_off ? " unaligned" : ""));
         const Leg leg = make_leg(b, d, m, s.bytes, s.host_off, s.dev_off);
         const bool back_to_back = m == StagedMethod::kStagedBackToBack;
-        const cuda::NvtxRange range(fmt::format("staged {} {} {}", to_string(d), to_string(m),
-                                                size_token(s.bytes, s.host_off, s.dev_off)));
+        const PhaseRange range(fmt::format("staged {} {} {}", to_string(d), to_string(m),
+                                           size_token(s.bytes, s.host_off, s.dev_off)));
         Timed r = measure(methods, m, leg, b, config.warmups, config.iterations, !back_to_back);
         // A registration left behind would make every later "pageable" figure a pinned one.
         if (m == StagedMethod::kRegisterCopy && !r.failed &&

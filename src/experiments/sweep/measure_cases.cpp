@@ -11,10 +11,10 @@
 #include "framework/pattern.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/units.hpp"
+#include "base/nvtx_domain.hpp"
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"
 #include "cuda/device.hpp"
-#include "cuda/nvtx.hpp"
 #include "measure/latch.hpp"
 #include "measure/sampler.hpp"
 
@@ -359,8 +359,8 @@ std::string Measurer::measure(KindBuffers& b, Direction direction, CopyMethod me
                             : locked                          ? " pinned"
                             : kind == MemoryKind::kManaged    ? ""
                                                               : " pageable";
-  const cuda::NvtxRange range(fmt::format("sweep {}/{} {}{}", to_string(kind), to_string(method),
-                                          to_string(direction), driver_kind));
+  const PhaseRange range(fmt::format("sweep {}/{} {}{}", to_string(kind), to_string(method),
+                                     to_string(direction), driver_kind));
 
   // The sources hold the reference bytes before any case starts.
   std::memcpy(b.host.data(), b.expected.data(), bytes);

@@ -6,11 +6,12 @@
 // written as it happens, one tab-separated line per write(2) on an O_APPEND file that doctor
 // named in PINBENCH_DOCTOR_EVENTS, so a program that dies loses none of its API events; activity
 // buffers are flushed every 100 ms, at exit and, best effort, from fatal-signal handlers that
-// chain to the program's own. docs/doctor.md describes the lines; doctor reads them
-// (experiments/doctor/trace.hpp).
+// chain to the program's own. The lines are defined in experiments/doctor/events.hpp, which
+// doctor's parser (experiments/doctor/trace.cpp) reads them with; docs/doctor.md lists them.
 //
 // No fmt, JSON or C++ runtime beyond what the collector needs: it lives in someone else's
-// process. CUPTI is dlopen()ed from the paths doctor passed in PINBENCH_DOCTOR_CUPTI.
+// process. CUPTI is dlopen()ed from the paths doctor passed in PINBENCH_DOCTOR_CUPTI, through
+// the table the tool's own trace uses too (cuda/cupti_api.hpp, header-only).
 #include <cupti.h>
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -32,65 +33,38 @@
 #include <string>
 #include <unordered_set>
 
+#include "cuda/cupti_api.hpp"
+#include "experiments/doctor/events.hpp"
+
 namespace {
+
+namespace events = pinbench::doctor_events;
+using events::CallClass;
+using events::kAlloc;
+using events::kBatch;
+using events::kCopy;
+using events::kCopyAsync;
+using events::kFree;
+using events::kIgnore;
+using events::kRegister;
+using events::kSync;
+using events::kUnregister;
+
+// The U lines carry CUPTI's numbers for the counters; the parser reads them without cupti.h.
+static_assert(CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD ==
+                  static_cast<int>(events::Unified::kBytesToDevice) &&
+              CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH ==
+                  static_cast<int>(events::Unified::kBytesToHost) &&
+              CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT ==
+                  static_cast<int>(events::Unified::kCpuFaults) &&
+              CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT ==
+                  static_cast<int>(events::Unified::kGpuFaults));
 
 constexpr std::size_t kBufferBytes = 4u << 20;
 constexpr int kMaxFrames = 16;
 constexpr int kMaxPythonFrames = 8;
 
-enum ApiClass : std::int8_t {
-  kUnclassified = -1,
-  kIgnore = 0,
-  kCopy,
-  kCopyAsync,
-  kBatch,
-  kSync,
-  kAlloc,
-  kFree,
-  kRegister,
-  kUnregister,
-};
-
-const char* class_name(int c) {
-  switch (c) {
-    case kCopy:
-      return "copy";
-    case kCopyAsync:
-      return "copy_async";
-    case kBatch:
-      return "batch";
-    case kSync:
-      return "sync";
-    case kAlloc:
-      return "alloc";
-    case kFree:
-      return "free";
-    case kRegister:
-      return "register";
-    case kUnregister:
-      return "unregister";
-    default:
-      return "other";
-  }
-}
-
-struct Cupti {
-  void* handle = nullptr;
-  decltype(&cuptiSubscribe) subscribe = nullptr;
-  decltype(&cuptiEnableCallback) enable_callback = nullptr;
-  decltype(&cuptiGetCallbackName) callback_name = nullptr;
-  decltype(&cuptiActivityEnable) activity_enable = nullptr;
-  decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
-  decltype(&cuptiActivityFlushAll) flush_all = nullptr;
-  decltype(&cuptiActivityFlushPeriod) flush_period = nullptr;
-  decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
-  decltype(&cuptiActivityGetNumDroppedRecords) dropped_records = nullptr;
-  decltype(&cuptiActivityConfigureUnifiedMemoryCounter) configure_um = nullptr;
-  decltype(&cuptiGetTimestamp) timestamp = nullptr;
-  decltype(&cuptiGetVersion) version = nullptr;
-};
-
-Cupti g_cupti;
+pinbench::cuda::CuptiApi g_cupti;
 int g_fd = -1;
 int g_pid = 0;
 std::atomic<bool> g_flushing{false};
@@ -184,17 +158,25 @@ void clean(char* s) {
   }
 }
 
-void emit(const char* format, ...) __attribute__((format(printf, 1, 2)));
-void emit(const char* format, ...) {
+// Writes one line that `format` (an events.hpp writer, bound to its fields) puts in a buffer.
+template <typename Format>
+void emit(const Format& format) {
   char line[8192];
+  write_all(line, format(line, sizeof line));
+}
+
+// An N line, its sentence formatted first.
+void note(const char* what, const char* format, ...) __attribute__((format(printf, 2, 3)));
+void note(const char* what, const char* format, ...) {
+  char text[8192];
   va_list args;
   va_start(args, format);
-  int n = std::vsnprintf(line, sizeof line, format, args);
+  const int n = std::vsnprintf(text, sizeof text, format, args);
   va_end(args);
   if (n < 0) return;
-  if (static_cast<std::size_t>(n) >= sizeof line) n = sizeof line - 1;
-  line[n - 1] = '\n';  // a cut line still ends as a line
-  write_all(line, static_cast<std::size_t>(n));
+  emit([&](char* line, std::size_t size) {
+    return events::Note::write(line, size, g_pid, what, text);
+  });
 }
 
 std::uint64_t now_ns() {
@@ -224,7 +206,7 @@ bool starts(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
-ApiClass classify(const std::string& n) {
+CallClass classify(const std::string& n) {
   if (starts(n, "cudaMemcpy") || starts(n, "cuMemcpy")) {
     if (n.find("Batch") != std::string::npos) return kBatch;
     return n.find("Async") != std::string::npos ? kCopyAsync : kCopy;
@@ -341,7 +323,7 @@ void python_frames(std::string& out, std::uint64_t& hash) {
       py.dec_ref(code);
     }
     char item[1024];
-    std::snprintf(item, sizeof item, "\tP|%s|%d|%s", file.c_str(), line, function.c_str());
+    events::Site::write_python(item, sizeof item, file.c_str(), line, function.c_str());
     clean(item + 1);
     out += item;
     hash = fnv(hash, file.data(), file.size());
@@ -386,17 +368,15 @@ std::uint64_t call_site() {
     const std::uintptr_t pc = reinterpret_cast<std::uintptr_t>(pcs[i]);
     const std::uintptr_t offset = pc - (map != nullptr ? map->l_addr : 0);
     char item[1200];
-    std::snprintf(
-        item, sizeof item, "\tN|%s|0x%zx|%s", info.dli_fname != nullptr ? info.dli_fname : "?",
-        static_cast<std::size_t>(offset), info.dli_sname != nullptr ? info.dli_sname : "");
+    events::Site::write_native(item, sizeof item, info.dli_fname != nullptr ? info.dli_fname : "?",
+                               static_cast<std::size_t>(offset),
+                               info.dli_sname != nullptr ? info.dli_sname : "");
     clean(item + 1);
     frames += item;
     ++kept;
   }
-  std::string line = "S\t" + std::to_string(g_pid) + "\t";
-  char id[32];
-  std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(hash));
-  line += id;
+  char head[64];
+  std::string line(head, events::Site::write_head(head, sizeof head, g_pid, hash));
   line += frames;
   line += python_part;
   line += "\n";
@@ -468,11 +448,10 @@ void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
   char name[256];
   std::snprintf(name, sizeof name, "%s", cb->functionName != nullptr ? cb->functionName : "?");
   clean(name);
-  emit("A\t%d\t%c\t%s\t%u\t%d\t%llu\t%llu\t%d\t0x%zx\t%llu\t%016llx\t%s\n", g_pid,
-       runtime ? 'R' : 'D', class_name(cls), cb->correlationId, tid(),
-       static_cast<unsigned long long>(start), static_cast<unsigned long long>(end), status,
-       static_cast<std::size_t>(ptr), static_cast<unsigned long long>(bytes),
-       static_cast<unsigned long long>(site), name);
+  emit([&](char* line, std::size_t size) {
+    return events::Api::write(line, size, g_pid, runtime, cls, cb->correlationId, tid(), start, end,
+                              status, ptr, bytes, site, name);
+  });
 }
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max) {
@@ -499,16 +478,13 @@ struct Block {
 
 void take(const CUpti_Activity* record, Block& out) {
   char line[1024];
-  int n = 0;
+  std::size_t n = 0;
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      n = std::snprintf(
-          line, sizeof line, "M\t%d\t%u\t%u\t%u\t%llu\t%u\t%u\t%llu\t%llu\t%u\t%u\t%u\n", g_pid,
-          m->correlationId, m->runtimeCorrelationId, m->copyKind,
-          static_cast<unsigned long long>(m->bytes), m->srcKind, m->dstKind,
-          static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
-          m->streamId, m->deviceId, static_cast<unsigned>(m->flags));
+      n = events::Memcpy::write(line, sizeof line, g_pid, m->correlationId, m->runtimeCorrelationId,
+                                m->copyKind, m->bytes, m->srcKind, m->dstKind, m->start, m->end,
+                                m->streamId, m->deviceId, static_cast<unsigned>(m->flags));
       break;
     }
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -517,23 +493,20 @@ void take(const CUpti_Activity* record, Block& out) {
       char name[200];
       std::snprintf(name, sizeof name, "%s", k->name != nullptr ? k->name : "?");
       clean(name);
-      n = std::snprintf(line, sizeof line, "K\t%d\t%u\t%llu\t%llu\t%u\t%s\n", g_pid,
-                        k->correlationId, static_cast<unsigned long long>(k->start),
-                        static_cast<unsigned long long>(k->end), k->streamId, name);
+      n = events::Kernel::write(line, sizeof line, g_pid, k->correlationId, k->start, k->end,
+                                k->streamId, name);
       break;
     }
     case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER: {
       const auto* u = reinterpret_cast<const CUpti_ActivityUnifiedMemoryCounter3*>(record);
-      n = std::snprintf(
-          line, sizeof line, "U\t%d\t%u\t%llu\t%llu\t%llu\n", g_pid,
-          static_cast<unsigned>(u->counterKind), static_cast<unsigned long long>(u->value),
-          static_cast<unsigned long long>(u->start), static_cast<unsigned long long>(u->end));
+      n = events::Unified::write(line, sizeof line, g_pid, static_cast<unsigned>(u->counterKind),
+                                 u->value, u->start, u->end);
       break;
     }
     default:
       return;
   }
-  if (n > 0) out.add(line, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof line - 1));
+  out.add(line, n);
 }
 
 void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer,
@@ -542,15 +515,11 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
     static std::mutex mu;  // CUPTI may complete buffers on several threads
     const std::lock_guard<std::mutex> lock(mu);
     static Block block;
-    CUpti_Activity* record = nullptr;
-    while (valid > 0 && g_cupti.next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
-      take(record, block);
-    }
-    std::size_t dropped = 0;
-    if (g_cupti.dropped_records(context, stream, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+    const std::size_t dropped = g_cupti.read_buffer(
+        context, stream, buffer, valid, [](const CUpti_Activity* record) { take(record, block); });
+    if (dropped > 0) {
       char line[64];
-      const int n = std::snprintf(line, sizeof line, "X\t%d\t%zu\n", g_pid, dropped);
-      block.add(line, static_cast<std::size_t>(n));
+      block.add(line, events::Dropped::write(line, sizeof line, g_pid, dropped));
     }
     block.flush();
   }
@@ -559,16 +528,12 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
 
 // --- the end of the program -------------------------------------------------------------------
 
-void flush_and_end(const char* how) {
+void at_exit() {
   if (g_ended.exchange(true)) return;
   if (g_cupti.flush_all != nullptr && !g_flushing.exchange(true)) {
     g_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   }
-  emit("E\t%d\t%s\n", g_pid, how);
-}
-
-void at_exit() {
-  flush_and_end("exit");
+  emit([](char* line, std::size_t size) { return events::End::write_exit(line, size, g_pid); });
 }
 
 const int kFatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGQUIT};
@@ -592,9 +557,9 @@ extern "C" void on_fatal(int sig, siginfo_t* info, void* context) {
   // The line first: should the flush hang (a crash inside CUPTI), the watchdog's SIGALRM ends
   // the program and doctor still knows which signal ended it.
   char line[48];
-  const int n = std::snprintf(line, sizeof line, "E\t%d\tsignal %d\n", g_pid, sig);
+  const std::size_t n = events::End::write_signal(line, sizeof line, g_pid, sig);
   if (!g_ended.exchange(true)) {
-    write_all(line, static_cast<std::size_t>(n));
+    write_all(line, n);
     alarm(3);
     if (g_cupti.flush_all != nullptr && !g_flushing.exchange(true)) {
       g_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -613,25 +578,18 @@ void install_fatal_handlers() {
   for (int sig : kFatal) sigaction(sig, &sa, &g_previous[sig]);
 }
 
-void* open_cupti(const char* candidates) {
+// Loads CUPTI from the first of the paths doctor passed (colon-separated) that loads.
+bool open_cupti(pinbench::cuda::CuptiApi& c, const char* candidates) {
   std::string list = candidates != nullptr ? candidates : "";
   if (list.empty()) list = "libcupti.so.13:/usr/local/cuda/lib64/libcupti.so.13";
   std::size_t from = 0;
   while (from <= list.size()) {
     const std::size_t to = std::min(list.find(':', from), list.size());
     const std::string path = list.substr(from, to - from);
-    if (!path.empty()) {
-      if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
-    }
+    if (!path.empty() && c.open(path.c_str())) return true;
     from = to + 1;
   }
-  return nullptr;
-}
-
-template <typename F>
-bool bind(void* handle, F& fn, const char* name) {
-  fn = reinterpret_cast<F>(dlsym(handle, name));
-  return fn != nullptr;
+  return false;
 }
 
 int start() {
@@ -651,41 +609,30 @@ int start() {
   g_runtime_base = new std::string[CUPTI_RUNTIME_TRACE_CBID_SIZE];
   g_driver_base = new std::string[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
-  Cupti& c = g_cupti;
-  c.handle = open_cupti(std::getenv("PINBENCH_DOCTOR_CUPTI"));
-  if (c.handle == nullptr) {
-    emit("N\t%d\tno-cupti\tCUPTI not found (%s)\n", g_pid, dlerror());
+  pinbench::cuda::CuptiApi& c = g_cupti;
+  if (!open_cupti(c, std::getenv("PINBENCH_DOCTOR_CUPTI"))) {
+    note(events::Note::kNoCupti, "CUPTI not found (%s)", dlerror());
     return 1;
   }
-  bool ok = bind(c.handle, c.subscribe, "cuptiSubscribe") &&
-            bind(c.handle, c.enable_callback, "cuptiEnableCallback") &&
-            bind(c.handle, c.callback_name, "cuptiGetCallbackName") &&
-            bind(c.handle, c.activity_enable, "cuptiActivityEnable") &&
-            bind(c.handle, c.register_callbacks, "cuptiActivityRegisterCallbacks") &&
-            bind(c.handle, c.flush_all, "cuptiActivityFlushAll") &&
-            bind(c.handle, c.next_record, "cuptiActivityGetNextRecord") &&
-            bind(c.handle, c.dropped_records, "cuptiActivityGetNumDroppedRecords") &&
-            bind(c.handle, c.timestamp, "cuptiGetTimestamp") &&
-            bind(c.handle, c.version, "cuptiGetVersion");
-  bind(c.handle, c.flush_period, "cuptiActivityFlushPeriod");
-  bind(c.handle, c.configure_um, "cuptiActivityConfigureUnifiedMemoryCounter");
-  if (!ok) {
-    emit("N\t%d\tno-cupti\tthe CUPTI found lacks a function pinbench needs\n", g_pid);
+  if (c.bind() != nullptr) {
+    note(events::Note::kNoCupti, "the CUPTI found lacks a function pinbench needs");
     c.timestamp = nullptr;
     c.flush_all = nullptr;
     return 1;
   }
   std::uint32_t version = 0;
-  c.version(&version);
+  c.get_version(&version);
   CUpti_SubscriberHandle subscriber = nullptr;
   const CUptiResult sub = c.subscribe(&subscriber, on_api, nullptr);
   if (sub != CUPTI_SUCCESS) {
-    emit("N\t%d\tcupti-busy\tCUPTI is held by another profiler or debugger (error %d)\n", g_pid,
+    note(events::Note::kCuptiBusy, "CUPTI is held by another profiler or debugger (error %d)",
          static_cast<int>(sub));
     c.flush_all = nullptr;
     return 1;
   }
-  emit("H\t%d\t%u\t%llu\n", g_pid, version, static_cast<unsigned long long>(now_ns()));
+  emit([&](char* line, std::size_t size) {
+    return events::Hello::write(line, size, g_pid, version, now_ns());
+  });
 
   for (std::uint32_t id = 0; id < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++id) {
     const char* name = nullptr;
@@ -711,7 +658,7 @@ int start() {
   }
 
   c.register_callbacks(buffer_requested, buffer_completed);
-  if (c.configure_um != nullptr) {
+  if (c.configure_unified_memory != nullptr) {
     CUpti_ActivityUnifiedMemoryCounterConfig um[4];
     const CUpti_ActivityUnifiedMemoryCounterKind kinds[4] = {
         CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
@@ -721,17 +668,17 @@ int start() {
     for (int i = 0; i < 4; ++i) {
       um[i] = {CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_ALL_DEVICES, kinds[i], 0, 1};
     }
-    CUptiResult r = c.configure_um(um, 4);
+    CUptiResult r = c.configure_unified_memory(um, 4);
     if (r == CUPTI_SUCCESS) r = c.activity_enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
     if (r != CUPTI_SUCCESS) {
-      emit("N\t%d\tno-um\tCUPTI reports no unified memory counters here (CUPTI error %d)\n", g_pid,
-           static_cast<int>(r));
+      note(events::Note::kNoUnifiedMemory,
+           "CUPTI reports no unified memory counters here (CUPTI error %d)", static_cast<int>(r));
     }
   }
   for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}) {
     const CUptiResult r = c.activity_enable(k);
     if (r != CUPTI_SUCCESS) {
-      emit("N\t%d\tactivity\tCUPTI activity kind %d not enabled (error %d)\n", g_pid,
+      note(events::Note::kActivity, "CUPTI activity kind %d not enabled (error %d)",
            static_cast<int>(k), static_cast<int>(r));
     }
   }

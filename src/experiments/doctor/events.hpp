@@ -1,0 +1,237 @@
+// The doctor's event lines, defined once for both ends: the injection library
+// (inject/inject.cpp) writes them into the program's event file and parse_doctor_events
+// (trace.cpp) reads them back. A line is a one-letter tag, the writing process's pid and the
+// fields of its kind, tab-separated, ended by '\n'; docs/doctor.md lists them. Each kind below
+// says where its fields stand (counting the tag as field 0 and the pid as field 1) and writes
+// its line with snprintf into the caller's buffer: no allocation, no fmt or JSON, nothing but
+// the C library, because the injection library lives in someone else's process and writes
+// lines from fatal-signal handlers too.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+
+namespace pinbench::doctor_events {
+
+constexpr char kSeparator = '\t';
+constexpr std::size_t kTagField = 0;
+constexpr std::size_t kPidField = 1;
+
+// Makes snprintf's result a whole line in `size` bytes: a line cut at the end of the buffer
+// still ends in '\n'. Returns the bytes to write (0 when snprintf failed).
+inline std::size_t finish_line(char* line, std::size_t size, int n) {
+  if (n <= 0 || size < 2) return 0;
+  std::size_t len = static_cast<std::size_t>(n);
+  if (len >= size) len = size - 1;
+  line[len - 1] = '\n';
+  return len;
+}
+
+// H: a process initialised CUDA and CUPTI is collecting.
+struct Hello {
+  static constexpr char kTag = 'H';
+  enum Field : std::size_t { kCuptiVersion = 2, kClock, kFields };  // kClock: CUPTI's, in ns
+  static std::size_t write(char* line, std::size_t size, int pid, std::uint32_t cupti_version,
+                           std::uint64_t clock_ns) {
+    return finish_line(line, size,
+                       std::snprintf(line, size, "%c\t%d\t%u\t%llu\n", kTag, pid, cupti_version,
+                                     static_cast<unsigned long long>(clock_ns)));
+  }
+};
+
+// N: what the collector could not do, as a tag and a sentence.
+struct Note {
+  static constexpr char kTag = 'N';
+  enum Field : std::size_t { kWhat = 2, kText, kFields };
+  static constexpr const char* kNoCupti = "no-cupti";      // none found, or one lacking functions
+  static constexpr const char* kCuptiBusy = "cupti-busy";  // another profiler holds it
+  static constexpr const char* kNoUnifiedMemory = "no-um";
+  static constexpr const char* kActivity = "activity";  // an activity kind was not enabled
+  static std::size_t write(char* line, std::size_t size, int pid, const char* what,
+                           const char* text) {
+    return finish_line(line, size,
+                       std::snprintf(line, size, "%c\t%d\t%s\t%s\n", kTag, pid, what, text));
+  }
+};
+
+// The class of an API call, as an A line names it and the record's calls keep it ("kind").
+enum CallClass : std::int8_t {
+  kIgnore = 0,
+  kCopy,
+  kCopyAsync,
+  kBatch,
+  kSync,
+  kAlloc,
+  kFree,
+  kRegister,
+  kUnregister,
+  kCallClasses
+};
+// Indexed by CallClass, from kCopy.
+constexpr const char* kCallClassNames[] = {"copy",  "copy_async", "batch",    "sync",
+                                           "alloc", "free",       "register", "unregister"};
+constexpr const char* call_class_name(int c) {
+  return c > kIgnore && c < kCallClasses ? kCallClassNames[c - 1] : "other";
+}
+
+// A: one API call, written when it returns.
+struct Api {
+  static constexpr char kTag = 'A';
+  enum Field : std::size_t {
+    kDomain = 2,  // kRuntime or kDriver
+    kClass,       // call_class_name()
+    kCorrelation,
+    kThread,
+    kStart,  // CUPTI's clock, ns
+    kEnd,
+    kStatus,   // the call's return value
+    kPointer,  // 0x..., the host pointer of an allocation, registration or free
+    kBytes,
+    kSite,  // the call site's id (Site), or kNoSite
+    kName,  // as CUPTI names the function: cudaMemcpyAsync_v3020
+    kFields
+  };
+  static constexpr char kRuntime = 'R';
+  static constexpr char kDriver = 'D';
+  static constexpr const char* kNoSite = "0000000000000000";
+  static std::size_t write(char* line, std::size_t size, int pid, bool runtime, int call_class,
+                           std::uint32_t correlation, int thread, std::uint64_t start_ns,
+                           std::uint64_t end_ns, int status, std::uintptr_t pointer,
+                           std::uint64_t bytes, std::uint64_t site, const char* name) {
+    return finish_line(
+        line, size,
+        std::snprintf(
+            line, size, "%c\t%d\t%c\t%s\t%u\t%d\t%llu\t%llu\t%d\t0x%zx\t%llu\t%016llx\t%s\n", kTag,
+            pid, runtime ? kRuntime : kDriver, call_class_name(call_class), correlation, thread,
+            static_cast<unsigned long long>(start_ns), static_cast<unsigned long long>(end_ns),
+            status, static_cast<std::size_t>(pointer), static_cast<unsigned long long>(bytes),
+            static_cast<unsigned long long>(site), name));
+  }
+};
+
+// S: a call site's frames, once per site and process: the id, then one field per frame, its
+// parts split by kFramePart: native "N|module|0xoffset|symbol" (the offset from the module's
+// load address, as addr2line reads it), then Python "P|file|line|function", innermost first.
+struct Site {
+  static constexpr char kTag = 'S';
+  enum Field : std::size_t { kId = 2, kFirstFrame };
+  static constexpr std::size_t kIdDigits = 16;  // hexadecimal
+  static constexpr char kFramePart = '|';
+  static constexpr char kNative = 'N';
+  static constexpr char kPython = 'P';
+  enum FramePart : std::size_t { kFrameKind, kFrameWhere, kFrameAt, kFrameName, kFrameParts };
+  // The line's start, up to its first frame.
+  static std::size_t write_head(char* line, std::size_t size, int pid, std::uint64_t id) {
+    const int n = std::snprintf(line, size, "%c\t%d\t%016llx", kTag, pid,
+                                static_cast<unsigned long long>(id));
+    return n > 0 && static_cast<std::size_t>(n) < size ? static_cast<std::size_t>(n) : 0;
+  }
+  // A frame's field with the tab before it; the caller cleans the text after the tab.
+  static int write_native(char* item, std::size_t size, const char* module, std::size_t offset,
+                          const char* symbol) {
+    return std::snprintf(item, size, "\t%c|%s|0x%zx|%s", kNative, module, offset, symbol);
+  }
+  static int write_python(char* item, std::size_t size, const char* file, int line_number,
+                          const char* function) {
+    return std::snprintf(item, size, "\t%c|%s|%d|%s", kPython, file, line_number, function);
+  }
+};
+
+// M: one copy the driver made (CUPTI's memcpy activity record). The kinds are CUPTI's numbers
+// (CUpti_ActivityMemcpyKind, CUpti_ActivityMemoryKind), which framework/trace_model.hpp reads.
+struct Memcpy {
+  static constexpr char kTag = 'M';
+  enum Field : std::size_t {
+    kCorrelation = 2,     // the driver call's
+    kRuntimeCorrelation,  // the runtime call's
+    kCopyKind,
+    kBytes,
+    kSrcKind,
+    kDstKind,
+    kStart,
+    kEnd,
+    kStream,
+    kDevice,
+    kFlags,
+    kFields
+  };
+  static std::size_t write(char* line, std::size_t size, int pid, std::uint32_t correlation,
+                           std::uint32_t runtime_correlation, unsigned copy_kind,
+                           std::uint64_t bytes, unsigned src_kind, unsigned dst_kind,
+                           std::uint64_t start_ns, std::uint64_t end_ns, std::uint32_t stream,
+                           std::uint32_t device, unsigned flags) {
+    return finish_line(
+        line, size,
+        std::snprintf(line, size, "%c\t%d\t%u\t%u\t%u\t%llu\t%u\t%u\t%llu\t%llu\t%u\t%u\t%u\n",
+                      kTag, pid, correlation, runtime_correlation, copy_kind,
+                      static_cast<unsigned long long>(bytes), src_kind, dst_kind,
+                      static_cast<unsigned long long>(start_ns),
+                      static_cast<unsigned long long>(end_ns), stream, device, flags));
+  }
+};
+
+// K: one kernel. Its name is the last field; the parser needs none of it.
+struct Kernel {
+  static constexpr char kTag = 'K';
+  enum Field : std::size_t { kCorrelation = 2, kStart, kEnd, kStream, kName, kFields };
+  static std::size_t write(char* line, std::size_t size, int pid, std::uint32_t correlation,
+                           std::uint64_t start_ns, std::uint64_t end_ns, std::uint32_t stream,
+                           const char* name) {
+    return finish_line(line, size,
+                       std::snprintf(line, size, "%c\t%d\t%u\t%llu\t%llu\t%u\t%s\n", kTag, pid,
+                                     correlation, static_cast<unsigned long long>(start_ns),
+                                     static_cast<unsigned long long>(end_ns), stream, name));
+  }
+};
+
+// U: a unified-memory counter record.
+struct Unified {
+  static constexpr char kTag = 'U';
+  enum Field : std::size_t { kCounter = 2, kValue, kStart, kEnd, kFields };
+  // CUPTI's counter kinds (CUpti_ActivityUnifiedMemoryCounterKind) that doctor enables.
+  enum Counter : unsigned { kBytesToDevice = 1, kBytesToHost = 2, kCpuFaults = 3, kGpuFaults = 4 };
+  // The record's names for them ("migrations"), or nullptr for another counter.
+  static constexpr const char* counter_name(std::uint64_t kind) {
+    return kind == kBytesToDevice ? "htod"
+           : kind == kBytesToHost ? "dtoh"
+           : kind == kCpuFaults   ? "cpu_faults"
+           : kind == kGpuFaults   ? "gpu_faults"
+                                  : nullptr;
+  }
+  static std::size_t write(char* line, std::size_t size, int pid, unsigned counter,
+                           std::uint64_t value, std::uint64_t start_ns, std::uint64_t end_ns) {
+    return finish_line(line, size,
+                       std::snprintf(line, size, "%c\t%d\t%u\t%llu\t%llu\t%llu\n", kTag, pid,
+                                     counter, static_cast<unsigned long long>(value),
+                                     static_cast<unsigned long long>(start_ns),
+                                     static_cast<unsigned long long>(end_ns)));
+  }
+};
+
+// X: activity records CUPTI dropped.
+struct Dropped {
+  static constexpr char kTag = 'X';
+  enum Field : std::size_t { kCount = 2, kFields };
+  static std::size_t write(char* line, std::size_t size, int pid, std::size_t count) {
+    return finish_line(line, size, std::snprintf(line, size, "%c\t%d\t%zu\n", kTag, pid, count));
+  }
+};
+
+// E: how the process ended: kExit, or kSignal followed by the signal's number.
+struct End {
+  static constexpr char kTag = 'E';
+  enum Field : std::size_t { kHow = 2, kFields };
+  static constexpr const char* kExit = "exit";
+  static constexpr const char* kSignal = "signal ";
+  static std::size_t write_exit(char* line, std::size_t size, int pid) {
+    return finish_line(line, size, std::snprintf(line, size, "%c\t%d\t%s\n", kTag, pid, kExit));
+  }
+  // Only snprintf of numbers: safe enough in a fatal-signal handler.
+  static std::size_t write_signal(char* line, std::size_t size, int pid, int signal_number) {
+    return finish_line(
+        line, size, std::snprintf(line, size, "%c\t%d\t%s%d\n", kTag, pid, kSignal, signal_number));
+  }
+};
+
+}  // namespace pinbench::doctor_events
