@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "experiments/lesson/prediction4.hpp"
 #include "framework/errors.hpp"
+#include "framework/trace_gates.hpp"
 #include "cuda/device.hpp"
 #include "framework/render/perfetto.hpp"
 

@@ -10,6 +10,8 @@
 // start() refuses a CUPTI whose major version is not 13.
 #include "cuda/cupti_trace.hpp"
 
+#include "framework/trace_model.hpp"
+
 #include <cupti.h>
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -26,7 +28,6 @@
 #include <fmt/format.h>
 
 #include "cuda/cupti_api.hpp"
-#include "experiments/lesson/nsys_stats.hpp"
 
 namespace pinbench::cuda {
 

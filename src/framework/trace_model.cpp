@@ -2,7 +2,11 @@
 // consumer needs: which copy a call started.
 #include "framework/trace_model.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <initializer_list>
+
+#include "framework/text.hpp"
 
 namespace pinbench {
 
@@ -124,6 +128,48 @@ const Copy* Trace::copy_of(const ApiCall& call) const {
     if (c.correlation == call.correlation) return &c;
   }
   return nullptr;
+}
+
+std::string api_base_name(std::string_view name) {
+  std::string s(trim(name));
+  for (bool changed = true; changed;) {
+    changed = false;
+    const std::size_t v = s.rfind("_v");
+    if (v != std::string::npos && v + 2 < s.size() &&
+        std::all_of(s.begin() + static_cast<std::ptrdiff_t>(v) + 2, s.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      s.erase(v);
+      changed = true;
+    }
+    for (const char* suffix : {"_ptsz", "_ptds"}) {
+      const std::size_t n = std::char_traits<char>::length(suffix);
+      if (s.size() > n && s.compare(s.size() - n, n, suffix) == 0) {
+        s.erase(s.size() - n);
+        changed = true;
+      }
+    }
+  }
+  return s;
+}
+
+CopyIndex copies_by_correlation(const Trace& t) {
+  CopyIndex index;
+  for (const Copy& c : t.copies) {
+    if (c.correlation != 0) index.emplace(c.correlation, &c);
+  }
+  return index;
+}
+
+const Copy* find_copy(const CopyIndex& index, const ApiCall& call) {
+  if (call.correlation == 0) return nullptr;
+  const auto it = index.find(call.correlation);
+  return it == index.end() ? nullptr : it->second;
+}
+
+bool inside(const ApiCall& call, const NvtxRange& r) {
+  // CUPTI and nsys give threads as ids; 0 means the producer did not say.
+  const bool same_thread = r.thread == 0 || call.thread == 0 || r.thread == call.thread;
+  return same_thread && call.start_ns >= r.start_ns && call.end_ns <= r.end_ns;
 }
 
 }  // namespace pinbench

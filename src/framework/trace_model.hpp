@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 namespace pinbench {
@@ -87,5 +89,17 @@ struct Trace {
   // millions, and callers index once when they need more.
   const Copy* copy_of(const ApiCall& call) const;
 };
+
+// Each copy by the correlation id of the call that started it, and the copy a call started
+// (nullptr where the trace has none).
+using CopyIndex = std::unordered_map<std::uint32_t, const Copy*>;
+CopyIndex copies_by_correlation(const Trace& trace);
+const Copy* find_copy(const CopyIndex& index, const ApiCall& call);
+
+// A call made within an NVTX range, on its thread (where both name one).
+bool inside(const ApiCall& call, const NvtxRange& range);
+
+// "cudaMemcpyAsync_v3020" -> "cudaMemcpyAsync", "cudaMemcpyAsync_ptsz" -> "cudaMemcpyAsync".
+std::string api_base_name(std::string_view name);
 
 }  // namespace pinbench

@@ -7,6 +7,7 @@
 
 #include "experiments/lesson/analysis.hpp"
 #include "experiments/lesson/prediction4.hpp"
+#include "framework/trace_gates.hpp"
 #include "framework/errors.hpp"
 #include "framework/units.hpp"
 #include "fixtures.hpp"

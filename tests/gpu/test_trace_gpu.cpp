@@ -14,6 +14,7 @@
 
 #include "experiments/lesson/analysis.hpp"
 #include "experiments/lesson/prediction4.hpp"
+#include "framework/trace_gates.hpp"
 #include "framework/units.hpp"
 #include "cuda/cupti_trace.hpp"
 #include "experiments/lesson/measure.hpp"

@@ -293,27 +293,6 @@ DriverMemoryKind memory_kind_from(std::string_view text) {
   return DriverMemoryKind::kUnknown;
 }
 
-std::string api_base_name(std::string_view name) {
-  std::string s = trim(name);
-  for (bool changed = true; changed;) {
-    changed = false;
-    const std::size_t v = s.rfind("_v");
-    if (v != std::string::npos && v + 2 < s.size() &&
-        std::all_of(s.begin() + static_cast<std::ptrdiff_t>(v) + 2, s.end(),
-                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-      s.erase(v);
-      changed = true;
-    }
-    for (const char* suffix : {"_ptsz", "_ptds"}) {
-      const std::size_t n = std::char_traits<char>::length(suffix);
-      if (s.size() > n && s.compare(s.size() - n, n, suffix) == 0) {
-        s.erase(s.size() - n);
-        changed = true;
-      }
-    }
-  }
-  return s;
-}
 
 std::vector<ApiCall> parse_api_trace(std::string_view text, const std::string& source) {
   const std::vector<ColumnSpec> specs = {

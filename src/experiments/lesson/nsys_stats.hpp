@@ -40,8 +40,6 @@ CopyDirection memcpy_direction(std::string_view operation);
 // "Pageable", "Pinned", "Device", "Managed", "Array", "Device Static" as nsys spells them.
 DriverMemoryKind memory_kind_from(std::string_view text);
 
-// "cudaMemcpyAsync_v3020" -> "cudaMemcpyAsync", "cudaMemcpyAsync_ptsz" -> "cudaMemcpyAsync".
-std::string api_base_name(std::string_view name);
 
 // One row of a summary report: an API, a memory operation or an NVTX range.
 struct SummaryRow {

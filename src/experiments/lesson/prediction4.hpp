@@ -71,12 +71,6 @@ Prediction4Judgement judge_prediction4(const Prediction4Evidence& evidence);
 // The claim of prediction 4 for the lesson report; "not evaluated" without evidence.
 Claim prediction4_claim(const std::optional<Prediction4Evidence>& evidence);
 
-// The memory-kind check over NVTX ranges named "<part...> <h2d|d2h> <pageable|pinned>" (the
-// lesson's) or "sweep <kind>/<method> <h2d|d2h> <pageable|pinned>" (the sweep's): every
-// copy in that direction started by a call inside the range must have its host side seen as the
-// named kind. One gate per range name, e.g. "trace/kind/async/h2d/pinned". Empty when the trace
-// has no such ranges.
-std::vector<Gate> check_memory_kinds(const Trace& trace);
 
 nlohmann::json to_json(const Prediction4Evidence& e);
 Prediction4Evidence prediction4_from_json(const nlohmann::json& j);  // throws InputError
@@ -86,7 +80,5 @@ Prediction4Evidence prediction4_from_json(const nlohmann::json& j);  // throws I
 // `perfetto_file` is the timeline written beside it ("" when none).
 void attach_trace(RunRecord& record, const Trace& trace, const std::string& perfetto_file);
 
-// The same without prediction 4, for experiments other than the lesson.
-void attach_trace_summary(RunRecord& record, const Trace& trace, const std::string& perfetto_file);
 
 }  // namespace pinbench
