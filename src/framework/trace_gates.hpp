@@ -1,6 +1,7 @@
 // What a trace adds to any record it was taken beside: the memory-kind gates (did the driver see
 // each buffer as the kind its NVTX range names?) and the record's `trace` summary. The ranges
-// follow one naming rule, which the experiments that trace keep (docs/record-schema.md).
+// follow one naming rule, below, which every experiment that traces keeps; the gates it gives
+// are listed in docs/record-schema.md.
 #pragma once
 
 #include <string>
