@@ -33,8 +33,4 @@ const Experiment& experiment_for(const std::string& name) {
   return it == all.end() ? generic_experiment() : **it;
 }
 
-bool registered(const std::string& name) {
-  return &experiment_for(name) != &generic_experiment();
-}
-
 }  // namespace pinbench

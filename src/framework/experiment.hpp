@@ -71,8 +71,6 @@ const std::vector<const Experiment*>& all_experiments();
 // The experiment a record of this name belongs to; a record of a name no experiment registered
 // gets the generic tables and rate charts.
 const Experiment& experiment_for(const std::string& name);
-// Registered or not.
-bool registered(const std::string& name);
 
 // An experiment's own section of a model, typed: model.section holds what its analyse() put
 // there. Throws std::bad_any_cast when another experiment's model is given.

@@ -1,0 +1,57 @@
+// The registry (src/experiments/registry.def): every experiment answers to its own name, once;
+// a name nobody registered gets the generic experiment; every registered experiment has a
+// committed record that validates against its own config rules and renders through it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "framework/experiment.hpp"
+#include "framework/record.hpp"
+#include "framework/render/text.hpp"
+
+namespace pinbench {
+namespace {
+
+TEST(Registry, EveryExperimentAnswersToItsOwnNameOnce) {
+  std::set<std::string> names;
+  for (const Experiment* e : all_experiments()) {
+    ASSERT_NE(e, nullptr);
+    EXPECT_FALSE(e->name().empty());
+    EXPECT_TRUE(names.insert(e->name()).second) << "registered twice: " << e->name();
+    EXPECT_EQ(&experiment_for(e->name()), e);
+    EXPECT_FALSE(e->label().empty()) << e->name();
+    EXPECT_FALSE(e->noun().empty()) << e->name();
+  }
+  // The records pinbench makes, each of them registered.
+  for (const char* name : {"lesson", "sweep", "bandwidthtest", "race", "staged", "staged-tune",
+                           "pipeline", "doctor", "check", "host", "fleet"}) {
+    EXPECT_EQ(names.count(name), 1u) << name;
+  }
+}
+
+TEST(Registry, AnUnknownNameGetsTheGenericExperiment) {
+  EXPECT_EQ(&experiment_for("made-up"), &generic_experiment());
+  EXPECT_EQ(&experiment_for(""), &generic_experiment());
+  EXPECT_TRUE(generic_experiment().config_fields().empty());
+}
+
+TEST(Registry, EveryExperimentHasACommittedRecordItPrints) {
+  std::set<std::string> seen;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(PINBENCH_DATA_DIR) + "/runs")) {
+    const std::string path = entry.path().string();
+    if (entry.path().extension() != ".json" || path.find(".trace.json") != std::string::npos) {
+      continue;
+    }
+    const RunRecord r = load_record(path);
+    const ReportModel m = analyse(r);
+    EXPECT_FALSE(render_text(r, m).empty()) << path;
+    seen.insert(r.experiment);
+  }
+  for (const Experiment* e : all_experiments()) EXPECT_EQ(seen.count(e->name()), 1u) << e->name();
+}
+
+}  // namespace
+}  // namespace pinbench
