@@ -8,6 +8,7 @@
 #include "experiments/lesson/prediction4.hpp"
 #include "framework/errors.hpp"
 #include "framework/csv_reader.hpp"
+#include "framework/trace_gates.hpp"
 #include "experiments/lesson/nsys_stats.hpp"
 
 namespace {

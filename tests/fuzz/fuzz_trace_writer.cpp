@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/lesson/prediction4.hpp"
+#include "framework/trace_gates.hpp"
 #include "framework/trace_model.hpp"
 #include "framework/render/perfetto.hpp"
 
