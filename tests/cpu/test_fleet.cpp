@@ -10,12 +10,13 @@
 #include "experiments/check/analysis.hpp"
 #include "experiments/fleet/analysis.hpp"
 #include "experiments/host/analysis.hpp"
-#include "framework/report_model.hpp"
+#include "fixtures.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
-#include "framework/run_library.hpp"
-#include "fixtures.hpp"
+#include "framework/render/html.hpp"
 #include "framework/render/text.hpp"
+#include "framework/report_model.hpp"
+#include "framework/run_library.hpp"
 
 namespace pinbench {
 namespace {
@@ -395,6 +396,21 @@ TEST(Fleet, CommittedH200Records) {
   // The same record twice is one GPU, named as a duplicate.
   const test::Result fleet = test::run(kBin + "fleet " + *check + " " + *check);
   EXPECT_NE(fleet.out.find("counted once"), std::string::npos) << fleet.out;
+}
+
+// The generic text printer aligns a text column's header with its cells: the committed fleet
+// record's UUID header starts where its UUIDs do, not 36 columns right of them.
+TEST(Fleet, TextHeadersStandOverTheirData) {
+  const std::optional<std::string> fleet = newest_record(PINBENCH_DATA_DIR "/runs", "fleet");
+  if (!fleet) GTEST_SKIP() << "no committed fleet record";
+  const std::string text = render_text(load_record(*fleet));
+  const std::size_t header = text.find("\n  host  GPU");
+  ASSERT_NE(header, std::string::npos) << text;
+  const std::size_t row = text.find('\n', text.find('\n', header + 1) + 1);  // past the rule
+  const std::string head = text.substr(header + 1, text.find('\n', header + 1) - header - 1);
+  const std::string data = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
+  EXPECT_EQ(head.find("UUID"), data.find("GPU-")) << head << "\n" << data;
+  EXPECT_EQ(head.find("group"), data.find("NVIDIA")) << head << "\n" << data;
 }
 
 TEST(FleetCli, ExitCodesAndOutputs) {

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "framework/experiment.hpp"
+#include "framework/render/text_table.hpp"
 #include "framework/stats.hpp"
 #include "framework/units.hpp"
-#include "framework/render/text_table.hpp"
 
 namespace pinbench {
 namespace {
@@ -15,7 +15,6 @@ namespace {
 std::string cuda_version(int v) {
   return v > 0 ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : std::string("unknown");
 }
-
 
 std::string verdict_word(Verdict v) {
   switch (v) {
@@ -114,7 +113,8 @@ std::string render_model_text(const ReportModel& m) {
       "or failed its gate.\n",
       m.figures_are);
   for (const ReportTable& t : m.tables) {
-    TextTable table(t.header);
+    // A text column reads from its left edge, header and cells alike; numbers line up right.
+    TextTable table(t.header, t.numeric);
     for (const auto& row : t.rows) table.add_row(row);
     out += fmt::format("\n{}\n{}", t.title, table.render());
     for (const std::string& n : t.notes) out += "  " + n + "\n";
