@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "framework/report_tables.hpp"
-#include "framework/verdict.hpp"
 #include "framework/record.hpp"
+#include "framework/report_tables.hpp"
 #include "framework/stats.hpp"
+#include "framework/verdict.hpp"
 
 namespace pinbench {
 
@@ -24,7 +24,8 @@ namespace pinbench {
 // pipeline's goals. Each item is a Prediction whose claims carry the verdicts and evidence; a
 // goal is an item with one claim.
 struct VerdictGroup {
-  std::string id;     // an anchor, e.g. "predictions"
+  Judged judged = Judged::kGoal;  // what its items are: the words of their verdicts
+  std::string id;                 // an anchor, e.g. "predictions"
   std::string title;  // e.g. "Goals (H200 targets from the issue; findings, not checks)"
   std::string note;   // how to read the verdicts
   std::vector<Prediction> items;
@@ -137,7 +138,8 @@ std::string figure_cell(const std::optional<double>& v, const char* spec = "{:.2
 
 // What the experiment chose not to measure (config "skipped") as a table, one row per entry
 // with the given fields; "bytes" reads as a size.
-void add_skipped(const RunRecord& record, ReportModel& model, const std::vector<std::string>& fields);
+void add_skipped(const RunRecord& record, ReportModel& model,
+                 const std::vector<std::string>& fields);
 
 // Rate-by-size charts, one per (part, method, direction) that has a sweep of sizes. With
 // `shared_scale`, every chart reaches the highest rate of all, so they compare at a glance.

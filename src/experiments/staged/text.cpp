@@ -7,9 +7,10 @@
 #include <fmt/format.h>
 
 #include "experiments/staged/analysis.hpp"
-#include "framework/units.hpp"
 #include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
+#include "framework/report_model.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -41,20 +42,6 @@ std::string header_for(const std::string& method) {
 
 std::string figure(const std::optional<double>& v, const char* fmt_spec = "{:.2f}") {
   return v ? fmt::format(fmt::runtime(fmt_spec), *v) : std::string("—");
-}
-
-std::string verdict_word(Verdict v) {
-  switch (v) {
-    case Verdict::kHeld:
-      return "HELD";
-    case Verdict::kDied:
-      return "MISSED";
-    case Verdict::kUndecided:
-      return "UNDECIDED";
-    case Verdict::kNotEvaluated:
-      return "NOT EVALUATED";
-  }
-  return "?";
 }
 
 std::string direction_title(const std::string& d) {
@@ -226,7 +213,7 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
     out += "\nGoals (H200 targets from the issue; findings, not checks)\n";
     for (const StagedGoal& g : a.goals) {
       out += fmt::format("  {}: {}: {}\n    {}\n", direction_title(g.direction), g.text,
-                         verdict_word(g.verdict), g.evidence);
+                         verdict_word(g.verdict, Judged::kGoal), g.evidence);
     }
   }
   out += checks(record,
@@ -336,7 +323,8 @@ std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis
   if (!a.goals.empty()) {
     out += "\nGoals (findings, not checks)\n";
     for (const PipelineGoal& g : a.goals) {
-      out += fmt::format("  {}: {}\n    {}\n", g.text, verdict_word(g.verdict), g.evidence);
+      out += fmt::format("  {}: {}\n    {}\n", g.text, verdict_word(g.verdict, Judged::kGoal),
+                         g.evidence);
     }
   }
   out += checks(record,

@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "framework/report_model.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
-#include "framework/units.hpp"
 #include "framework/render/svg_chart.hpp"
+#include "framework/report_model.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -38,7 +38,8 @@ p { margin: 6px 0; }
 .badge { display: inline-block; padding: 0 9px; border-radius: 999px; font-size: 12.5px;
   font-weight: 600; border: 1px solid; white-space: nowrap; line-height: 1.6; }
 .badge.held, .badge.passed { background: #dafbe1; color: #116329; border-color: #4ac26b; }
-.badge.died, .badge.failed { background: #ffebe9; color: #a40e26; border-color: #ff8182; }
+.badge.died, .badge.missed, .badge.failed { background: #ffebe9; color: #a40e26;
+  border-color: #ff8182; }
 .badge.undecided { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
 .badge.unstable { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
 .badge.not-evaluated { background: #eff2f5; color: #424a53; border-color: #afb8c1; }
@@ -186,8 +187,7 @@ std::string summary_cards(const ReportModel& m) {
   for (const VerdictGroup& g : m.verdicts) {
     for (const Prediction& p : g.items) {
       out += fmt::format("<div class=\"card\"><span class=\"label\">{} {}</span>{}</div>\n",
-                         g.id == "predictions" ? "Prediction" : "Goal", p.number,
-                         badge(to_string(p.verdict)));
+                         judged_noun(g.judged), p.number, badge(verdict_word(p.verdict, g.judged)));
     }
   }
   out += fmt::format(
@@ -219,7 +219,7 @@ std::string verdict_groups(const ReportModel& m) {
           "<th>the numbers that decided it</th></tr></thead>\n<tbody>\n";
       for (const Prediction& p : g.items) {
         out += fmt::format("<tr><td>{}</td><td>{}. {}</td><td>{}</td></tr>\n",
-                           badge(to_string(p.verdict)), p.number, e(p.statement),
+                           badge(verdict_word(p.verdict, g.judged)), p.number, e(p.statement),
                            e(p.claims.front().evidence));
       }
       out += "</tbody>\n</table>\n</div>\n";
@@ -228,14 +228,15 @@ std::string verdict_groups(const ReportModel& m) {
     for (const Prediction& p : g.items) {
       const bool single = p.claims.size() == 1 && p.claims.front().text == p.statement;
       out += fmt::format("<div class=\"prediction\">\n<h3>{} {} {}</h3>\n<p>{}</p>\n",
-                         g.id == "predictions" ? "Prediction" : "Goal", p.number,
-                         badge(to_string(p.verdict)), e(p.statement));
+                         judged_noun(g.judged), p.number, badge(verdict_word(p.verdict, g.judged)),
+                         e(p.statement));
       out += fmt::format(
           "<table>\n<thead><tr><th>verdict</th>{}<th>the numbers that decided it</th></tr>"
           "</thead>\n<tbody>\n",
           single ? "" : "<th>claim</th>");
       for (const Claim& c : p.claims) {
-        out += fmt::format("<tr><td>{}</td>{}<td>{}</td></tr>\n", badge(to_string(c.verdict)),
+        out += fmt::format("<tr><td>{}</td>{}<td>{}</td></tr>\n",
+                           badge(verdict_word(c.verdict, g.judged)),
                            single ? std::string() : "<td>" + e(c.text) + "</td>", e(c.evidence));
       }
       out += "</tbody>\n</table>\n</div>\n";

@@ -36,18 +36,19 @@ std::string verdicts(const ReportModel& m) {
       out += "| goal | verdict | evidence |\n|---|---|---|\n";
       for (const Prediction& p : g.items) {
         out += fmt::format("| {}. {} | {} | {} |\n", p.number, markdown_escape(p.statement),
-                           to_string(p.verdict), markdown_escape(p.claims.front().evidence));
+                           verdict_word(p.verdict, g.judged),
+                           markdown_escape(p.claims.front().evidence));
       }
       out += "\n";
       continue;
     }
     for (const Prediction& p : g.items) {
       out += fmt::format("**{} {}: {}.** {}\n\n| claim | verdict | evidence |\n|---|---|---|\n",
-                         g.id == "predictions" ? "Prediction" : "Goal", p.number,
-                         to_string(p.verdict), markdown_escape(p.statement));
+                         judged_noun(g.judged), p.number, verdict_word(p.verdict, g.judged),
+                         markdown_escape(p.statement));
       for (const Claim& c : p.claims) {
-        out += fmt::format("| {} | {} | {} |\n", markdown_escape(c.text), to_string(c.verdict),
-                           markdown_escape(c.evidence));
+        out += fmt::format("| {} | {} | {} |\n", markdown_escape(c.text),
+                           verdict_word(c.verdict, g.judged), markdown_escape(c.evidence));
       }
       out += "\n";
     }

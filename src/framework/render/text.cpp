@@ -16,20 +16,6 @@ std::string cuda_version(int v) {
   return v > 0 ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : std::string("unknown");
 }
 
-std::string verdict_word(Verdict v) {
-  switch (v) {
-    case Verdict::kHeld:
-      return "HELD";
-    case Verdict::kDied:
-      return "DIED";
-    case Verdict::kUndecided:
-      return "UNDECIDED";
-    case Verdict::kNotEvaluated:
-      return "NOT EVALUATED";
-  }
-  return "?";
-}
-
 }  // namespace
 
 std::string render_machine(const MachineInfo& m) {
@@ -122,10 +108,11 @@ std::string render_model_text(const ReportModel& m) {
   for (const VerdictGroup& g : m.verdicts) {
     out += "\n" + g.title + "\n";
     for (const Prediction& p : g.items) {
-      out += fmt::format("  {}. {}: {}\n", p.number, p.statement, verdict_word(p.verdict));
+      out +=
+          fmt::format("  {}. {}: {}\n", p.number, p.statement, verdict_word(p.verdict, g.judged));
       for (const Claim& c : p.claims) {
         if (p.claims.size() > 1 || c.text != p.statement) {
-          out += fmt::format("    - {}: {}\n", c.text, verdict_word(c.verdict));
+          out += fmt::format("    - {}: {}\n", c.text, verdict_word(c.verdict, g.judged));
         }
         out += fmt::format("      {}\n", c.evidence);
       }
