@@ -30,7 +30,7 @@ std::string stop_words(const RunRecord& r, const Case& c) {
 
 std::string passed_sentence(const RunRecord& r, const std::string& meaning) {
   // Nothing checked is not "all passed" (a doctor run of a program that copied nothing, say).
-  if (r.gates.empty()) return "No gates: the record holds no checked measurement.";
+  if (r.gates.empty()) return kNoGates;
   return fmt::format("All {} gates passed: {}", r.gates.size(), meaning);
 }
 
@@ -181,6 +181,8 @@ ReportModel analyse(const RunRecord& r) {
   add_common(r, m);
   const Experiment& experiment = experiment_for(r.experiment);
   experiment.analyse(r, m);
+  // An experiment with checks of its own (fleet, check) said what passing them means.
+  m.nothing_checked = m.checks_passed.empty() && r.gates.empty();
   if (m.checks_passed.empty()) m.checks_passed = passed_sentence(r, experiment.gates_meaning());
   if (m.published) {
     m.checks_passed =

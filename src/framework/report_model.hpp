@@ -112,6 +112,9 @@ struct ReportModel {
   std::vector<std::string> check_failures;
   std::string checks_passed;  // what "every gate passed" means for this experiment
   std::size_t gates_passed = 0, gates = 0;
+  // No gates and no check of the experiment's own (a doctor run of a program that copied
+  // nothing): nothing passed, so no printer shows a "passed" badge.
+  bool nothing_checked = false;
   // The experiment's own analysis (a StagedAnalysis, a LessonAnalysis, ...), which its terminal
   // printer reads instead of analysing the record again: framework/experiment.hpp, section<T>().
   std::any section;
@@ -130,6 +133,9 @@ ReportModel analyse(const RunRecord& record);
 int exit_code(const ReportModel& model);
 
 // --- Pieces that experiments build their sections from ------------------------------------
+
+// What a record with no gates says instead of "All 0 gates passed".
+inline const std::string kNoGates = "No gates: the record holds no checked measurement.";
 
 // What a table shows for a missing figure (no samples, or the gate failed).
 inline const std::string kDash = "—";

@@ -104,6 +104,33 @@ TEST(CheckFloors, DefaultsAreSharesOfTheLink) {
   EXPECT_FALSE(a.gpus[0].items.back().judged);
 }
 
+// The floors in words, as the check's report prints them: no JSON.
+TEST(CheckFloors, AreSaidInWords) {
+  CheckFloors f;
+  EXPECT_EQ(floors_words(f),
+            "pinned at least 75% and pageable at least 5% of the link's rate at its maximum "
+            "generation and width; 4 KiB round trip p50 at most 50 µs, p99 at most 250 µs; each "
+            "GPU's pinned rates within 10% of its host's medians");
+  f.pinned_h2d_gb_per_s = 40.0;
+  f.pageable_share = 0.07;
+  EXPECT_EQ(floors_words(f).rfind(
+                "pinned h2d at least 40 GB/s, pinned d2h at least 75% of the link's rate, "
+                "pageable at least 7% of the link's rate (the link's rate at its maximum "
+                "generation and width); 4 KiB round trip p50 at most 50 µs,",
+                0),
+            0u)
+      << floors_words(f);
+  const ReportModel m = analyse(check_record("n1", {1.2}, "GPU-1"));
+  bool said = false;
+  for (const std::string& n : m.notes) {
+    if (n.rfind("Floors (docs/fleet.md): ", 0) != 0) continue;
+    said = true;
+    EXPECT_EQ(n.find('{'), std::string::npos) << n;
+    EXPECT_NE(n.find("pinned at least 75%"), std::string::npos) << n;
+  }
+  EXPECT_TRUE(said);
+}
+
 TEST(CheckFloors, FileAndFlags) {
   CheckFloors f;
   apply_floors_text(f,

@@ -278,6 +278,42 @@ TEST(ReportModel, ARecordWithoutGatesSaysSoRatherThanAllPassed) {
   const ReportModel m = analyse(r);
   EXPECT_EQ(m.checks_passed, "No gates: the record holds no checked measurement.");
   EXPECT_EQ(render_text(r).find("All 0 gates"), std::string::npos);
+  // Nothing gated is neither "0 of 0 gates passed" nor a green "passed" badge, anywhere.
+  EXPECT_TRUE(m.nothing_checked);
+  EXPECT_NE(m.record_line.find("; no gates"), std::string::npos) << m.record_line;
+  const Printed p = print_all(r, m);
+  for (const std::string& out : {p.text, p.markdown, p.html}) {
+    EXPECT_EQ(out.find("0 of 0"), std::string::npos) << out;
+    EXPECT_NE(out.find("no gates"), std::string::npos) << out;
+  }
+  EXPECT_EQ(p.html.find("badge passed"), std::string::npos) << p.html;
+  EXPECT_NE(p.html.find("<span class=\"label\">Gates</span><span class=\"value\">none</span>"),
+            std::string::npos);
+  EXPECT_EQ(p.html.find("Every gate (0)"), std::string::npos);
+  // The staged and sweep layouts say the same, not "Passed (0 gates)".
+  RunRecord staged = test::make_staged_record();
+  staged.gates.clear();
+  EXPECT_NE(render_text(staged).find("\nChecks\n  No gates: the record holds no checked"),
+            std::string::npos);
+  EXPECT_EQ(render_text(staged).find("Passed (0 gates)"), std::string::npos);
+  // With gates, the badge and the count are there.
+  const RunRecord gated = test::make_staged_record();
+  const ReportModel g = analyse(gated);
+  EXPECT_FALSE(g.nothing_checked);
+  EXPECT_NE(g.record_line.find(fmt::format("{} of {} gates passed", g.gates_passed, g.gates)),
+            std::string::npos);
+}
+
+// A fleet has no gates of its own but checks every GPU: it says "no gates" and keeps the
+// badge of its own checks.
+TEST(ReportModel, AFleetWithoutGatesKeepsTheBadgeOfItsOwnChecks) {
+  const RunRecord r = committed("fleet-mpi-h200-2026-12-01T095749Z.json");
+  const ReportModel m = analyse(r);
+  EXPECT_FALSE(m.nothing_checked);
+  const std::string html = render_html(r, m, {});
+  EXPECT_EQ(html.find("0 of 0"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"badge passed\">passed</span> Nothing flagged"),
+            std::string::npos);
 }
 
 TEST(ReportModel, AnUnknownExperimentGetsTheGenericReportAndText) {

@@ -48,15 +48,6 @@ std::string direction_title(const std::string& d) {
   return d == "h2d" ? "Host to device" : d == "d2h" ? "Device to host" : d;
 }
 
-std::string checks(const RunRecord& record, const char* what_passed) {
-  std::string failed;
-  for (const Gate& g : record.gates) {
-    if (!g.passed) failed += fmt::format("  FAILED: gate {}: {}\n", g.name, g.detail);
-  }
-  if (!failed.empty()) return "\nChecks\n" + failed;
-  return fmt::format("\nChecks\n  Passed ({} gates): {}\n", record.gates.size(), what_passed);
-}
-
 // How the host threads drained to the host; older records do not say.
 std::string drain_text(const nlohmann::json& e) {
   if (!e.contains("streaming_drain")) return "";
@@ -216,9 +207,10 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
                          verdict_word(g.verdict, Judged::kGoal), g.evidence);
     }
   }
-  out += checks(record,
-                "every checked sample delivered exactly the reference bytes (every sample, but "
-                "only the last of staged b2b), and every buffer is the kind it claims.");
+  out += render_gate_checks(
+      record,
+      "every checked sample delivered exactly the reference bytes (every sample, but "
+      "only the last of staged b2b), and every buffer is the kind it claims.");
   return out;
 }
 
@@ -287,9 +279,9 @@ std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis&
           100 * choice->worst_share, flag, chunk, flag, choice->depth, flag, choice->threads);
     }
   }
-  out += checks(record,
-                "after the last sample of every shape the destination held exactly the "
-                "reference bytes.");
+  out += render_gate_checks(record,
+                            "after the last sample of every shape the destination held exactly the "
+                            "reference bytes.");
   return out;
 }
 
@@ -327,9 +319,10 @@ std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis
                          g.evidence);
     }
   }
-  out += checks(record,
-                "every run returned every float exactly, both bound copies delivered their "
-                "bytes, and every buffer is the kind it claims.");
+  out += render_gate_checks(
+      record,
+      "every run returned every float exactly, both bound copies delivered their "
+      "bytes, and every buffer is the kind it claims.");
   return out;
 }
 

@@ -190,10 +190,15 @@ std::string summary_cards(const ReportModel& m) {
                          judged_noun(g.judged), p.number, badge(verdict_word(p.verdict, g.judged)));
     }
   }
-  out += fmt::format(
-      "<div class=\"card\"><span class=\"label\">Gates</span><span class=\"value\">{} of {}"
-      "</span> {}</div>\n",
-      m.gates_passed, m.gates, badge(m.gates_passed == m.gates ? "passed" : "failed"));
+  // Nothing gated is not "passed": the card says so, with no badge.
+  out += m.gates == 0
+             ? std::string(
+                   "<div class=\"card\"><span class=\"label\">Gates</span><span "
+                   "class=\"value\">none</span></div>\n")
+             : fmt::format(
+                   "<div class=\"card\"><span class=\"label\">Gates</span><span "
+                   "class=\"value\">{} of {}</span> {}</div>\n",
+                   m.gates_passed, m.gates, badge(m.gates_passed == m.gates ? "passed" : "failed"));
   out += fmt::format(
       "<div class=\"card\"><span class=\"label\">Cases</span><span class=\"value\">{}</span>"
       "{}</div>\n",
@@ -268,7 +273,7 @@ std::string flags(const ReportModel& m) {
 
 std::string checks(const RunRecord& r, const ReportModel& m) {
   std::string out = "<h2 id=\"checks\">Checks</h2>\n";
-  if (m.check_failures.empty() && m.published) {
+  if (m.check_failures.empty() && (m.published || m.nothing_checked)) {
     out += fmt::format("<p>{}</p>\n", e(m.checks_passed));
   } else if (m.check_failures.empty()) {
     out += fmt::format("<p>{} {}</p>\n", badge("passed"), e(m.checks_passed));
@@ -277,6 +282,7 @@ std::string checks(const RunRecord& r, const ReportModel& m) {
     for (const std::string& f : m.check_failures) out += fmt::format("<li>FAILED: {}</li>\n", e(f));
     out += "</ul>\n";
   }
+  if (r.gates.empty()) return out;  // no list of nothing
   ReportTable gates;
   gates.id = "gates";
   gates.header = {"gate", "passed", "detail"};

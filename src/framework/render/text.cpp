@@ -89,6 +89,16 @@ std::string render_flags_text(const ReportModel& m) {
   return out;
 }
 
+std::string render_gate_checks(const RunRecord& record, const std::string& what_passed) {
+  std::string failed;
+  for (const Gate& g : record.gates) {
+    if (!g.passed) failed += fmt::format("  FAILED: gate {}: {}\n", g.name, g.detail);
+  }
+  if (!failed.empty()) return "\nChecks\n" + failed;
+  if (record.gates.empty()) return "\nChecks\n  " + kNoGates + "\n";
+  return fmt::format("\nChecks\n  Passed ({} gates): {}\n", record.gates.size(), what_passed);
+}
+
 std::string render_model_text(const ReportModel& m) {
   std::string out = m.title + "\n\n";
   out += "Machine: " + m.machine_line + "\n";
