@@ -164,6 +164,10 @@ std::string figure_cell(const std::optional<double>& v, const char* spec) {
   return v ? fmt::format(fmt::runtime(spec), *v) : kDash;
 }
 
+std::string ratio_cell(const std::optional<double>& v) {
+  return figure_cell(v, "{:.3f}");
+}
+
 int exit_code(const ReportModel& m) {
   return m.check_failures.empty() ? 0 : 1;
 }

@@ -141,6 +141,9 @@ inline const std::string kNoGates = "No gates: the record holds no checked measu
 inline const std::string kDash = "—";
 // A figure formatted with `spec`, or the dash.
 std::string figure_cell(const std::optional<double>& v, const char* spec = "{:.2f}");
+// A ratio of two figures (staged/pinned, together/alone, ...), the same in every column of
+// every printer: three decimals and no "x", so 0.946 is not rounded up to a 0.95 goal.
+std::string ratio_cell(const std::optional<double>& v);
 
 // What the experiment chose not to measure (config "skipped") as a table, one row per entry
 // with the given fields; "bytes" reads as a size.

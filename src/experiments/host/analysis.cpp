@@ -6,6 +6,7 @@
 
 #include "framework/case_figures.hpp"
 #include "framework/errors.hpp"
+#include "framework/report_model.hpp"
 
 namespace pinbench {
 namespace {
@@ -23,10 +24,6 @@ std::optional<double> rate(const RunRecord& r, const std::string& part, const st
     }
   }
   return std::nullopt;
-}
-
-std::string num(const std::optional<double>& v, const char* spec = "{:.2f}") {
-  return v ? fmt::format(fmt::runtime(spec), *v) : "—";
 }
 
 }  // namespace
@@ -86,8 +83,8 @@ std::vector<ReportTable> host_tables(const HostAnalysis& a) {
   for (const HostRow& row : a.rows) {
     t.rows.push_back({direction_words(row.direction), row.memory,
                       row.gpu < 0 ? std::string("all (aggregate)") : std::to_string(row.gpu),
-                      num(row.alone_gb_per_s), num(row.together_gb_per_s),
-                      num(row.ratio(), "{:.3f}")});
+                      figure_cell(row.alone_gb_per_s), figure_cell(row.together_gb_per_s),
+                      ratio_cell(row.ratio())});
   }
   t.notes.push_back(
       "Together: every GPU's thread released at one instant; a GPU's rate is its bytes over its "
@@ -112,7 +109,8 @@ std::vector<ReportTable> host_tables(const HostAnalysis& a) {
       for (const PeerCell& c : a.peers) {
         if (c.from == from && c.to == to) (c.peer_access ? on : off) = c.gb_per_s;
       }
-      p.rows.push_back({std::to_string(from), std::to_string(to), num(off), num(on)});
+      p.rows.push_back(
+          {std::to_string(from), std::to_string(to), figure_cell(off), figure_cell(on)});
     }
     out.push_back(std::move(p));
   }
