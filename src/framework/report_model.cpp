@@ -140,6 +140,16 @@ std::vector<ChartSpec> rate_charts(const RunRecord& r, bool shared_scale) {
   return out;
 }
 
+ChartSpec rate_bar_chart(const std::string& id, const std::string& title) {
+  ChartSpec chart;
+  chart.kind = ChartKind::kBars;
+  chart.id = id;
+  chart.title = title;
+  chart.axis_title = "median rate (GB/s = 10^9 bytes/s)";
+  chart.value_suffix = " GB/s";
+  return chart;
+}
+
 VerdictGroup goal_group(const std::string& id, const std::string& title) {
   VerdictGroup g;
   g.id = id;

@@ -154,6 +154,10 @@ void add_skipped(const RunRecord& record, ReportModel& model,
 // `shared_scale`, every chart reaches the highest rate of all, so they compare at a glance.
 std::vector<ChartSpec> rate_charts(const RunRecord& record, bool shared_scale);
 
+// A chart of bars of median rates in GB/s (a host's GPUs alone and together, a check's GPUs):
+// kind, id, title, axis and unit set; the bars and the caption are the caller's.
+ChartSpec rate_bar_chart(const std::string& id, const std::string& title);
+
 // A group of goals (findings, not checks) and one goal in it, with one claim.
 VerdictGroup goal_group(const std::string& id, const std::string& title);
 Prediction goal_item(int number, const std::string& statement, Verdict verdict,

@@ -387,6 +387,18 @@ TEST(HostAnalysis, RatiosAndTheAggregate) {
   EXPECT_DOUBLE_EQ(*a.rows[2].together_gb_per_s, 50.0);
   EXPECT_NE(render_text(r).find("all (aggregate)"), std::string::npos);
   EXPECT_TRUE(a.peers.empty());
+  // The chart: each GPU alone beside together, and the aggregate's pair.
+  const ChartSpec chart = host_chart(a);
+  EXPECT_EQ(chart.kind, ChartKind::kBars);
+  ASSERT_EQ(chart.bars.size(), 6u);
+  EXPECT_EQ(chart.bars[0].label, "GPU 0 pinned h2d alone");
+  EXPECT_DOUBLE_EQ(*chart.bars[0].value, 50.0);
+  EXPECT_EQ(chart.bars[1].label, "GPU 0 pinned h2d together");
+  EXPECT_DOUBLE_EQ(*chart.bars[1].value, 25.0);
+  EXPECT_EQ(chart.bars[4].label, "all GPUs pinned h2d alone (sum)");
+  const ReportModel m = analyse(r);
+  ASSERT_EQ(m.charts.size(), 1u);
+  EXPECT_NE(render_html(r, m, {}).find("<figure id=\"host-alone-together\""), std::string::npos);
 
   // With two GPUs, the peer matrix: a row per ordered pair, without and with peer access.
   for (int access = 0; access < 2; ++access) {

@@ -37,12 +37,7 @@ std::string link_cell(const GpuInfo& g) {
 
 ChartSpec gpu_rate_chart(const std::string& id, const std::string& title,
                          const std::vector<std::pair<std::string, const GpuCheck*>>& gpus) {
-  ChartSpec chart;
-  chart.kind = ChartKind::kBars;
-  chart.id = id;
-  chart.title = title;
-  chart.axis_title = "median rate (GB/s = 10^9 bytes/s)";
-  chart.value_suffix = " GB/s";
+  ChartSpec chart = rate_bar_chart(id, title);
   for (const auto& [label, g] : gpus) {
     chart.bars.push_back({label + " pinned h2d", "pinned", g->pinned_h2d, g->gpu.uuid});
     chart.bars.push_back({label + " pinned d2h", "pinned", g->pinned_d2h, g->gpu.uuid});

@@ -73,6 +73,24 @@ HostAnalysis analyse_host(const RunRecord& r) {
   return a;
 }
 
+ChartSpec host_chart(const HostAnalysis& a) {
+  ChartSpec chart = rate_bar_chart("host-alone-together", "Every GPU alone and all together");
+  for (const HostRow& row : a.rows) {
+    // With one GPU the aggregate is that GPU again.
+    if (row.gpu < 0 && a.gpus < 2) continue;
+    const std::string who = row.gpu < 0 ? std::string("all GPUs") : fmt::format("GPU {}", row.gpu);
+    const std::string label = fmt::format("{} {} {}", who, row.memory, row.direction);
+    const std::string detail = direction_words(row.direction);
+    chart.bars.push_back(
+        {label + (row.gpu < 0 ? " alone (sum)" : " alone"), "alone", row.alone_gb_per_s, detail});
+    chart.bars.push_back({label + " together", "together", row.together_gb_per_s, detail});
+  }
+  chart.caption =
+      "Each GPU's rate copying alone, then with every GPU's thread released at one instant; a "
+      "bar missing is a failed gate. Bidirectional rates count both directions' bytes.";
+  return chart;
+}
+
 std::vector<ReportTable> host_tables(const HostAnalysis& a) {
   std::vector<ReportTable> out;
   ReportTable t;

@@ -142,17 +142,22 @@ std::string chart_svg(const ChartSpec& spec) {
       chart.x_title = spec.axis_title;
       chart.percent = spec.kind == ChartKind::kShares;
       for (const auto& [value, label] : spec.rules) chart.rules.push_back({value, label});
+      // One colour per key, bars and legend alike: a key pinbench has no colour for takes the
+      // palette's colour of its place among the chart's keys.
       std::vector<std::string> keys;
-      for (std::size_t i = 0; i < spec.bars.size(); ++i) {
-        const ChartBar& b = spec.bars[i];
-        chart.bars.push_back({b.label, b.value, key_colour(b.key, i), b.detail});
+      for (const ChartBar& b : spec.bars) {
         if (std::find(keys.begin(), keys.end(), b.key) == keys.end()) keys.push_back(b.key);
+      }
+      const auto colour = [&](const std::string& key) {
+        return key_colour(
+            key, static_cast<std::size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin()));
+      };
+      for (const ChartBar& b : spec.bars) {
+        chart.bars.push_back({b.label, b.value, colour(b.key), b.detail});
       }
       // A legend only where colour says something the labels do not already say twice.
       if (keys.size() > 1 && keys.size() < spec.bars.size()) {
-        for (std::size_t i = 0; i < keys.size(); ++i) {
-          chart.legend.push_back({keys[i], key_colour(keys[i], i)});
-        }
+        for (const std::string& key : keys) chart.legend.push_back({key, colour(key)});
       }
       return render_share_chart(chart);
     }
