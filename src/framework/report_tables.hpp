@@ -21,6 +21,9 @@ struct ReportTable {
   std::vector<bool> numeric;  // per column: right-aligned
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;  // sentences shown under the table
+  // A snippet of code shown under the notes (the doctor's fix), one statement a line: every
+  // printer keeps its line breaks.
+  std::string code;
 };
 
 // "host to device" for "h2d", and so on; unknown directions come back as they are.

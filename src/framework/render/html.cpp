@@ -75,6 +75,8 @@ figure.heat svg { width: auto; max-width: none; }
 details { margin: 12px 0; }
 summary { cursor: pointer; font-weight: 600; }
 code { font-family: "DejaVu Sans Mono", ui-monospace, monospace; font-size: 13px; }
+pre { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 8px 12px;
+  margin: 6px 0; max-width: 100%; overflow-x: auto; }
 )";
 
 std::string e(const std::string& text) {
@@ -104,6 +106,7 @@ std::string table_html(const ReportTable& t, bool heading = true) {
   }
   out += "</tbody>\n</table></div>\n";
   for (const std::string& n : t.notes) out += fmt::format("<p class=\"note\">{}</p>\n", e(n));
+  if (!t.code.empty()) out += fmt::format("<pre><code>{}</code></pre>\n", e(t.code));
   return out;
 }
 
@@ -330,11 +333,14 @@ std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtr
     if (x.timeline) {
       out += figure(
           render_timeline(*x.timeline, "Timeline: NVTX ranges, API calls, copies and kernels"),
-          fmt::format("{} events from {}, {:.3f} ms from the first start to the last end. One lane "
+          // A record's own timeline (doctor's calls) comes from no file: it names none.
+          fmt::format("{} events{}, {:.3f} ms from the first start to the last end. One lane "
                       "per thread and kind of event (NVTX ranges and API calls apart), one per "
                       "stream; a name is cut to fit its rectangle, or left off where too little of "
                       "it fits. Hover over a rectangle for its name and times.",
-                      x.timeline->event_count, x.trace_name, x.timeline->span_ms),
+                      x.timeline->event_count,
+                      x.trace_name.empty() ? std::string() : " from " + x.trace_name,
+                      x.timeline->span_ms),
           true);
     }
     out += "</div>\n";
@@ -359,7 +365,7 @@ std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtr
       "bytes; times are in milliseconds. {}, and a case whose gate failed shows none (a "
       "dash).<br>\nRendered by pinbench report from {}{}.\n</footer>\n</body>\n</html>\n",
       e(m.figures_are), e(x.record_name.empty() ? std::string("a run record") : x.record_name),
-      x.timeline ? " and " + e(x.trace_name) : std::string());
+      x.timeline && !x.trace_name.empty() ? " and " + e(x.trace_name) : std::string());
   return out;
 }
 
@@ -374,8 +380,13 @@ HtmlExtras html_extras_for(const std::string& record_path, const RunRecord& reco
   std::error_code ec;
   if (!std::filesystem::exists(trace, ec)) {
     // A record may carry its own timeline (doctor: what the program did, call by call).
+    // One with nothing in it costs only the timeline, as a damaged trace does.
     if (const auto own = experiment_for(record.experiment).timeline(record)) {
-      x.timeline = timeline_from_json(*own);
+      try {
+        x.timeline = timeline_from_json(*own);
+      } catch (const InputError& e) {
+        x.trace_problem = e.what();
+      }
     }
     return x;
   }

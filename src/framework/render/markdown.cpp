@@ -9,6 +9,18 @@
 namespace pinbench {
 namespace {
 
+// A fenced code block, its lines as they are; the fence is longer than any run of backticks in
+// the code, so none closes it early.
+std::string fenced(const std::string& code) {
+  std::size_t longest = 0, run = 0;
+  for (char c : code) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+  return fence + "\n" + code + (code.back() == '\n' ? "" : "\n") + fence + "\n";
+}
+
 std::string table(const ReportTable& t) {
   std::string out = fmt::format("### {}\n\n|", markdown_escape(t.title));
   for (const std::string& h : t.header) out += " " + markdown_escape(h) + " |";
@@ -21,6 +33,7 @@ std::string table(const ReportTable& t) {
     out += "\n";
   }
   for (const std::string& n : t.notes) out += "\n" + markdown_escape(n) + "\n";
+  if (!t.code.empty()) out += "\n" + fenced(t.code);
   return out + "\n";
 }
 

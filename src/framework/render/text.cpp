@@ -16,6 +16,17 @@ std::string cuda_version(int v) {
   return v > 0 ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : std::string("unknown");
 }
 
+// Each line of `text` after `indent`, each ending in a line break; "" for no text.
+std::string indent_lines(const std::string& text, const std::string& indent) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t nl = std::min(text.find('\n', at), text.size());
+    out += indent + text.substr(at, nl - at) + "\n";
+    at = nl + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_machine(const MachineInfo& m) {
@@ -114,6 +125,7 @@ std::string render_model_text(const ReportModel& m) {
     for (const auto& row : t.rows) table.add_row(row);
     out += fmt::format("\n{}\n{}", t.title, table.render());
     for (const std::string& n : t.notes) out += "  " + n + "\n";
+    out += indent_lines(t.code, "      ");
   }
   for (const VerdictGroup& g : m.verdicts) {
     out += "\n" + g.title + "\n";
