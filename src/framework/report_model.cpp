@@ -30,7 +30,7 @@ std::string stop_words(const RunRecord& r, const Case& c) {
 
 std::string passed_sentence(const RunRecord& r, const std::string& meaning) {
   // Nothing checked is not "all passed" (a doctor run of a program that copied nothing, say).
-  if (r.gates.empty()) return "No gates: the record holds no checked measurement.";
+  if (r.gates.empty()) return kNoGates;
   return fmt::format("All {} gates passed: {}", r.gates.size(), meaning);
 }
 
@@ -140,6 +140,16 @@ std::vector<ChartSpec> rate_charts(const RunRecord& r, bool shared_scale) {
   return out;
 }
 
+ChartSpec rate_bar_chart(const std::string& id, const std::string& title) {
+  ChartSpec chart;
+  chart.kind = ChartKind::kBars;
+  chart.id = id;
+  chart.title = title;
+  chart.axis_title = "median rate (GB/s = 10^9 bytes/s)";
+  chart.value_suffix = " GB/s";
+  return chart;
+}
+
 VerdictGroup goal_group(const std::string& id, const std::string& title) {
   VerdictGroup g;
   g.id = id;
@@ -164,6 +174,10 @@ std::string figure_cell(const std::optional<double>& v, const char* spec) {
   return v ? fmt::format(fmt::runtime(spec), *v) : kDash;
 }
 
+std::string ratio_cell(const std::optional<double>& v) {
+  return figure_cell(v, "{:.3f}");
+}
+
 int exit_code(const ReportModel& m) {
   return m.check_failures.empty() ? 0 : 1;
 }
@@ -181,6 +195,8 @@ ReportModel analyse(const RunRecord& r) {
   add_common(r, m);
   const Experiment& experiment = experiment_for(r.experiment);
   experiment.analyse(r, m);
+  // An experiment with checks of its own (fleet, check) said what passing them means.
+  m.nothing_checked = m.checks_passed.empty() && r.gates.empty();
   if (m.checks_passed.empty()) m.checks_passed = passed_sentence(r, experiment.gates_meaning());
   if (m.published) {
     m.checks_passed =

@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "framework/report_tables.hpp"
-#include "framework/verdict.hpp"
 #include "framework/record.hpp"
+#include "framework/report_tables.hpp"
 #include "framework/stats.hpp"
+#include "framework/verdict.hpp"
 
 namespace pinbench {
 
@@ -24,7 +24,8 @@ namespace pinbench {
 // pipeline's goals. Each item is a Prediction whose claims carry the verdicts and evidence; a
 // goal is an item with one claim.
 struct VerdictGroup {
-  std::string id;     // an anchor, e.g. "predictions"
+  Judged judged = Judged::kGoal;  // what its items are: the words of their verdicts
+  std::string id;                 // an anchor, e.g. "predictions"
   std::string title;  // e.g. "Goals (H200 targets from the issue; findings, not checks)"
   std::string note;   // how to read the verdicts
   std::vector<Prediction> items;
@@ -111,6 +112,9 @@ struct ReportModel {
   std::vector<std::string> check_failures;
   std::string checks_passed;  // what "every gate passed" means for this experiment
   std::size_t gates_passed = 0, gates = 0;
+  // No gates and no check of the experiment's own (a doctor run of a program that copied
+  // nothing): nothing passed, so no printer shows a "passed" badge.
+  bool nothing_checked = false;
   // The experiment's own analysis (a StagedAnalysis, a LessonAnalysis, ...), which its terminal
   // printer reads instead of analysing the record again: framework/experiment.hpp, section<T>().
   std::any section;
@@ -130,18 +134,29 @@ int exit_code(const ReportModel& model);
 
 // --- Pieces that experiments build their sections from ------------------------------------
 
+// What a record with no gates says instead of "All 0 gates passed".
+inline const std::string kNoGates = "No gates: the record holds no checked measurement.";
+
 // What a table shows for a missing figure (no samples, or the gate failed).
 inline const std::string kDash = "—";
 // A figure formatted with `spec`, or the dash.
 std::string figure_cell(const std::optional<double>& v, const char* spec = "{:.2f}");
+// A ratio of two figures (staged/pinned, together/alone, ...), the same in every column of
+// every printer: three decimals and no "x", so 0.946 is not rounded up to a 0.95 goal.
+std::string ratio_cell(const std::optional<double>& v);
 
 // What the experiment chose not to measure (config "skipped") as a table, one row per entry
 // with the given fields; "bytes" reads as a size.
-void add_skipped(const RunRecord& record, ReportModel& model, const std::vector<std::string>& fields);
+void add_skipped(const RunRecord& record, ReportModel& model,
+                 const std::vector<std::string>& fields);
 
 // Rate-by-size charts, one per (part, method, direction) that has a sweep of sizes. With
 // `shared_scale`, every chart reaches the highest rate of all, so they compare at a glance.
 std::vector<ChartSpec> rate_charts(const RunRecord& record, bool shared_scale);
+
+// A chart of bars of median rates in GB/s (a host's GPUs alone and together, a check's GPUs):
+// kind, id, title, axis and unit set; the bars and the caption are the caller's.
+ChartSpec rate_bar_chart(const std::string& id, const std::string& title);
 
 // A group of goals (findings, not checks) and one goal in it, with one claim.
 VerdictGroup goal_group(const std::string& id, const std::string& title);

@@ -160,14 +160,18 @@ std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInf
   return out;
 }
 
+std::string gates_words(std::size_t passed, std::size_t gates) {
+  if (gates == 0) return "no gates";
+  return fmt::format("{} of {} gates passed", passed, gates);
+}
+
 std::string record_line(const RunRecord& r) {
   std::size_t passed = 0;
   for (const Gate& g : r.gates) passed += g.passed ? 1 : 0;
   return fmt::format(
-      "{}, recorded {} by pinbench {}; {}; {} of {} gates passed{}", r.experiment, r.created_utc,
-      r.pinbench_version,
-      r.source == "published" ? "published tables, one figure per case" : r.source, passed,
-      r.gates.size(),
+      "{}, recorded {} by pinbench {}; {}; {}{}", r.experiment, r.created_utc, r.pinbench_version,
+      r.source == "published" ? "published tables, one figure per case" : r.source,
+      gates_words(passed, r.gates.size()),
       r.wall_ms > 0.0 ? fmt::format("; wall time {:.2f} s", r.wall_ms / 1000.0) : std::string());
 }
 

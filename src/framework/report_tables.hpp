@@ -21,6 +21,9 @@ struct ReportTable {
   std::vector<bool> numeric;  // per column: right-aligned
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;  // sentences shown under the table
+  // A snippet of code shown under the notes (the doctor's fix), one statement a line: every
+  // printer keeps its line breaks.
+  std::string code;
 };
 
 // "host to device" for "h2d", and so on; unknown directions come back as they are.
@@ -31,8 +34,11 @@ std::string machine_line(const MachineInfo& m);
 std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m);
 
 // "lesson, recorded 2026-11-30T15:59:47Z by pinbench 0.1.0; measured; 33 of 33 gates passed;
-// wall time 3.74 s".
+// wall time 3.74 s"; a record with nothing gated says "no gates".
 std::string record_line(const RunRecord& r);
+
+// "33 of 33 gates passed", or "no gates" when there were none (never "0 of 0 gates passed").
+std::string gates_words(std::size_t passed, std::size_t gates);
 
 // Every gate that failed, as "gate NAME failed: DETAIL".
 std::vector<std::string> failed_gates(const RunRecord& r);

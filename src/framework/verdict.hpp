@@ -1,6 +1,13 @@
-// Verdicts on the page's predictions: each prediction is split into claims, and each claim is
-// held, died, undecided because of noise, or not evaluated, with the numbers that decided it.
-// Shared by the lesson analysis and the trace evidence of prediction 4.
+// Verdicts on what a record is judged against: the lesson's predictions and the staged engine's
+// and the pipeline's goals. Each is split into claims, and each claim is held, failed, undecided
+// because of noise, or not evaluated, with the numbers that decided it. Shared by the lesson
+// analysis, the trace evidence of prediction 4 and the goals.
+//
+// One vocabulary, for every printer (text, markdown, the HTML badge, CSV): verdict_word. A
+// prediction that failed "died", as the lesson's page says of a refuted prediction; a goal that
+// failed was "missed", as a target is. The other words are the same for both: "held",
+// "undecided", "not evaluated". Always lower case, so a word reads and sorts the same wherever
+// it is printed.
 #pragma once
 
 #include <string>
@@ -10,8 +17,32 @@ namespace pinbench {
 
 // kUndecided: the numbers lean one way, but the samples' noise leaves room for the other (the
 // claim's evidence says how much); a student who runs the lesson again might see either.
+// kDied: the numbers say no: a prediction died, a goal was missed.
 enum class Verdict { kHeld, kDied, kUndecided, kNotEvaluated };
-const char* to_string(Verdict v);
+
+// What was judged: a prediction (the lesson's) or a goal (a target from the issue).
+enum class Judged { kPrediction, kGoal };
+
+// The word for a verdict, the same in every printer: "held", "died" (a prediction) or "missed"
+// (a goal), "undecided", "not evaluated".
+constexpr const char* verdict_word(Verdict v, Judged what) {
+  switch (v) {
+    case Verdict::kHeld:
+      return "held";
+    case Verdict::kDied:
+      return what == Judged::kPrediction ? "died" : "missed";
+    case Verdict::kUndecided:
+      return "undecided";
+    case Verdict::kNotEvaluated:
+      return "not evaluated";
+  }
+  return "?";
+}
+
+// "Prediction" or "Goal", before an item's number.
+constexpr const char* judged_noun(Judged what) {
+  return what == Judged::kPrediction ? "Prediction" : "Goal";
+}
 
 struct Claim {
   std::string text;

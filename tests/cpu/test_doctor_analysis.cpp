@@ -1,16 +1,23 @@
 // The doctor's event parser, record section and findings on hand-made traces: each finding, its
 // absence, an empty trace, ties, call sites merged, a truncated line, and every bad field.
+#include <algorithm>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "experiments/doctor/analysis.hpp"
-#include "framework/report_model.hpp"
-#include "framework/errors.hpp"
 #include "experiments/doctor/trace.hpp"
+#include "fixtures.hpp"
+#include "framework/errors.hpp"
 #include "framework/record.hpp"
-#include "framework/units.hpp"
+#include "framework/render/html.hpp"
+#include "framework/render/markdown.hpp"
+#include "framework/render/svg_chart.hpp"
 #include "framework/render/text.hpp"
+#include "framework/report_model.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -415,6 +422,108 @@ TEST(DoctorReport, TheModelHasAFindingTableAndAChartOfTimeLost) {
       << text;
   EXPECT_NE(text.find("2.0% of the program's wall time"), std::string::npos) << text;
   EXPECT_NE(text.find("cudaMallocHost(&host, bytes);"), std::string::npos) << text;
+}
+
+// Copies to the host write into pageable memory: their finding says so.
+TEST(DoctorAnalysis, ADeviceToHostFindingIsIntoPageableMemory) {
+  std::string text = head() + site(kSiteA, "drain");
+  for (unsigned i = 1; i <= 4; ++i) {
+    text += api("R", "copy_async", i, 10000 * i, 10000 * i + 1000, kSiteA, "cudaMemcpyAsync_v3020");
+    text += memcpy_line(900 + i, i, 2, 4 * kMiB, 3, 1, 10000 * i, 10000 * i + 1000);
+    text +=
+        api("R", "copy", 10 + i, 90000 + 10000 * i, 91000 + 10000 * i, kSiteA, "cudaMemcpy_v3020");
+    text += memcpy_line(910 + i, 10 + i, 2, 4 * kMiB, 3, 1, 90000 + 10000 * i, 91000 + 10000 * i);
+  }
+  const DoctorTrace t = parse_doctor_events(text);
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  ASSERT_NE(find(a, "pageable-async"), nullptr);
+  EXPECT_EQ(find(a, "pageable-async")->title, "Asynchronous copies into pageable memory");
+  ASSERT_NE(find(a, "pageable-sync-loop"), nullptr);
+  EXPECT_EQ(find(a, "pageable-sync-loop")->title, "Blocking copies into pageable memory in a loop");
+  // To the device they read from it, and both ways are said as both.
+  const DoctorTrace h2d = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop());
+  EXPECT_EQ(find(analyse_doctor(record_with(h2d), h2d), "pageable-async")->title,
+            "Asynchronous copies from pageable memory");
+}
+
+// The fixes name the engine's class as include/pinbench/staged_copy.hpp spells it.
+TEST(DoctorAnalysis, TheFixesNameTheStagedCopier) {
+  DoctorTrace t = parse_doctor_events(
+      head() + site(kSiteA, "step") + pageable_loop() +
+      api("R", "register", 90, 0, 2000, kNone, "cudaHostRegister_v4000", 0x10000, 20 * kGiB));
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  ASSERT_NE(find(a, "pageable-async"), nullptr);
+  ASSERT_NE(find(a, "over-pinning"), nullptr);
+  EXPECT_NE(find(a, "pageable-async")->fix.find("(pinbench::StagedCopier)"), std::string::npos);
+  EXPECT_EQ(find(a, "over-pinning")->fix_code,
+            "pinbench::StagedCopier copier(options);   // a small pinned ring\n"
+            "copier.copy_to_device(dev, pageable_data, bytes, stream);");
+  for (const DoctorFinding& f : a.findings) {
+    EXPECT_EQ((f.fix + f.fix_code).find("StagedCopy "), std::string::npos) << f.id;
+    EXPECT_EQ((f.fix + f.fix_code).find("StagedCopy)"), std::string::npos) << f.id;
+  }
+}
+
+// The fix's code keeps its line breaks in every printer: a fenced block in markdown, <pre> in
+// HTML, indented lines in the terminal.
+TEST(DoctorReport, TheFixCodeKeepsItsLineBreaks) {
+  DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop());
+  t.command = {"./app"};
+  const RunRecord r = record_with(t);
+  const ReportModel m = analyse(r);
+  const std::string code =
+      "cudaMallocHost(&host, bytes);  // instead of malloc, once\n"
+      "cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream);";
+  EXPECT_NE(render_markdown(m).find("\n```\n" + code + "\n```\n"), std::string::npos)
+      << render_markdown(m);
+  EXPECT_NE(render_html(r, m, {}).find("<pre><code>" + xml_escape(code) + "</code></pre>"),
+            std::string::npos);
+  EXPECT_NE(render_text(r, m).find("\n      cudaMallocHost(&host, bytes);  // instead of malloc, "
+                                   "once\n      cudaMemcpyAsync("),
+            std::string::npos)
+      << render_text(r, m);
+}
+
+// Without any calibration, no table of dashes: one note says no rates were calibrated.
+TEST(DoctorReport, WithoutRatesOneNoteAndNoTableOfDashes) {
+  DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop());
+  const ReportModel m = analyse(record_with(t, false));
+  for (const ReportTable& tab : m.tables) EXPECT_NE(tab.id, "doctor-rates");
+  EXPECT_EQ(std::count_if(
+                m.notes.begin(), m.notes.end(),
+                [](const std::string& n) { return n.rfind("No rates were calibrated", 0) == 0; }),
+            1);
+  const ReportModel rated = analyse(record_with(t));
+  EXPECT_TRUE(std::any_of(rated.tables.begin(), rated.tables.end(),
+                          [](const ReportTable& tab) { return tab.id == "doctor-rates"; }));
+  for (const std::string& n : rated.notes) EXPECT_EQ(n.find("No rates were calibrated"), n.npos);
+}
+
+// A doctor record made where there is no GPU: no calls, so no timeline, and no calibration. Its
+// HTML report is the record without the timeline, named by nothing empty.
+TEST(DoctorReport, ARecordWithNothingToDrawRendersWithoutATimeline) {
+  DoctorTrace t = parse_doctor_events("");
+  t.command = {"true"};
+  const std::string path = test::temp_dir() + "/doctor-no-gpu.json";
+  test::write_file(path, to_json(record_with(t, false)).dump(1));
+  const RunRecord r = load_record(path);
+  const HtmlExtras x = html_extras_for(path, r);
+  EXPECT_FALSE(x.timeline);
+  const std::string html = render_html(r, analyse(r), x);
+  EXPECT_EQ(html.find("Timeline"), std::string::npos);
+  EXPECT_NE(html.find("Rendered by pinbench report from doctor-no-gpu.json.\n"), std::string::npos)
+      << html;
+  // A record's own timeline names no file: no "events from ," and no "and ." at the end.
+  const std::string committed =
+      std::string(PINBENCH_DATA_DIR) + "/runs/doctor-pageable-async-h200-2026-12-01T100629Z.json";
+  const RunRecord c = load_record(committed);
+  const HtmlExtras own = html_extras_for(committed, c);
+  ASSERT_TRUE(own.timeline);
+  const std::string page = render_html(c, analyse(c), own);
+  EXPECT_EQ(page.find("events from ,"), std::string::npos);
+  EXPECT_EQ(page.find(" and .\n"), std::string::npos);
+  EXPECT_NE(page.find(fmt::format("<figcaption>{} events, ", own.timeline->event_count)),
+            std::string::npos);
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "framework/record.hpp"
 #include "fixtures.hpp"
+#include "framework/record.hpp"
 
 namespace pinbench {
 namespace {
@@ -112,6 +112,19 @@ TEST(DoctorCli, TheReportOfADoctorRecordHasItsChartAndTimeline) {
   EXPECT_NE(page.find("Time lost per call site"), std::string::npos);
   EXPECT_NE(page.find("doctor_pitfalls.cu:52"), std::string::npos);  // the h2d loop's line
   EXPECT_NE(page.find("cudaMemcpyAsync"), std::string::npos);        // in the timeline
+}
+
+// A doctor record made here, with no GPU: its HTML report is written, without a timeline.
+TEST(DoctorCli, TheReportOfARecordMadeWithoutAGpuIsWritten) {
+  const std::string dir = test::temp_dir();
+  test::Result r = test::run(kBin + "doctor --json " + dir + "/none.json -- true");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run(kBin + "report " + dir + "/none.json --html " + dir + "/none.html");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("no complete"), std::string::npos) << r.err;
+  const std::string page = test::read_file(dir + "/none.html");
+  EXPECT_NE(page.find("</html>"), std::string::npos);
+  EXPECT_EQ(page.find(" and .\n"), std::string::npos);
 }
 
 TEST(DoctorCli, ReplayRefusesOtherRecordsAndAProgram) {

@@ -10,12 +10,13 @@
 #include "experiments/check/analysis.hpp"
 #include "experiments/fleet/analysis.hpp"
 #include "experiments/host/analysis.hpp"
-#include "framework/report_model.hpp"
+#include "fixtures.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
-#include "framework/run_library.hpp"
-#include "fixtures.hpp"
+#include "framework/render/html.hpp"
 #include "framework/render/text.hpp"
+#include "framework/report_model.hpp"
+#include "framework/run_library.hpp"
 
 namespace pinbench {
 namespace {
@@ -101,6 +102,33 @@ TEST(CheckFloors, DefaultsAreSharesOfTheLink) {
   EXPECT_TRUE(a.passed()) << a.failures().front();
   // One GPU has no peers: not judged, and not a failure.
   EXPECT_FALSE(a.gpus[0].items.back().judged);
+}
+
+// The floors in words, as the check's report prints them: no JSON.
+TEST(CheckFloors, AreSaidInWords) {
+  CheckFloors f;
+  EXPECT_EQ(floors_words(f),
+            "pinned at least 75% and pageable at least 5% of the link's rate at its maximum "
+            "generation and width; 4 KiB round trip p50 at most 50 µs, p99 at most 250 µs; each "
+            "GPU's pinned rates within 10% of its host's medians");
+  f.pinned_h2d_gb_per_s = 40.0;
+  f.pageable_share = 0.07;
+  EXPECT_EQ(floors_words(f).rfind(
+                "pinned h2d at least 40 GB/s, pinned d2h at least 75% of the link's rate, "
+                "pageable at least 7% of the link's rate (the link's rate at its maximum "
+                "generation and width); 4 KiB round trip p50 at most 50 µs,",
+                0),
+            0u)
+      << floors_words(f);
+  const ReportModel m = analyse(check_record("n1", {1.2}, "GPU-1"));
+  bool said = false;
+  for (const std::string& n : m.notes) {
+    if (n.rfind("Floors (docs/fleet.md): ", 0) != 0) continue;
+    said = true;
+    EXPECT_EQ(n.find('{'), std::string::npos) << n;
+    EXPECT_NE(n.find("pinned at least 75%"), std::string::npos) << n;
+  }
+  EXPECT_TRUE(said);
 }
 
 TEST(CheckFloors, FileAndFlags) {
@@ -359,6 +387,18 @@ TEST(HostAnalysis, RatiosAndTheAggregate) {
   EXPECT_DOUBLE_EQ(*a.rows[2].together_gb_per_s, 50.0);
   EXPECT_NE(render_text(r).find("all (aggregate)"), std::string::npos);
   EXPECT_TRUE(a.peers.empty());
+  // The chart: each GPU alone beside together, and the aggregate's pair.
+  const ChartSpec chart = host_chart(a);
+  EXPECT_EQ(chart.kind, ChartKind::kBars);
+  ASSERT_EQ(chart.bars.size(), 6u);
+  EXPECT_EQ(chart.bars[0].label, "GPU 0 pinned h2d alone");
+  EXPECT_DOUBLE_EQ(*chart.bars[0].value, 50.0);
+  EXPECT_EQ(chart.bars[1].label, "GPU 0 pinned h2d together");
+  EXPECT_DOUBLE_EQ(*chart.bars[1].value, 25.0);
+  EXPECT_EQ(chart.bars[4].label, "all GPUs pinned h2d alone (sum)");
+  const ReportModel m = analyse(r);
+  ASSERT_EQ(m.charts.size(), 1u);
+  EXPECT_NE(render_html(r, m, {}).find("<figure id=\"host-alone-together\""), std::string::npos);
 
   // With two GPUs, the peer matrix: a row per ordered pair, without and with peer access.
   for (int access = 0; access < 2; ++access) {
@@ -395,6 +435,21 @@ TEST(Fleet, CommittedH200Records) {
   // The same record twice is one GPU, named as a duplicate.
   const test::Result fleet = test::run(kBin + "fleet " + *check + " " + *check);
   EXPECT_NE(fleet.out.find("counted once"), std::string::npos) << fleet.out;
+}
+
+// The generic text printer aligns a text column's header with its cells: the committed fleet
+// record's UUID header starts where its UUIDs do, not 36 columns right of them.
+TEST(Fleet, TextHeadersStandOverTheirData) {
+  const std::optional<std::string> fleet = newest_record(PINBENCH_DATA_DIR "/runs", "fleet");
+  if (!fleet) GTEST_SKIP() << "no committed fleet record";
+  const std::string text = render_text(load_record(*fleet));
+  const std::size_t header = text.find("\n  host  GPU");
+  ASSERT_NE(header, std::string::npos) << text;
+  const std::size_t row = text.find('\n', text.find('\n', header + 1) + 1);  // past the rule
+  const std::string head = text.substr(header + 1, text.find('\n', header + 1) - header - 1);
+  const std::string data = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
+  EXPECT_EQ(head.find("UUID"), data.find("GPU-")) << head << "\n" << data;
+  EXPECT_EQ(head.find("group"), data.find("NVIDIA")) << head << "\n" << data;
 }
 
 TEST(FleetCli, ExitCodesAndOutputs) {

@@ -6,16 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "framework/record_rows.hpp"
 #include "experiments/staged/analysis.hpp"
+#include "experiments/staged/measure_torch.hpp"
 #include "experiments/staged/torch_methods.hpp"
-#include "framework/errors.hpp"
+#include "fixtures.hpp"
 #include "framework/case_builder.hpp"
+#include "framework/errors.hpp"
 #include "framework/record.hpp"
+#include "framework/record_rows.hpp"
 #include "framework/stats.hpp"
 #include "framework/units.hpp"
-#include "experiments/staged/measure_torch.hpp"
-#include "fixtures.hpp"
 
 namespace pinbench {
 namespace {
@@ -244,7 +244,7 @@ TEST(TorchCli, FlagsAndReplay) {
   r = test::run(bin + "staged --replay " + record);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("python-staged at 5x torch's pageable x.to(\"cuda\", non_blocking=True) or "
-                       "better from 64 MiB up: MISSED"),
+                       "better from 64 MiB up: missed"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("torch-copy-to-pinned"), std::string::npos);

@@ -5,9 +5,9 @@
 #include <regex>
 
 #include "experiments/lesson/analysis.hpp"
-#include "framework/record.hpp"
-#include "fixtures.hpp"
 #include "experiments/lesson/text.hpp"
+#include "fixtures.hpp"
+#include "framework/record.hpp"
 #include "framework/render/text_table.hpp"
 
 namespace pinbench {
@@ -29,6 +29,20 @@ TEST(TextTable, AlignsColumns) {
             "a         1.5\n"
             "longer      —\n");
   EXPECT_THROW(t.add_row({"only one"}), std::invalid_argument);
+}
+
+TEST(TextTable, TextColumnsStartAtTheirLeftEdgeHeaderAndCellsAlike) {
+  // A UUID column right-aligned under a short header left "UUID" 36 columns right of its data.
+  TextTable t({"host", "UUID", "rt µs"}, {false, false, true});
+  t.add_row({"vm", "GPU-5618491a", "9.3"});
+  t.add_row({"a-long-host", "—", "10.25"});
+  EXPECT_EQ(t.render(""),
+            "host         UUID          rt µs\n"
+            "--------------------------------\n"
+            "vm           GPU-5618491a    9.3\n"
+            "a-long-host  —             10.25\n");
+  EXPECT_EQ(display_width("µs —"), 4u);
+  EXPECT_THROW(TextTable({"a", "b"}, {true}), std::invalid_argument);
 }
 
 TEST(RenderLesson, CommittedH200Run) {

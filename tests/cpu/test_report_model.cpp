@@ -9,16 +9,16 @@
 
 #include <fmt/format.h>
 
-#include "framework/report_model.hpp"
-#include "framework/record.hpp"
-#include "framework/units.hpp"
 #include "fixtures.hpp"
+#include "framework/record.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/markdown.hpp"
 #include "framework/render/svg_chart.hpp"
 #include "framework/render/text.hpp"
 #include "framework/render/trace_timeline.hpp"
+#include "framework/report_model.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -98,6 +98,34 @@ TEST(ReportModel, StagedAndPipelineVerdictsReachEveryFormat) {
   }
 }
 
+// One word per verdict (framework/verdict.hpp, verdict_word) in every printer: a missed goal is
+// "missed" in the terminal text, markdown, the HTML badge and CSV, never DIED or MISSED; a
+// prediction that failed "died" in all of them.
+TEST(ReportModel, OneVerdictWordInEveryFormat) {
+  // The HTML's style sheet names every badge, so the page is asked about its badges only.
+  const auto expect_words = [](const RunRecord& r, const std::string& word,
+                               const std::vector<std::string>& never) {
+    const ReportModel m = analyse(r);
+    const Printed p = print_all(r, m);
+    for (const std::string& out : {p.text, p.markdown, p.csv, render_text(r, m)}) {
+      EXPECT_NE(out.find(word), std::string::npos) << out;
+      for (const std::string& other : never) EXPECT_EQ(out.find(other), std::string::npos) << out;
+    }
+    EXPECT_NE(p.html.find("<span class=\"badge " + word + "\">" + word + "</span>"),
+              std::string::npos);
+    EXPECT_NE(p.html.find(".badge." + word), std::string::npos) << "styled, not bare";
+    for (const std::string& other : never) {
+      EXPECT_EQ(p.html.find(">" + other + "</span>"), std::string::npos) << other;
+    }
+  };
+  // Device to host misses 95% of pinned: a goal.
+  expect_words(test::make_staged_record(), "missed", {"MISSED", "died", "DIED", "HELD"});
+  // Prediction 1's growth claim dies.
+  expect_words(test::make_lesson_record(), "died", {"DIED", "missed", "MISSED", "HELD"});
+  EXPECT_STREQ(verdict_word(Verdict::kDied, Judged::kGoal), "missed");
+  EXPECT_STREQ(verdict_word(Verdict::kDied, Judged::kPrediction), "died");
+}
+
 TEST(ReportModel, AnUndecidedClaimIsRenderedWithItsEvidenceEverywhere) {
   const RunRecord r = test::make_lesson_record();
   ReportModel m = analyse(r);
@@ -107,7 +135,7 @@ TEST(ReportModel, AnUndecidedClaimIsRenderedWithItsEvidenceEverywhere) {
   p.claims.front().verdict = Verdict::kUndecided;
   p.claims.front().evidence = "ratio 1.31x, interval 1.12x to 1.52x straddles the 1.3x floor";
   const Printed out = print_all(r, m);
-  EXPECT_NE(out.text.find("UNDECIDED"), std::string::npos);
+  EXPECT_NE(out.text.find(": undecided"), std::string::npos);
   EXPECT_NE(out.text.find("straddles the 1.3x floor"), std::string::npos);
   EXPECT_NE(out.markdown.find("| undecided | ratio 1.31x"), std::string::npos);
   EXPECT_NE(out.html.find("<span class=\"badge undecided\">undecided</span>"), std::string::npos);
@@ -250,6 +278,42 @@ TEST(ReportModel, ARecordWithoutGatesSaysSoRatherThanAllPassed) {
   const ReportModel m = analyse(r);
   EXPECT_EQ(m.checks_passed, "No gates: the record holds no checked measurement.");
   EXPECT_EQ(render_text(r).find("All 0 gates"), std::string::npos);
+  // Nothing gated is neither "0 of 0 gates passed" nor a green "passed" badge, anywhere.
+  EXPECT_TRUE(m.nothing_checked);
+  EXPECT_NE(m.record_line.find("; no gates"), std::string::npos) << m.record_line;
+  const Printed p = print_all(r, m);
+  for (const std::string& out : {p.text, p.markdown, p.html}) {
+    EXPECT_EQ(out.find("0 of 0"), std::string::npos) << out;
+    EXPECT_NE(out.find("no gates"), std::string::npos) << out;
+  }
+  EXPECT_EQ(p.html.find("badge passed"), std::string::npos) << p.html;
+  EXPECT_NE(p.html.find("<span class=\"label\">Gates</span><span class=\"value\">none</span>"),
+            std::string::npos);
+  EXPECT_EQ(p.html.find("Every gate (0)"), std::string::npos);
+  // The staged and sweep layouts say the same, not "Passed (0 gates)".
+  RunRecord staged = test::make_staged_record();
+  staged.gates.clear();
+  EXPECT_NE(render_text(staged).find("\nChecks\n  No gates: the record holds no checked"),
+            std::string::npos);
+  EXPECT_EQ(render_text(staged).find("Passed (0 gates)"), std::string::npos);
+  // With gates, the badge and the count are there.
+  const RunRecord gated = test::make_staged_record();
+  const ReportModel g = analyse(gated);
+  EXPECT_FALSE(g.nothing_checked);
+  EXPECT_NE(g.record_line.find(fmt::format("{} of {} gates passed", g.gates_passed, g.gates)),
+            std::string::npos);
+}
+
+// A fleet has no gates of its own but checks every GPU: it says "no gates" and keeps the
+// badge of its own checks.
+TEST(ReportModel, AFleetWithoutGatesKeepsTheBadgeOfItsOwnChecks) {
+  const RunRecord r = committed("fleet-mpi-h200-2026-12-01T095749Z.json");
+  const ReportModel m = analyse(r);
+  EXPECT_FALSE(m.nothing_checked);
+  const std::string html = render_html(r, m, {});
+  EXPECT_EQ(html.find("0 of 0"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"badge passed\">passed</span> Nothing flagged"),
+            std::string::npos);
 }
 
 TEST(ReportModel, AnUnknownExperimentGetsTheGenericReportAndText) {

@@ -3,21 +3,24 @@
 // against golden files and the generic reports on the same records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <regex>
 #include <stdexcept>
 #include <string>
 
 #include "experiments/staged/analysis.hpp"
-#include "framework/errors.hpp"
 #include "experiments/staged/plan.hpp"
-#include "framework/record.hpp"
-#include "framework/stats.hpp"
-#include "framework/units.hpp"
+#include "experiments/staged/text.hpp"
 #include "fixtures.hpp"
+#include "framework/errors.hpp"
 #include "framework/experiment.hpp"
+#include "framework/record.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/markdown.hpp"
-#include "experiments/staged/text.hpp"
+#include "framework/render/text.hpp"
+#include "framework/stats.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -458,11 +461,102 @@ TEST(StagedRender, ExactSizes) {
 }
 
 TEST(StagedRender, Golden) {
-  test::expect_matches_golden(printed_staged_text(test::make_staged_record()), "staged-example.txt");
+  test::expect_matches_golden(printed_staged_text(test::make_staged_record()),
+                              "staged-example.txt");
   test::expect_matches_golden(printed_staged_tune_text(test::make_staged_tune_record()),
                               "staged-tune-example.txt");
   test::expect_matches_golden(printed_pipeline_text(test::make_pipeline_record()),
                               "pipeline-example.txt");
+}
+
+// A record with one PyTorch path each way: `.to()` to the device only, `.cpu()` to the host
+// only, as `staged --torch` measures them.
+RunRecord staged_record_with_torch() {
+  RunRecord r = test::make_staged_record();
+  std::vector<Case> torch;
+  for (const Case& c : r.cases) {
+    if (c.part != "staged" || c.method != "pageable-driver") continue;
+    Case t = c;
+    t.method = c.direction == "h2d" ? "torch-pageable-to" : "torch-cpu";
+    torch.push_back(t);
+  }
+  r.cases.insert(r.cases.end(), torch.begin(), torch.end());
+  return r;
+}
+
+const ReportTable& table_of(const ReportModel& m, const std::string& id) {
+  for (const ReportTable& t : m.tables) {
+    if (t.id == id) return t;
+  }
+  throw std::logic_error("no table " + id);
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// Each direction shows the methods measured that way and no other: no column of dashes.
+TEST(StagedRender, EachDirectionShowsOnlyItsOwnMethods) {
+  const RunRecord r = staged_record_with_torch();
+  const ReportModel m = analyse(r);
+  const StagedAnalysis& a = section<StagedAnalysis>(m);
+  EXPECT_TRUE(has(a.methods, "torch-pageable-to") && has(a.methods, "torch-cpu"));
+  EXPECT_TRUE(has(a.methods_in("h2d"), "torch-pageable-to"));
+  EXPECT_FALSE(has(a.methods_in("h2d"), "torch-cpu"));
+  EXPECT_TRUE(has(a.methods_in("d2h"), "torch-cpu"));
+  EXPECT_FALSE(has(a.methods_in("d2h"), "torch-pageable-to"));
+  EXPECT_TRUE(a.methods_in("d2d").empty());
+  const ReportTable& h2d = table_of(m, "staged-h2d");
+  const ReportTable& d2h = table_of(m, "staged-d2h");
+  EXPECT_TRUE(has(h2d.header, "torch-pageable-to"));
+  EXPECT_FALSE(has(h2d.header, "torch-cpu"));
+  EXPECT_TRUE(has(d2h.header, "torch-cpu"));
+  EXPECT_FALSE(has(d2h.header, "torch-pageable-to"));
+  for (const ChartSpec& c : m.charts) {
+    const bool to_device = c.id.find("h2d") != std::string::npos;
+    for (const ChartSeriesSpec& s : c.series) {
+      EXPECT_NE(s.label, to_device ? "torch-cpu" : "torch-pageable-to") << c.id;
+    }
+  }
+  // The terminal text likewise: torch-cpu is a column of the host's table only.
+  const std::string text = printed_staged_text(r);
+  const std::size_t to_host = text.find("\nDevice to host (GB/s)\n");
+  ASSERT_NE(to_host, std::string::npos) << text;
+  EXPECT_EQ(text.substr(0, to_host).find("torch-cpu"), std::string::npos) << text;
+  const std::string tables = text.substr(to_host, text.find("\nGoals") - to_host);
+  EXPECT_NE(tables.find("torch-cpu"), std::string::npos) << text;
+  EXPECT_EQ(tables.find("torch-pageable-to"), std::string::npos) << text;
+}
+
+// Every ratio column, in the terminal text and in the model every other printer renders, reads
+// the same: three decimals and no "x" (staged/pinned 0.858 beside staged/driver 0.856, not
+// 0.86x).
+TEST(StagedRender, EveryRatioColumnHasOneFormat) {
+  const std::regex ratio("^([0-9]+\\.[0-9]{3}|—)$");
+  for (const RunRecord& r : {test::make_staged_record(), test::make_pipeline_record()}) {
+    SCOPED_TRACE(r.experiment);
+    const ReportModel m = analyse(r);
+    std::size_t seen = 0;
+    for (const ReportTable& t : m.tables) {
+      for (std::size_t i = 0; i < t.header.size(); ++i) {
+        const std::string& h = t.header[i];
+        const bool is_ratio =
+            (h.find('/') != std::string::npos && h.find("GB/s") == std::string::npos) ||
+            h == "vs pinned";
+        if (!is_ratio) continue;
+        for (const auto& row : t.rows) {
+          EXPECT_TRUE(std::regex_match(row[i], ratio)) << t.header[i] << ": " << row[i];
+          ++seen;
+        }
+      }
+    }
+    EXPECT_GT(seen, 0u);
+  }
+  const std::string text = printed_staged_text(test::make_staged_record());
+  EXPECT_EQ(text.find("x  "), std::string::npos) << text;
+  EXPECT_TRUE(
+      std::regex_search(text, std::regex("\n  1 GiB +page +[0-9]+\\.[0-9]{3} +[0-9]+\\.[0-9]{3} ")))
+      << text;
 }
 
 TEST(StagedRender, GenericReportsTakeTheseRecords) {
@@ -658,9 +752,9 @@ TEST(StagedText, TheEngineLineNamesEachDirectionsDirectThreshold) {
   e.erase("direct_below_bytes");
   e["to_device"]["direct_below_bytes"] = 0;
   e["to_host"]["direct_below_bytes"] = 256 * kKiB;
-  EXPECT_NE(
-      printed_staged_text(r).find("copies to the host under 256 KiB go straight to cudaMemcpyAsync"),
-      std::string::npos);
+  EXPECT_NE(printed_staged_text(r).find(
+                "copies to the host under 256 KiB go straight to cudaMemcpyAsync"),
+            std::string::npos);
   e["to_host"]["direct_below_bytes"] = 0;
   EXPECT_NE(printed_staged_text(r).find("every pageable copy is staged"), std::string::npos);
   e["streaming_fill_edges"] = false;
@@ -680,6 +774,26 @@ TEST(CommittedStaged, TheBoundPipelineRecordCountsTheHostSide) {
   EXPECT_EQ(a.goals[1].verdict, Verdict::kDied);
   EXPECT_NEAR(*a.rows[0].efficiency, 0.960, 0.002);
   EXPECT_EQ(a.goals[0].verdict, Verdict::kHeld);
+}
+
+// The committed staged --torch record's tables fit a 160-column terminal.
+TEST(CommittedStaged, TheTextTablesFitATerminal) {
+  for (const char* name :
+       {"staged-h200-2026-12-01T132418Z.json", "staged-h200-2026-11-30T173420Z.json"}) {
+    SCOPED_TRACE(name);
+    const std::string text = render_text(committed(name));
+    std::size_t tables = 0;
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = std::min(text.find('\n', at), text.size());
+      const std::string line = text.substr(at, end - at);
+      if (line.rfind("  --", 0) == 0) {  // a table's rule is as wide as the table
+        ++tables;
+        EXPECT_LE(line.size(), 160u) << text.substr(at > 400 ? at - 400 : 0, 800);
+      }
+      at = end + 1;
+    }
+    EXPECT_GE(tables, 4u);  // rates, then ratios, each way
+  }
 }
 
 }  // namespace

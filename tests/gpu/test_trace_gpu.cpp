@@ -12,14 +12,14 @@
 #include <map>
 #include <set>
 
+#include "cuda/cupti_trace.hpp"
 #include "experiments/lesson/analysis.hpp"
+#include "experiments/lesson/measure.hpp"
 #include "experiments/lesson/prediction4.hpp"
+#include "framework/render/perfetto.hpp"
 #include "framework/trace_gates.hpp"
 #include "framework/units.hpp"
-#include "cuda/cupti_trace.hpp"
-#include "experiments/lesson/measure.hpp"
 #include "gpu_test.hpp"
-#include "framework/render/perfetto.hpp"
 
 namespace pinbench {
 namespace {
@@ -136,7 +136,8 @@ TEST(TraceGpu, AShortTracedRunSeesWhatTheDriverSaw) {
   const Prediction4Judgement j = judge_prediction4(e);
   ASSERT_TRUE(j.ratio.has_value()) << j.reason;
   std::cout << "prediction 4 at 4 MiB: pageable " << j.pageable_ms << " ms, pinned " << j.pinned_ms
-            << " ms, ratio " << *j.ratio << ", " << to_string(j.verdict) << "\n";
+            << " ms, ratio " << *j.ratio << ", " << verdict_word(j.verdict, Judged::kPrediction)
+            << "\n";
 
   // The same evidence through the record, as a replay sees it.
   attach_trace(record, trace, "short.trace.json");

@@ -70,7 +70,39 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
+// One memory kind's rate floors: a share of the link's rate, or per direction where either is
+// set in GB/s ("pinned h2d at least 40 GB/s, pinned d2h at least 75% of the link's rate").
+std::string rate_floor_words(const char* memory, const std::optional<double>& h2d,
+                             const std::optional<double>& d2h, double share) {
+  const std::string of_link = fmt::format("at least {:g}% of the link's rate", 100 * share);
+  if (!h2d && !d2h) return fmt::format("{} {}", memory, of_link);
+  const auto one = [&](const char* direction, const std::optional<double>& v) {
+    return fmt::format("{} {} {}", memory, direction,
+                       v ? fmt::format("at least {:g} GB/s", *v) : of_link);
+  };
+  return one("h2d", h2d) + ", " + one("d2h", d2h);
+}
+
 }  // namespace
+
+std::string floors_words(const CheckFloors& f) {
+  const bool absolute = f.pinned_h2d_gb_per_s || f.pinned_d2h_gb_per_s || f.pageable_h2d_gb_per_s ||
+                        f.pageable_d2h_gb_per_s;
+  const std::string rates =
+      absolute ? fmt::format("{}, {} (the link's rate at its maximum generation and width)",
+                             rate_floor_words("pinned", f.pinned_h2d_gb_per_s,
+                                              f.pinned_d2h_gb_per_s, f.pinned_share),
+                             rate_floor_words("pageable", f.pageable_h2d_gb_per_s,
+                                              f.pageable_d2h_gb_per_s, f.pageable_share))
+               : fmt::format(
+                     "pinned at least {:g}% and pageable at least {:g}% of the link's rate at its "
+                     "maximum generation and width",
+                     100 * f.pinned_share, 100 * f.pageable_share);
+  return fmt::format(
+      "{}; 4 KiB round trip p50 at most {:g} µs, p99 at most {:g} µs; each GPU's pinned "
+      "rates within {:g}% of its host's medians",
+      rates, f.round_trip_p50_us, f.round_trip_p99_us, 100 * f.peer_margin);
+}
 
 json to_json(const CheckFloors& f) {
   json j{{"pinned_share", f.pinned_share},

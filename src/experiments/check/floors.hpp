@@ -23,6 +23,13 @@ struct CheckFloors {
 };
 
 nlohmann::json to_json(const CheckFloors& f);
+
+// The floors as a reader reads them: "pinned at least 75% and pageable at least 5% of the
+// link's rate at its maximum generation and width; 4 KiB round trip p50 at most 50 µs, p99 at
+// most 250 µs; each GPU's pinned rates within 10% of its host's medians". A floor set in GB/s
+// is named per direction.
+std::string floors_words(const CheckFloors& f);
+
 // From a check record's config.floors; InputError naming the field when one is out of range.
 CheckFloors floors_from_json(const nlohmann::json& j);
 

@@ -37,12 +37,7 @@ std::string link_cell(const GpuInfo& g) {
 
 ChartSpec gpu_rate_chart(const std::string& id, const std::string& title,
                          const std::vector<std::pair<std::string, const GpuCheck*>>& gpus) {
-  ChartSpec chart;
-  chart.kind = ChartKind::kBars;
-  chart.id = id;
-  chart.title = title;
-  chart.axis_title = "median rate (GB/s = 10^9 bytes/s)";
-  chart.value_suffix = " GB/s";
+  ChartSpec chart = rate_bar_chart(id, title);
   for (const auto& [label, g] : gpus) {
     chart.bars.push_back({label + " pinned h2d", "pinned", g->pinned_h2d, g->gpu.uuid});
     chart.bars.push_back({label + " pinned d2h", "pinned", g->pinned_d2h, g->gpu.uuid});
@@ -74,23 +69,20 @@ void build_check_section(const RunRecord& r, ReportModel& m) {
                       g.gpu.numa_node >= 0 ? std::to_string(g.gpu.numa_node) : "?",
                       link_cell(g.gpu), figure_cell(g.pinned_h2d), figure_cell(g.pinned_d2h),
                       figure_cell(g.pageable_h2d), figure_cell(g.pageable_d2h),
-                      figure_cell(g.round_trip_p50_us, "{:.1f}"), figure_cell(g.round_trip_p99_us, "{:.1f}"),
-                      g.passed() ? "pass" : "FAIL"});
+                      figure_cell(g.round_trip_p50_us, "{:.1f}"),
+                      figure_cell(g.round_trip_p99_us, "{:.1f}"), g.passed() ? "pass" : "FAIL"});
     labelled.emplace_back(fmt::format("GPU {}", g.gpu.index), &g);
   }
   m.tables.push_back(std::move(t));
   m.tables.push_back(check_items_table("check-items", "Every check", labelled));
   if (!labelled.empty())
     m.charts.push_back(gpu_rate_chart("check-rates", "Rates by GPU", labelled));
-  m.notes.push_back(
-      "Floors (docs/fleet.md): " +
-      to_json(a.floors).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  m.notes.push_back("Floors (docs/fleet.md): " + floors_words(a.floors) + ".");
   for (const std::string& f : a.failures()) m.check_failures.push_back(f);
   m.checks_passed = fmt::format(
       "All {} gates passed (every sample's bytes arrived exactly) and every judged check of every "
       "GPU passed.",
       r.gates.size());
 }
-
 
 }  // namespace pinbench

@@ -227,6 +227,15 @@ std::string directions_of(const std::vector<const DoctorCall*>& calls) {
   return h2d && d2h ? "both directions" : h2d ? "host to device" : "device to host";
 }
 
+// Where the pageable end of the calls' copies is, for a finding's title: copies to the device
+// read "from pageable memory", copies to the host write "into" it.
+std::string pageable_end(const std::vector<const DoctorCall*>& calls) {
+  const std::string d = directions_of(calls);
+  return d == "both directions"  ? "from and into pageable memory"
+         : d == "host to device" ? "from pageable memory"
+                                 : "into pageable memory";
+}
+
 bool python_program(const DoctorTrace& t) {
   for (const DoctorSite& s : t.sites) {
     for (const DoctorFrame& f : s.frames) {
@@ -258,7 +267,7 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
   if (calls.empty()) return;
   DoctorFinding f;
   f.id = "pageable-async";
-  f.title = "Asynchronous copies from pageable memory";
+  f.title = "Asynchronous copies " + pageable_end(calls);
   std::map<std::string, SiteSum> sites;
   double pinned = 0, lost = 0, prevented = 0, seen = 0;
   bool all_pinned = true, all_lost = true;
@@ -318,7 +327,7 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
            "y = x.to('cuda', non_blocking=True)"},
           {"Allocate the host buffers page-locked (cudaMallocHost / cudaHostAlloc) or pin "
            "them once (cudaHostRegister) and reuse them; for data sets too large to pin, "
-           "pinbench's staged engine (pinbench::StagedCopy) streams them through a small "
+           "pinbench's staged engine (pinbench::StagedCopier) streams them through a small "
            "pinned ring",
            "cudaMallocHost(&host, bytes);  // instead of malloc, once\n"
            "cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream);"});
@@ -334,7 +343,6 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
   }
   DoctorFinding f;
   f.id = "pageable-sync-loop";
-  f.title = "Blocking copies from pageable memory in a loop";
   std::map<std::string, SiteSum> sites;
   std::vector<const DoctorCall*> all;
   double lost = 0;
@@ -356,6 +364,7 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
     }
   }
   if (f.count == 0) return;
+  f.title = "Blocking copies " + pageable_end(all) + " in a loop";
   if (all_lost)
     f.lost_ms = lost;
   else
@@ -474,8 +483,8 @@ void finding_over_pinning(const RunRecord& r, const DoctorTrace& t, DoctorAnalys
       "Pin transfer buffers, not data sets: stream a large data set through a few pinned "
       "buffers (pinbench's staged engine does so), and unpin what is no longer copied";
   f.fix_code =
-      "pinbench::StagedCopy copy(options);   // a small pinned ring\n"
-      "copy.to_device(dev, pageable_data, bytes, stream);";
+      "pinbench::StagedCopier copier(options);   // a small pinned ring\n"
+      "copier.copy_to_device(dev, pageable_data, bytes, stream);";
   a.findings.push_back(std::move(f));
 }
 

@@ -1,10 +1,11 @@
 // doctor as the registry sees it: a record of what a program's copies did, its findings as the
 // model's section, and its own timeline (the program's calls) for the HTML report. It prints the
 // model itself.
+#include "framework/experiment.hpp"
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/trace.hpp"
-#include "framework/experiment.hpp"
 #include "framework/render/perfetto.hpp"
+#include "framework/trace_model.hpp"
 
 namespace pinbench::experiments::doctor {
 namespace {
@@ -29,7 +30,12 @@ class Doctor final : public Experiment {
   }
   std::optional<nlohmann::json> timeline(const RunRecord& record) const override {
     if (record.doctor.is_null()) return std::nullopt;
-    return perfetto_json(doctor_timeline(doctor_trace_from_json(record.doctor)));
+    const Trace calls = doctor_timeline(doctor_trace_from_json(record.doctor));
+    // A program that made no CUDA call (or a machine with no GPU) leaves nothing to draw.
+    if (calls.api_calls.empty() && calls.copies.empty() && calls.kernels.empty()) {
+      return std::nullopt;
+    }
+    return perfetto_json(calls);
   }
 };
 

@@ -123,13 +123,7 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
     }
     for (const std::string& e : f.evidence) ft.notes.push_back(e + ".");
     ft.notes.push_back("Fix: " + f.fix + ".");
-    std::string code;
-    for (std::size_t at = 0; at < f.fix_code.size();) {
-      const std::size_t nl = std::min(f.fix_code.find('\n', at), f.fix_code.size());
-      code += (code.empty() ? "    " : "\n      ") + f.fix_code.substr(at, nl - at);
-      at = nl + 1;
-    }
-    ft.notes.push_back(code);
+    ft.code = f.fix_code;
     m.tables.push_back(std::move(ft));
   }
   if (a.findings.empty() && !a.no_cuda) {
@@ -150,7 +144,17 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
   rates.notes.push_back(
       "Each copy size takes the record's nearest calibrated size; without rates, time lost is "
       "shown as a dash.");
-  if (!a.rates.empty()) m.tables.push_back(std::move(rates));
+  // A table of dashes says nothing a sentence does not: without any rate, one note.
+  const bool calibrated = std::any_of(a.rates.begin(), a.rates.end(), [](const DoctorRate& rt) {
+    return rt.pageable_gb_per_s || rt.pinned_gb_per_s || rt.pinned_call_ms;
+  });
+  if (calibrated) {
+    m.tables.push_back(std::move(rates));
+  } else if (!a.rates.empty()) {
+    m.notes.push_back(
+        "No rates were calibrated (the record holds no calibration of its copy sizes), so time "
+        "lost against page-locked memory is not estimated (a dash).");
+  }
   if (!chart.bars.empty()) m.charts.push_back(std::move(chart));
 }
 

@@ -6,6 +6,7 @@
 
 #include "framework/case_figures.hpp"
 #include "framework/errors.hpp"
+#include "framework/report_model.hpp"
 
 namespace pinbench {
 namespace {
@@ -23,10 +24,6 @@ std::optional<double> rate(const RunRecord& r, const std::string& part, const st
     }
   }
   return std::nullopt;
-}
-
-std::string num(const std::optional<double>& v, const char* spec = "{:.2f}") {
-  return v ? fmt::format(fmt::runtime(spec), *v) : "—";
 }
 
 }  // namespace
@@ -76,6 +73,24 @@ HostAnalysis analyse_host(const RunRecord& r) {
   return a;
 }
 
+ChartSpec host_chart(const HostAnalysis& a) {
+  ChartSpec chart = rate_bar_chart("host-alone-together", "Every GPU alone and all together");
+  for (const HostRow& row : a.rows) {
+    // With one GPU the aggregate is that GPU again.
+    if (row.gpu < 0 && a.gpus < 2) continue;
+    const std::string who = row.gpu < 0 ? std::string("all GPUs") : fmt::format("GPU {}", row.gpu);
+    const std::string label = fmt::format("{} {} {}", who, row.memory, row.direction);
+    const std::string detail = direction_words(row.direction);
+    chart.bars.push_back(
+        {label + (row.gpu < 0 ? " alone (sum)" : " alone"), "alone", row.alone_gb_per_s, detail});
+    chart.bars.push_back({label + " together", "together", row.together_gb_per_s, detail});
+  }
+  chart.caption =
+      "Each GPU's rate copying alone, then with every GPU's thread released at one instant; a "
+      "bar missing is a failed gate. Bidirectional rates count both directions' bytes.";
+  return chart;
+}
+
 std::vector<ReportTable> host_tables(const HostAnalysis& a) {
   std::vector<ReportTable> out;
   ReportTable t;
@@ -86,8 +101,8 @@ std::vector<ReportTable> host_tables(const HostAnalysis& a) {
   for (const HostRow& row : a.rows) {
     t.rows.push_back({direction_words(row.direction), row.memory,
                       row.gpu < 0 ? std::string("all (aggregate)") : std::to_string(row.gpu),
-                      num(row.alone_gb_per_s), num(row.together_gb_per_s),
-                      num(row.ratio(), "{:.3f}")});
+                      figure_cell(row.alone_gb_per_s), figure_cell(row.together_gb_per_s),
+                      ratio_cell(row.ratio())});
   }
   t.notes.push_back(
       "Together: every GPU's thread released at one instant; a GPU's rate is its bytes over its "
@@ -112,7 +127,8 @@ std::vector<ReportTable> host_tables(const HostAnalysis& a) {
       for (const PeerCell& c : a.peers) {
         if (c.from == from && c.to == to) (c.peer_access ? on : off) = c.gb_per_s;
       }
-      p.rows.push_back({std::to_string(from), std::to_string(to), num(off), num(on)});
+      p.rows.push_back(
+          {std::to_string(from), std::to_string(to), figure_cell(off), figure_cell(on)});
     }
     out.push_back(std::move(p));
   }

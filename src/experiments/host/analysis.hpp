@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/report_tables.hpp"
 #include "framework/record.hpp"
+#include "framework/report_model.hpp"
+#include "framework/report_tables.hpp"
 
 namespace pinbench {
 
@@ -38,5 +39,9 @@ HostAnalysis analyse_host(const RunRecord& record);
 
 // The tables every printer shows for a host record.
 std::vector<ReportTable> host_tables(const HostAnalysis& a);
+
+// Each GPU's rate alone beside its rate with every GPU copying at once, by direction and memory
+// kind, as bars (the aggregate's too where there are two GPUs or more).
+ChartSpec host_chart(const HostAnalysis& a);
 
 }  // namespace pinbench

@@ -1,4 +1,5 @@
-// `host` as the registry sees it: every GPU alone and together, as tables; it prints the model.
+// `host` as the registry sees it: every GPU alone and together, as tables and a chart of bars; it
+// prints the model.
 #include <fmt/format.h>
 
 #include "experiments/host/analysis.hpp"
@@ -13,8 +14,9 @@ void build_host(const RunRecord& r, ReportModel& m) {
   m.title = fmt::format("pinbench host: {} GPU{} of host {}", a.gpus, a.gpus == 1 ? "" : "s",
                         r.machine.hostname.empty() ? "?" : r.machine.hostname);
   m.tables = host_tables(a);
+  ChartSpec chart = host_chart(a);
+  if (!chart.bars.empty()) m.charts.push_back(std::move(chart));
 }
-
 
 class Host final : public Experiment {
  public:
@@ -23,10 +25,11 @@ class Host final : public Experiment {
   std::string label() const override { return "Host"; }
   std::string noun() const override { return "host run"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = {
-        {"bytes", FieldKind::kSize},           {"devices", FieldKind::kCounts},
-        {"rounds", FieldKind::kCount},         {"copies_per_round", FieldKind::kCount},
-        {"place_on_gpu_node", FieldKind::kFlag}};
+    static const std::vector<ConfigField> fields = {{"bytes", FieldKind::kSize},
+                                                    {"devices", FieldKind::kCounts},
+                                                    {"rounds", FieldKind::kCount},
+                                                    {"copies_per_round", FieldKind::kCount},
+                                                    {"place_on_gpu_node", FieldKind::kFlag}};
     return fields;
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {

@@ -14,20 +14,6 @@ namespace pinbench {
 
 using nlohmann::json;
 
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::kHeld:
-      return "held";
-    case Verdict::kDied:
-      return "died";
-    case Verdict::kUndecided:
-      return "undecided";
-    case Verdict::kNotEvaluated:
-      return "not evaluated";
-  }
-  return "?";
-}
-
 namespace {
 
 // Median time of a case that passed its gate; nothing for a missing or unverified case, so a

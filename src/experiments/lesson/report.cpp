@@ -134,6 +134,7 @@ void build_lesson_section(const RunRecord& r, ReportModel& m) {
   m.tables = lesson_tables(a, r.source == "published");
   m.check_failures = a.check_failures;
   VerdictGroup g;
+  g.judged = Judged::kPrediction;
   g.id = "predictions";
   g.title = "Predictions";
   g.note =

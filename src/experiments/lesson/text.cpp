@@ -104,9 +104,11 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
 
   out += "\nPredictions\n";
   for (const Prediction& p : a.predictions) {
-    out += fmt::format("  {}. [{}] {}\n", p.number, to_string(p.verdict), p.statement);
+    out += fmt::format("  {}. [{}] {}\n", p.number, verdict_word(p.verdict, Judged::kPrediction),
+                       p.statement);
     for (const Claim& cl : p.claims) {
-      out += fmt::format("       {:<13} {}: {}\n", to_string(cl.verdict), cl.text, cl.evidence);
+      out += fmt::format("       {:<13} {}: {}\n", verdict_word(cl.verdict, Judged::kPrediction),
+                         cl.text, cl.evidence);
     }
   }
 

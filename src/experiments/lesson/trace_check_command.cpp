@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "experiments/lesson/nsys_stats.hpp"
 #include "experiments/lesson/prediction4.hpp"
 #include "framework/errors.hpp"
-#include "experiments/lesson/nsys_stats.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench::cli {
@@ -97,7 +97,7 @@ int run(const TraceCheckOptions& o) {
     std::printf("  NVTX      %s (nvtx_sum)\n", ranges.c_str());
   }
   for (const std::string& n : e.notes) std::printf("  note      %s\n", n.c_str());
-  std::printf("  verdict   %s\n", to_string(j.verdict));
+  std::printf("  verdict   %s\n", verdict_word(j.verdict, Judged::kPrediction));
   return j.verdict == Verdict::kHeld ? 0 : 1;
 }
 

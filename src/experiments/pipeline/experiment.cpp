@@ -36,9 +36,10 @@ void build_pipeline(const RunRecord& r, ReportModel& m) {
     t.rows.push_back({row.source, std::to_string(row.streams), exact_size(row.chunk_bytes),
                       figure_cell(row.ms, "{:.3f}"), figure_cell(row.gb_per_s_each_way),
                       figure_cell(row.bound_ms, "{:.3f}"), figure_cell(row.copy_bound_ms, "{:.3f}"),
-                      figure_cell(row.kernel_ms, "{:.3f}"), figure_cell(row.host_bound_ms, "{:.3f}"),
+                      figure_cell(row.kernel_ms, "{:.3f}"),
+                      figure_cell(row.host_bound_ms, "{:.3f}"),
                       row.efficiency ? fmt::format("{:.1f}%", 100 * *row.efficiency) : kDash,
-                      figure_cell(row.over_pinned, "{:.3f}")});
+                      ratio_cell(row.over_pinned)});
     const std::string label =
         fmt::format("{}, {} stream{}", row.source, row.streams, row.streams == 1 ? "" : "s");
     const std::string& key = row.source;
@@ -84,14 +85,19 @@ class Pipeline final : public Experiment {
   std::string label() const override { return "Pipeline"; }
   std::string noun() const override { return "pipeline"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = joined(
-        {sampling_fields(),
-         {{"engine", FieldKind::kEngine},         {"timing", FieldKind::kText},
-          {"array_bytes", FieldKind::kSize},      {"window_bytes", FieldKind::kSize},
-          {"chunk_bytes_by_streams", FieldKind::kSizes}, {"streams", FieldKind::kCounts},
-          {"sources", FieldKind::kTexts},         {"kernel", FieldKind::kText},
-          {"kernel_rounds", FieldKind::kCount},   {"warmups", FieldKind::kCount},
-          {"iterations", FieldKind::kCount}}});
+    static const std::vector<ConfigField> fields =
+        joined({sampling_fields(),
+                {{"engine", FieldKind::kEngine},
+                 {"timing", FieldKind::kText},
+                 {"array_bytes", FieldKind::kSize},
+                 {"window_bytes", FieldKind::kSize},
+                 {"chunk_bytes_by_streams", FieldKind::kSizes},
+                 {"streams", FieldKind::kCounts},
+                 {"sources", FieldKind::kTexts},
+                 {"kernel", FieldKind::kText},
+                 {"kernel_rounds", FieldKind::kCount},
+                 {"warmups", FieldKind::kCount},
+                 {"iterations", FieldKind::kCount}}});
     return fields;
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "framework/case_figures.hpp"
-#include "experiments/staged/torch_methods.hpp"
 #include "experiments/staged/plan.hpp"
+#include "experiments/staged/torch_methods.hpp"
+#include "framework/case_figures.hpp"
 #include "framework/stats.hpp"
 #include "framework/units.hpp"
 
@@ -193,6 +193,18 @@ void add_torch_goals(StagedAnalysis& a, const StagedGoals& goals) {
 }
 
 }  // namespace
+
+std::vector<std::string> StagedAnalysis::methods_in(const std::string& direction) const {
+  std::vector<std::string> out;
+  const auto it = rows.find(direction);
+  if (it == rows.end()) return out;
+  for (const std::string& m : methods) {
+    const bool any = std::any_of(it->second.begin(), it->second.end(),
+                                 [&](const StagedRow& r) { return r.gb_per_s.count(m) != 0; });
+    if (any) out.push_back(m);
+  }
+  return out;
+}
 
 StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals) {
   StagedAnalysis a;

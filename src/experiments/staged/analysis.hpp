@@ -90,6 +90,11 @@ struct StagedAnalysis {
   std::vector<std::string> methods;
   std::map<std::string, std::vector<StagedRow>> rows;  // by direction; by size, aligned first
   std::vector<StagedGoal> goals;
+
+  // The methods with at least one case in `direction`, in `methods`' order: what a direction's
+  // table and chart show. PyTorch's paths are each one direction's (`.to()` to the device,
+  // `.cpu()` and `copy_()` to the host).
+  std::vector<std::string> methods_in(const std::string& direction) const;
 };
 
 StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals = {});

@@ -18,8 +18,8 @@ namespace {
 
 // The staged engine's options and the sampler's rules, in every record the engine measured.
 const std::vector<ConfigField>& engine_fields() {
-  static const std::vector<ConfigField> fields = joined(
-      {sampling_fields(), {{"engine", FieldKind::kEngine}, {"timing", FieldKind::kText}}});
+  static const std::vector<ConfigField> fields =
+      joined({sampling_fields(), {{"engine", FieldKind::kEngine}, {"timing", FieldKind::kText}}});
   return fields;
 }
 
@@ -40,40 +40,28 @@ bool is_power_of_two(std::uint64_t v) {
 void build_staged(const RunRecord& r, ReportModel& m) {
   m.section = analyse_staged(r);
   const StagedAnalysis& a = section<StagedAnalysis>(m);
-  const bool b2b =
-      std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end();
   for (const char* direction : {"h2d", "d2h"}) {
     const auto it = a.rows.find(direction);
     if (it == a.rows.end()) continue;
+    const StagedColumns columns = staged_columns(a, direction);
+    const std::vector<std::string>& methods = columns.methods;
     ReportTable t;
     t.id = std::string("staged-") + direction;
     t.title =
         fmt::format("Staged engine against every other way, {} (GB/s)", direction_words(direction));
     t.header = {"size"};
-    t.numeric = {false};
-    for (const std::string& method : a.methods) {
-      t.header.push_back(method);
-      t.numeric.push_back(true);
-    }
-    t.header.insert(t.header.end(), {"staged/pinned", "staged/driver"});
-    if (b2b) t.header.push_back("back-to-back/pinned");
-    const bool bounded =
-        std::any_of(it->second.begin(), it->second.end(),
-                    [](const StagedRow& row) { return row.host_gb_per_s.has_value(); });
-    if (bounded) {
-      t.header.insert(t.header.end(), {"host", "host+dma", "bound", "staged/bound"});
-      if (b2b) t.header.push_back("back-to-back/bound");
-    }
-    t.header.push_back("staged path");
-    t.numeric.resize(t.header.size(), true);
-    t.numeric.back() = false;
+    for (const std::string& method : methods) t.header.push_back(method);
+    for (const std::string& h : columns.ratio_header("back-to-back")) t.header.push_back(h);
+    t.numeric.assign(t.header.size(), true);
+    t.numeric.front() = false;
+    t.numeric.back() = false;  // the staged path
     // The two charts of a direction: sizes that are powers of two on one, the odd sizes and
     // offsets on the other, so neither line zig-zags between the two kinds of case.
     ChartSpec even, odd;
     for (ChartSpec* c : {&even, &odd}) {
       c->axis_title = "median rate (GB/s = 10^9 bytes/s)";
       c->value_suffix = " GB/s";
-      for (const std::string& method : a.methods) c->series.push_back({method, method, {}});
+      for (const std::string& method : methods) c->series.push_back({method, method, {}});
     }
     even.id = std::string("staged-") + direction;
     even.title = fmt::format("Staged engine against pinned, the driver and each alternative, {}",
@@ -82,25 +70,12 @@ void build_staged(const RunRecord& r, ReportModel& m) {
     odd.title = fmt::format("The same at odd sizes and offsets, {}", direction_words(direction));
     for (const StagedRow& row : it->second) {
       std::vector<std::string> cells{staged_size(row)};
-      for (const std::string& method : a.methods) {
-        const auto f = row.gb_per_s.find(method);
-        cells.push_back(f == row.gb_per_s.end() ? kDash : figure_cell(f->second));
-      }
-      cells.push_back(figure_cell(row.staged_over_pinned, "{:.3f}"));
-      cells.push_back(figure_cell(row.staged_over_driver, "{:.2f}x"));
-      if (b2b) cells.push_back(figure_cell(row.back_to_back_over_pinned, "{:.3f}"));
-      if (bounded) {
-        cells.push_back(figure_cell(row.host_gb_per_s));
-        cells.push_back(figure_cell(row.host_under_dma_gb_per_s));
-        cells.push_back(figure_cell(row.bound_gb_per_s));
-        cells.push_back(figure_cell(row.staged_over_bound, "{:.3f}"));
-        if (b2b) cells.push_back(figure_cell(row.back_to_back_over_bound, "{:.3f}"));
-      }
-      cells.push_back(row.staged_path.empty() ? kDash : row.staged_path);
+      for (std::string& cell : columns.rate_cells(row)) cells.push_back(std::move(cell));
+      for (std::string& cell : columns.ratio_cells(row)) cells.push_back(std::move(cell));
       t.rows.push_back(std::move(cells));
       ChartSpec& chart = aligned(row) && is_power_of_two(row.bytes) ? even : odd;
-      for (std::size_t i = 0; i < a.methods.size(); ++i) {
-        const auto f = row.gb_per_s.find(a.methods[i]);
+      for (std::size_t i = 0; i < methods.size(); ++i) {
+        const auto f = row.gb_per_s.find(methods[i]);
         chart.series[i].points.emplace_back(row.bytes,
                                             f == row.gb_per_s.end() ? std::nullopt : f->second);
       }
@@ -111,7 +86,7 @@ void build_staged(const RunRecord& r, ReportModel& m) {
         "cudaMemcpyAsync from page-locked memory (the ceiling); pageable-driver = "
         "cudaMemcpyAsync from pageable memory. A size 'at +3/+1' starts that many bytes past a "
         "page on the host and device ends.");
-    if (bounded) {
+    if (columns.bounded) {
       t.notes.push_back(
           "host = the engine's host threads alone, in its shape; host+dma = the same threads "
           "while the copy engine moves other page-locked data the same way; bound = the lesser "
@@ -278,14 +253,20 @@ class Staged final : public Experiment {
   std::string label() const override { return "Staged benchmark"; }
   std::string noun() const override { return "staged benchmark"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = joined(
-        {engine_fields(),
-         {{"sizes_bytes", FieldKind::kSizes},      {"odd_sizes_bytes", FieldKind::kSizes},
-          {"host_offset", FieldKind::kSizeOrZero}, {"device_offset", FieldKind::kSizeOrZero},
-          {"warmups", FieldKind::kCount},          {"iterations", FieldKind::kCount},
-          {"driver_threads", FieldKind::kCount},   {"methods", FieldKind::kTexts},
-          {"directions", FieldKind::kTexts},       {"skipped", FieldKind::kObjects},
-          {"method", FieldKind::kText},            {"reason", FieldKind::kText}}});
+    static const std::vector<ConfigField> fields =
+        joined({engine_fields(),
+                {{"sizes_bytes", FieldKind::kSizes},
+                 {"odd_sizes_bytes", FieldKind::kSizes},
+                 {"host_offset", FieldKind::kSizeOrZero},
+                 {"device_offset", FieldKind::kSizeOrZero},
+                 {"warmups", FieldKind::kCount},
+                 {"iterations", FieldKind::kCount},
+                 {"driver_threads", FieldKind::kCount},
+                 {"methods", FieldKind::kTexts},
+                 {"directions", FieldKind::kTexts},
+                 {"skipped", FieldKind::kObjects},
+                 {"method", FieldKind::kText},
+                 {"reason", FieldKind::kText}}});
     return fields;
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {
@@ -297,8 +278,7 @@ class Staged final : public Experiment {
   }
   std::string text(const RunRecord& record, const ReportModel& model,
                    const TextOptions&) const override {
-    return with_sampling(record, model,
-                         render_staged_text(record, section<StagedAnalysis>(model)));
+    return with_sampling(record, model, render_staged_text(record, section<StagedAnalysis>(model)));
   }
 };
 
@@ -309,12 +289,15 @@ class StagedTune final : public Experiment {
   std::string label() const override { return "Staged tuning"; }
   std::string noun() const override { return "staged tuning run"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = joined(
-        {engine_fields(),
-         {{"sizes_bytes", FieldKind::kSizes},       {"chunk_bytes", FieldKind::kSizes},
-          {"depths", FieldKind::kCounts},           {"threads", FieldKind::kCounts},
-          {"ring_limit_bytes", FieldKind::kSize},   {"directions", FieldKind::kTexts},
-          {"warmups", FieldKind::kCount},           {"iterations", FieldKind::kCount}}});
+    static const std::vector<ConfigField> fields = joined({engine_fields(),
+                                                           {{"sizes_bytes", FieldKind::kSizes},
+                                                            {"chunk_bytes", FieldKind::kSizes},
+                                                            {"depths", FieldKind::kCounts},
+                                                            {"threads", FieldKind::kCounts},
+                                                            {"ring_limit_bytes", FieldKind::kSize},
+                                                            {"directions", FieldKind::kTexts},
+                                                            {"warmups", FieldKind::kCount},
+                                                            {"iterations", FieldKind::kCount}}});
     return fields;
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {

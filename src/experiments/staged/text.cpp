@@ -7,9 +7,10 @@
 #include <fmt/format.h>
 
 #include "experiments/staged/analysis.hpp"
-#include "framework/units.hpp"
 #include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
+#include "framework/report_model.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -39,35 +40,8 @@ std::string header_for(const std::string& method) {
   return method;
 }
 
-std::string figure(const std::optional<double>& v, const char* fmt_spec = "{:.2f}") {
-  return v ? fmt::format(fmt::runtime(fmt_spec), *v) : std::string("—");
-}
-
-std::string verdict_word(Verdict v) {
-  switch (v) {
-    case Verdict::kHeld:
-      return "HELD";
-    case Verdict::kDied:
-      return "MISSED";
-    case Verdict::kUndecided:
-      return "UNDECIDED";
-    case Verdict::kNotEvaluated:
-      return "NOT EVALUATED";
-  }
-  return "?";
-}
-
 std::string direction_title(const std::string& d) {
   return d == "h2d" ? "Host to device" : d == "d2h" ? "Device to host" : d;
-}
-
-std::string checks(const RunRecord& record, const char* what_passed) {
-  std::string failed;
-  for (const Gate& g : record.gates) {
-    if (!g.passed) failed += fmt::format("  FAILED: gate {}: {}\n", g.name, g.detail);
-  }
-  if (!failed.empty()) return "\nChecks\n" + failed;
-  return fmt::format("\nChecks\n  Passed ({} gates): {}\n", record.gates.size(), what_passed);
 }
 
 // How the host threads drained to the host; older records do not say.
@@ -141,6 +115,51 @@ std::string header_block(const RunRecord& record, const std::string& title) {
 
 }  // namespace
 
+StagedColumns staged_columns(const StagedAnalysis& a, const std::string& direction) {
+  StagedColumns c;
+  c.methods = a.methods_in(direction);
+  c.back_to_back =
+      std::find(c.methods.begin(), c.methods.end(), "staged-back-to-back") != c.methods.end();
+  const auto it = a.rows.find(direction);
+  c.bounded = it != a.rows.end() &&
+              std::any_of(it->second.begin(), it->second.end(),
+                          [](const StagedRow& r) { return r.host_gb_per_s.has_value(); });
+  return c;
+}
+
+std::vector<std::string> StagedColumns::rate_cells(const StagedRow& row) const {
+  std::vector<std::string> out;
+  for (const std::string& m : methods) {
+    const auto f = row.gb_per_s.find(m);
+    out.push_back(f == row.gb_per_s.end() ? kDash : figure_cell(f->second));
+  }
+  return out;
+}
+
+std::vector<std::string> StagedColumns::ratio_header(const std::string& b2b) const {
+  std::vector<std::string> out = {"staged/pinned", "staged/driver"};
+  if (back_to_back) out.push_back(b2b + "/pinned");
+  if (bounded) {
+    out.insert(out.end(), {"host", "host+dma", "bound", "staged/bound"});
+    if (back_to_back) out.push_back(b2b + "/bound");
+  }
+  out.push_back("staged path");
+  return out;
+}
+
+std::vector<std::string> StagedColumns::ratio_cells(const StagedRow& row) const {
+  std::vector<std::string> out = {ratio_cell(row.staged_over_pinned),
+                                  ratio_cell(row.staged_over_driver)};
+  if (back_to_back) out.push_back(ratio_cell(row.back_to_back_over_pinned));
+  if (bounded) {
+    out.insert(out.end(), {figure_cell(row.host_gb_per_s), figure_cell(row.host_under_dma_gb_per_s),
+                           figure_cell(row.bound_gb_per_s), ratio_cell(row.staged_over_bound)});
+    if (back_to_back) out.push_back(ratio_cell(row.back_to_back_over_bound));
+  }
+  out.push_back(row.staged_path.empty() ? kDash : row.staged_path);
+  return out;
+}
+
 std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a) {
   std::string out = header_block(
       record,
@@ -156,45 +175,34 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
   for (const char* direction : {"h2d", "d2h"}) {
     const auto it = a.rows.find(direction);
     if (it == a.rows.end()) continue;
-    std::vector<std::string> header = {"size", "at"};
-    for (const std::string& m : a.methods) header.push_back(header_for(m));
-    const bool b2b =
-        std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end();
-    header.insert(header.end(), {"staged/pinned", "staged/driver"});
-    if (b2b) header.push_back("b2b/pinned");
-    const bool bounded = std::any_of(it->second.begin(), it->second.end(), [](const StagedRow& r) {
-      return r.host_gb_per_s.has_value();
-    });
-    any_bound = any_bound || bounded;
-    if (bounded) {
-      header.insert(header.end(), {"host", "host+dma", "bound", "staged/bound"});
-      if (b2b) header.push_back("b2b/bound");
-    }
-    header.push_back("staged path");
-    TextTable t(header);
+    // Two tables a direction, each within a terminal's width: the rates of the methods measured
+    // this way, then the ratios the goals judge and the engine's bound.
+    const StagedColumns columns = staged_columns(a, direction);
+    any_bound = any_bound || columns.bounded;
+    std::vector<std::string> rate_header = {"size", "at"};
+    for (const std::string& m : columns.methods) rate_header.push_back(header_for(m));
+    std::vector<std::string> ratio_header = {"size", "at"};
+    for (const std::string& h : columns.ratio_header("b2b")) ratio_header.push_back(h);
+    std::vector<bool> right(ratio_header.size(), true);
+    right.front() = false;
+    right.back() = false;
+    TextTable rates(rate_header);
+    TextTable ratios(ratio_header, right);
     for (const StagedRow& r : it->second) {
-      std::vector<std::string> row = {exact_size(r.bytes),
-                                      r.host_offset || r.device_offset
-                                          ? fmt::format("+{}/+{}", r.host_offset, r.device_offset)
-                                          : "page"};
-      for (const std::string& m : a.methods) {
-        const auto f = r.gb_per_s.find(m);
-        row.push_back(f == r.gb_per_s.end() ? "—" : figure(f->second));
-      }
-      row.push_back(figure(r.staged_over_pinned, "{:.3f}"));
-      row.push_back(figure(r.staged_over_driver, "{:.2f}x"));
-      if (b2b) row.push_back(figure(r.back_to_back_over_pinned, "{:.3f}"));
-      if (bounded) {
-        row.push_back(figure(r.host_gb_per_s));
-        row.push_back(figure(r.host_under_dma_gb_per_s));
-        row.push_back(figure(r.bound_gb_per_s));
-        row.push_back(figure(r.staged_over_bound, "{:.3f}"));
-        if (b2b) row.push_back(figure(r.back_to_back_over_bound, "{:.3f}"));
-      }
-      row.push_back(r.staged_path.empty() ? "—" : r.staged_path);
-      t.add_row(row);
+      const std::vector<std::string> where = {
+          exact_size(r.bytes), r.host_offset || r.device_offset
+                                   ? fmt::format("+{}/+{}", r.host_offset, r.device_offset)
+                                   : "page"};
+      std::vector<std::string> row = where;
+      for (std::string& cell : columns.rate_cells(r)) row.push_back(std::move(cell));
+      rates.add_row(row);
+      row = where;
+      for (std::string& cell : columns.ratio_cells(r)) row.push_back(std::move(cell));
+      ratios.add_row(row);
     }
-    out += fmt::format("\n{} (GB/s)\n{}", direction_title(direction), t.render());
+    out += fmt::format("\n{} (GB/s)\n{}", direction_title(direction), rates.render());
+    out += fmt::format("\n{}: ratios{}\n{}", direction_title(direction),
+                       columns.bounded ? ", and the engine's bound (GB/s)" : "", ratios.render());
   }
   out +=
       "  'at' is where the host and device ends start: 'page' on a page boundary, '+3/+1' that "
@@ -226,12 +234,13 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
     out += "\nGoals (H200 targets from the issue; findings, not checks)\n";
     for (const StagedGoal& g : a.goals) {
       out += fmt::format("  {}: {}: {}\n    {}\n", direction_title(g.direction), g.text,
-                         verdict_word(g.verdict), g.evidence);
+                         verdict_word(g.verdict, Judged::kGoal), g.evidence);
     }
   }
-  out += checks(record,
-                "every checked sample delivered exactly the reference bytes (every sample, but "
-                "only the last of staged b2b), and every buffer is the kind it claims.");
+  out += render_gate_checks(
+      record,
+      "every checked sample delivered exactly the reference bytes (every sample, but "
+      "only the last of staged b2b), and every buffer is the kind it claims.");
   return out;
 }
 
@@ -281,7 +290,7 @@ std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis&
             v = r.gb_per_s;
           }
         }
-        row.push_back(figure(v));
+        row.push_back(figure_cell(v));
       }
       const bool chosen = choice != nullptr && choice->chunk_bytes == chunk &&
                           choice->depth == depth && choice->threads == threads;
@@ -300,9 +309,9 @@ std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis&
           100 * choice->worst_share, flag, chunk, flag, choice->depth, flag, choice->threads);
     }
   }
-  out += checks(record,
-                "after the last sample of every shape the destination held exactly the "
-                "reference bytes.");
+  out += render_gate_checks(record,
+                            "after the last sample of every shape the destination held exactly the "
+                            "reference bytes.");
   return out;
 }
 
@@ -326,22 +335,24 @@ std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis
                "kernel ms", "host ms", "efficiency", "vs pinned"});
   for (const PipelineRow& r : a.rows) {
     t.add_row({r.source, std::to_string(r.streams), exact_size(r.chunk_bytes),
-               figure(r.ms, "{:.3f}"), figure(r.gb_per_s_each_way), figure(r.bound_ms, "{:.3f}"),
-               figure(r.copy_bound_ms, "{:.3f}"), figure(r.kernel_ms, "{:.3f}"),
-               figure(r.host_bound_ms, "{:.3f}"),
-               r.efficiency ? fmt::format("{:.1f}%", 100 * *r.efficiency) : "—",
-               figure(r.over_pinned, "{:.3f}")});
+               figure_cell(r.ms, "{:.3f}"), figure_cell(r.gb_per_s_each_way),
+               figure_cell(r.bound_ms, "{:.3f}"), figure_cell(r.copy_bound_ms, "{:.3f}"),
+               figure_cell(r.kernel_ms, "{:.3f}"), figure_cell(r.host_bound_ms, "{:.3f}"),
+               r.efficiency ? fmt::format("{:.1f}%", 100 * *r.efficiency) : kDash,
+               ratio_cell(r.over_pinned)});
   }
   out += "\n" + t.render();
   if (!a.goals.empty()) {
     out += "\nGoals (findings, not checks)\n";
     for (const PipelineGoal& g : a.goals) {
-      out += fmt::format("  {}: {}\n    {}\n", g.text, verdict_word(g.verdict), g.evidence);
+      out += fmt::format("  {}: {}\n    {}\n", g.text, verdict_word(g.verdict, Judged::kGoal),
+                         g.evidence);
     }
   }
-  out += checks(record,
-                "every run returned every float exactly, both bound copies delivered their "
-                "bytes, and every buffer is the kind it claims.");
+  out += render_gate_checks(
+      record,
+      "every run returned every float exactly, both bound copies delivered their "
+      "bytes, and every buffer is the kind it claims.");
   return out;
 }
 

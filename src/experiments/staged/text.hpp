@@ -1,13 +1,30 @@
 // Terminal renderings of `pinbench staged`, `pinbench staged --tune` and `pinbench pipeline`:
-// the rates by method and size, the ratios the goals are about, the verdicts and the checks.
+// the rates by method and size, the ratios the goals are about, the verdicts and the checks; and
+// the staged tables' columns, which the staged model section (experiment.cpp) shares.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "experiments/staged/analysis.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
+
+// A direction's columns, as the terminal's tables and the report model's table both show them:
+// the methods measured that way (no column of dashes for a path of the other direction), then
+// the ratios the goals judge and the engine's bound.
+struct StagedColumns {
+  std::vector<std::string> methods;
+  bool back_to_back = false;  // staged-back-to-back is among them: its ratios get columns
+  bool bounded = false;       // some size has the engine's bound
+  // The rate of each method at `row`, a dash where it has none.
+  std::vector<std::string> rate_cells(const StagedRow& row) const;
+  // The ratio and bound columns' names, then "staged path"; `b2b` names staged-back-to-back.
+  std::vector<std::string> ratio_header(const std::string& b2b) const;
+  std::vector<std::string> ratio_cells(const StagedRow& row) const;
+};
+StagedColumns staged_columns(const StagedAnalysis& analysis, const std::string& direction);
 
 // Each from its record's analysis, as the model's section holds it.
 std::string render_staged_text(const RunRecord& record, const StagedAnalysis& analysis);

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "experiments/sweep/analysis.hpp"
-#include "framework/units.hpp"
 #include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -14,24 +14,12 @@ std::string rate(const std::optional<double>& v) {
   return v ? fmt::format("{:.2f}", *v) : std::string("—");
 }
 
-std::string failed_gate_lines(const RunRecord& record) {
-  std::string out;
-  for (const Gate& g : record.gates) {
-    if (!g.passed) out += fmt::format("  FAILED: gate {}: {}\n", g.name, g.detail);
-  }
-  return out;
-}
-
-
 }  // namespace
 
 std::string sweep_checks_text(const RunRecord& record) {
-  const std::string failed = failed_gate_lines(record);
-  if (!failed.empty()) return "\nChecks\n" + failed;
-  return fmt::format(
-      "\nChecks\n  Passed ({} gates): every sample of every case delivered "
-      "exactly the reference bytes, and every buffer is the kind it claims.\n",
-      record.gates.size());
+  return render_gate_checks(record,
+                            "every sample of every case delivered exactly the reference bytes, "
+                            "and every buffer is the kind it claims.");
 }
 
 std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {

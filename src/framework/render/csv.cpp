@@ -87,8 +87,8 @@ std::string render_csv(const ReportModel& m) {
         std::vector<std::string> fields(21);
         fields[0] = m.experiment;
         fields[1] = "claim";
-        fields.insert(fields.end(),
-                      {g.id, std::to_string(p.number), c.text, to_string(c.verdict), c.evidence});
+        fields.insert(fields.end(), {g.id, std::to_string(p.number), c.text,
+                                     verdict_word(c.verdict, g.judged), c.evidence});
         row(fields);
       }
     }

@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "framework/report_model.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
-#include "framework/units.hpp"
 #include "framework/render/svg_chart.hpp"
+#include "framework/report_model.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -38,7 +38,8 @@ p { margin: 6px 0; }
 .badge { display: inline-block; padding: 0 9px; border-radius: 999px; font-size: 12.5px;
   font-weight: 600; border: 1px solid; white-space: nowrap; line-height: 1.6; }
 .badge.held, .badge.passed { background: #dafbe1; color: #116329; border-color: #4ac26b; }
-.badge.died, .badge.failed { background: #ffebe9; color: #a40e26; border-color: #ff8182; }
+.badge.died, .badge.missed, .badge.failed { background: #ffebe9; color: #a40e26;
+  border-color: #ff8182; }
 .badge.undecided { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
 .badge.unstable { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
 .badge.not-evaluated { background: #eff2f5; color: #424a53; border-color: #afb8c1; }
@@ -74,6 +75,8 @@ figure.heat svg { width: auto; max-width: none; }
 details { margin: 12px 0; }
 summary { cursor: pointer; font-weight: 600; }
 code { font-family: "DejaVu Sans Mono", ui-monospace, monospace; font-size: 13px; }
+pre { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 8px 12px;
+  margin: 6px 0; max-width: 100%; overflow-x: auto; }
 )";
 
 std::string e(const std::string& text) {
@@ -103,6 +106,7 @@ std::string table_html(const ReportTable& t, bool heading = true) {
   }
   out += "</tbody>\n</table></div>\n";
   for (const std::string& n : t.notes) out += fmt::format("<p class=\"note\">{}</p>\n", e(n));
+  if (!t.code.empty()) out += fmt::format("<pre><code>{}</code></pre>\n", e(t.code));
   return out;
 }
 
@@ -141,17 +145,22 @@ std::string chart_svg(const ChartSpec& spec) {
       chart.x_title = spec.axis_title;
       chart.percent = spec.kind == ChartKind::kShares;
       for (const auto& [value, label] : spec.rules) chart.rules.push_back({value, label});
+      // One colour per key, bars and legend alike: a key pinbench has no colour for takes the
+      // palette's colour of its place among the chart's keys.
       std::vector<std::string> keys;
-      for (std::size_t i = 0; i < spec.bars.size(); ++i) {
-        const ChartBar& b = spec.bars[i];
-        chart.bars.push_back({b.label, b.value, key_colour(b.key, i), b.detail});
+      for (const ChartBar& b : spec.bars) {
         if (std::find(keys.begin(), keys.end(), b.key) == keys.end()) keys.push_back(b.key);
+      }
+      const auto colour = [&](const std::string& key) {
+        return key_colour(
+            key, static_cast<std::size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin()));
+      };
+      for (const ChartBar& b : spec.bars) {
+        chart.bars.push_back({b.label, b.value, colour(b.key), b.detail});
       }
       // A legend only where colour says something the labels do not already say twice.
       if (keys.size() > 1 && keys.size() < spec.bars.size()) {
-        for (std::size_t i = 0; i < keys.size(); ++i) {
-          chart.legend.push_back({keys[i], key_colour(keys[i], i)});
-        }
+        for (const std::string& key : keys) chart.legend.push_back({key, colour(key)});
       }
       return render_share_chart(chart);
     }
@@ -186,14 +195,18 @@ std::string summary_cards(const ReportModel& m) {
   for (const VerdictGroup& g : m.verdicts) {
     for (const Prediction& p : g.items) {
       out += fmt::format("<div class=\"card\"><span class=\"label\">{} {}</span>{}</div>\n",
-                         g.id == "predictions" ? "Prediction" : "Goal", p.number,
-                         badge(to_string(p.verdict)));
+                         judged_noun(g.judged), p.number, badge(verdict_word(p.verdict, g.judged)));
     }
   }
-  out += fmt::format(
-      "<div class=\"card\"><span class=\"label\">Gates</span><span class=\"value\">{} of {}"
-      "</span> {}</div>\n",
-      m.gates_passed, m.gates, badge(m.gates_passed == m.gates ? "passed" : "failed"));
+  // Nothing gated is not "passed": the card says so, with no badge.
+  out += m.gates == 0
+             ? std::string(
+                   "<div class=\"card\"><span class=\"label\">Gates</span><span "
+                   "class=\"value\">none</span></div>\n")
+             : fmt::format(
+                   "<div class=\"card\"><span class=\"label\">Gates</span><span "
+                   "class=\"value\">{} of {}</span> {}</div>\n",
+                   m.gates_passed, m.gates, badge(m.gates_passed == m.gates ? "passed" : "failed"));
   out += fmt::format(
       "<div class=\"card\"><span class=\"label\">Cases</span><span class=\"value\">{}</span>"
       "{}</div>\n",
@@ -219,7 +232,7 @@ std::string verdict_groups(const ReportModel& m) {
           "<th>the numbers that decided it</th></tr></thead>\n<tbody>\n";
       for (const Prediction& p : g.items) {
         out += fmt::format("<tr><td>{}</td><td>{}. {}</td><td>{}</td></tr>\n",
-                           badge(to_string(p.verdict)), p.number, e(p.statement),
+                           badge(verdict_word(p.verdict, g.judged)), p.number, e(p.statement),
                            e(p.claims.front().evidence));
       }
       out += "</tbody>\n</table>\n</div>\n";
@@ -228,14 +241,15 @@ std::string verdict_groups(const ReportModel& m) {
     for (const Prediction& p : g.items) {
       const bool single = p.claims.size() == 1 && p.claims.front().text == p.statement;
       out += fmt::format("<div class=\"prediction\">\n<h3>{} {} {}</h3>\n<p>{}</p>\n",
-                         g.id == "predictions" ? "Prediction" : "Goal", p.number,
-                         badge(to_string(p.verdict)), e(p.statement));
+                         judged_noun(g.judged), p.number, badge(verdict_word(p.verdict, g.judged)),
+                         e(p.statement));
       out += fmt::format(
           "<table>\n<thead><tr><th>verdict</th>{}<th>the numbers that decided it</th></tr>"
           "</thead>\n<tbody>\n",
           single ? "" : "<th>claim</th>");
       for (const Claim& c : p.claims) {
-        out += fmt::format("<tr><td>{}</td>{}<td>{}</td></tr>\n", badge(to_string(c.verdict)),
+        out += fmt::format("<tr><td>{}</td>{}<td>{}</td></tr>\n",
+                           badge(verdict_word(c.verdict, g.judged)),
                            single ? std::string() : "<td>" + e(c.text) + "</td>", e(c.evidence));
       }
       out += "</tbody>\n</table>\n</div>\n";
@@ -267,7 +281,7 @@ std::string flags(const ReportModel& m) {
 
 std::string checks(const RunRecord& r, const ReportModel& m) {
   std::string out = "<h2 id=\"checks\">Checks</h2>\n";
-  if (m.check_failures.empty() && m.published) {
+  if (m.check_failures.empty() && (m.published || m.nothing_checked)) {
     out += fmt::format("<p>{}</p>\n", e(m.checks_passed));
   } else if (m.check_failures.empty()) {
     out += fmt::format("<p>{} {}</p>\n", badge("passed"), e(m.checks_passed));
@@ -276,6 +290,7 @@ std::string checks(const RunRecord& r, const ReportModel& m) {
     for (const std::string& f : m.check_failures) out += fmt::format("<li>FAILED: {}</li>\n", e(f));
     out += "</ul>\n";
   }
+  if (r.gates.empty()) return out;  // no list of nothing
   ReportTable gates;
   gates.id = "gates";
   gates.header = {"gate", "passed", "detail"};
@@ -318,11 +333,14 @@ std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtr
     if (x.timeline) {
       out += figure(
           render_timeline(*x.timeline, "Timeline: NVTX ranges, API calls, copies and kernels"),
-          fmt::format("{} events from {}, {:.3f} ms from the first start to the last end. One lane "
+          // A record's own timeline (doctor's calls) comes from no file: it names none.
+          fmt::format("{} events{}, {:.3f} ms from the first start to the last end. One lane "
                       "per thread and kind of event (NVTX ranges and API calls apart), one per "
                       "stream; a name is cut to fit its rectangle, or left off where too little of "
                       "it fits. Hover over a rectangle for its name and times.",
-                      x.timeline->event_count, x.trace_name, x.timeline->span_ms),
+                      x.timeline->event_count,
+                      x.trace_name.empty() ? std::string() : " from " + x.trace_name,
+                      x.timeline->span_ms),
           true);
     }
     out += "</div>\n";
@@ -347,7 +365,7 @@ std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtr
       "bytes; times are in milliseconds. {}, and a case whose gate failed shows none (a "
       "dash).<br>\nRendered by pinbench report from {}{}.\n</footer>\n</body>\n</html>\n",
       e(m.figures_are), e(x.record_name.empty() ? std::string("a run record") : x.record_name),
-      x.timeline ? " and " + e(x.trace_name) : std::string());
+      x.timeline && !x.trace_name.empty() ? " and " + e(x.trace_name) : std::string());
   return out;
 }
 
@@ -362,8 +380,13 @@ HtmlExtras html_extras_for(const std::string& record_path, const RunRecord& reco
   std::error_code ec;
   if (!std::filesystem::exists(trace, ec)) {
     // A record may carry its own timeline (doctor: what the program did, call by call).
+    // One with nothing in it costs only the timeline, as a damaged trace does.
     if (const auto own = experiment_for(record.experiment).timeline(record)) {
-      x.timeline = timeline_from_json(*own);
+      try {
+        x.timeline = timeline_from_json(*own);
+      } catch (const InputError& e) {
+        x.trace_problem = e.what();
+      }
     }
     return x;
   }

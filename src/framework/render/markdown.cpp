@@ -9,6 +9,18 @@
 namespace pinbench {
 namespace {
 
+// A fenced code block, its lines as they are; the fence is longer than any run of backticks in
+// the code, so none closes it early.
+std::string fenced(const std::string& code) {
+  std::size_t longest = 0, run = 0;
+  for (char c : code) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+  return fence + "\n" + code + (code.back() == '\n' ? "" : "\n") + fence + "\n";
+}
+
 std::string table(const ReportTable& t) {
   std::string out = fmt::format("### {}\n\n|", markdown_escape(t.title));
   for (const std::string& h : t.header) out += " " + markdown_escape(h) + " |";
@@ -21,6 +33,7 @@ std::string table(const ReportTable& t) {
     out += "\n";
   }
   for (const std::string& n : t.notes) out += "\n" + markdown_escape(n) + "\n";
+  if (!t.code.empty()) out += "\n" + fenced(t.code);
   return out + "\n";
 }
 
@@ -36,18 +49,19 @@ std::string verdicts(const ReportModel& m) {
       out += "| goal | verdict | evidence |\n|---|---|---|\n";
       for (const Prediction& p : g.items) {
         out += fmt::format("| {}. {} | {} | {} |\n", p.number, markdown_escape(p.statement),
-                           to_string(p.verdict), markdown_escape(p.claims.front().evidence));
+                           verdict_word(p.verdict, g.judged),
+                           markdown_escape(p.claims.front().evidence));
       }
       out += "\n";
       continue;
     }
     for (const Prediction& p : g.items) {
       out += fmt::format("**{} {}: {}.** {}\n\n| claim | verdict | evidence |\n|---|---|---|\n",
-                         g.id == "predictions" ? "Prediction" : "Goal", p.number,
-                         to_string(p.verdict), markdown_escape(p.statement));
+                         judged_noun(g.judged), p.number, verdict_word(p.verdict, g.judged),
+                         markdown_escape(p.statement));
       for (const Claim& c : p.claims) {
-        out += fmt::format("| {} | {} | {} |\n", markdown_escape(c.text), to_string(c.verdict),
-                           markdown_escape(c.evidence));
+        out += fmt::format("| {} | {} | {} |\n", markdown_escape(c.text),
+                           verdict_word(c.verdict, g.judged), markdown_escape(c.evidence));
       }
       out += "\n";
     }

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "framework/experiment.hpp"
+#include "framework/render/text_table.hpp"
 #include "framework/stats.hpp"
 #include "framework/units.hpp"
-#include "framework/render/text_table.hpp"
 
 namespace pinbench {
 namespace {
@@ -16,19 +16,15 @@ std::string cuda_version(int v) {
   return v > 0 ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : std::string("unknown");
 }
 
-
-std::string verdict_word(Verdict v) {
-  switch (v) {
-    case Verdict::kHeld:
-      return "HELD";
-    case Verdict::kDied:
-      return "DIED";
-    case Verdict::kUndecided:
-      return "UNDECIDED";
-    case Verdict::kNotEvaluated:
-      return "NOT EVALUATED";
+// Each line of `text` after `indent`, each ending in a line break; "" for no text.
+std::string indent_lines(const std::string& text, const std::string& indent) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t nl = std::min(text.find('\n', at), text.size());
+    out += indent + text.substr(at, nl - at) + "\n";
+    at = nl + 1;
   }
-  return "?";
+  return out;
 }
 
 }  // namespace
@@ -104,6 +100,16 @@ std::string render_flags_text(const ReportModel& m) {
   return out;
 }
 
+std::string render_gate_checks(const RunRecord& record, const std::string& what_passed) {
+  std::string failed;
+  for (const Gate& g : record.gates) {
+    if (!g.passed) failed += fmt::format("  FAILED: gate {}: {}\n", g.name, g.detail);
+  }
+  if (!failed.empty()) return "\nChecks\n" + failed;
+  if (record.gates.empty()) return "\nChecks\n  " + kNoGates + "\n";
+  return fmt::format("\nChecks\n  Passed ({} gates): {}\n", record.gates.size(), what_passed);
+}
+
 std::string render_model_text(const ReportModel& m) {
   std::string out = m.title + "\n\n";
   out += "Machine: " + m.machine_line + "\n";
@@ -114,18 +120,21 @@ std::string render_model_text(const ReportModel& m) {
       "or failed its gate.\n",
       m.figures_are);
   for (const ReportTable& t : m.tables) {
-    TextTable table(t.header);
+    // A text column reads from its left edge, header and cells alike; numbers line up right.
+    TextTable table(t.header, t.numeric);
     for (const auto& row : t.rows) table.add_row(row);
     out += fmt::format("\n{}\n{}", t.title, table.render());
     for (const std::string& n : t.notes) out += "  " + n + "\n";
+    out += indent_lines(t.code, "      ");
   }
   for (const VerdictGroup& g : m.verdicts) {
     out += "\n" + g.title + "\n";
     for (const Prediction& p : g.items) {
-      out += fmt::format("  {}. {}: {}\n", p.number, p.statement, verdict_word(p.verdict));
+      out +=
+          fmt::format("  {}. {}: {}\n", p.number, p.statement, verdict_word(p.verdict, g.judged));
       for (const Claim& c : p.claims) {
         if (p.claims.size() > 1 || c.text != p.statement) {
-          out += fmt::format("    - {}: {}\n", c.text, verdict_word(c.verdict));
+          out += fmt::format("    - {}: {}\n", c.text, verdict_word(c.verdict, g.judged));
         }
         out += fmt::format("      {}\n", c.evidence);
       }

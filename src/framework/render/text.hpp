@@ -37,4 +37,8 @@ std::string render_sampling_text(const ReportModel& model);
 // The "Unstable cases" block, empty when every case is steady.
 std::string render_flags_text(const ReportModel& model);
 
+// A layout's closing "Checks" block from the record's gates: every failed gate, else "Passed
+// (N gates): WHAT_PASSED", else, with nothing gated, that there were no gates.
+std::string render_gate_checks(const RunRecord& record, const std::string& what_passed);
+
 }  // namespace pinbench

@@ -6,16 +6,29 @@
 namespace pinbench {
 namespace {
 
-// Display width of UTF-8 text: count code points, not bytes, so "—" and "×" align.
+std::vector<bool> first_left(std::size_t columns) {
+  std::vector<bool> right(columns, true);
+  if (!right.empty()) right.front() = false;
+  return right;
+}
+
+}  // namespace
+
 std::size_t display_width(const std::string& s) {
   std::size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
 }
 
-}  // namespace
+TextTable::TextTable(std::vector<std::string> header)
+    : header_(std::move(header)), right_(first_left(header_.size())) {}
 
-TextTable::TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
+TextTable::TextTable(std::vector<std::string> header, std::vector<bool> right_aligned)
+    : header_(std::move(header)), right_(std::move(right_aligned)) {
+  if (right_.size() != header_.size()) {
+    throw std::invalid_argument("table alignment has the wrong width");
+  }
+}
 
 void TextTable::add_row(std::vector<std::string> row) {
   if (row.size() != header_.size()) throw std::invalid_argument("table row has the wrong width");
@@ -34,7 +47,7 @@ std::string TextTable::render(const std::string& indent) const {
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const std::string pad(width[i] - display_width(cells[i]), ' ');
       if (i > 0) out += "  ";
-      out += i == 0 ? cells[i] + pad : pad + cells[i];
+      out += right_[i] ? pad + cells[i] : cells[i] + pad;
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";
