@@ -1,6 +1,7 @@
 // `pinbench info`: what this machine is, as every run record will describe it.
 #include <cstdio>
 
+#include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "cuda/device.hpp"
 #include "framework/render/text.hpp"
@@ -8,10 +9,7 @@
 namespace pinbench::cli {
 
 Command add_info(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand(
-      "info",
-      "Show the GPU, its compute capability, driver and runtime versions, PCIe link "
-      "(current and max, from sysfs), NUMA node and host CPU.");
+  CLI::App* sub = add_command(app, "info");
   return {sub, [] {
             const MachineInfo m = cuda::query_machine(0);  // NoGpuError (exit 3) without a GPU
             std::fputs(render_machine(m).c_str(), stdout);

@@ -11,18 +11,19 @@
 
 #include <fmt/format.h>
 
+#include "cli/command_help.hpp"
 #include "cli/commands.hpp"
-#include "framework/report_model.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"
-#include "framework/trace_model.hpp"
-#include "framework/text_file.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/markdown.hpp"
 #include "framework/render/perfetto.hpp"
 #include "framework/render/text.hpp"
 #include "framework/render/trace_timeline.hpp"
+#include "framework/report_model.hpp"
+#include "framework/text_file.hpp"
+#include "framework/trace_model.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -62,7 +63,8 @@ int run(ReportOptions o) {
   // One analysis, every printer: the formats render the same model.
   const ReportModel model = analyse(record);
   if (!o.html_path.empty()) {
-    write_text_file(o.html_path, render_html(record, model, html_extras_for(o.record_path, record)));
+    write_text_file(o.html_path,
+                    render_html(record, model, html_extras_for(o.record_path, record)));
   }
   if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(model));
   if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(model));
@@ -79,11 +81,7 @@ int run(ReportOptions o) {
 
 Command add_report(CLI::App& app) {
   auto opts = std::make_shared<ReportOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "report",
-      "Render a run record of any experiment, without a GPU: a self-contained HTML page with "
-      "charts, markdown tables and verdicts, or CSV with one row per case. With no output "
-      "option, prints the markdown.");
+  CLI::App* sub = add_command(app, "report");
   sub->add_option("record", opts->record_path, "The run record (JSON)")->required();
   sub->add_option("--html", opts->html_path,
                   "Write the HTML page here (a timeline is added when RECORD's .trace.json "

@@ -8,10 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "framework/errors.hpp"
-#include "framework/trace_gates.hpp"
+#include "cli/progress.hpp"
 #include "cuda/device.hpp"
+#include "framework/errors.hpp"
 #include "framework/render/perfetto.hpp"
+#include "framework/trace_gates.hpp"
 
 namespace pinbench::cli {
 
@@ -60,6 +61,10 @@ RunRecord run_traced(const std::string& path, const std::function<RunRecord()>& 
     std::printf("Trace written to %s (open it in ui.perfetto.dev).\n", path.c_str());
   }
   return record;
+}
+
+RunRecord run_with_progress(const std::string& path, const std::function<RunRecord()>& measure) {
+  return run_traced(path, [&] { return with_progress(measure); });
 }
 
 }  // namespace pinbench::cli

@@ -10,9 +10,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cuda/cupti_trace.hpp"
 #include "framework/record.hpp"
 #include "framework/trace_model.hpp"
-#include "cuda/cupti_trace.hpp"
 
 namespace pinbench::cli {
 
@@ -44,5 +44,9 @@ std::optional<TraceSession> start_trace(const std::string& path);
 // and memory-kind gates to the record (attach_trace_summary) and says where the timeline went.
 // For experiments other than the lesson, which also judges prediction 4 from its trace.
 RunRecord run_traced(const std::string& path, const std::function<RunRecord()>& measure);
+
+// run_traced, with progress lines on stderr cleared however `measure` ends: how the long
+// experiments measure.
+RunRecord run_with_progress(const std::string& path, const std::function<RunRecord()>& measure);
 
 }  // namespace pinbench::cli

@@ -5,10 +5,11 @@
 #include <memory>
 #include <string>
 
+#include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "compare/compare.hpp"
-#include "framework/record.hpp"
 #include "compare/text.hpp"
+#include "framework/record.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -31,11 +32,7 @@ int run(const CompareOptions& o) {
 
 Command add_compare(CLI::App& app) {
   auto opts = std::make_shared<CompareOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "compare",
-      "Compare two run records case by case (same part, method, direction, memory and size): "
-      "both median rates, B/A, and whether they differ by more than the threshold. Exits 1 when "
-      "any case does.");
+  CLI::App* sub = add_command(app, "compare");
   sub->add_option("a", opts->a_path, "The first run record (A)")->required();
   sub->add_option("b", opts->b_path, "The second run record (B)")->required();
   sub->add_option("--threshold", opts->threshold_percent,

@@ -39,6 +39,14 @@ Case* RunRecord::find(const std::string& part, const std::string& direction,
   return const_cast<Case*>(std::as_const(*this).find(part, direction, memory, bytes));
 }
 
+std::vector<std::reference_wrapper<const Case>> RunRecord::cases_of(std::string_view part) const {
+  std::vector<std::reference_wrapper<const Case>> of;
+  for (const Case& c : cases) {
+    if (c.part == part) of.emplace_back(c);
+  }
+  return of;
+}
+
 bool RunRecord::all_gates_passed() const {
   for (const Gate& g : gates) {
     if (!g.passed) return false;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -123,8 +124,18 @@ struct RunRecord {
                    std::uint64_t bytes) const;
   Case* find(const std::string& part, const std::string& direction, const std::string& memory,
              std::uint64_t bytes);
+  // The cases of `part`, in the record's order: for (const Case& c : record.cases_of("race")).
+  std::vector<std::reference_wrapper<const Case>> cases_of(std::string_view part) const;
   bool all_gates_passed() const;
 };
+
+// Each case of `part` made into a row by `make` (a Case to a Row), in the record's order.
+template <class Row, class Make>
+std::vector<Row> rows_of(const RunRecord& record, std::string_view part, Make make) {
+  std::vector<Row> rows;
+  for (const Case& c : record.cases_of(part)) rows.push_back(make(c));
+  return rows;
+}
 
 nlohmann::json to_json(const RunRecord& record);
 

@@ -140,11 +140,26 @@ std::vector<ChartSpec> rate_charts(const RunRecord& r, bool shared_scale) {
   return out;
 }
 
-ChartSpec rate_bar_chart(const std::string& id, const std::string& title) {
+void add_chart(ReportModel& model, ChartSpec chart, std::string caption) {
+  const bool points = std::any_of(chart.series.begin(), chart.series.end(), [](const auto& s) {
+    return std::any_of(s.points.begin(), s.points.end(),
+                       [](const auto& p) { return p.second.has_value(); });
+  });
+  if (!points && chart.bars.empty() && chart.cells.empty()) return;
+  if (!caption.empty()) chart.caption = std::move(caption);
+  model.charts.push_back(std::move(chart));
+}
+
+ChartSpec make_chart(ChartKind kind, std::string id, std::string title) {
   ChartSpec chart;
-  chart.kind = ChartKind::kBars;
-  chart.id = id;
-  chart.title = title;
+  chart.kind = kind;
+  chart.id = std::move(id);
+  chart.title = std::move(title);
+  return chart;
+}
+
+ChartSpec rate_bar_chart(const std::string& id, const std::string& title) {
+  ChartSpec chart = make_chart(ChartKind::kBars, id, title);
   chart.axis_title = "median rate (GB/s = 10^9 bytes/s)";
   chart.value_suffix = " GB/s";
   return chart;

@@ -154,6 +154,13 @@ void add_skipped(const RunRecord& record, ReportModel& model,
 // `shared_scale`, every chart reaches the highest rate of all, so they compare at a glance.
 std::vector<ChartSpec> rate_charts(const RunRecord& record, bool shared_scale);
 
+// Adds `chart` to the model's charts when it has something to draw (a bar, a heatmap cell, or a
+// point with a figure); a `caption` that is not empty becomes its caption.
+void add_chart(ReportModel& model, ChartSpec chart, std::string caption = "");
+
+// A chart of `kind` with its anchor and title; the rest is the caller's.
+ChartSpec make_chart(ChartKind kind, std::string id, std::string title);
+
 // A chart of bars of median rates in GB/s (a host's GPUs alone and together, a check's GPUs):
 // kind, id, title, axis and unit set; the bars and the caption are the caller's.
 ChartSpec rate_bar_chart(const std::string& id, const std::string& title);

@@ -33,10 +33,10 @@ void build_bandwidthtest(const RunRecord& r, ReportModel& m) {
       }
     }
   }
-  chart.caption =
+  add_chart(
+      m, std::move(chart),
       "The median rate of each of the four copies CUDA's bandwidthTest sample makes: pageable "
-      "and pinned host memory, each direction. The gap between each pair is what pinning buys.";
-  if (!chart.bars.empty()) m.charts.push_back(std::move(chart));
+      "and pinned host memory, each direction. The gap between each pair is what pinning buys.");
 }
 
 std::string render_bandwidthtest_text(const RunRecord& record, const std::vector<RateRow>& rows) {
@@ -62,7 +62,6 @@ std::string render_bandwidthtest_text(const RunRecord& record, const std::vector
   }
   return out;
 }
-
 
 class BandwidthTest final : public Experiment {
  public:

@@ -5,23 +5,24 @@
 
 #include <fmt/format.h>
 
+#include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "cli/defaults.hpp"
-#include "experiments/check/mpi_gather.hpp"
 #include "cli/outputs.hpp"
 #include "cli/progress.hpp"
 #include "cli/replay.hpp"
+#include "cuda/device.hpp"
+#include "experiments/check/measure.hpp"
+#include "experiments/check/mpi_gather.hpp"
 #include "experiments/fleet/analysis.hpp"
-#include "framework/report_model.hpp"
+#include "experiments/fleet/print.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/input_limits.hpp"
+#include "framework/render/text.hpp"
+#include "framework/report_model.hpp"
 #include "framework/text_file.hpp"
 #include "framework/units.hpp"
-#include "cuda/device.hpp"
-#include "experiments/check/measure.hpp"
-#include "framework/render/html.hpp"
-#include "framework/render/text.hpp"
 
 namespace pinbench::experiments::check {
 namespace {
@@ -110,27 +111,14 @@ int run_check_mpi(const CheckOptions& o) {
   const std::vector<std::string> texts = mpi.gather(to_json(mine).dump());
   if (mpi.rank() != 0) return 0;
   const RunRecord fleet = fleet_from_rank_texts(texts, host);
-  const ReportModel model = analyse(fleet);
   std::printf("\n");
-  std::fputs(render_text(fleet, model).c_str(), stdout);
-  write_outputs(fleet, o.outputs);
-  if (!o.html.empty()) {
-    HtmlExtras x;
-    x.record_name = o.outputs.json.empty() ? "check --mpi" : o.outputs.json;
-    write_text_file(o.html, render_html(fleet, model, x));
-  }
-  return model.check_failures.empty() ? 0 : 1;
+  return print_fleet(
+      fleet, {o.outputs.json, o.html, o.outputs.json.empty() ? "check --mpi" : o.outputs.json});
 }
 
 Command add_check(CLI::App& app) {
   auto o = std::make_shared<CheckOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "check",
-      "Health check of every GPU of this host in seconds: the link at its max generation and "
-      "width under load, pinned and pageable rates at or above floors, the 4 KiB pinned round "
-      "trip under a ceiling, every GPU within a margin of its peers (docs/fleet.md). Exit 0 when "
-      "all pass, 1 naming each GPU and check that failed, 3 without a GPU (a check never stands "
-      "a recorded run in for a live one).");
+  CLI::App* sub = add_command(app, "check");
   sub->add_option("--floors", o->floors_file,
                   "A floors file: KEY = VALUE lines (docs/fleet.md); flags override it");
   for (FloorFlag& f : o->floors)

@@ -1,8 +1,8 @@
 // The check as the registry sees it: its config (the floors are its own to validate), its model
 // section; it prints the model itself.
+#include "framework/experiment.hpp"
 #include "experiments/check/floors.hpp"
 #include "experiments/check/report.hpp"
-#include "framework/experiment.hpp"
 
 namespace pinbench::experiments::check {
 namespace {
@@ -14,11 +14,13 @@ class Check final : public Experiment {
   std::string label() const override { return "Check"; }
   std::string noun() const override { return "check"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = joined(
-        {sampling_fields(),
-         {{"bytes", FieldKind::kSize},             {"devices", FieldKind::kCounts},
-          {"warmups", FieldKind::kCount},          {"iterations", FieldKind::kCount},
-          {"place_on_gpu_node", FieldKind::kFlag}, {"no_gpu", FieldKind::kText}}});
+    static const std::vector<ConfigField> fields = joined({sampling_fields(),
+                                                           {{"bytes", FieldKind::kSize},
+                                                            {"devices", FieldKind::kCounts},
+                                                            {"warmups", FieldKind::kCount},
+                                                            {"iterations", FieldKind::kCount},
+                                                            {"place_on_gpu_node", FieldKind::kFlag},
+                                                            {"no_gpu", FieldKind::kText}}});
     return fields;
   }
   void validate(const RunRecord& record) const override {

@@ -1,6 +1,6 @@
 // `pinbench doctor [options] -- PROGRAM [ARGS...]`: runs PROGRAM with pinbench's injection
-// library (src/experiments/doctor/inject/), then turns what it collected into a doctor record, calibrates
-// the machine's rates at the sizes the program copied, and prints the findings
+// library (src/experiments/doctor/inject/), then turns what it collected into a doctor record,
+// calibrates the machine's rates at the sizes the program copied, and prints the findings
 // (experiments/doctor/analysis.hpp). `--replay FILE` prints a recorded run.
 #include <unistd.h>
 
@@ -15,24 +15,25 @@
 
 #include <fmt/format.h>
 
+#include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
 #include "cli/paths.hpp"
 #include "cli/replay.hpp"
-#include "experiments/doctor/analysis.hpp"
-#include "framework/report_model.hpp"
-#include "framework/errors.hpp"
-#include "framework/interrupt.hpp"
-#include "experiments/doctor/trace.hpp"
-#include "framework/trace_model.hpp"
-#include "framework/text_file.hpp"
 #include "cuda/cupti_trace.hpp"
+#include "experiments/doctor/analysis.hpp"
+#include "experiments/doctor/calibration.hpp"
 #include "experiments/doctor/process.hpp"
 #include "experiments/doctor/symbolise.hpp"
-#include "experiments/doctor/calibration.hpp"
-#include "measure/run_record.hpp"
+#include "experiments/doctor/trace.hpp"
+#include "framework/errors.hpp"
+#include "framework/interrupt.hpp"
 #include "framework/render/perfetto.hpp"
 #include "framework/render/text.hpp"
+#include "framework/report_model.hpp"
+#include "framework/text_file.hpp"
+#include "framework/trace_model.hpp"
+#include "measure/run_record.hpp"
 
 namespace pinbench::experiments::doctor {
 namespace {
@@ -259,13 +260,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
 }
 
 Command add_doctor(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand(
-      "doctor",
-      "Run a program and say what it does wrong with host memory, what it costs and where "
-      "(pageable async copies, pageable copies in loops, page-locked allocation churn, "
-      "over-pinning, managed-memory migrations). Usage: pinbench doctor [options] -- PROGRAM "
-      "[ARGS...]. Exit: the program's own status (128+N when signal N killed it); 1 with "
-      "--fail-on when such a finding exists; 2 for bad usage");
+  CLI::App* sub = add_command(app, "doctor");
   auto flags = std::make_shared<DoctorFlags>();
   sub->add_option("--json", flags->json, "Write the run record (experiment doctor) to FILE");
   sub->add_option("--trace", flags->trace, "Write a Perfetto timeline of what was seen to FILE");

@@ -155,7 +155,7 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
         "No rates were calibrated (the record holds no calibration of its copy sizes), so time "
         "lost against page-locked memory is not estimated (a dash).");
   }
-  if (!chart.bars.empty()) m.charts.push_back(std::move(chart));
+  add_chart(m, std::move(chart));
 }
 
 }  // namespace pinbench

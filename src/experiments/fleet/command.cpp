@@ -10,16 +10,17 @@
 
 #include <fmt/format.h>
 
+#include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
 #include "cli/replay.hpp"
 #include "experiments/fleet/analysis.hpp"
-#include "framework/report_model.hpp"
+#include "experiments/fleet/print.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
-#include "framework/text_file.hpp"
-#include "framework/render/html.hpp"
 #include "framework/render/text.hpp"
+#include "framework/report_model.hpp"
+#include "framework/text_file.hpp"
 
 namespace pinbench::experiments::fleet {
 namespace {
@@ -84,29 +85,12 @@ int run_fleet(const FleetOptions& o) {
     (void)analyse_fleet(checks, sources);
     fleet = make_fleet_record(std::move(checks), sources, host_name());
   }
-  const ReportModel model = analyse(fleet);
-  std::fputs(render_text(fleet, model).c_str(), stdout);
-  if (!o.json.empty()) {
-    save_record(fleet, o.json);
-    std::printf("Fleet record written to %s.\n", o.json.c_str());
-  }
-  if (!o.html.empty()) {
-    HtmlExtras x;
-    x.record_name = o.replay.empty() ? "pinbench fleet" : o.replay;
-    write_text_file(o.html, render_html(fleet, model, x));
-    std::printf("HTML report written to %s.\n", o.html.c_str());
-  }
-  return model.check_failures.empty() ? 0 : 1;
+  return print_fleet(fleet, {o.json, o.html, o.replay.empty() ? "pinbench fleet" : o.replay});
 }
 
 Command add_fleet(CLI::App& app) {
   auto o = std::make_shared<FleetOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "fleet",
-      "Check records from many hosts (any launcher) as one table and an HTML report: outliers "
-      "against the median of the same GPU model and link, links below their max, failed checks, "
-      "duplicates (docs/fleet.md). Exit 1 when anything is flagged, 2 for a record that is not "
-      "a check.");
+  CLI::App* sub = add_command(app, "fleet");
   sub->add_option("records", o->inputs,
                   "Check records (pinbench check --json), or folders of them");
   sub->add_option("--json", o->json, "Write the fleet record (the check records inside it)");

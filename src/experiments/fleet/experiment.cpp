@@ -41,8 +41,9 @@ void build_fleet(const RunRecord& r, ReportModel& m) {
     const GpuCheck& c = g.check;
     t.rows.push_back({g.host, std::to_string(c.gpu.index) + (g.flags.empty() ? "" : " *"),
                       c.gpu.uuid, g.group, link_cell(c.gpu), figure_cell(c.pinned_h2d),
-                      figure_cell(c.pinned_d2h), figure_cell(c.pageable_h2d), figure_cell(c.pageable_d2h),
-                      figure_cell(c.round_trip_p50_us, "{:.1f}"), std::to_string(g.flags.size())});
+                      figure_cell(c.pinned_d2h), figure_cell(c.pageable_h2d),
+                      figure_cell(c.pageable_d2h), figure_cell(c.round_trip_p50_us, "{:.1f}"),
+                      std::to_string(g.flags.size())});
   }
   t.notes.push_back(
       "Outliers: below the median of the same GPU model and link by more than max(3 scaled MADs, "

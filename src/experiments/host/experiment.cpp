@@ -15,7 +15,7 @@ void build_host(const RunRecord& r, ReportModel& m) {
                         r.machine.hostname.empty() ? "?" : r.machine.hostname);
   m.tables = host_tables(a);
   ChartSpec chart = host_chart(a);
-  if (!chart.bars.empty()) m.charts.push_back(std::move(chart));
+  add_chart(m, std::move(chart));
 }
 
 class Host final : public Experiment {

@@ -19,11 +19,11 @@ class Lesson final : public Experiment {
 
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields = {
-        {"sizes_bytes", FieldKind::kSizes},      {"async_bytes", FieldKind::kSize},
-        {"kernel_bytes", FieldKind::kSize},      {"ratio_bytes", FieldKind::kSize},
-        {"warmups", FieldKind::kCount},          {"iterations", FieldKind::kCount},
-        {"async_warmups", FieldKind::kCount},    {"async_iterations", FieldKind::kCount},
-        {"kernel_warmups", FieldKind::kCount},   {"kernel_iterations", FieldKind::kCount},
+        {"sizes_bytes", FieldKind::kSizes},    {"async_bytes", FieldKind::kSize},
+        {"kernel_bytes", FieldKind::kSize},    {"ratio_bytes", FieldKind::kSize},
+        {"warmups", FieldKind::kCount},        {"iterations", FieldKind::kCount},
+        {"async_warmups", FieldKind::kCount},  {"async_iterations", FieldKind::kCount},
+        {"kernel_warmups", FieldKind::kCount}, {"kernel_iterations", FieldKind::kCount},
     };
     return fields;
   }

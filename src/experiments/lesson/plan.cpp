@@ -46,34 +46,36 @@ void LessonConfig::normalize() {
   }
 }
 
+namespace {
+
+// Every field of the config under its record key, one list for writing and for reading.
+template <class Config, class Visit>
+void for_each_field(Config& c, Visit&& visit) {
+  visit("sizes_bytes", c.sizes);
+  visit("warmups", c.warmups);
+  visit("iterations", c.iterations);
+  visit("async_bytes", c.async_bytes);
+  visit("async_warmups", c.async_warmups);
+  visit("async_iterations", c.async_iterations);
+  visit("kernel_bytes", c.kernel_bytes);
+  visit("kernel_warmups", c.kernel_warmups);
+  visit("kernel_iterations", c.kernel_iterations);
+  visit("ratio_bytes", c.ratio_bytes);
+}
+
+}  // namespace
+
 json to_json(const LessonConfig& c) {
-  return json{{"sizes_bytes", c.sizes},
-              {"warmups", c.warmups},
-              {"iterations", c.iterations},
-              {"async_bytes", c.async_bytes},
-              {"async_warmups", c.async_warmups},
-              {"async_iterations", c.async_iterations},
-              {"kernel_bytes", c.kernel_bytes},
-              {"kernel_warmups", c.kernel_warmups},
-              {"kernel_iterations", c.kernel_iterations},
-              {"ratio_bytes", c.ratio_bytes}};
+  json j = json::object();
+  for_each_field(c, [&j](const char* key, const auto& value) { j[key] = value; });
+  return j;
 }
 
 LessonConfig lesson_config_from(const json& j) {
-  LessonConfig d = LessonConfig::defaults();
   if (!j.is_object()) throw InputError("run record: 'config' is not an object");
   try {
-    LessonConfig c;
-    c.sizes = j.value("sizes_bytes", d.sizes);
-    c.warmups = j.value("warmups", d.warmups);
-    c.iterations = j.value("iterations", d.iterations);
-    c.async_bytes = j.value("async_bytes", d.async_bytes);
-    c.async_warmups = j.value("async_warmups", d.async_warmups);
-    c.async_iterations = j.value("async_iterations", d.async_iterations);
-    c.kernel_bytes = j.value("kernel_bytes", d.kernel_bytes);
-    c.kernel_warmups = j.value("kernel_warmups", d.kernel_warmups);
-    c.kernel_iterations = j.value("kernel_iterations", d.kernel_iterations);
-    c.ratio_bytes = j.value("ratio_bytes", d.ratio_bytes);
+    LessonConfig c = LessonConfig::defaults();  // a key the record lacks keeps its default
+    for_each_field(c, [&j](const char* key, auto& value) { value = j.value(key, value); });
     c.normalize();
     return c;
   } catch (const json::exception& e) {

@@ -145,35 +145,34 @@ void build_lesson_section(const RunRecord& r, ReportModel& m) {
   m.verdicts.push_back(std::move(g));
 
   m.charts = rate_charts(r, true);
-  ChartSpec ratio;
-  ratio.id = "lesson-ratio";
-  ratio.title = "Part 1: pageable time / pinned time, by size";
+  ChartSpec ratio =
+      make_chart(ChartKind::kSize, "lesson-ratio", "Part 1: pageable time / pinned time, by size");
   ratio.axis_title = "pageable ms / pinned ms (x)";
   ratio.value_suffix = "x";
-  std::size_t with_ratio = 0;
+  ratio.caption =
+      "How many times longer a blocking copy takes from pageable memory than from pinned "
+      "memory, per direction. Prediction 1 asks for a ratio above 1 at every size, at least 1.3 "
+      "at 256 MiB, growing with size.";
   for (const auto& [rows, label, key] : {std::make_tuple(&a.h2d, "host to device", "h2d"),
                                          std::make_tuple(&a.d2h, "device to host", "d2h")}) {
     if (rows->empty()) continue;
     ChartSeriesSpec s{label, key, {}};
     for (const CopyRow& row : *rows) {
       s.points.emplace_back(row.bytes, row.ratio);
-      with_ratio += row.ratio ? 1 : 0;
     }
     ratio.series.push_back(std::move(s));
   }
   ratio.rules = {{1.0, "1x: pinned no faster"}, {1.3, "1.3x: prediction 1's floor"}};
-  ratio.caption =
-      "How many times longer a blocking copy takes from pageable memory than from pinned "
-      "memory, per direction. Prediction 1 asks for a ratio above 1 at every size, at least 1.3 "
-      "at 256 MiB, growing with size.";
-  if (with_ratio > 0) m.charts.push_back(std::move(ratio));
+  add_chart(m, std::move(ratio));
 
-  ChartSpec share;
-  share.kind = ChartKind::kShares;
-  share.id = "lesson-call-share";
-  share.title = fmt::format("Part 2: how long a {} cudaMemcpyAsync holds the thread",
-                            format_size(a.config.async_bytes));
+  ChartSpec share = make_chart(ChartKind::kShares, "lesson-call-share",
+                               fmt::format("Part 2: how long a {} cudaMemcpyAsync holds the thread",
+                                           format_size(a.config.async_bytes)));
   share.axis_title = "call time as a share of the time to completion (%)";
+  share.caption =
+      "Median time the call held the calling thread over the median time until the stream had "
+      "synchronised. Prediction 2: at least 80% for pageable memory, under 10% for pinned (host "
+      "to device).";
   for (const AsyncRow& row : a.async_rows) {
     ChartBar b{direction_words(row.direction) + ", " + row.memory, row.memory, row.call_share, ""};
     if (row.call_ms && row.completion_ms) {
@@ -183,11 +182,7 @@ void build_lesson_section(const RunRecord& r, ReportModel& m) {
     share.bars.push_back(std::move(b));
   }
   share.rules = {{0.10, "10%"}, {0.80, "80%"}};
-  share.caption =
-      "Median time the call held the calling thread over the median time until the stream had "
-      "synchronised. Prediction 2: at least 80% for pageable memory, under 10% for pinned (host "
-      "to device).";
-  if (!share.bars.empty()) m.charts.push_back(std::move(share));
+  add_chart(m, std::move(share));
 }
 
 }  // namespace pinbench

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "experiments/lesson/nsys_stats.hpp"
 #include "experiments/lesson/prediction4.hpp"
@@ -105,12 +106,7 @@ int run(const TraceCheckOptions& o) {
 
 Command add_trace_check(CLI::App& app) {
   auto opts = std::make_shared<TraceCheckOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "trace-check",
-      "Judge prediction 4 from Nsight Systems exports: the CSV files 'nsys stats --format csv "
-      "-o PREFIX' writes (cuda_api_trace, cuda_api_sum, cuda_gpu_mem_time_sum, "
-      "cuda_gpu_mem_size_sum, nvtx_sum, and cuda_gpu_trace when present). Exit 0 held, 1 died, "
-      "2 unreadable or missing input.");
+  CLI::App* sub = add_command(app, "trace-check");
   sub->add_option("DIR", opts->dir, "Folder holding the exports")->required();
   sub->add_option("--prefix", opts->prefix,
                   "The exports' PREFIX, when DIR holds more than one capture");

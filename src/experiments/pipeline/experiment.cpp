@@ -66,8 +66,8 @@ void build_pipeline(const RunRecord& r, ReportModel& m) {
       "How close each run came to its bound; the goal with two streams is 95% or better from "
       "page-locked memory, 90% of its own bound through the staged engine.";
   efficiency.rules = {{0.95, "95% goal (pinned)"}, {0.90, "90% goal (staged)"}};
-  if (!rate.bars.empty()) m.charts.push_back(std::move(rate));
-  if (!efficiency.bars.empty()) m.charts.push_back(std::move(efficiency));
+  add_chart(m, std::move(rate));
+  add_chart(m, std::move(efficiency));
   if (!a.goals.empty()) {
     VerdictGroup g = goal_group("goals", "Goals (findings, not checks)");
     int n = 0;

@@ -5,9 +5,7 @@
 namespace pinbench {
 
 std::vector<RaceRow> race_rows(const RunRecord& record) {
-  std::vector<RaceRow> rows;
-  for (const Case& c : record.cases) {
-    if (c.part != "race") continue;
+  return rows_of<RaceRow>(record, "race", [](const Case& c) {
     RaceRow r;
     r.memory = c.memory;
     r.method = c.method;
@@ -23,9 +21,8 @@ std::vector<RaceRow> race_rows(const RunRecord& record) {
     }
     const std::uint64_t all = r.old_words + r.new_words + r.other_words;
     r.new_fraction = all > 0 ? static_cast<double>(r.new_words) / static_cast<double>(all) : 0.0;
-    rows.push_back(r);
-  }
-  return rows;
+    return r;
+  });
 }
 
 }  // namespace pinbench

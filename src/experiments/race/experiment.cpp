@@ -32,11 +32,13 @@ void build_race(const RunRecord& r, ReportModel& m) {
   t.header = {"source",    "what the host did", "call ms",  "old words",
               "new words", "neither",           "new share"};
   t.numeric = {false, false, true, true, true, true, true};
-  ChartSpec chart;
-  chart.kind = ChartKind::kShares;
-  chart.id = "race-new-share";
-  chart.title = "Share of the copied words that were the host's new bytes";
+  ChartSpec chart = make_chart(ChartKind::kShares, "race-new-share",
+                               "Share of the copied words that were the host's new bytes");
   chart.axis_title = "share of the words received that were new (%)";
+  chart.caption =
+      "0% means the copy had taken its bytes before the host overwrote them, as after a "
+      "synchronize; anything above 0% means the call returned before the copy read its source, "
+      "so the source must not be touched until the stream says so.";
   for (const RaceRow& row : rows) {
     const std::uint64_t all = row.old_words + row.new_words + row.other_words;
     const std::optional<double> share =
@@ -57,11 +59,7 @@ void build_race(const RunRecord& r, ReportModel& m) {
         format_size(rows.front().bytes), rows.front().trials));
   }
   m.tables.push_back(std::move(t));
-  chart.caption =
-      "0% means the copy had taken its bytes before the host overwrote them, as after a "
-      "synchronize; anything above 0% means the call returned before the copy read its source, "
-      "so the source must not be touched until the stream says so.";
-  if (!chart.bars.empty()) m.charts.push_back(std::move(chart));
+  add_chart(m, std::move(chart));
 }
 
 std::string render_race_text(const RunRecord& record, const std::vector<RaceRow>& rows) {
@@ -86,7 +84,6 @@ std::string render_race_text(const RunRecord& record, const std::vector<RaceRow>
   out += sweep_checks_text(record);
   return out;
 }
-
 
 class Race final : public Experiment {
  public:

@@ -214,14 +214,12 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
   std::map<const StagedRow*, std::map<std::string, Estimate>> ms;  // each row's times, by method
   // The bound cases' times, by direction, size and method.
   std::map<std::string, std::map<std::uint64_t, std::map<std::string, Estimate>>> bound_ms;
-  for (const Case& c : record.cases) {
-    if (c.part != "bound") continue;
+  for (const Case& c : record.cases_of("bound")) {
     if (const auto e = verified_estimate(c); e && e->lo > 0.0) {
       bound_ms[c.direction][c.bytes][c.method] = *e;
     }
   }
-  for (const Case& c : record.cases) {
-    if (c.part != "staged") continue;
+  for (const Case& c : record.cases_of("staged")) {
     const std::uint64_t ho = extra_u64(c, "host_offset");
     const std::uint64_t dof = extra_u64(c, "device_offset");
     StagedRow& row = by_direction[c.direction][Key{c.bytes, ho, dof}];
@@ -350,9 +348,7 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
 }
 
 std::vector<TuneRow> tune_rows(const RunRecord& record) {
-  std::vector<TuneRow> rows;
-  for (const Case& c : record.cases) {
-    if (c.part != "tune") continue;
+  return rows_of<TuneRow>(record, "tune", [](const Case& c) {
     TuneRow r;
     r.direction = c.direction;
     r.bytes = c.bytes;
@@ -360,9 +356,8 @@ std::vector<TuneRow> tune_rows(const RunRecord& record) {
     r.depth = extra_int(c, "depth");
     r.threads = extra_int(c, "threads");
     r.gb_per_s = rate(c);
-    rows.push_back(r);
-  }
-  return rows;
+    return r;
+  });
 }
 
 std::vector<TuneChoice> tune_choices(const std::vector<TuneRow>& rows) {
@@ -409,8 +404,7 @@ PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency,
     }
     return std::nullopt;
   };
-  for (const Case& c : record.cases) {
-    if (c.part != "pipeline") continue;
+  for (const Case& c : record.cases_of("pipeline")) {
     PipelineRow r;
     r.source = c.extra.value("source", c.memory);
     r.streams = extra_int(c, "streams");

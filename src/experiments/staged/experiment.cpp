@@ -104,11 +104,7 @@ void build_staged(const RunRecord& r, ReportModel& m) {
         std::stable_sort(s.points.begin(), s.points.end(),
                          [](const auto& x, const auto& y) { return x.first < y.first; });
       }
-      const bool any = std::any_of(c->series.begin(), c->series.end(), [](const auto& s) {
-        return std::any_of(s.points.begin(), s.points.end(),
-                           [](const auto& p) { return p.second.has_value(); });
-      });
-      if (any) m.charts.push_back(*c);
+      add_chart(m, *c);
     }
   }
   add_skipped(r, m, {"method", "reason"});
@@ -168,14 +164,17 @@ void build_staged_tune(const RunRecord& r, ReportModel& m) {
                        std::get<2>(s));
   };
 
-  ChartSpec heat;
-  heat.kind = ChartKind::kHeatmap;
-  heat.id = "tune-heatmap";
-  heat.title = "Every ring shape at every size: GB/s, shaded by its share of the best shape";
+  ChartSpec heat = make_chart(ChartKind::kHeatmap, "tune-heatmap",
+                              "Every ring shape at every size: GB/s, shaded by its share of "
+                              "the best shape");
   heat.value_suffix = " GB/s";
   heat.decimals = 1;
   heat.wide = true;
   heat.shade_title = "share of the best shape at that size and direction";
+  heat.caption =
+      "Rows: staging buffer size x buffers, host copy threads. Outlined cells and ★: the shape "
+      "chosen per direction, the one whose lowest share of the best rate over every size is "
+      "highest (never far from the best, rather than best at one size).";
   std::vector<double> best(columns.size(), 0.0);
   for (std::size_t j = 0; j < columns.size(); ++j) {
     for (const Shape& s : shapes) {
@@ -202,11 +201,7 @@ void build_staged_tune(const RunRecord& r, ReportModel& m) {
     heat.row_labels.push_back(shape_words(s) + (best_somewhere ? "  ★" : ""));
     heat.cells.push_back(std::move(cells));
   }
-  heat.caption =
-      "Rows: staging buffer size x buffers, host copy threads. Outlined cells and ★: the shape "
-      "chosen per direction, the one whose lowest share of the best rate over every size is "
-      "highest (never far from the best, rather than best at one size).";
-  if (!heat.cells.empty()) m.charts.push_back(std::move(heat));
+  add_chart(m, std::move(heat));
 
   for (const char* direction : {"h2d", "d2h"}) {
     std::vector<std::size_t> cols;

@@ -44,5 +44,4 @@ std::vector<PinCostRow> pin_cost_rows(const RunRecord& record) {
   return rows;
 }
 
-
 }  // namespace pinbench

@@ -1,104 +1,75 @@
-// `pinbench sweep`, `pinbench bandwidthtest` and `pinbench race`: the general measurements.
-#include <memory>
-#include <string>
+// `pinbench sweep`: every host-memory kind, direction and copy method over a range of sizes.
+#include <fmt/format.h>
 
-#include "cli/commands.hpp"
-#include "cli/defaults.hpp"
-#include "cli/outputs.hpp"
+#include "cli/measuring_command.hpp"
 #include "cli/progress.hpp"
-#include "cli/replay.hpp"
 #include "cli/trace_option.hpp"
-#include "experiments/sweep/plan.hpp"
-#include "framework/units.hpp"
-#include "experiments/bandwidthtest/measure.hpp"
-#include "experiments/race/measure.hpp"
 #include "experiments/sweep/measure.hpp"
+#include "experiments/sweep/plan.hpp"
 
 namespace pinbench::experiments::sweep {
-namespace {
 
 using namespace pinbench::cli;
 
-struct SweepOptions {
-  std::string kinds = "pageable,pageable-thp,pinned,registered,write-combined,mapped,managed";
-  std::string directions = "h2d,d2h,bidir";
-  std::string methods = "ce,sm";
-  std::string sizes = size_range_default(4 * kKiB, 256 * kMiB, 4);
-  int warmups = 3;
-  double max_spread_pct = 1.0;
-  double time_cap_ms = 500.0;
-  int min_samples = 10;
-  int max_samples = 2000;
-  std::string pin_cost = size_default(SweepConfig{}.pin_cost_bytes);
-  bool no_numa = false;
-  bool force = false;
-  OutputPaths outputs;
-  ReplayFlags replay;
-};
+namespace {
 
-RunRecord measure_sweep(const SweepOptions& o) {
-  SweepConfig c;
-  c.kinds = parse_memory_kinds(o.kinds);
-  c.directions = parse_directions(o.directions);
-  c.methods = parse_copy_methods(o.methods);
-  c.sizes = parse_sizes(o.sizes);
-  c.warmups = o.warmups;
-  c.stop.max_spread = o.max_spread_pct / 100.0;
-  c.stop.time_cap_ms = o.time_cap_ms;
-  c.stop.min_samples = o.min_samples;
-  c.stop.max_samples = o.max_samples;
-  c.pin_cost_bytes = o.pin_cost == "0" || o.pin_cost == "off" ? 0 : parse_size(o.pin_cost);
-  c.place_on_gpu_node = !o.no_numa;
-  c.force = o.force;
-  c.normalize();
-  c.validate();
-  return run_traced(o.outputs.trace,
-                    [&] { return with_progress([&] { return run_sweep(c, terminal_progress); }); });
+// The stop rule's fields, which sit one level down in the config.
+template <class T>
+ConfigOption<SweepConfig>::Bind stop_rule(T StopRule::*m) {
+  return [m](CLI::App& sub, const std::string& flag, const std::string& help,
+             ConfigBinding<SweepConfig>& b) {
+    return sub.add_option(flag, b.bound().stop.*m, help)->capture_default_str();
+  };
 }
 
-Command add_sweep(CLI::App& app) {
-  auto o = std::make_shared<SweepOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "sweep",
-      "Measure every host-memory kind, direction and copy method over a range of sizes, each "
-      "sample checked byte for byte, sampling until the spread is small or a time cap is hit. "
-      "Without a GPU, replays the newest recorded sweep.");
-  sub->add_option("--kinds", o->kinds, "Host-memory kinds, comma-separated")->capture_default_str();
-  sub->add_option("--directions", o->directions, "h2d, d2h, bidir (both at once)")
-      ->capture_default_str();
-  sub->add_option("--methods", o->methods, "ce (copy engine), sm (kernel on the SMs)")
-      ->capture_default_str();
-  sub->add_option("--sizes", o->sizes, "A list (4KiB,1MiB) or a range START:END:xF or :+STEP")
-      ->capture_default_str();
-  sub->add_option("--warmups", o->warmups, "Untimed copies before each case")
-      ->capture_default_str();
-  sub->add_option("--max-spread", o->max_spread_pct,
-                  "Stop sampling when stddev/mean of the times is at most this many percent")
-      ->capture_default_str();
-  sub->add_option("--time-cap", o->time_cap_ms, "Stop sampling a case after this many ms")
-      ->capture_default_str();
-  sub->add_option("--min-samples", o->min_samples, "Never fewer timed samples per case")
-      ->capture_default_str();
-  sub->add_option("--max-samples", o->max_samples, "Never more timed samples per case")
-      ->capture_default_str();
-  sub->add_option("--pin-cost", o->pin_cost, "Size for the cost-of-pinning probe, or 0 to skip it")
-      ->capture_default_str();
-  sub->add_flag("--no-numa", o->no_numa,
-                "Do not bind the allocating thread to the GPU's NUMA node");
-  sub->add_flag("--force", o->force, "Allow pinning more than half of host memory");
-  add_output_flags(sub, o->outputs);
-  add_trace_option(sub, o->outputs.trace);
-  add_replay_flags(sub, o->replay, "sweep");
-  return {sub, [o, sub] {
-            return measure_or_replay(
-                *sub, o->replay, {{"sweep"}, "", [o] { return measure_sweep(*o); }, o->outputs});
-          }};
+// --max-spread is a percentage; the stop rule holds a fraction.
+ConfigOption<SweepConfig>::Bind max_spread_percent() {
+  return [](CLI::App& sub, const std::string& flag, const std::string& help,
+            ConfigBinding<SweepConfig>& b) {
+    return sub
+        .add_option_function<double>(
+            flag, [&b](double percent) { b.bound().stop.max_spread = percent / 100.0; }, help)
+        ->default_str(fmt::format("{:g}", b.defaults().stop.max_spread * 100.0));
+  };
 }
 
 }  // namespace
 
 std::vector<Command> commands(CLI::App& app) {
-  return {add_sweep(app)};
+  using C = SweepConfig;
+  MeasuringCommand<C> sweep(app, "sweep", C::defaults());
+  sweep.options({
+      {"--kinds",
+       text(&C::kinds, parse_memory_kinds,
+            "pageable,pageable-thp,pinned,registered,write-combined,mapped,managed"),
+       "Host-memory kinds, comma-separated"},
+      {"--directions", text(&C::directions, parse_directions, "h2d,d2h,bidir"),
+       "h2d, d2h, bidir (both at once)"},
+      {"--methods", text(&C::methods, parse_copy_methods, "ce,sm"),
+       "ce (copy engine), sm (kernel on the SMs)"},
+      {"--sizes", text(&C::sizes, parse_sizes, size_range_default(4 * kKiB, 256 * kMiB, 4)),
+       "A list (4KiB,1MiB) or a range START:END:xF or :+STEP"},
+      {"--warmups", value(&C::warmups), "Untimed copies before each case"},
+      {"--max-spread", max_spread_percent(),
+       "Stop sampling when stddev/mean of the times is at most this many percent"},
+      {"--time-cap", stop_rule(&StopRule::time_cap_ms), "Stop sampling a case after this many ms"},
+      {"--min-samples", stop_rule(&StopRule::min_samples), "Never fewer timed samples per case"},
+      {"--max-samples", stop_rule(&StopRule::max_samples), "Never more timed samples per case"},
+      {"--pin-cost",
+       text<C>(size_default(C{}.pin_cost_bytes),
+               [](C& c, const std::string& v) {
+                 c.pin_cost_bytes = v == "0" || v == "off" ? 0 : parse_size(v);
+               }),
+       "Size for the cost-of-pinning probe, or 0 to skip it"},
+      {"--no-numa", flag(&C::place_on_gpu_node, false),
+       "Do not bind the allocating thread to the GPU's NUMA node"},
+      {"--force", flag(&C::force), "Allow pinning more than half of host memory"},
+  });
+  return {sweep.measure(kTables | kTrace, [](C c, const MeasuringFlags& f) {
+    c.normalize();
+    c.validate();
+    return run_with_progress(f.outputs.trace, [&] { return run_sweep(c, terminal_progress); });
+  })};
 }
 
 }  // namespace pinbench::experiments::sweep

@@ -88,19 +88,26 @@ class Sweep final : public Experiment {
   std::string label() const override { return "Sweep"; }
   std::string noun() const override { return "sweep"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = joined(
-        {sampling_fields(),
-         {
-             {"sizes_bytes", FieldKind::kSizes},      {"bytes", FieldKind::kSize},
-             {"pin_cost_bytes", FieldKind::kSizeOrZero},  // 0: the pin cost was not measured
-             {"warmups", FieldKind::kCount},          {"iterations", FieldKind::kCount},
-             {"placement", FieldKind::kText},         {"place_on_gpu_node", FieldKind::kFlag},
-             {"kinds", FieldKind::kTexts},            {"methods", FieldKind::kTexts},
-             {"directions", FieldKind::kTexts},       {"skipped", FieldKind::kObjects},
-             {"memory", FieldKind::kText},            {"direction", FieldKind::kText},
-             {"method", FieldKind::kText},            {"reason", FieldKind::kText},
-             {"timing", FieldKind::kText},
-         }});
+    static const std::vector<ConfigField> fields =
+        joined({sampling_fields(),
+                {
+                    {"sizes_bytes", FieldKind::kSizes},
+                    {"bytes", FieldKind::kSize},
+                    {"pin_cost_bytes", FieldKind::kSizeOrZero},  // 0: the pin cost was not measured
+                    {"warmups", FieldKind::kCount},
+                    {"iterations", FieldKind::kCount},
+                    {"placement", FieldKind::kText},
+                    {"place_on_gpu_node", FieldKind::kFlag},
+                    {"kinds", FieldKind::kTexts},
+                    {"methods", FieldKind::kTexts},
+                    {"directions", FieldKind::kTexts},
+                    {"skipped", FieldKind::kObjects},
+                    {"memory", FieldKind::kText},
+                    {"direction", FieldKind::kText},
+                    {"method", FieldKind::kText},
+                    {"reason", FieldKind::kText},
+                    {"timing", FieldKind::kText},
+                }});
     return fields;
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {
