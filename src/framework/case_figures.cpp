@@ -18,4 +18,19 @@ std::optional<Estimate> verified_estimate(const Case& c) {
   return median_estimate(c.samples_ms);
 }
 
+std::optional<double> verified_median(const Case& c) {
+  if (!c.verified || c.samples_ms.empty()) return std::nullopt;
+  return median(c.samples_ms);
+}
+
+std::uint64_t extra_u64(const Case& c, const char* key, std::uint64_t fallback) {
+  const auto it = c.extra.find(key);
+  return it != c.extra.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : fallback;
+}
+
+int extra_int(const Case& c, const char* key, int fallback) {
+  const auto it = c.extra.find(key);
+  return it != c.extra.end() && it->is_number_integer() ? it->get<int>() : fallback;
+}
+
 }  // namespace pinbench

@@ -8,8 +8,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "experiments/pipeline/analysis.hpp"
 #include "experiments/staged/analysis.hpp"
 #include "experiments/staged/plan.hpp"
+#include "experiments/pipeline/text.hpp"
 #include "experiments/staged/text.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "experiments/pipeline/analysis.hpp"
 #include "experiments/staged/analysis.hpp"
 #include "experiments/staged/plan.hpp"
 #include "framework/units.hpp"

@@ -11,15 +11,10 @@
 namespace pinbench {
 namespace {
 
-int int_extra(const Case& c, const char* key, int fallback) {
-  const auto it = c.extra.find(key);
-  return it != c.extra.end() && it->is_number_integer() ? it->get<int>() : fallback;
-}
-
 std::optional<double> rate(const RunRecord& r, const std::string& part, const std::string& dir,
                            const std::string& mem, int gpu) {
   for (const Case& c : r.cases) {
-    if (c.part == part && c.direction == dir && c.memory == mem && int_extra(c, "gpu", -1) == gpu) {
+    if (c.part == part && c.direction == dir && c.memory == mem && extra_int(c, "gpu", -1) == gpu) {
       return figures_of(c).gb_per_s;
     }
   }
@@ -67,7 +62,7 @@ HostAnalysis analyse_host(const RunRecord& r) {
   }
   for (const Case& c : r.cases) {
     if (c.part != "peer") continue;
-    a.peers.push_back({int_extra(c, "gpu", -1), int_extra(c, "peer", -1),
+    a.peers.push_back({extra_int(c, "gpu", -1), extra_int(c, "peer", -1),
                        c.extra.value("peer_access", false), figures_of(c).gb_per_s});
   }
   return a;

@@ -4,8 +4,8 @@
 // staged/text.hpp).
 #include <fmt/format.h>
 
-#include "experiments/staged/analysis.hpp"
-#include "experiments/staged/text.hpp"
+#include "experiments/pipeline/analysis.hpp"
+#include "experiments/pipeline/text.hpp"
 #include "framework/experiment.hpp"
 #include "framework/render/text.hpp"
 #include "framework/units.hpp"

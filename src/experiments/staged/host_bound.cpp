@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "cuda/check.hpp"
 #include "base/chunk_plan.hpp"
+#include "cuda/check.hpp"
 #include "transfer/host_copy.hpp"
 
 namespace pinbench {

@@ -27,11 +27,8 @@
 
 #include <fmt/format.h>
 
-#include "framework/errors.hpp"
-#include "framework/host_info.hpp"
-#include "framework/pattern.hpp"
-#include "framework/case_builder.hpp"
-#include "framework/units.hpp"
+#include "base/chunk_plan.hpp"
+#include "base/cuda_error_text.hpp"
 #include "base/nvtx_domain.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
@@ -39,11 +36,14 @@
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/staged/host_bound.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/errors.hpp"
+#include "framework/host_info.hpp"
+#include "framework/pattern.hpp"
+#include "framework/units.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
-#include "base/chunk_plan.hpp"
-#include "base/cuda_error_text.hpp"
 
 namespace pinbench {
 namespace {

@@ -22,9 +22,9 @@
 
 #include <fmt/format.h>
 
+#include "framework/case_builder.hpp"
 #include "framework/errors.hpp"
 #include "framework/input_limits.hpp"
-#include "framework/case_builder.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 

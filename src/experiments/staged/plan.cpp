@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "base/chunk_plan.hpp"
 #include "framework/errors.hpp"
 #include "framework/text.hpp"
 #include "framework/units.hpp"
-#include "base/chunk_plan.hpp"
 
 namespace pinbench {
 namespace {

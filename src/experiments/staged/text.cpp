@@ -104,7 +104,9 @@ std::string engine_line(const nlohmann::json& e) {
           : "");
 }
 
-std::string header_block(const RunRecord& record, const std::string& title) {
+}  // namespace
+
+std::string engine_header(const RunRecord& record, const std::string& title) {
   std::string out = title + "\n\n";
   out += render_machine(record.machine);
   out += fmt::format("Record:  {} by pinbench {}; wall time {:.1f} s\n", record.created_utc,
@@ -112,8 +114,6 @@ std::string header_block(const RunRecord& record, const std::string& title) {
   if (record.config.contains("engine")) out += engine_line(record.config["engine"]);
   return out;
 }
-
-}  // namespace
 
 StagedColumns staged_columns(const StagedAnalysis& a, const std::string& direction) {
   StagedColumns c;
@@ -161,7 +161,7 @@ std::vector<std::string> StagedColumns::ratio_cells(const StagedRow& row) const 
 }
 
 std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a) {
-  std::string out = header_block(
+  std::string out = engine_header(
       record,
       "pinbench staged: pageable memory through the staged engine, against every other way");
   const int samples = record.config.value("iterations", 0);
@@ -246,7 +246,7 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
 
 std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis& tune) {
   std::string out =
-      header_block(record, "pinbench staged --tune: the staged engine over ring shapes");
+      engine_header(record, "pinbench staged --tune: the staged engine over ring shapes");
   out +=
       "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes; median of the samples, host clock from "
       "call to completion, copies back to back. Shape = staging buffer size x buffers, host copy "
@@ -312,47 +312,6 @@ std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis&
   out += render_gate_checks(record,
                             "after the last sample of every shape the destination held exactly the "
                             "reference bytes.");
-  return out;
-}
-
-std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis& a) {
-  const std::uint64_t array = record.config.value("array_bytes", std::uint64_t{0});
-  const std::uint64_t window = record.config.value("window_bytes", std::uint64_t{0});
-  std::string out = header_block(
-      record, fmt::format("pinbench pipeline: {} of floats through a {} device window: copy in, "
-                          "y = 3 x + 0.5, copy out",
-                          exact_size(array), exact_size(window)));
-  out += fmt::format(
-      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Median of {} runs, host clock from the "
-      "first call to the last completion. The bound is the slower of: the array's bytes copied "
-      "both ways at once from page-locked memory in the same chunks, and the kernel alone over "
-      "the array; through the staged engine also the engine's host side filling and draining "
-      "the array at once beside as many DMA bytes each way (host ms); efficiency = bound / "
-      "measured time; vs pinned = the staged source's rate over the page-locked source's. The "
-      "staged source is pageable memory through the staged engine.\n",
-      record.config.value("iterations", 0));
-  TextTable t({"source", "streams", "chunk", "ms", "GB/s each way", "bound ms", "copies ms",
-               "kernel ms", "host ms", "efficiency", "vs pinned"});
-  for (const PipelineRow& r : a.rows) {
-    t.add_row({r.source, std::to_string(r.streams), exact_size(r.chunk_bytes),
-               figure_cell(r.ms, "{:.3f}"), figure_cell(r.gb_per_s_each_way),
-               figure_cell(r.bound_ms, "{:.3f}"), figure_cell(r.copy_bound_ms, "{:.3f}"),
-               figure_cell(r.kernel_ms, "{:.3f}"), figure_cell(r.host_bound_ms, "{:.3f}"),
-               r.efficiency ? fmt::format("{:.1f}%", 100 * *r.efficiency) : kDash,
-               ratio_cell(r.over_pinned)});
-  }
-  out += "\n" + t.render();
-  if (!a.goals.empty()) {
-    out += "\nGoals (findings, not checks)\n";
-    for (const PipelineGoal& g : a.goals) {
-      out += fmt::format("  {}: {}\n    {}\n", g.text, verdict_word(g.verdict, Judged::kGoal),
-                         g.evidence);
-    }
-  }
-  out += render_gate_checks(
-      record,
-      "every run returned every float exactly, both bound copies delivered their "
-      "bytes, and every buffer is the kind it claims.");
   return out;
 }
 

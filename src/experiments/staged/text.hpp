@@ -1,6 +1,6 @@
-// Terminal renderings of `pinbench staged`, `pinbench staged --tune` and `pinbench pipeline`:
-// the rates by method and size, the ratios the goals are about, the verdicts and the checks; and
-// the staged tables' columns, which the staged model section (experiment.cpp) shares.
+// Terminal renderings of `pinbench staged` and `pinbench staged --tune`: the rates by method and
+// size, the ratios the goals are about, the verdicts and the checks; and the staged tables'
+// columns, which the staged model section (experiment.cpp) shares.
 #pragma once
 
 #include <string>
@@ -29,6 +29,10 @@ StagedColumns staged_columns(const StagedAnalysis& analysis, const std::string& 
 // Each from its record's analysis, as the model's section holds it.
 std::string render_staged_text(const RunRecord& record, const StagedAnalysis& analysis);
 std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis& analysis);
-std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis& analysis);
+
+// The heading every engine record's text opens with: `title`, the machine, when and by which
+// pinbench it was recorded, and the engine's settings where the config holds them (the
+// pipeline's text too).
+std::string engine_header(const RunRecord& record, const std::string& title);
 
 }  // namespace pinbench

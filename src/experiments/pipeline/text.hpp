@@ -1,0 +1,14 @@
+// The terminal rendering of `pinbench pipeline`: each run against its bound, the goals' verdicts
+// and the checks.
+#pragma once
+
+#include <string>
+
+#include "experiments/pipeline/analysis.hpp"
+#include "framework/record.hpp"
+
+namespace pinbench {
+
+std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis& analysis);
+
+}  // namespace pinbench
