@@ -35,13 +35,17 @@ deps-test:
 build: deps
 	$(compile)
 
-run: build
+# Only the tool itself: the test binaries are built by `make test`.
+run: deps
+	@cmake --preset default >/dev/null
+	@cmake --build --preset default --target pinbench
 	./build/pinbench lesson
 
 test: deps-test
 	$(compile)
-	ctest --preset default
+	ctest --preset default --output-log build/ctest.log
 	scripts/test-install.sh
+	@scripts/test-summary.sh build/ctest.log
 
 test-install: deps
 	$(compile)
