@@ -1,8 +1,10 @@
 // pinbench's entry point: parse the command line, run one subcommand, and turn every failure
 // into one line on stderr and a documented exit code (see README.md, "Exit codes").
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <exception>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,9 +17,9 @@
 #include "framework/text_file.hpp"
 #include "version.hpp"
 
-#define PINBENCH_EXPERIMENT(NAME)                                                 \
-  namespace pinbench::experiments::NAME {                                         \
-  std::vector<pinbench::cli::Command> commands(CLI::App& app);                    \
+#define PINBENCH_EXPERIMENT(NAME)                              \
+  namespace pinbench::experiments::NAME {                      \
+  std::vector<pinbench::cli::Command> commands(CLI::App& app); \
   }
 #include "experiments/registry.def"
 #undef PINBENCH_EXPERIMENT
@@ -29,10 +31,29 @@ int fail(pinbench::ExitCode code, const std::string& what) {
   return static_cast<int>(code);
 }
 
+// --help and --version: CLI11's text, written as every output is, so a full disk or a closed
+// descriptor is exit 2 with its reason, and a closed pipe ends quietly.
+int print_help(CLI::App& app, const CLI::Error& e) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const int code = app.exit(e, out, err);
+  try {
+    if (pinbench::write_stdout(out.str()) == pinbench::StdoutWrite::kClosed) return 0;
+  } catch (const std::exception& failure) {
+    return fail(pinbench::ExitCode::kBadInput, failure.what());
+  }
+  std::fputs(err.str().c_str(), stderr);
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using pinbench::ExitCode;
+  pinbench::install_stdout_writer();
+  // A closed pipe is EPIPE on the write, which ends quietly, --help included (children that
+  // pinbench starts get the default back: experiments/doctor/process.cpp).
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{
       "pinbench: measures, explains and speeds up copies between host memory and a GPU.\n"
       "GB/s means 10^9 bytes per second; MiB means 2^20 bytes.\n"
@@ -72,11 +93,11 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     pinbench::cli::install_signal_handlers();
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return print_help(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return print_help(app, e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return print_help(app, e);
   } catch (const CLI::ParseError& e) {
     return fail(ExitCode::kBadInput, std::string(e.what()) + " (see pinbench --help)");
   }

@@ -8,13 +8,14 @@
 #include "cli/outputs.hpp"
 #include "cli/paths.hpp"
 #include "cli/signals.hpp"
-#include "framework/experiment.hpp"
-#include "framework/report_model.hpp"
-#include "framework/errors.hpp"
-#include "framework/interrupt.hpp"
-#include "framework/run_library.hpp"
 #include "cuda/device.hpp"
+#include "framework/errors.hpp"
+#include "framework/experiment.hpp"
+#include "framework/interrupt.hpp"
+#include "framework/printable.hpp"
 #include "framework/render/text.hpp"
+#include "framework/report_model.hpp"
+#include "framework/run_library.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -91,7 +92,8 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const std::stri
       "No usable GPU here (%s): replaying the %s recorded on %s on %s\n(%s). Use --require-gpu "
       "to fail instead.\n\n",
       no_gpu.c_str(), experiment_for(experiment).noun().c_str(),
-      record.created_utc.substr(0, 10).c_str(), record.machine.device_name.c_str(), path->c_str());
+      record.created_utc.substr(0, 10).c_str(), printable(record.machine.device_name).c_str(),
+      path->c_str());
   return print_run(record, options, true);
 }
 
@@ -155,7 +157,7 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
     const RunRecord record = load_replay(flags.replay_path, run.experiments);
     const TextOptions options = print_options(run);
     std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay_path.c_str(),
-                record.machine.device_name.c_str(), record.created_utc.c_str());
+                printable(record.machine.device_name).c_str(), record.created_utc.c_str());
     return print_run(record, options, true);
   }
   // A bad reference, or two outputs on one file, is exit 2 before minutes of measuring, not after.

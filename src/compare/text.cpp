@@ -4,8 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "framework/units.hpp"
+#include "framework/printable.hpp"
 #include "framework/render/text_table.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -22,13 +23,13 @@ std::string change(double ratio) {
 
 std::string key_list(const std::vector<CaseKey>& keys) {
   std::string out;
-  for (const CaseKey& k : keys) out += "  " + describe(k) + "\n";
+  for (const CaseKey& k : keys) out += "  " + printable(describe(k)) + "\n";
   return out;
 }
 
 std::string record_words(const RunRecord& r, const std::string& name) {
-  return fmt::format("{} ({}, {}, {}{})", name, r.experiment, r.machine.device_name, r.created_utc,
-                     r.source == "published" ? ", published tables" : "");
+  return printable(fmt::format("{} ({}, {}, {}{})", name, r.experiment, r.machine.device_name,
+                               r.created_utc, r.source == "published" ? ", published tables" : ""));
 }
 
 }  // namespace
@@ -37,13 +38,15 @@ std::string render_comparison(const Comparison& c, const RunRecord& a, const std
                               const RunRecord& b, const std::string& b_name) {
   std::string out;
   if (c.machine_differences.empty()) {
-    out += fmt::format("Same machine: {}, driver {}, host CPU {}.\n", a.machine.device_name,
-                       a.machine.driver_release.empty() ? "unknown" : a.machine.driver_release,
-                       a.machine.host_cpu);
+    out += printable(
+               fmt::format("Same machine: {}, driver {}, host CPU {}.", a.machine.device_name,
+                           a.machine.driver_release.empty() ? "unknown" : a.machine.driver_release,
+                           a.machine.host_cpu)) +
+           "\n";
   } else {
     out += fmt::format(
         "Different machines ({}): differences may come from the machines, not the runs.\n",
-        fmt::join(c.machine_differences, "; "));
+        printable(fmt::format("{}", fmt::join(c.machine_differences, "; "))));
   }
   out += fmt::format("A: {}\nB: {}\n", record_words(a, a_name), record_words(b, b_name));
   const double pct = 100.0 * c.threshold;

@@ -7,10 +7,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include "base/cuda_error_text.hpp"
+#include "cuda/check.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
-#include "cuda/check.hpp"
-#include "base/cuda_error_text.hpp"
 
 namespace pinbench::cuda {
 
@@ -98,7 +98,7 @@ MachineInfo query_machine(int device) {
   PINBENCH_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
   MachineInfo m;
   const GpuInfo gpu = query_gpu(device);
-  m.hostname = host_name();
+  describe_host(m);
   m.device_index = device;
   m.device_uuid = gpu.uuid;
   m.cpu_list = gpu.cpu_list;
@@ -114,13 +114,8 @@ MachineInfo query_machine(int device) {
   char bus[32] = {};
   PINBENCH_CUDA_TRY(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
   m.pci_bus_id = bus;
-  m.driver_release = nvidia_driver_release();
   m.pcie = read_pcie_link(m.pci_bus_id);
   m.numa_node = read_numa_node(m.pci_bus_id);
-  m.host_cpu = host_cpu_model();
-  m.host_logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
-  m.host_memory_bytes = host_memory_bytes();
-  m.os = os_description();
   PINBENCH_CUDA_TRY(
       cudaDeviceGetAttribute(&m.pageable_memory_access, cudaDevAttrPageableMemoryAccess, device));
   return m;

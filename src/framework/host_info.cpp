@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace pinbench {
 namespace {
@@ -94,6 +95,15 @@ int read_numa_node(const std::string& bus_id, const std::string& sysfs_root) {
 
 std::string read_local_cpulist(const std::string& bus_id, const std::string& sysfs_root) {
   return read_first_line(device_dir(bus_id, sysfs_root) + "/local_cpulist");
+}
+
+void describe_host(MachineInfo& m) {
+  m.hostname = host_name();
+  m.host_cpu = host_cpu_model();
+  m.host_logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
+  m.host_memory_bytes = host_memory_bytes();
+  m.os = os_description();
+  m.driver_release = nvidia_driver_release();
 }
 
 std::string host_name() {

@@ -36,4 +36,8 @@ std::uint64_t host_available_bytes();  // MemAvailable
 std::string os_description();          // "Linux 6.1.0 x86_64"
 std::string nvidia_driver_release();   // "580.159.04", or "" when not readable
 
+// The host's part of a record's machine section, GPU or not: its name, CPU model and logical
+// CPUs, memory, OS and the NVIDIA driver's release where /proc names one.
+void describe_host(MachineInfo& m);
+
 }  // namespace pinbench

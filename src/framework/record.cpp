@@ -15,6 +15,7 @@
 
 #include "framework/config_schema.hpp"
 #include "framework/errors.hpp"
+#include "framework/printable.hpp"
 #include "framework/experiment.hpp"
 #include "framework/input_limits.hpp"
 #include "framework/stats.hpp"
@@ -474,13 +475,17 @@ class PathSax : public nlohmann::json_sax<json> {
       error_ = fmt::format("{}: '{}' is {}, a number out of range", what_, next_path(),
                            token.size() > 40 ? token.substr(0, 37) + "..." : token);
     }
+    // The lexer's words for a byte that no UTF-8 sequence allows.
+    not_utf8_ = std::string_view(e.what()).find("ill-formed UTF-8") != std::string_view::npos;
     return false;
   }
 
   const std::string& error() const { return error_; }
+  bool not_utf8() const { return not_utf8_; }
   std::size_t byte() const { return byte_; }
 
  private:
+  bool not_utf8_ = false;
   struct Frame {
     json* value;
     bool array;
@@ -722,6 +727,11 @@ json parse_json_text(std::string_view text, const std::string& what) {
   PathSax sax(&j, what);
   if (json::sax_parse(text, &sax, json::input_format_t::json, true, false)) return j;
   if (!sax.error().empty()) throw InputError(sax.error());
+  if (sax.not_utf8()) {
+    const std::size_t at = first_non_utf8(text);
+    throw InputError(fmt::format("is not valid UTF-8 at byte {} (JSON text is UTF-8)",
+                                 at != std::string_view::npos ? at : sax.byte()));
+  }
   throw InputError(fmt::format("is not valid JSON (truncated?) near byte {}", sax.byte()));
 }
 
@@ -737,7 +747,7 @@ RunRecord load_record(const std::string& path) {
     j = parse_record_text(text);
   } catch (const InputError& e) {
     const std::string what = e.what();
-    if (what.rfind("is not valid JSON", 0) == 0) {
+    if (what.rfind("is not valid ", 0) == 0) {
       throw InputError(fmt::format("run record '{}' {}", path, what));
     }
     throw InputError(fmt::format("'{}': {}", path, what));

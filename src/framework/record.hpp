@@ -150,11 +150,14 @@ RunRecord record_from_json(const nlohmann::json& j);
 
 // Reads at most kMaxRecordBytes (framework/input_limits.hpp) of `path`, parses it and validates it
 // with record_from_json. Throws InputError, one line naming the file, when the file is missing,
-// a directory, too large (a stream that does not end), empty, not JSON, truncated, nested too
+// a directory, not a regular file (a FIFO, a device), too large, empty, not JSON, not UTF-8,
+// truncated, nested too
 // deep, holds a number beyond a double (named by its field), or is not a valid record:
 //   "cannot open run record 'P'", "'P' is a directory, not a run record",
 //   "run record 'P' is larger than 64 MiB, the most pinbench reads", "run record 'P' is empty",
+//   "'P' is a fifo, not a regular file: pinbench reads a run record only from a file",
 //   "run record 'P' is not valid JSON (truncated?) near byte N",
+//   "run record 'P' is not valid UTF-8 at byte N (JSON text is UTF-8)",
 //   "'P': run record: 'cases[0].bytes' is 1e400, a number out of range",
 //   "'P': run record: 'cases[3].samples_ms' is empty: a case without samples has no figure..."
 RunRecord load_record(const std::string& path);

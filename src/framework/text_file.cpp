@@ -215,7 +215,8 @@ void to_stdout_or_throw(std::string_view text) {
 
 std::string read_input_file(const std::string& path, std::uint64_t max_bytes,
                             const std::string& what) {
-  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO with no writer must not hang; it is refused below.
+  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (raw < 0) {
     if (errno == EISDIR) throw InputError(fmt::format("'{}' is a directory, not a {}", path, what));
     throw InputError(fmt::format("cannot open {} '{}'", what, path));
@@ -227,6 +228,12 @@ std::string read_input_file(const std::string& path, std::uint64_t max_bytes,
   }
   if (S_ISDIR(st.st_mode))
     throw InputError(fmt::format("'{}' is a directory, not a {}", path, what));
+  // A FIFO, a device or a socket can be endless or never end: only files are read.
+  if (!S_ISREG(st.st_mode)) {
+    throw InputError(
+        fmt::format("'{}' is {}, not a regular file: pinbench reads a {} only from a file", path,
+                    kind_of(st.st_mode), what));
+  }
   const std::string too_large = fmt::format(
       "{} '{}' is larger than {} MiB, the most pinbench reads", what, path, mib(max_bytes));
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
@@ -284,10 +291,37 @@ void write_text_files(const std::vector<OutputFile>& files) {
 
 // ---- Standard output ----
 
+namespace {
+
+// Why the last write through install_stdout_writer's stream failed (0: none did).
+std::atomic<int> g_stdout_errno{0};
+
+ssize_t write_remembering(void*, const char* buf, std::size_t size) {
+  int err = 0;
+  if (write_all(STDOUT_FILENO, std::string_view(buf, size), &err)) {
+    return static_cast<ssize_t>(size);
+  }
+  g_stdout_errno.store(err);
+  return -1;
+}
+
+}  // namespace
+
+void install_stdout_writer() {
+  cookie_io_functions_t io{};
+  io.write = write_remembering;
+  FILE* f = fopencookie(nullptr, "w", io);
+  if (f == nullptr) return;  // stdio's own stream stays; a failure is then "unknown error"
+  std::fflush(stdout);
+  std::setvbuf(f, nullptr, isatty(STDOUT_FILENO) != 0 ? _IOLBF : _IOFBF, BUFSIZ);
+  stdout = f;
+}
+
 StdoutWrite flush_stdout() {
   errno = 0;
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    const int err = errno;
+    int err = g_stdout_errno.exchange(0);
+    if (err == 0) err = errno;
     std::clearerr(stdout);
     if (err == EPIPE) return StdoutWrite::kClosed;
     throw InputError(fmt::format("cannot write to standard output: {}",

@@ -1,7 +1,7 @@
-// Files in and out, safely: inputs read with a cap (a stream that never ends is refused, not
-// read whole), outputs written whole or not at all, never through a link or over something
-// that is not a regular file, and standard output whose failures are errors.
-// docs/record-schema.md, "Limits" and "Writing", describes the rules for users.
+// Files in and out, safely: inputs read from regular files only and with a cap (a FIFO or a
+// device that never ends is refused before reading), outputs written whole or not at all, never
+// through a link or over something that is not a regular file, and standard output whose failures
+// are errors. docs/record-schema.md, "Limits" and "Writing", describes the rules for users.
 #pragma once
 
 #include <cstddef>
@@ -17,11 +17,13 @@ namespace pinbench {
 // ---- Reading -----------------------------------------------------------------------------
 
 // Reads the whole of `path`, at most `max_bytes`; `what` names the kind of input in messages
-// ("run record", "nsys export"). A regular file's size is checked before reading; anything
-// else (a pipe, /dev/zero) is read until EOF or `max_bytes` + 1 bytes, whichever comes first,
-// so memory stays within the cap. Throws InputError with one of:
+// ("run record", "nsys export"). Only a regular file is read, its size checked first; a FIFO
+// (opened without waiting for a writer), a device or a socket is refused at once, and a file that
+// grows while read is cut off at `max_bytes` + 1 bytes. Throws InputError with one of:
 //   "cannot open WHAT 'PATH'"
 //   "'PATH' is a directory, not a WHAT"
+//   "'PATH' is a fifo, not a regular file: pinbench reads a WHAT only from a file" (or a
+//   character device, a block device, a socket)
 //   "WHAT 'PATH' is larger than N MiB, the most pinbench reads"
 //   "cannot read WHAT 'PATH': REASON"
 std::string read_input_file(const std::string& path, std::uint64_t max_bytes,
@@ -74,6 +76,11 @@ enum class StdoutWrite {
 // EINTR. Returns kClosed on EPIPE; throws InputError("cannot write to standard output: REASON")
 // on any other failure (ENOSPC from /dev/full, EIO, a closed descriptor).
 StdoutWrite write_stdout(std::string_view text);
+
+// Makes `stdout` a stdio stream over file descriptor 1 that remembers why a write failed, so
+// that text printed with printf and lost to a closed pipe or a full disk is reported by its
+// reason (EPIPE, ENOSPC) and not as "unknown error". Call it first thing in main().
+void install_stdout_writer();
 
 // Flushes stdio's stdout and reports its state: for the CLI to call once before exiting, so
 // that text printed with printf and lost to a full disk is an error, not exit 0. Same outcomes

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "framework/host_info.hpp"
-#include "framework/interrupt.hpp"
-#include "framework/case_builder.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/device.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/host_info.hpp"
+#include "framework/interrupt.hpp"
 #include "version.hpp"
 
 namespace pinbench {
@@ -26,9 +26,7 @@ RunRecord start_host_record(const std::string& experiment) {
   record.experiment = experiment;
   record.pinbench_version = kVersion;
   record.created_utc = utc_now_iso8601();
-  record.machine.host_cpu = host_cpu_model();
-  record.machine.host_memory_bytes = host_memory_bytes();
-  record.machine.os = os_description();
+  describe_host(record.machine);
   return record;
 }
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "framework/record.hpp"
 #include "fixtures.hpp"
+#include "framework/record.hpp"
 
 namespace pinbench {
 namespace {
@@ -33,6 +33,29 @@ TEST(Cli, HelpAndVersion) {
   const test::Result version = test::run(kBin + "--version");
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_FALSE(version.out.empty());
+  // The list is one line per command; a command's help has its paragraph under the options.
+  EXPECT_NE(help.out.find("  race                        Overwrite a copy's source as soon as the "
+                          "call returns, and count what arrived.\n"),
+            std::string::npos)
+      << help.out;
+  const std::string race = test::run(kBin + "race --help").out;
+  EXPECT_LT(race.find("--trials"), race.find("Overwrites a copy's pinned source")) << race;
+  EXPECT_LT(race.find("Overwrites a copy's pinned source"), race.find("Exit codes")) << race;
+}
+
+// Help and version are outputs like any other: a full disk fails with its reason, a closed pipe
+// ends quietly.
+TEST(Cli, HelpToAFullOrClosedStandardOutput) {
+  for (const char* what : {"--help", "sweep --help", "--version"}) {
+    const test::Result full = test::run(kBin + what + " > /dev/full");
+    EXPECT_EQ(full.exit_code, 2) << what;
+    EXPECT_EQ(full.err,
+              "pinbench: error: cannot write to standard output: No space left on device\n")
+        << what;
+    const test::Result closed =
+        test::run("bash -c 'set -o pipefail; " + kBin + what + " | head -c 1 >/dev/null'");
+    EXPECT_EQ(closed.exit_code, 0) << what << closed.err;
+  }
 }
 
 TEST(Cli, BadUsageIsExitTwo) {

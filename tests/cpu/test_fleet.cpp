@@ -1,6 +1,9 @@
 // check, host and fleet analysis on hand-made records and, where one is committed, the H200's:
 // floors (defaults, the file, flags), the round trip's percentiles, the outlier rule, links below
 // their max, duplicates, bad records, the MPI gathering, and the CLI's exit codes.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -432,8 +435,12 @@ TEST(Fleet, CommittedH200Records) {
   const test::Result replay = test::run(kBin + "check --replay " + *check);
   EXPECT_EQ(replay.exit_code, a.passed() ? 0 : 1) << replay.err;
   EXPECT_NE(replay.out.find("pinbench check: "), std::string::npos);
-  // The same record twice is one GPU, named as a duplicate.
-  const test::Result fleet = test::run(kBin + "fleet " + *check + " " + *check);
+  // The same file twice is one file; a copy of it elsewhere is one GPU, named as a duplicate.
+  const test::Result once = test::run(kBin + "fleet " + *check + " " + *check);
+  EXPECT_EQ(once.out.find("counted once"), std::string::npos) << once.out;
+  const std::string copy = test::temp_dir() + "/copy.json";
+  test::write_file(copy, test::read_file(*check));
+  const test::Result fleet = test::run(kBin + "fleet " + *check + " " + copy);
   EXPECT_NE(fleet.out.find("counted once"), std::string::npos) << fleet.out;
 }
 
@@ -450,6 +457,43 @@ TEST(Fleet, TextHeadersStandOverTheirData) {
   const std::string data = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
   EXPECT_EQ(head.find("UUID"), data.find("GPU-")) << head << "\n" << data;
   EXPECT_EQ(head.find("group"), data.find("NVIDIA")) << head << "\n" << data;
+}
+
+// Records from strangers: a folder's entries that are not files are named and never read; a
+// host name's control characters reach neither the terminal nor the markdown raw, and a name a
+// spreadsheet would run reaches the CSV as text.
+TEST(FleetCli, RecordsFromStrangers) {
+  const std::string dir = test::temp_dir();
+  test::write_file(dir + "/a.json", to_json(check_record("n1", {1.2}, "GPU-1")).dump(1));
+  test::write_file(
+      dir + "/b.json",
+      to_json(check_record("\x1b]0;owned\x07=HYPERLINK(\"http://evil/\")\r\x1b[2K", {1.2}, "GPU-2"))
+          .dump(1));
+  ASSERT_EQ(::mkfifo((dir + "/fifo.json").c_str(), 0644), 0);
+  ASSERT_EQ(::symlink("/dev/zero", (dir + "/zero.json").c_str()), 0);
+  const test::Result r =
+      test::run("timeout 20 " + kBin + "fleet " + dir + " --json " + dir + "/fleet.out");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "pinbench fleet: skipped in '" + dir + "', not regular files: fifo.json, zero.json\n");
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\r'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\\x1B]0;owned\\x07"), std::string::npos) << r.out;
+  const test::Result md = test::run(kBin + "report " + dir + "/fleet.out --markdown -");
+  EXPECT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_EQ(md.out.find('\x1b'), std::string::npos);
+  const test::Result csv = test::run(kBin + "report " + dir + "/fleet.out --csv -");
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.find(",=HYPERLINK"), std::string::npos);
+  EXPECT_EQ(csv.out.find(",\"=HYPERLINK"), std::string::npos);
+  // A closed pipe ends quietly, however much is still to print.
+  const test::Result head = test::run("bash -c 'set -o pipefail; " + kBin + "fleet " + dir +
+                                      " 2>/dev/null | head -c 1 >/dev/null'");
+  EXPECT_EQ(head.exit_code, 0) << head.err;
+  const test::Result full = test::run(kBin + "fleet " + dir + "/a.json > /dev/full");
+  EXPECT_EQ(full.exit_code, 2);
+  EXPECT_EQ(full.err,
+            "pinbench: error: cannot write to standard output: No space left on device\n");
 }
 
 TEST(FleetCli, ExitCodesAndOutputs) {

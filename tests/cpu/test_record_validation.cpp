@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <functional>
 
+#include "fixtures.hpp"
 #include "framework/errors.hpp"
 #include "framework/input_limits.hpp"
 #include "framework/record.hpp"
-#include "fixtures.hpp"
 
 namespace pinbench {
 namespace {
@@ -134,7 +134,9 @@ TEST(RecordValidation, ConfigSizesAndCountsAreChecked) {
             "run record: 'config.skipped[0]' has the wrong type (string)");
   // Each experiment checks the keys it reads: the lesson reads no engine, so its record does not
   // fail on one, while the staged record does.
-  EXPECT_EQ(refusal_after([](json& j) { j["config"]["engine"] = {{"to_device", 3}}; }),
+  EXPECT_EQ(refusal_after([](json& j) {
+              j["config"]["engine"] = {{"to_device", 3}};
+            }),
             "(accepted)");
   EXPECT_EQ(refusal_after([](json& j) {
               j["cases"][0]["extra"] = {{"trials", {{{"new_words", -1}}}}};
@@ -318,10 +320,18 @@ TEST(RecordValidation, InputsPastTheCapAreRefusedWithoutReadingThem) {
   EXPECT_EQ(load_error(big),
             "run record '" + big + "' is larger than 64 MiB, the most pinbench reads");
 
-  // A stream that never ends: refused after the cap plus one byte, quickly.
+  // Bytes that are not UTF-8 are called that, not "truncated".
+  test::write_file(dir + "/latin1.json", "{\"schema\": \"caf\xe9\"}");
+  EXPECT_EQ(load_error(dir + "/latin1.json"),
+            "run record '" + dir +
+                "/latin1.json' is not valid UTF-8 at byte 15 (JSON text is "
+                "UTF-8)");
+
+  // A stream that never ends is not read at all: only regular files are.
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(load_error("/dev/zero"),
-            "run record '/dev/zero' is larger than 64 MiB, the most pinbench reads");
+            "'/dev/zero' is a character device, not a regular file: pinbench reads a run record "
+            "only from a file");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 

@@ -8,15 +8,16 @@
 #include <filesystem>
 
 #include "experiments/lesson/analysis.hpp"
-#include "framework/errors.hpp"
-#include "framework/record.hpp"
-#include "framework/units.hpp"
 #include "fixtures.hpp"
+#include "framework/errors.hpp"
+#include "framework/printable.hpp"
+#include "framework/record.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/markdown.hpp"
 #include "framework/render/svg_chart.hpp"
 #include "framework/render/trace_timeline.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -153,6 +154,37 @@ TEST(ReportCsv, QuotesFieldsPerRfc4180) {
   EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
   EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
   EXPECT_EQ(csv_field(""), "");
+}
+
+// A record's words that a spreadsheet would run (a stranger's host or case name) read as text;
+// numbers keep their sign.
+TEST(ReportCsv, NeutralisesWhatASpreadsheetWouldRun) {
+  EXPECT_EQ(csv_field("=HYPERLINK(\"http://evil/\",\"click\")"),
+            "\"'=HYPERLINK(\"\"http://evil/\"\",\"\"click\"\")\"");
+  EXPECT_EQ(csv_field("=cmd|' /C calc'!A0"), "'=cmd|' /C calc'!A0");
+  EXPECT_EQ(csv_field("+SUM(1,2)"), "\"'+SUM(1,2)\"");
+  EXPECT_EQ(csv_field("@SUM(1)"), "'@SUM(1)");
+  EXPECT_EQ(csv_field("-2+3"), "'-2+3");
+  EXPECT_EQ(csv_field("\t=1"), "'\t=1");
+  EXPECT_EQ(csv_field("\r=1"), "\"'\r=1\"");
+  EXPECT_EQ(csv_field("-1.5"), "-1.5");
+  EXPECT_EQ(csv_field("+2e3"), "+2e3");
+  EXPECT_EQ(csv_field("-inf"), "'-inf");
+  EXPECT_EQ(csv_field("a=b"), "a=b");
+}
+
+TEST(Printable, ShowsControlsAndBrokenUtf8Escaped) {
+  EXPECT_EQ(printable("h200-node-1"), "h200-node-1");
+  EXPECT_EQ(printable("caf\xc3\xa9 \xe2\x98\x85"), "caf\xc3\xa9 \xe2\x98\x85");  // UTF-8 kept
+  EXPECT_EQ(printable("\x1b]0;owned\x07"), "\\x1B]0;owned\\x07");  // retitles a terminal
+  EXPECT_EQ(printable("row\r\x1b[2K"), "row\\x0D\\x1B[2K");        // erases its own row
+  EXPECT_EQ(printable("a\tb\nc\x7f"), "a\\x09b\\x0Ac\\x7F");
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "31m"),
+            "\\u009B31m");                                  // C1 CSI
+  EXPECT_EQ(printable("\xff\xc3"), "\\xFF\\xC3");           // not UTF-8, and cut short
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xED\\xA0\\x80");  // a surrogate is not UTF-8
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xC0\\xAF");           // an overlong form is not either
 }
 
 TEST(SvgChart, NiceAxes) {

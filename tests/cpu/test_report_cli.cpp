@@ -1,14 +1,16 @@
 // `pinbench report` and `pinbench compare` as a user meets them: the real binary, its files,
 // its exit codes, and one clear line on stderr for every bad input.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 
-#include "framework/record.hpp"
 #include "fixtures.hpp"
-#include "golden_normalise.hpp"
+#include "framework/record.hpp"
 #include "framework/render/text.hpp"
+#include "golden_normalise.hpp"
 
 namespace pinbench {
 namespace {
@@ -163,19 +165,26 @@ TEST(ReportCli, InvalidRecordsAreRefusedWithExitTwoAndTheirField) {
                           "range\n");
 }
 
-TEST(ReportCli, EndlessStreamsAndFoldersAreRefusedWithExitTwo) {
+TEST(ReportCli, StreamsDevicesAndFoldersAreRefusedAtOnceWithExitTwo) {
   const std::string dir = test::temp_dir();
   const test::Result zero = test::run(kBin + "report /dev/zero");
   EXPECT_EQ(zero.exit_code, 2) << zero.err;
   EXPECT_EQ(zero.err,
-            "pinbench: error: run record '/dev/zero' is larger than 64 MiB, the most pinbench "
-            "reads\n");
-  // A pipe that never ends: `yes` would run forever if the whole stream were read first.
+            "pinbench: error: '/dev/zero' is a character device, not a regular file: pinbench "
+            "reads a run record only from a file\n");
+  // A pipe: `yes` would run forever if the stream were read.
   const test::Result pipe = test::run("yes | " + kBin + "report /dev/stdin");
   EXPECT_EQ(pipe.exit_code, 2) << pipe.err;
   EXPECT_EQ(pipe.err,
-            "pinbench: error: run record '/dev/stdin' is larger than 64 MiB, the most pinbench "
-            "reads\n");
+            "pinbench: error: '/dev/stdin' is a fifo, not a regular file: pinbench reads a run "
+            "record only from a file\n");
+  // A FIFO with no writer: opening it must not wait for one.
+  ASSERT_EQ(::mkfifo((dir + "/fifo.json").c_str(), 0644), 0);
+  const test::Result fifo = test::run("timeout 20 " + kBin + "report " + dir + "/fifo.json");
+  EXPECT_EQ(fifo.exit_code, 2) << fifo.err;
+  EXPECT_EQ(fifo.err, "pinbench: error: '" + dir +
+                          "/fifo.json' is a fifo, not a regular file: pinbench reads a run record "
+                          "only from a file\n");
   const test::Result folder = test::run(kBin + "report " + dir);
   EXPECT_EQ(folder.exit_code, 2) << folder.err;
   EXPECT_EQ(folder.err, "pinbench: error: '" + dir + "' is a directory, not a run record\n");

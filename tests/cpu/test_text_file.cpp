@@ -17,9 +17,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "fixtures.hpp"
 #include "framework/errors.hpp"
 #include "framework/text_file.hpp"
-#include "fixtures.hpp"
 
 namespace pinbench {
 namespace {
@@ -183,14 +183,17 @@ TEST(TextFile, ReadInputFileRefusesDirectoriesAndEndlessStreams) {
             "nsys export '" + dir + "/x.csv' is larger than 0.0 MiB, the most pinbench reads");
   EXPECT_EQ(read_input_file(dir + "/x.csv", 101, "nsys export"), std::string(101, 'a'));
   EXPECT_EQ(error_of("/dev/zero", 3 << 20),
-            "nsys export '/dev/zero' is larger than 3 MiB, the most pinbench reads");
-  // A pipe is read to its end when it ends within the cap.
+            "'/dev/zero' is a character device, not a regular file: pinbench reads a nsys "
+            "export only from a file");
+  // A pipe is refused too, even one that would end: only files are read.
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   ASSERT_EQ(::write(fds[1], "a,b\n", 4), 4);
   ::close(fds[1]);
-  EXPECT_EQ(read_input_file("/proc/self/fd/" + std::to_string(fds[0]), 100, "nsys export"),
-            "a,b\n");
+  const std::string pipe = "/proc/self/fd/" + std::to_string(fds[0]);
+  EXPECT_EQ(error_of(pipe, 100), "'" + pipe +
+                                     "' is a fifo, not a regular file: pinbench reads a nsys "
+                                     "export only from a file");
   ::close(fds[0]);
 }
 

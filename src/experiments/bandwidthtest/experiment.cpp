@@ -4,6 +4,7 @@
 
 #include "experiments/sweep/analysis.hpp"
 #include "framework/experiment.hpp"
+#include "framework/printable.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
@@ -40,7 +41,7 @@ void build_bandwidthtest(const RunRecord& r, ReportModel& m) {
 }
 
 std::string render_bandwidthtest_text(const RunRecord& record, const std::vector<RateRow>& rows) {
-  std::string out = fmt::format("\nDevice: {}\n", record.machine.device_name);
+  std::string out = fmt::format("\nDevice: {}\n", printable(record.machine.device_name));
   if (!rows.empty()) {
     out += fmt::format("Transfer size (MiB): {:g}\n",
                        static_cast<double>(rows.front().bytes) / static_cast<double>(kMiB));

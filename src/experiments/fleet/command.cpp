@@ -1,10 +1,13 @@
 // `pinbench fleet RECORD... | DIR`: check records from many hosts as one table and an HTML
 // report, with outliers, links below their max, failed checks and duplicates flagged. Pure
 // analysis: no GPU is asked for.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,7 @@
 #include "experiments/fleet/print.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
+#include "framework/printable.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
 #include "framework/text_file.hpp"
@@ -32,27 +36,49 @@ struct FleetOptions {
   std::string json, html, replay;
 };
 
-// A folder stands for the .json files in it (not the traces beside records), in name order.
+// A folder stands for the .json files in it (not the traces beside records), in name order; an
+// entry named *.json that is not a regular file (a FIFO, a link to a device) is skipped and named
+// on stderr, never read. A file given twice, or by two paths, is read once.
 std::vector<std::string> expand(const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  const auto add = [&](const std::string& path) {
+    struct stat st {};
+    // A path that cannot be stat'ed is kept: reading it says why, naming it.
+    if (::stat(path.c_str(), &st) != 0 || seen.insert({st.st_dev, st.st_ino}).second) {
+      out.push_back(path);
+    }
+  };
   for (const std::string& in : inputs) {
     std::error_code ec;
     if (!fs::is_directory(in, ec)) {
-      out.push_back(in);
+      add(in);
       continue;
     }
     std::vector<std::string> found;
+    std::vector<std::string> skipped;
     for (const fs::directory_entry& e : fs::directory_iterator(in, ec)) {
       const std::string name = e.path().filename().string();
       const bool json = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
       const bool trace = name.find(".trace.json") != std::string::npos;
-      if (e.is_regular_file(ec) && json && !trace) found.push_back(e.path().string());
+      if (!json || trace) continue;
+      std::error_code kind;
+      if (e.is_regular_file(kind)) {
+        found.push_back(e.path().string());
+      } else {
+        skipped.push_back(printable(name));
+      }
     }
     if (ec) throw InputError(fmt::format("cannot read the folder '{}': {}", in, ec.message()));
+    if (!skipped.empty()) {
+      std::sort(skipped.begin(), skipped.end());
+      std::fprintf(stderr, "pinbench fleet: skipped in '%s', not regular files: %s\n",
+                   printable(in).c_str(), fmt::format("{}", fmt::join(skipped, ", ")).c_str());
+    }
     if (found.empty()) throw InputError(fmt::format("the folder '{}' holds no .json record", in));
     std::sort(found.begin(), found.end());
-    out.insert(out.end(), found.begin(), found.end());
+    for (const std::string& f : found) add(f);
   }
   return out;
 }

@@ -1,5 +1,9 @@
 #include "framework/render/csv.hpp"
 
+#include <cctype>
+#include <cstdlib>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "framework/case_figures.hpp"
@@ -14,12 +18,26 @@ std::string ms(const std::optional<double>& v) {
   return v ? fmt::format("{:.6f}", *v) : std::string();
 }
 
+// A number as a spreadsheet reads one ("-1.5", "+2e3"): kept as it is, sign and all.
+bool is_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) != 0) return false;
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && text.find_first_of("xXnN") == std::string::npos;
+}
+
 }  // namespace
 
 std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  // A cell that a spreadsheet would run as a formula (a record's case or host name from a
+  // stranger, "=HYPERLINK(...)") starts with an apostrophe, which the spreadsheet shows as text.
+  const bool formula = !text.empty() &&
+                       std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos &&
+                       !is_number(text);
+  const std::string cell = formula ? "'" + text : text;
+  if (cell.find_first_of(",\"\r\n") == std::string::npos) return cell;
   std::string out = "\"";
-  for (char c : text) {
+  for (char c : cell) {
     if (c == '"') out += '"';
     out += c;
   }

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "framework/report_model.hpp"
 #include "framework/record.hpp"
+#include "framework/report_model.hpp"
 
 namespace pinbench {
 
@@ -18,7 +18,9 @@ namespace pinbench {
 std::string render_csv(const ReportModel& model);
 std::string render_csv(const RunRecord& record);
 
-// One field, quoted when RFC 4180 requires it.
+// One field, quoted when RFC 4180 requires it. A field that a spreadsheet would run as a formula
+// (it starts with =, +, -, @, a tab or a carriage return and is not a number) gets a leading
+// apostrophe: a stranger's host name "=HYPERLINK(...)" reads as text.
 std::string csv_field(const std::string& text);
 
 }  // namespace pinbench

@@ -1,5 +1,7 @@
 #include "framework/render/markdown.hpp"
 
+#include "framework/printable.hpp"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -92,7 +94,11 @@ std::string checks(const ReportModel& m) {
 std::string markdown_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  // A line break inside a cell or a title is a space; every other control is shown escaped.
+  std::string flat = text;
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  std::replace(flat.begin(), flat.end(), '\r', ' ');
+  for (char c : printable(flat)) {
     switch (c) {
       case '\\':
       case '|':
@@ -102,10 +108,6 @@ std::string markdown_escape(const std::string& text) {
       case '[':
         out += '\\';
         out += c;
-        break;
-      case '\n':
-      case '\r':
-        out += ' ';
         break;
       default:
         out += c;

@@ -1,5 +1,7 @@
 #include "framework/render/text.hpp"
 
+#include "framework/printable.hpp"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -38,7 +40,9 @@ std::string render_machine(const MachineInfo& m) {
   const auto size = [](std::uint64_t b, const char* what) {
     return b > 0 ? fmt::format("{} {}", format_size(b), what) : fmt::format("{} unknown", what);
   };
-  const auto known = [](const std::string& s) { return s.empty() ? std::string("unknown") : s; };
+  const auto known = [](const std::string& s) {
+    return s.empty() ? std::string("unknown") : printable(s);
+  };
   std::string pcie = "PCIe link unknown";
   if (m.pcie.current_gen > 0 || m.pcie.current_width > 0) {
     pcie = fmt::format("PCIe gen {} x{} (max gen {} x{})", m.pcie.current_gen, m.pcie.current_width,
@@ -54,7 +58,7 @@ std::string render_machine(const MachineInfo& m) {
       count(m.sm_count, "SMs"), count(m.copy_engines, "copy engines"),
       size(m.device_memory_bytes, "device memory"), pcie, known(m.pci_bus_id),
       m.numa_node >= 0 ? std::to_string(m.numa_node) : std::string("unknown"),
-      m.driver_release.empty() ? std::string("release unknown") : m.driver_release,
+      m.driver_release.empty() ? std::string("release unknown") : printable(m.driver_release),
       cuda_version(m.driver_version), cuda_version(m.runtime_version), known(m.host_cpu),
       count(m.host_logical_cpus, "logical CPUs"), size(m.host_memory_bytes, "memory"), known(m.os));
 }
@@ -103,7 +107,9 @@ std::string render_flags_text(const ReportModel& m) {
 std::string render_gate_checks(const RunRecord& record, const std::string& what_passed) {
   std::string failed;
   for (const Gate& g : record.gates) {
-    if (!g.passed) failed += fmt::format("  FAILED: gate {}: {}\n", g.name, g.detail);
+    if (!g.passed) {
+      failed += fmt::format("  FAILED: gate {}: {}\n", printable(g.name), printable(g.detail));
+    }
   }
   if (!failed.empty()) return "\nChecks\n" + failed;
   if (record.gates.empty()) return "\nChecks\n  " + kNoGates + "\n";
@@ -111,10 +117,11 @@ std::string render_gate_checks(const RunRecord& record, const std::string& what_
 }
 
 std::string render_model_text(const ReportModel& m) {
-  std::string out = m.title + "\n\n";
-  out += "Machine: " + m.machine_line + "\n";
-  out += "Record:  " + m.record_line + "\n";
-  for (const std::string& n : m.notes) out += n + "\n";
+  // Every word from the record is printable(): a stranger's hostname holds no ESC sequence.
+  std::string out = printable(m.title) + "\n\n";
+  out += "Machine: " + printable(m.machine_line) + "\n";
+  out += "Record:  " + printable(m.record_line) + "\n";
+  for (const std::string& n : m.notes) out += printable(n) + "\n";
   out += fmt::format(
       "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. {}; a dash marks a case that is missing "
       "or failed its gate.\n",
@@ -123,8 +130,8 @@ std::string render_model_text(const ReportModel& m) {
     // A text column reads from its left edge, header and cells alike; numbers line up right.
     TextTable table(t.header, t.numeric);
     for (const auto& row : t.rows) table.add_row(row);
-    out += fmt::format("\n{}\n{}", t.title, table.render());
-    for (const std::string& n : t.notes) out += "  " + n + "\n";
+    out += fmt::format("\n{}\n{}", printable(t.title), table.render());
+    for (const std::string& n : t.notes) out += "  " + printable(n) + "\n";
     out += indent_lines(t.code, "      ");
   }
   for (const VerdictGroup& g : m.verdicts) {
@@ -144,7 +151,7 @@ std::string render_model_text(const ReportModel& m) {
   out += render_flags_text(m);
   out += "\nChecks\n";
   if (m.check_failures.empty()) return out + "  " + m.checks_passed + "\n";
-  for (const std::string& f : m.check_failures) out += "  FAILED: " + f + "\n";
+  for (const std::string& f : m.check_failures) out += "  FAILED: " + printable(f) + "\n";
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "framework/render/text_table.hpp"
 
+#include "framework/printable.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -32,6 +34,7 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> right_al
 
 void TextTable::add_row(std::vector<std::string> row) {
   if (row.size() != header_.size()) throw std::invalid_argument("table row has the wrong width");
+  for (std::string& cell : row) cell = printable(cell);  // a record's words, never its controls
   rows_.push_back(std::move(row));
 }
 

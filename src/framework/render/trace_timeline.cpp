@@ -11,8 +11,8 @@
 #include "framework/errors.hpp"
 #include "framework/input_limits.hpp"
 #include "framework/record.hpp"
-#include "framework/text_file.hpp"
 #include "framework/render/svg_chart.hpp"
+#include "framework/text_file.hpp"
 
 namespace pinbench {
 namespace {
