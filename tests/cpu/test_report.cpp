@@ -272,5 +272,59 @@ TEST(Trace, BadTracesAreInputErrors) {
   EXPECT_NE(error_of(dir + "/empty.trace.json").find("no complete"), std::string::npos);
 }
 
+// Times no run could have are refused, naming the event, rather than drawn as "inf ms".
+TEST(Trace, TimesBeyondAnyRunAndNegativeDurationsAreRefused) {
+  const auto error_of = [](const std::string& events) -> std::string {
+    try {
+      timeline_from_json(nlohmann::json::parse("[" + events + "]"));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  const std::string ok = R"({"name": "k", "ph": "X", "ts": 10, "dur": 5, "pid": 1, "tid": 1})";
+  EXPECT_EQ(
+      error_of(ok + R"(, {"name": "k", "ph": "X", "ts": 1e308, "dur": 1, "pid": 1, "tid": 1})"),
+      "event 1: 'ts' is 1e+308 µs, beyond any real run's clock");
+  EXPECT_EQ(error_of(R"({"name": "k", "ph": "X", "ts": 1, "dur": 1e308, "pid": 1, "tid": 1})"),
+            "event 0: 'dur' is 1e+308 µs, longer than any real run (7 days)");
+  EXPECT_EQ(error_of(R"({"name": "k", "ph": "X", "ts": 1, "dur": -3, "pid": 1, "tid": 1})"),
+            "event 0: 'dur' is -3 µs: a duration cannot be negative");
+  EXPECT_EQ(
+      error_of(ok + R"(, {"name": "k", "ph": "X", "ts": 1e12, "dur": 1, "pid": 1, "tid": 1})"),
+      "its events span 11.6 days, longer than any real run (7 days)");
+  // An epoch-based clock (µs since 1970) is a real one.
+  EXPECT_EQ(error_of(R"({"name": "k", "ph": "X", "ts": 1.7e15, "dur": 5, "pid": 1, "tid": 1})"),
+            "(no error)");
+}
+
+// A million events in one lane draw as at most one per pixel and kind, and the page says so.
+TEST(Trace, AMillionEventsMakeASmallPage) {
+  nlohmann::json events = nlohmann::json::array();
+  for (int i = 0; i < 1000000; ++i) {
+    events.push_back({{"name", "cudaMemcpyAsync"},
+                      {"ph", "X"},
+                      {"ts", i},
+                      {"dur", 0.5},
+                      {"pid", 1},
+                      {"tid", 1 + i % 2}});
+  }
+  const Timeline t = timeline_from_json(events);
+  EXPECT_EQ(t.event_count, 1000000u);
+  const std::string svg = render_timeline(t, "a storm of small copies");
+  EXPECT_LT(svg.size(), std::size_t{20} << 20) << svg.size();
+  const std::size_t drawn =
+      static_cast<std::size_t>(std::count(svg.begin(), svg.end(), '\n'));  // a rectangle is a line
+  EXPECT_LT(drawn, 10000u);
+  EXPECT_NE(svg.find(" of 1000000 events drawn: the others are narrower than a pixel"),
+            std::string::npos);
+  // A short trace draws every event and says nothing.
+  const std::string few = render_timeline(
+      timeline_from_json(nlohmann::json::parse(R"([{"name": "k", "ph": "X", "ts": 10, "dur": 5,
+        "pid": 1, "tid": 1}])")),
+      "one");
+  EXPECT_EQ(few.find("events drawn"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pinbench

@@ -100,6 +100,11 @@ std::string trace_path_for(const std::string& record_path) {
   return record_path + ".trace.json";
 }
 
+// A trace's clock: 2^53 µs (about 285 years, the last whole microsecond a double holds), and
+// a run's length: a week.
+constexpr double kMaxTraceTimeUs = 9007199254740992.0;
+constexpr double kMaxTraceSpanUs = 7 * 86400e6;
+
 Timeline timeline_from_json(const json& trace) {
   const json* events = nullptr;
   if (trace.is_array()) {
@@ -117,7 +122,9 @@ Timeline timeline_from_json(const json& trace) {
   Timeline t;
   double first = std::numeric_limits<double>::infinity();
   double last = -std::numeric_limits<double>::infinity();
+  std::size_t index = 0;
   for (const json& e : *events) {
+    const std::size_t at = index++;
     if (!e.is_object() || !e.contains("ph") || !e["ph"].is_string()) continue;
     const std::string ph = e["ph"].get<std::string>();
     LaneKey key;
@@ -137,7 +144,20 @@ Timeline timeline_from_json(const json& trace) {
     if (ph != "X" || !e.contains("ts") || !e["ts"].is_number()) continue;
     const double ts = e["ts"].get<double>();
     const double dur = e.contains("dur") && e["dur"].is_number() ? e["dur"].get<double>() : 0.0;
-    if (!std::isfinite(ts) || !std::isfinite(dur) || dur < 0) continue;
+    // Times no run could have: refused, so nothing downstream draws "inf ms" or a 300-digit
+    // coordinate from a stranger's file.
+    if (!std::isfinite(ts) || std::fabs(ts) > kMaxTraceTimeUs) {
+      throw InputError(
+          fmt::format("event {}: 'ts' is {:g} µs, beyond any real run's clock", at, ts));
+    }
+    if (!std::isfinite(dur) || dur < 0) {
+      throw InputError(
+          fmt::format("event {}: 'dur' is {:g} µs: a duration cannot be negative", at, dur));
+    }
+    if (dur > kMaxTraceSpanUs) {
+      throw InputError(
+          fmt::format("event {}: 'dur' is {:g} µs, longer than any real run (7 days)", at, dur));
+    }
     std::string category =
         e.contains("cat") && e["cat"].is_string() ? e["cat"].get<std::string>() : std::string();
     if (category.empty()) category = guess_category(name);
@@ -151,6 +171,10 @@ Timeline timeline_from_json(const json& trace) {
     ++t.event_count;
   }
   if (t.event_count == 0) throw InputError("the trace holds no complete (\"ph\": \"X\") events");
+  if (last - first > kMaxTraceSpanUs) {
+    throw InputError(fmt::format("its events span {:.1f} days, longer than any real run (7 days)",
+                                 (last - first) / 86400e6));
+  }
 
   const bool several_processes = process_names.size() > 1 || [&] {
     std::string pid;
@@ -269,12 +293,24 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
       c((left + right) / 2), c(height - 14));
   out += "</g>\n";
 
+  // A lane with more events than pixels draws one event per pixel and kind: an event narrower
+  // than a pixel that starts in the pixel of the last one drawn of its kind would only be hidden
+  // behind it, so it is left out (and counted, under the chart), and a million-event trace makes
+  // a page of a few MB, not a few hundred.
+  std::size_t drawn = 0;
   for (std::size_t i = 0; i < t.lanes.size(); ++i) {
     const double y = top + kLane * static_cast<double>(i) + (kLane - kBar) / 2;
     out += fmt::format("<g class=\"lane\" data-lane=\"{}\">\n", xml_escape(t.lanes[i].label));
+    std::map<std::string, double> last_pixel;  // by category
     for (const TimelineEvent& e : t.lanes[i].events) {
       const double x = px(e.start_ms);
-      const double w = std::max(1.0, px(e.start_ms + e.duration_ms) - x);
+      const double end = px(e.start_ms + e.duration_ms);
+      const double pixel = std::floor(x);
+      const auto seen = last_pixel.find(e.category);
+      if (end - x < 1.0 && seen != last_pixel.end() && seen->second == pixel) continue;
+      last_pixel[e.category] = pixel;
+      ++drawn;
+      const double w = std::max(1.0, end - x);
       out += fmt::format(
           "<rect class=\"event\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
           "<title>{} ({}): starts at {:.3f} ms, lasts {:.3f} ms</title></rect>\n",
@@ -291,6 +327,13 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
       }
     }
     out += "</g>\n";
+  }
+  if (drawn < t.event_count) {
+    out += fmt::format(
+        "<text class=\"thinned\" x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" "
+        "fill=\"#57606a\">{} of {} events drawn: the others are narrower than a pixel and would "
+        "stand behind one drawn there</text>\n",
+        c(right), c(height - 14), drawn, t.event_count);
   }
   return out + "</svg>\n";
 }
