@@ -293,10 +293,13 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
       c((left + right) / 2), c(height - 14));
   out += "</g>\n";
 
-  // A lane with more events than pixels draws one event per pixel and kind: an event narrower
-  // than a pixel that starts in the pixel of the last one drawn of its kind would only be hidden
-  // behind it, so it is left out (and counted, under the chart), and a million-event trace makes
-  // a page of a few MB, not a few hundred.
+  // A trace of more events than a page should hold (kThinAbove) draws one event per pixel, lane
+  // and kind: an event narrower than a pixel that starts in the pixel of the last one drawn of
+  // its kind would only be hidden behind it, so it is left out (and counted, under the chart),
+  // and a million-event trace makes a page of a few MB, not a few hundred. A smaller trace
+  // draws every event, each with its tooltip.
+  constexpr std::size_t kThinAbove = 20000;
+  const bool thin = t.event_count > kThinAbove;
   std::size_t drawn = 0;
   for (std::size_t i = 0; i < t.lanes.size(); ++i) {
     const double y = top + kLane * static_cast<double>(i) + (kLane - kBar) / 2;
@@ -307,7 +310,7 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
       const double end = px(e.start_ms + e.duration_ms);
       const double pixel = std::floor(x);
       const auto seen = last_pixel.find(e.category);
-      if (end - x < 1.0 && seen != last_pixel.end() && seen->second == pixel) continue;
+      if (thin && end - x < 1.0 && seen != last_pixel.end() && seen->second == pixel) continue;
       last_pixel[e.category] = pixel;
       ++drawn;
       const double w = std::max(1.0, end - x);
