@@ -194,9 +194,11 @@ class MeasuringCommand {
                    experiments = std::move(experiments)] {
               return measure_or_replay(
                   *sub, state->flags.replay,
-                  {experiments(), state->flags.reference_path,
+                  {experiments(),
+                   state->flags.reference_path,
                    [state, measure] { return measure(state->binding.config(), state->flags); },
-                   state->flags.outputs});
+                   state->flags.outputs,
+                   {}});
             }};
   }
 

@@ -174,6 +174,7 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
   }
   const int code = print_run(*record, options);
   write_outputs(*record, run.outputs);
+  if (run.write_more) run.write_more(*record);
   // An interrupted run still printed and wrote what it measured; its status says a signal came,
   // even when it came during the last case and the record is whole.
   return stop_requested() ? exit_code_for_signal(stop_signal()) : code;

@@ -51,6 +51,8 @@ struct MeasuringRun {
   // no usable GPU throws NoGpuError before anything is measured (cuda::require_device).
   std::function<RunRecord()> measure;
   OutputPaths outputs;  // written after the live run printed its record
+  // The experiment's own outputs, written after those (check: --prometheus); may be empty.
+  std::function<void(const RunRecord&)> write_more;
 };
 
 // --replay FILE: prints FILE's record, refused (InputError, before anything is printed) when it

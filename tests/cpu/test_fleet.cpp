@@ -6,11 +6,17 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "experiments/check/analysis.hpp"
+#include "experiments/check/prometheus.hpp"
 #include "experiments/fleet/analysis.hpp"
 #include "experiments/host/analysis.hpp"
 #include "fixtures.hpp"
@@ -494,6 +500,106 @@ TEST(FleetCli, RecordsFromStrangers) {
   EXPECT_EQ(full.exit_code, 2);
   EXPECT_EQ(full.err,
             "pinbench: error: cannot write to standard output: No space left on device\n");
+}
+
+// A reader of Prometheus's text exposition format, strict where the textfile collector is: each
+// sample's family declared by HELP and TYPE before it, its samples together, names and labels
+// well formed, values numbers, no series twice. Returns "" or what is wrong, and the samples.
+std::string parse_exposition(const std::string& text, std::map<std::string, double>* samples) {
+  const std::regex name("[a-zA-Z_:][a-zA-Z0-9_:]*");
+  const std::regex sample(
+      R"(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? ([^ ]+))");
+  std::set<std::string> helped, typed, finished;
+  std::string current;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    std::smatch m;
+    if (line.rfind("# HELP ", 0) == 0 || line.rfind("# TYPE ", 0) == 0) {
+      const std::string rest = line.substr(7);
+      const std::string family = rest.substr(0, rest.find(' '));
+      if (!std::regex_match(family, name)) return fmt::format("line {}: bad name", n);
+      (line[2] == 'H' ? helped : typed).insert(family);
+      if (line[2] == 'T' && rest.substr(family.size()) != " gauge")
+        return fmt::format("line {}: not a gauge", n);
+      continue;
+    }
+    if (!std::regex_match(line, m, sample))
+      return fmt::format("line {}: not a sample: {}", n, line);
+    const std::string family = m[1];
+    if (helped.count(family) == 0 || typed.count(family) == 0)
+      return fmt::format("line {}: undeclared", n);
+    if (family != current) {
+      if (finished.count(family) != 0) return fmt::format("line {}: family split", n);
+      if (!current.empty()) finished.insert(current);
+      current = family;
+    }
+    char* end = nullptr;
+    const std::string value = m[4];
+    const double v = std::strtod(value.c_str(), &end);
+    if (end != value.c_str() + value.size()) return fmt::format("line {}: value {}", n, value);
+    if (!samples->emplace(family + "{" + std::string(m[3]) + "}", v).second) {
+      return fmt::format("line {}: a series twice", n);
+    }
+  }
+  return "";
+}
+
+TEST(Prometheus, ACheckIsMetricsTheTextfileCollectorReads) {
+  RunRecord r = check_record("node-7", {1.2, 2.4}, "GPU-9");
+  std::map<std::string, double> s;
+  const std::string text = check_record_metrics(r);
+  ASSERT_EQ(parse_exposition(text, &s), "") << text;
+  const std::string gpu0 =
+      "host=\"node-7\",gpu=\"0\",uuid=\"GPU-9-0\",bus_id=\"0000:00:00.0\",model=\"NVIDIA H200\"";
+  EXPECT_NEAR(s.at("pinbench_check_rate_gigabytes_per_second{" + gpu0 +
+                   ",memory=\"pinned\",direction=\"h2d\"}"),
+              64.0 * (1 << 20) / 1.2e-3 / 1e9, 1e-6);
+  EXPECT_EQ(s.at("pinbench_check_gpu_passed{" + gpu0 + "}"), 1.0);
+  const std::string gpu1 =
+      "host=\"node-7\",gpu=\"1\",uuid=\"GPU-9-1\",bus_id=\"0000:01:00.0\",model=\"NVIDIA H200\"";
+  EXPECT_EQ(s.at("pinbench_check_gpu_passed{" + gpu1 + "}"), 0.0) << "half the pinned rate";
+  EXPECT_EQ(s.at("pinbench_check_link_generation{" + gpu0 + ",state=\"max\"}"), 5.0);
+  EXPECT_EQ(s.at("pinbench_check_timestamp_seconds{host=\"node-7\"}"), 1796119200.0);
+  EXPECT_EQ(text.find("pinbench_fleet_gpu_flagged"), std::string::npos) << "a check is no fleet";
+  // A stranger's host name stays one label value.
+  r.machine.hostname = "evil\"} 1\n\x1b[2Kpinbench_check_gpu_passed{host=\"x";
+  s.clear();
+  const std::string evil = check_record_metrics(r);
+  ASSERT_EQ(parse_exposition(evil, &s), "") << evil;
+  EXPECT_EQ(evil.find('\x1b'), std::string::npos);
+  EXPECT_NE(evil.find(R"(host="evil\"} 1\\x0A\\x1B[2Kpinbench_check_gpu_passed{host=\"x")"),
+            std::string::npos)
+      << evil;
+}
+
+TEST(FleetCli, PrometheusFileForEveryHost) {
+  const std::string dir = test::temp_dir();
+  for (int i = 0; i < 4; ++i) {
+    test::write_file(
+        fmt::format("{}/h{}.json", dir, i),
+        to_json(check_record(fmt::format("n{}", i), {i == 3 ? 2.4 : 1.2}, fmt::format("GPU-{}", i)))
+            .dump(1));
+  }
+  const test::Result r = test::run(kBin + "fleet " + dir + " --prometheus " + dir + "/fleet.prom");
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // n3 is flagged
+  EXPECT_NE(r.out.find("Prometheus metrics written to " + dir + "/fleet.prom"), std::string::npos);
+  std::map<std::string, double> s;
+  ASSERT_EQ(parse_exposition(test::read_file(dir + "/fleet.prom"), &s), "");
+  int flagged = 0, gpus = 0;
+  for (const auto& [series, value] : s) {
+    if (series.rfind("pinbench_fleet_gpu_flagged{", 0) == 0) {
+      ++gpus;
+      flagged += value > 0 ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(gpus, 4);
+  EXPECT_EQ(flagged, 1);
+  const test::Result same =
+      test::run(kBin + "fleet " + dir + " --html " + dir + "/x --prometheus " + dir + "/x");
+  EXPECT_EQ(same.exit_code, 2);
 }
 
 TEST(FleetCli, ExitCodesAndOutputs) {

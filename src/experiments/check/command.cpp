@@ -14,6 +14,7 @@
 #include "cuda/device.hpp"
 #include "experiments/check/measure.hpp"
 #include "experiments/check/mpi_gather.hpp"
+#include "experiments/check/prometheus.hpp"
 #include "experiments/fleet/analysis.hpp"
 #include "experiments/fleet/print.hpp"
 #include "framework/errors.hpp"
@@ -53,6 +54,7 @@ struct CheckOptions {
   bool no_numa = false;
   bool mpi = false;
   std::string html;
+  std::string prometheus;
   OutputPaths outputs;
   ReplayFlags replay;
 };
@@ -78,6 +80,9 @@ CheckConfig check_config(const CheckOptions& o) {
 int run_check_mpi(const CheckOptions& o) {
   if (!o.replay.replay_path.empty()) throw InputError("--mpi measures: it takes no --replay");
   check_output_paths(o.outputs);
+  check_outputs({}, {{o.outputs.json, "fleet record"},
+                     {o.html, "HTML report"},
+                     {o.prometheus, "Prometheus file"}});
   CheckConfig c = check_config(o);
   MpiSession mpi;
   std::string text;
@@ -113,7 +118,8 @@ int run_check_mpi(const CheckOptions& o) {
   const RunRecord fleet = fleet_from_rank_texts(texts, host);
   std::printf("\n");
   return print_fleet(
-      fleet, {o.outputs.json, o.html, o.outputs.json.empty() ? "check --mpi" : o.outputs.json});
+      fleet, {o.outputs.json, o.html, o.outputs.json.empty() ? "check --mpi" : o.outputs.json,
+              o.prometheus});
 }
 
 Command add_check(CLI::App& app) {
@@ -128,18 +134,28 @@ Command add_check(CLI::App& app) {
                 "Under mpirun: every rank checks its host's GPUs, rank 0 writes the fleet record "
                 "(--json) and report (--html)");
   sub->add_option("--html", o->html, "With --mpi: the fleet's HTML report");
+  sub->add_option("--prometheus", o->prometheus,
+                  "Write the results for node_exporter's textfile collector (with --mpi: every "
+                  "rank's; docs/fleet.md)");
   add_output_flags(sub, o->outputs, false);
   add_replay_flags(sub, o->replay, "check");
-  return {sub, [o, sub] {
-            if (o->mpi) return run_check_mpi(*o);
-            if (!o->html.empty())
-              throw InputError("--html goes with --mpi (or use pinbench fleet)");
-            ReplayFlags flags = o->replay;
-            flags.require_gpu = true;
-            const CheckConfig c = check_config(*o);
-            return measure_or_replay(*sub, flags,
-                                     {{"check"}, "", [c] { return run_check(c); }, o->outputs});
-          }};
+  return {
+      sub, [o, sub] {
+        if (o->mpi) return run_check_mpi(*o);
+        if (!o->html.empty()) throw InputError("--html goes with --mpi (or use pinbench fleet)");
+        ReplayFlags flags = o->replay;
+        flags.require_gpu = true;
+        const CheckConfig c = check_config(*o);
+        check_outputs({}, {{o->outputs.json, "run record"}, {o->prometheus, "Prometheus file"}});
+        MeasuringRun run{{"check"}, "", [c] { return run_check(c); }, o->outputs, {}};
+        if (!o->prometheus.empty()) {
+          run.write_more = [path = o->prometheus](const RunRecord& r) {
+            write_text_file(path, check_record_metrics(r));
+            std::printf("Prometheus metrics written to %s.\n", path.c_str());
+          };
+        }
+        return measure_or_replay(*sub, flags, run);
+      }};
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 # One host's health check (link, pinned and pageable rates, round trip) against floors, also
 # over MPI.
 pinbench_experiment(
-  CUDA_FREE analysis.cpp floors.cpp report.cpp experiment.cpp
+  CUDA_FREE analysis.cpp floors.cpp report.cpp experiment.cpp prometheus.cpp
   MEASURE measure.cpp
   COMMAND command.cpp mpi_gather.cpp)
 

@@ -12,14 +12,14 @@
 
 #include <fmt/format.h>
 
-#include "framework/host_info.hpp"
-#include "framework/pattern.hpp"
-#include "framework/case_builder.hpp"
-#include "framework/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/host_info.hpp"
+#include "framework/pattern.hpp"
+#include "framework/units.hpp"
 #include "measure/gpu_host_buffers.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"

@@ -33,7 +33,7 @@ using namespace pinbench::cli;
 
 struct FleetOptions {
   std::vector<std::string> inputs;
-  std::string json, html, replay;
+  std::string json, html, replay, prometheus;
 };
 
 // A folder stands for the .json files in it (not the traces beside records), in name order; an
@@ -93,7 +93,9 @@ int run_fleet(const FleetOptions& o) {
     if (o.inputs.empty()) throw InputError("fleet needs check records or a folder of them");
     for (const std::string& p : expand(o.inputs)) inputs.push_back({p, "check record"});
   }
-  check_outputs(inputs, {{o.json, "fleet record"}, {o.html, "HTML report"}});
+  check_outputs(
+      inputs,
+      {{o.json, "fleet record"}, {o.html, "HTML report"}, {o.prometheus, "Prometheus file"}});
   if (!o.replay.empty()) {
     fleet = load_record(o.replay);
     if (fleet.experiment != "fleet") {
@@ -111,7 +113,8 @@ int run_fleet(const FleetOptions& o) {
     (void)analyse_fleet(checks, sources);
     fleet = make_fleet_record(std::move(checks), sources, host_name());
   }
-  return print_fleet(fleet, {o.json, o.html, o.replay.empty() ? "pinbench fleet" : o.replay});
+  return print_fleet(
+      fleet, {o.json, o.html, o.replay.empty() ? "pinbench fleet" : o.replay, o.prometheus});
 }
 
 Command add_fleet(CLI::App& app) {
@@ -121,6 +124,9 @@ Command add_fleet(CLI::App& app) {
                   "Check records (pinbench check --json), or folders of them");
   sub->add_option("--json", o->json, "Write the fleet record (the check records inside it)");
   sub->add_option("--html", o->html, "Write the HTML report");
+  sub->add_option(
+      "--prometheus", o->prometheus,
+      "Write every GPU's figures for node_exporter's textfile collector (docs/fleet.md)");
   sub->add_option("--replay", o->replay, "Print a fleet record (from --json or check --mpi)");
   return {sub, [o] { return run_fleet(*o); }};
 }

@@ -1,13 +1,35 @@
 #include "experiments/fleet/print.hpp"
 
 #include <cstdio>
+#include <map>
+#include <optional>
 
+#include "experiments/check/prometheus.hpp"
+#include "experiments/fleet/analysis.hpp"
+#include "framework/experiment.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
 #include "framework/text_file.hpp"
 
 namespace pinbench {
+namespace {
+
+// Every GPU the fleet judged, each with the time its host's check ran and whether it was flagged.
+std::string fleet_metrics(const RunRecord& fleet, const FleetAnalysis& a) {
+  std::map<std::string, std::optional<std::int64_t>> recorded;  // by host
+  for (const RunRecord& m : fleet.members)
+    recorded[m.machine.hostname] = rfc3339_seconds(m.created_utc);
+  std::vector<MetricsGpu> gpus;
+  for (const FleetGpu& g : a.gpus) {
+    const auto at = recorded.find(g.host);
+    gpus.push_back(
+        {g.host, &g.check, at != recorded.end() ? at->second : std::nullopt, !g.flags.empty()});
+  }
+  return check_metrics(gpus);
+}
+
+}  // namespace
 
 int print_fleet(const RunRecord& fleet, const FleetOutputs& out) {
   const ReportModel model = analyse(fleet);
@@ -21,6 +43,10 @@ int print_fleet(const RunRecord& fleet, const FleetOutputs& out) {
     x.record_name = out.record_name;
     write_text_file(out.html, render_html(fleet, model, x));
     std::printf("HTML report written to %s.\n", out.html.c_str());
+  }
+  if (!out.prometheus.empty()) {
+    write_text_file(out.prometheus, fleet_metrics(fleet, section<FleetAnalysis>(model)));
+    std::printf("Prometheus metrics written to %s.\n", out.prometheus.c_str());
   }
   return model.check_failures.empty() ? 0 : 1;
 }

@@ -12,6 +12,7 @@ struct FleetOutputs {
   std::string json;         // the fleet record; empty: not written
   std::string html;         // the HTML report; empty: not written
   std::string record_name;  // how the HTML report names the record it came from
+  std::string prometheus;   // every GPU's figures for node_exporter's textfile collector
 };
 
 // Prints the fleet's text, writes what `out` asks for (each file whole or not at all, and a line

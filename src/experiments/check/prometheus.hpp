@@ -1,0 +1,37 @@
+// Check results in Prometheus's text exposition format, as node_exporter's textfile collector
+// reads them (`--collector.textfile.directory`): `pinbench check --prometheus FILE` for one host,
+// `pinbench fleet --prometheus FILE` for every host of a fleet. Rates are in gigabytes (10^9
+// bytes) per second, the round trip in seconds, a check's outcome 1 (passed) or 0; every series
+// carries the labels host, gpu (the CUDA index), uuid, bus_id and model. docs/fleet.md shows a
+// node_exporter set-up.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/check/analysis.hpp"
+
+namespace pinbench {
+
+// One GPU's figures, with its host, when its check ran and, in a fleet, whether it was flagged.
+struct MetricsGpu {
+  std::string host;
+  const GpuCheck* check = nullptr;
+  std::optional<std::int64_t> recorded;  // seconds since 1970, from the record's created_utc
+  std::optional<bool> flagged;           // fleet only
+};
+
+// The exposition text: each metric's HELP and TYPE lines, then its series, and each host's
+// pinbench_check_timestamp_seconds, so an alert can tell a stale file from a fresh one.
+std::string check_metrics(const std::vector<MetricsGpu>& gpus);
+
+// check_metrics of one check record's GPUs.
+std::string check_record_metrics(const RunRecord& check);
+
+// A label value as the format writes it: backslash, double quote and line feed escaped, and
+// every control character or byte that is not UTF-8 shown escaped (framework/printable.hpp).
+std::string metric_label(const std::string& value);
+
+}  // namespace pinbench
