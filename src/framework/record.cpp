@@ -320,14 +320,15 @@ std::vector<double> times_from(const Reader& r, const char* key) {
   out.reserve(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     const json& v = a[i];
-    const std::string item = fmt::format("{}[{}]", field, i);
-    if (!v.is_number()) refuse(item, fmt::format("has the wrong type ({})", v.type_name()));
+    // The item's name is made only for a refusal: a fleet reads millions of samples.
+    const auto item = [&] { return fmt::format("{}[{}]", field, i); };
+    if (!v.is_number()) refuse(item(), fmt::format("has the wrong type ({})", v.type_name()));
     const double x = v.get<double>();
     if (!(x > 0.0)) {
-      refuse(item, fmt::format("is {} ms; a timed sample takes a positive time", shown(v)));
+      refuse(item(), fmt::format("is {} ms; a timed sample takes a positive time", shown(v)));
     }
-    if (x < kMinSampleMs) refuse(item, fmt::format("is {} ms, less than 1 ns", shown(v)));
-    if (x > kMaxSampleMs) refuse(item, fmt::format("is {} ms, more than a day", shown(v)));
+    if (x < kMinSampleMs) refuse(item(), fmt::format("is {} ms, less than 1 ns", shown(v)));
+    if (x > kMaxSampleMs) refuse(item(), fmt::format("is {} ms, more than a day", shown(v)));
     out.push_back(x);
   }
   return out;

@@ -42,6 +42,12 @@ const Metric kMetrics[] = {
 
 std::optional<OutlierTest> outlier_test(double value, const std::vector<double>& group,
                                         bool higher_is_worse) {
+  std::optional<OutlierTest> t = outlier_rule(group, higher_is_worse);
+  if (t) t->outlier = higher_is_worse ? value > t->bound : value < t->bound;
+  return t;
+}
+
+std::optional<OutlierTest> outlier_rule(const std::vector<double>& group, bool higher_is_worse) {
   if (group.size() < 3) return std::nullopt;
   OutlierTest t;
   t.median = median(group);
@@ -52,7 +58,6 @@ std::optional<OutlierTest> outlier_test(double value, const std::vector<double>&
   const double share = higher_is_worse ? kOutlierLatencyShare : kOutlierRateShare;
   const double reach = std::max(kOutlierMads * t.scaled_mad, share * t.median);
   t.bound = higher_is_worse ? t.median + reach : t.median - reach;
-  t.outlier = higher_is_worse ? value > t.bound : value < t.bound;
   return t;
 }
 
@@ -126,6 +131,25 @@ FleetAnalysis analyse_fleet(const std::vector<RunRecord>& records,
           n, n == 1 ? "" : "s"));
     }
   }
+  // Each group's rule for each metric, worked out once: a fleet of 80,000 GPUs in one group
+  // takes one median per metric, not one per GPU.
+  struct GroupRule {
+    std::optional<OutlierTest> test;
+    std::size_t size = 0;
+  };
+  std::map<std::pair<std::string, std::size_t>, GroupRule> rules;
+  {
+    std::map<std::pair<std::string, std::size_t>, std::vector<double>> values;
+    for (const FleetGpu& g : a.gpus) {
+      for (std::size_t k = 0; k < std::size(kMetrics); ++k) {
+        std::vector<double>& group = values[{g.group, k}];
+        if (const std::optional<double>& v = g.check.*(kMetrics[k].field)) group.push_back(*v);
+      }
+    }
+    for (const auto& [key, group] : values) {
+      rules[key] = {outlier_rule(group, kMetrics[key.second].higher_is_worse), group.size()};
+    }
+  }
   for (FleetGpu& g : a.gpus) {
     for (const std::string& f : g.check.failures()) g.flags.push_back("check failed: " + f);
     const GpuInfo& info = g.check.gpu;
@@ -136,20 +160,19 @@ FleetAnalysis analyse_fleet(const std::vector<RunRecord>& records,
                                     l.current_width, info.loaded_read ? " under load" : " idle",
                                     info.pcie.max_gen, info.pcie.max_width));
     }
-    for (const Metric& m : kMetrics) {
+    for (std::size_t k = 0; k < std::size(kMetrics); ++k) {
+      const Metric& m = kMetrics[k];
       const std::optional<double>& v = g.check.*(m.field);
       if (!v) continue;
-      std::vector<double> group;
-      for (const FleetGpu& o : a.gpus) {
-        const std::optional<double>& ov = o.check.*(m.field);
-        if (o.group == g.group && ov) group.push_back(*ov);
-      }
-      const std::optional<OutlierTest> t = outlier_test(*v, group, m.higher_is_worse);
-      if (t && t->outlier) {
+      const GroupRule& rule = rules.at({g.group, k});
+      if (!rule.test) continue;
+      OutlierTest t = *rule.test;
+      t.outlier = m.higher_is_worse ? *v > t.bound : *v < t.bound;
+      if (t.outlier) {
         g.flags.push_back(fmt::format(
             "outlier: {} {:.2f} {}, {} {:.2f} (median {:.2f} of {} GPUs of {}, scaled MAD {:.2f})",
-            m.name, *v, m.unit, m.higher_is_worse ? "above" : "below", t->bound, t->median,
-            group.size(), g.group, t->scaled_mad));
+            m.name, *v, m.unit, m.higher_is_worse ? "above" : "below", t.bound, t.median,
+            rule.size, g.group, t.scaled_mad));
       }
     }
   }

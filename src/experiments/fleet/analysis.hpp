@@ -40,6 +40,9 @@ struct OutlierTest {
 };
 std::optional<OutlierTest> outlier_test(double value, const std::vector<double>& group,
                                         bool higher_is_worse);
+// The rule alone (median, scaled MAD, bound; `outlier` false), for testing many values of one
+// group against it.
+std::optional<OutlierTest> outlier_rule(const std::vector<double>& group, bool higher_is_worse);
 
 struct FleetGpu {
   std::string host;
