@@ -22,6 +22,7 @@
 #include "fixtures.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
+#include "framework/input_limits.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
@@ -305,13 +306,46 @@ TEST(Fleet, FlagsOutliersLinksFailuresAndDuplicates) {
   EXPECT_TRUE(has("host node3 GPU 0 (GPU-3-0): link gen 5 x8 under load, below its max gen 5 x16"));
   EXPECT_FALSE(has("node1"));
   // The model: a table row per GPU, every flag a failure (exit 1).
-  const RunRecord fleet = make_fleet_record(recs, {"a.json", "b.json", "c.json", "d.json"}, "me");
+  const RunRecord fleet =
+      make_fleet_record(fleet_members(recs, {"a.json", "b.json", "c.json", "d.json"}), "me");
   const RunRecord back = record_from_json(to_json(fleet));
-  ASSERT_EQ(back.members.size(), 4u);
+  EXPECT_TRUE(back.members.empty());
+  ASSERT_EQ(back.config["hosts"].size(), 4u);
   const ReportModel m = analyse(back);
-  EXPECT_EQ(m.check_failures.size(), flagged.size());
+  EXPECT_EQ(m.check_failures, flagged);
   EXPECT_EQ(m.tables.front().rows.size(), 6u);
   EXPECT_EQ(m.tables.front().rows[3][1], "1 *");
+  // The same fleet held as its members whole (a fleet record of pinbench 0.1) prints the same.
+  RunRecord whole = back;
+  whole.config = {{"sources", {"a.json", "b.json", "c.json", "d.json"}}};
+  whole.members = recs;
+  EXPECT_EQ(render_text(record_from_json(to_json(whole))), render_text(back));
+}
+
+// A fleet record keeps what the fleet analysis needs of each GPU, not its check record whole:
+// a few hundred bytes a GPU, so 80,000 GPUs stay well inside what pinbench reads back.
+TEST(Fleet, ARecordKeepsAFewHundredBytesAGpu) {
+  std::vector<RunRecord> recs;
+  std::vector<std::string> sources;
+  for (int h = 0; h < 20; ++h) {
+    RunRecord r = check_record(fmt::format("node{:05d}", h), std::vector<double>(8, 1.2),
+                               fmt::format("GPU-{:08x}", h));
+    recs.push_back(r);
+    sources.push_back(fmt::format("checks/node{:05d}.json", h));
+  }
+  const std::string text = to_json(make_fleet_record(fleet_members(recs, sources), "me")).dump(1);
+  EXPECT_LT(text.size() / 160, 400u) << text.size() << " bytes for 160 GPUs";
+  EXPECT_LT(80000 * (text.size() / 160), kMaxRecordBytes);
+  // A bad row is refused at load, naming it.
+  nlohmann::json j = nlohmann::json::parse(text);
+  j["config"]["hosts"][3]["gpus"][2][11] = "fast";
+  try {
+    record_from_json(j);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "run record: 'config.hosts[3].gpus[2][11]' (pinned_h2d) is not a figure");
+  }
 }
 
 TEST(Fleet, SmallGroupsAreNotJudgedAndSaySo) {
@@ -335,7 +369,7 @@ TEST(Fleet, RefusesRecordsThatAreNotChecks) {
               std::string::npos);
   }
   // A fleet inside a fleet is refused by the same rule.
-  RunRecord f = make_fleet_record({check_record("n", {1.2})}, {"a"}, "me");
+  RunRecord f = make_fleet_record(fleet_members({check_record("n", {1.2})}, {"a"}), "me");
   EXPECT_THROW(analyse_fleet({f}, {"f.json"}), InputError);
 }
 
@@ -347,8 +381,8 @@ TEST(Fleet, GatheringSplitsRanksAndRefusesWhatDoesNotAddUp) {
   const std::string two = to_json(check_record("n2", {1.2})).dump();
   const RunRecord f =
       fleet_from_rank_texts(split_gathered(one + two, {one.size(), two.size()}), "n1");
-  ASSERT_EQ(f.members.size(), 2u);
-  EXPECT_EQ(f.members[1].machine.hostname, "n2");
+  ASSERT_EQ(f.config["hosts"].size(), 2u);
+  EXPECT_EQ(f.config["hosts"][1]["host"], "n2");
   EXPECT_EQ(f.config["sources"][1], "rank 1");
   try {
     fleet_from_rank_texts({one, "{\"schema\": 1}"}, "n1");

@@ -21,8 +21,8 @@ for r in 0 1 2; do
   grep -q "^rank $r on " "$out/stdout.txt" || fail "rank $r said nothing"
 done
 grep -q '"experiment": "fleet"' "$out/fleet.json" || fail "the record is not a fleet"
-n=$(grep -c '"experiment": "check"' "$out/fleet.json")
-[ "$n" -eq 3 ] || fail "the fleet holds $n check records, not 3"
+n=$(grep -c '"source": "rank [0-9]*"' "$out/fleet.json")
+[ "$n" -eq 3 ] || fail "the fleet holds $n hosts' checks, not 3"
 if grep -q "no usable GPU" "$out/stdout.txt"; then
   grep -q '"no_gpu"' "$out/fleet.json" || fail "no GPU here, and the fleet record does not say so"
 fi

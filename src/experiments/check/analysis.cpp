@@ -100,7 +100,8 @@ CheckItem link_item(const GpuInfo& g) {
 double percentile(std::vector<double> xs, double p) {
   if (xs.empty()) return 0.0;
   const double rank = std::ceil(p * static_cast<double>(xs.size()));
-  const std::size_t i = std::min(rank < 1.0 ? 0 : static_cast<std::size_t>(rank) - 1, xs.size() - 1);
+  const std::size_t i =
+      std::min(rank < 1.0 ? 0 : static_cast<std::size_t>(rank) - 1, xs.size() - 1);
   // The i-th smallest, without sorting the rest: a fleet takes two of these per GPU.
   std::nth_element(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(i), xs.end());
   return xs[i];
@@ -141,7 +142,7 @@ std::vector<std::string> CheckAnalysis::failures() const {
   return out;
 }
 
-CheckAnalysis analyse_check(const RunRecord& r) {
+CheckAnalysis check_figures(const RunRecord& r) {
   if (r.experiment != "check") {
     throw InputError(fmt::format("a record of experiment '{}' is not a check", r.experiment));
   }
@@ -163,7 +164,16 @@ CheckAnalysis analyse_check(const RunRecord& r) {
       c.round_trip_p50_us = 1000.0 * percentile(rt->samples_ms, 0.50);
       c.round_trip_p99_us = 1000.0 * percentile(rt->samples_ms, 0.99);
     }
+    a.gpus.push_back(std::move(c));
+  }
+  return a;
+}
+
+void judge_check(CheckAnalysis& a) {
+  for (GpuCheck& c : a.gpus) {
+    const GpuInfo& g = c.gpu;
     const CheckFloors& f = a.floors;
+    c.items.clear();
     c.items.push_back(link_item(g));
     c.items.push_back(
         rate_item("pinned h2d", c.pinned_h2d, f.pinned_h2d_gb_per_s, f.pinned_share, g));
@@ -177,7 +187,6 @@ CheckAnalysis analyse_check(const RunRecord& r) {
         ceiling_item("4 KiB round trip p50", c.round_trip_p50_us, f.round_trip_p50_us));
     c.items.push_back(
         ceiling_item("4 KiB round trip p99", c.round_trip_p99_us, f.round_trip_p99_us));
-    a.gpus.push_back(std::move(c));
   }
   // Peers: each GPU's pinned rates against the host's median, which one bad GPU cannot move far.
   std::vector<double> h2d, d2h;
@@ -206,6 +215,11 @@ CheckAnalysis analyse_check(const RunRecord& r) {
     }
     c.items.push_back(std::move(item));
   }
+}
+
+CheckAnalysis analyse_check(const RunRecord& r) {
+  CheckAnalysis a = check_figures(r);
+  judge_check(a);
   return a;
 }
 

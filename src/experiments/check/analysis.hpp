@@ -54,4 +54,10 @@ double percentile(std::vector<double> xs, double p);
 // InputError when `record` is not a check record.
 CheckAnalysis analyse_check(const RunRecord& record);
 
+// The two halves of analyse_check: the figures a check's verdicts rest on (each GPU, its link and
+// its medians and round-trip quantiles, the floors), read from its record; and the verdicts on
+// them (each GPU's items, the peers), which a fleet record re-judges from figures alone.
+CheckAnalysis check_figures(const RunRecord& record);
+void judge_check(CheckAnalysis& analysis);
+
 }  // namespace pinbench

@@ -7,12 +7,15 @@
 
 #include <fmt/format.h>
 
+#include "experiments/check/floors.hpp"
 #include "framework/errors.hpp"
 #include "framework/stats.hpp"
 #include "version.hpp"
 
 namespace pinbench {
 namespace {
+
+using nlohmann::json;
 
 std::string group_of(const GpuInfo& g) {
   if (g.pcie.max_gen <= 0) return fmt::format("{}, link unknown", g.name);
@@ -76,30 +79,49 @@ std::vector<std::string> FleetAnalysis::flagged() const {
   return out;
 }
 
+FleetMember fleet_member(const RunRecord& r, const std::string& source) {
+  if (r.experiment != kCheckExperiment) {
+    throw InputError(fmt::format(
+        "'{}' is a record of experiment '{}', not a check: fleet reads check records{}", source,
+        r.experiment,
+        r.experiment == kFleetExperiment ? " (give the fleet record's sources instead)" : ""));
+  }
+  FleetMember m{source, r.created_utc, analyse_check(r)};
+  m.check.hostname = host_name_of(r);
+  return m;
+}
+
+std::vector<FleetMember> fleet_members(const std::vector<RunRecord>& records,
+                                       const std::vector<std::string>& sources) {
+  std::vector<FleetMember> members;
+  members.reserve(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    members.push_back(fleet_member(records[i], i < sources.size() ? sources[i] : "record"));
+  }
+  return members;
+}
+
 FleetAnalysis analyse_fleet(const std::vector<RunRecord>& records,
                             const std::vector<std::string>& sources) {
+  return analyse_fleet(fleet_members(records, sources));
+}
+
+FleetAnalysis analyse_fleet(const std::vector<FleetMember>& members) {
   FleetAnalysis a;
   // The newest record of a (host, UUID) wins; each later sighting is named once.
   std::map<std::pair<std::string, std::string>, std::size_t> seen;  // -> index into a.gpus
   std::vector<std::int64_t> seen_at;
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const RunRecord& r = records[i];
-    const std::string& source = i < sources.size() ? sources[i] : std::string("record");
-    if (r.experiment != kCheckExperiment) {
-      throw InputError(fmt::format(
-          "'{}' is a record of experiment '{}', not a check: fleet reads check records{}", source,
-          r.experiment,
-          r.experiment == kFleetExperiment ? " (give the fleet record's sources instead)" : ""));
-    }
-    const CheckAnalysis c = analyse_check(r);
-    const std::string host = host_name_of(r);
+  for (const FleetMember& m : members) {
+    const CheckAnalysis& c = m.check;
+    const std::string& host = c.hostname;
+    const std::string& source = m.source;
     a.hosts.push_back(
         {host, source,
          c.gpus.empty() ? (c.no_gpu.empty() ? "the record holds none" : c.no_gpu) : std::string()});
-    const std::int64_t when = rfc3339_seconds(r.created_utc).value_or(0);
+    const std::int64_t when = rfc3339_seconds(m.created_utc).value_or(0);
     for (const GpuCheck& g : c.gpus) {
       const auto key = std::make_pair(host, g.gpu.uuid);
-      FleetGpu row{host, source, g, group_of(g.gpu), {}};
+      FleetGpu row{host, source, g, group_of(g.gpu), {}, m.created_utc};
       const auto it = seen.find(key);
       if (it == seen.end()) {
         seen.emplace(key, a.gpus.size());
@@ -171,24 +193,170 @@ FleetAnalysis analyse_fleet(const std::vector<RunRecord>& records,
       if (t.outlier) {
         g.flags.push_back(fmt::format(
             "outlier: {} {:.2f} {}, {} {:.2f} (median {:.2f} of {} GPUs of {}, scaled MAD {:.2f})",
-            m.name, *v, m.unit, m.higher_is_worse ? "above" : "below", t.bound, t.median,
-            rule.size, g.group, t.scaled_mad));
+            m.name, *v, m.unit, m.higher_is_worse ? "above" : "below", t.bound, t.median, rule.size,
+            g.group, t.scaled_mad));
       }
     }
   }
   return a;
 }
 
-RunRecord make_fleet_record(std::vector<RunRecord> checks, const std::vector<std::string>& sources,
-                            const std::string& hostname) {
+namespace {
+
+// A GPU of a fleet record: the columns its figures are kept in, named in the record itself.
+const std::vector<std::string>& gpu_columns() {
+  static const std::vector<std::string> columns = {
+      "index",      "name",         "uuid",         "pci_bus_id", "max_gen",      "max_width",
+      "idle_gen",   "idle_width",   "loaded_read",  "loaded_gen", "loaded_width", "pinned_h2d",
+      "pinned_d2h", "pageable_h2d", "pageable_d2h", "rt_p50_us",  "rt_p99_us"};
+  return columns;
+}
+
+json figure(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json gpu_row(const GpuCheck& g) {
+  const GpuInfo& i = g.gpu;
+  return json::array({i.index, i.name, i.uuid, i.pci_bus_id, i.pcie.max_gen, i.pcie.max_width,
+                      i.pcie.current_gen, i.pcie.current_width, i.loaded_read,
+                      i.pcie_loaded.current_gen, i.pcie_loaded.current_width, figure(g.pinned_h2d),
+                      figure(g.pinned_d2h), figure(g.pageable_h2d), figure(g.pageable_d2h),
+                      figure(g.round_trip_p50_us), figure(g.round_trip_p99_us)});
+}
+
+GpuCheck gpu_from_row(const json& row, const std::string& where) {
+  if (!row.is_array() || row.size() != gpu_columns().size()) {
+    throw InputError(
+        fmt::format("run record: '{}' is not a row of {} columns", where, gpu_columns().size()));
+  }
+  const auto number = [&](std::size_t k) -> std::optional<double> {
+    if (row[k].is_null()) return std::nullopt;
+    if (!row[k].is_number() || !std::isfinite(row[k].get<double>()) || row[k].get<double>() < 0) {
+      throw InputError(
+          fmt::format("run record: '{}[{}]' ({}) is not a figure", where, k, gpu_columns()[k]));
+    }
+    return row[k].get<double>();
+  };
+  const auto count = [&](std::size_t k) {
+    if (!row[k].is_number_integer() || row[k].get<std::int64_t>() < -1 ||
+        row[k].get<std::int64_t>() > 1 << 16) {
+      throw InputError(
+          fmt::format("run record: '{}[{}]' ({}) is not a count", where, k, gpu_columns()[k]));
+    }
+    return row[k].get<int>();
+  };
+  const auto text = [&](std::size_t k) {
+    if (!row[k].is_string()) {
+      throw InputError(
+          fmt::format("run record: '{}[{}]' ({}) is not a string", where, k, gpu_columns()[k]));
+    }
+    return row[k].get<std::string>();
+  };
+  GpuCheck g;
+  g.gpu.index = count(0);
+  g.gpu.name = text(1);
+  g.gpu.uuid = text(2);
+  g.gpu.pci_bus_id = text(3);
+  g.gpu.pcie.max_gen = count(4);
+  g.gpu.pcie.max_width = count(5);
+  g.gpu.pcie.current_gen = count(6);
+  g.gpu.pcie.current_width = count(7);
+  if (!row[8].is_boolean()) {
+    throw InputError(fmt::format("run record: '{}[8]' (loaded_read) is not a flag", where));
+  }
+  g.gpu.loaded_read = row[8].get<bool>();
+  g.gpu.pcie_loaded.current_gen = count(9);
+  g.gpu.pcie_loaded.current_width = count(10);
+  g.gpu.pcie_loaded.max_gen = g.gpu.pcie.max_gen;
+  g.gpu.pcie_loaded.max_width = g.gpu.pcie.max_width;
+  g.pinned_h2d = number(11);
+  g.pinned_d2h = number(12);
+  g.pageable_h2d = number(13);
+  g.pageable_d2h = number(14);
+  g.round_trip_p50_us = number(15);
+  g.round_trip_p99_us = number(16);
+  return g;
+}
+
+}  // namespace
+
+json fleet_members_to_json(const std::vector<FleetMember>& members) {
+  json hosts = json::array();
+  for (const FleetMember& m : members) {
+    json gpus = json::array();
+    for (const GpuCheck& g : m.check.gpus) gpus.push_back(gpu_row(g));
+    hosts.push_back({{"source", m.source},
+                     {"created_utc", m.created_utc},
+                     {"host", m.check.hostname},
+                     {"no_gpu", m.check.no_gpu},
+                     {"floors", to_json(m.check.floors)},
+                     {"gpus", std::move(gpus)}});
+  }
+  return hosts;
+}
+
+std::vector<FleetMember> fleet_members_from_json(const json& hosts) {
+  if (!hosts.is_array()) throw InputError("run record: 'config.hosts' is not an array");
+  std::vector<FleetMember> members;
+  members.reserve(hosts.size());
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    const json& h = hosts[i];
+    const std::string where = fmt::format("config.hosts[{}]", i);
+    const auto text = [&](const char* key) {
+      if (!h.is_object() || !h.contains(key) || !h[key].is_string()) {
+        throw InputError(fmt::format("run record: '{}.{}' is not a string", where, key));
+      }
+      return h[key].get<std::string>();
+    };
+    FleetMember m;
+    m.source = text("source");
+    m.created_utc = text("created_utc");
+    m.check.hostname = text("host");
+    m.check.no_gpu = text("no_gpu");
+    if (!h.contains("floors") || !h["floors"].is_object()) {
+      throw InputError(fmt::format("run record: '{}.floors' is not an object", where));
+    }
+    m.check.floors = floors_from_json(h["floors"]);
+    if (!h.contains("gpus") || !h["gpus"].is_array()) {
+      throw InputError(fmt::format("run record: '{}.gpus' is not an array", where));
+    }
+    for (std::size_t k = 0; k < h["gpus"].size(); ++k) {
+      m.check.gpus.push_back(gpu_from_row(h["gpus"][k], fmt::format("{}.gpus[{}]", where, k)));
+    }
+    judge_check(m.check);
+    members.push_back(std::move(m));
+  }
+  return members;
+}
+
+RunRecord make_fleet_record(const std::vector<FleetMember>& members, const std::string& hostname) {
   RunRecord r;
   r.experiment = kFleetExperiment;
   r.pinbench_version = kVersion;
   r.created_utc = utc_now_iso8601();
   r.machine.hostname = hostname;
-  r.config = {{"sources", sources}};
-  r.members = std::move(checks);
+  std::vector<std::string> sources;
+  for (const FleetMember& m : members) sources.push_back(m.source);
+  r.config = {{"sources", sources},
+              {"gpu_columns", gpu_columns()},
+              {"hosts", fleet_members_to_json(members)}};
   return r;
+}
+
+std::vector<FleetMember> fleet_members_of(const RunRecord& fleet) {
+  if (!fleet.members.empty()) {  // a fleet record of pinbench 0.1 holds its members whole
+    std::vector<std::string> sources;
+    if (fleet.config.contains("sources") && fleet.config["sources"].is_array()) {
+      for (const auto& s : fleet.config["sources"]) sources.push_back(s.get<std::string>());
+    }
+    while (sources.size() < fleet.members.size()) {
+      sources.push_back(fmt::format("members[{}]", sources.size()));
+    }
+    return fleet_members(fleet.members, sources);
+  }
+  if (!fleet.config.contains("hosts")) return {};
+  return fleet_members_from_json(fleet.config["hosts"]);
 }
 
 std::vector<std::string> split_gathered(const std::string& bytes,
@@ -228,7 +396,7 @@ RunRecord fleet_from_rank_texts(const std::vector<std::string>& texts,
     }
     sources.push_back(source);
   }
-  return make_fleet_record(std::move(checks), sources, hostname);
+  return make_fleet_record(fleet_members(checks, sources), hostname);
 }
 
 }  // namespace pinbench

@@ -50,7 +50,22 @@ struct FleetGpu {
   GpuCheck check;
   std::string group;  // "NVIDIA H200, gen 5 x16"
   std::vector<std::string> flags;
+  std::string created_utc;  // when its check ran
 };
+
+// One host's check as a fleet holds it: where it came from, when it ran, and its figures and
+// verdicts (the host name in check.hostname, "unnamed host" where the record has none).
+struct FleetMember {
+  std::string source;
+  std::string created_utc;
+  CheckAnalysis check;
+};
+
+// InputError naming `source` for a record that is not a check (another experiment, or a fleet
+// record: give its sources instead).
+FleetMember fleet_member(const RunRecord& record, const std::string& source);
+std::vector<FleetMember> fleet_members(const std::vector<RunRecord>& records,
+                                       const std::vector<std::string>& sources);
 
 struct FleetHost {
   std::string host;
@@ -70,11 +85,20 @@ struct FleetAnalysis {
 // a check (another experiment, or a fleet record: give its members instead).
 FleetAnalysis analyse_fleet(const std::vector<RunRecord>& records,
                             const std::vector<std::string>& sources);
+FleetAnalysis analyse_fleet(const std::vector<FleetMember>& members);
 
-// A fleet record: experiment "fleet", the analysing host in machine, the check records as its
-// members (each validated by record_from_json like any record).
-RunRecord make_fleet_record(std::vector<RunRecord> checks, const std::vector<std::string>& sources,
-                            const std::string& hostname);
+// A fleet record: experiment "fleet", the analysing host in machine, and in config what the
+// fleet analysis needs of each host, not its check record whole (which is about 24 KB a GPU, most
+// of it the round trip's samples): config.hosts holds each host's source, created_utc, host,
+// no_gpu, floors and one row per GPU in the columns config.gpu_columns names (link, medians,
+// round-trip quantiles), about 250 bytes a GPU; replayed, each host is judged again from them.
+RunRecord make_fleet_record(const std::vector<FleetMember>& members, const std::string& hostname);
+
+// The hosts of a fleet record: from config.hosts, or, in a fleet record of pinbench 0.1, from the
+// check records it holds whole (members). InputError naming the field for a bad row.
+std::vector<FleetMember> fleet_members_of(const RunRecord& fleet);
+nlohmann::json fleet_members_to_json(const std::vector<FleetMember>& members);
+std::vector<FleetMember> fleet_members_from_json(const nlohmann::json& hosts);
 
 // What `check --mpi` gathers at rank 0: every rank's record text, concatenated, and each
 // rank's length. InputError when the lengths do not add up to the bytes.

@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <exception>
-#include <thread>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -88,10 +88,11 @@ std::vector<std::string> expand(const std::vector<std::string>& inputs) {
   return out;
 }
 
-// Every record, read and validated on every core (a fleet of 10,000 hosts is gigabytes of
-// JSON), in the order given. The first bad file in that order is the one named.
-std::vector<RunRecord> load_records(const std::vector<std::string>& paths) {
-  std::vector<RunRecord> records(paths.size());
+// Every record, read, validated and reduced to what the fleet needs on every core (a fleet of
+// 10,000 hosts is gigabytes of JSON), in the order given. The first bad file in that order is the
+// one named.
+std::vector<FleetMember> load_members(const std::vector<std::string>& paths) {
+  std::vector<FleetMember> records(paths.size());
   std::vector<std::exception_ptr> errors(paths.size());
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
@@ -99,7 +100,8 @@ std::vector<RunRecord> load_records(const std::vector<std::string>& paths) {
   const auto work = [&] {
     for (std::size_t i = next++; i < paths.size() && !failed; i = next++) {
       try {
-        records[i] = load_record(paths[i]);
+        // What the fleet needs of each record, kept; the record itself goes at once.
+        records[i] = fleet_member(load_record(paths[i]), paths[i]);
       } catch (...) {
         errors[i] = std::current_exception();
         failed = true;
@@ -107,8 +109,8 @@ std::vector<RunRecord> load_records(const std::vector<std::string>& paths) {
       ++done;
     }
   };
-  const std::size_t n = std::min<std::size_t>(
-      paths.size() / 16 + 1, std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t n = std::min<std::size_t>(paths.size() / 16 + 1,
+                                              std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> threads;
   for (std::size_t t = 0; t < n; ++t) threads.emplace_back(work);
   // A long read says how far it got, on stderr where a terminal shows it.
@@ -146,10 +148,8 @@ int run_fleet(const FleetOptions& o) {
   } else {
     std::vector<std::string> sources;
     for (const NamedPath& p : inputs) sources.push_back(p.path);
-    std::vector<RunRecord> checks = load_records(sources);
-    // A record that is not a check is refused by print_fleet's analysis, naming its file,
-    // before anything is printed.
-    fleet = make_fleet_record(std::move(checks), sources, host_name());
+    // A record that is not a check is refused here, naming its file, before anything is printed.
+    fleet = make_fleet_record(load_members(sources), host_name());
   }
   return print_fleet(
       fleet, {o.json, o.html, o.replay.empty() ? "pinbench fleet" : o.replay, o.prometheus});

@@ -1,6 +1,8 @@
 // The fleet as the registry sees it: many hosts' check records put together, every GPU against
 // the others of its model and link; it prints the model. A fleet record is put together, not
 // measured, so no command measures it and a replay has nothing to fall back on.
+#include <map>
+
 #include <fmt/format.h>
 
 #include "experiments/check/report.hpp"
@@ -10,15 +12,11 @@
 namespace pinbench::experiments::fleet {
 namespace {
 
+// A chart of every GPU's rates reads up to this many GPUs; a larger fleet charts its flagged ones.
+constexpr std::size_t kChartAllUpTo = 64;
+
 void build_fleet(const RunRecord& r, ReportModel& m) {
-  std::vector<std::string> sources;
-  if (r.config.contains("sources") && r.config["sources"].is_array()) {
-    for (const auto& s : r.config["sources"]) sources.push_back(s.get<std::string>());
-  }
-  while (sources.size() < r.members.size()) {
-    sources.push_back(fmt::format("members[{}]", sources.size()));
-  }
-  m.section = analyse_fleet(r.members, sources);
+  m.section = analyse_fleet(fleet_members_of(r));
   const FleetAnalysis& a = section<FleetAnalysis>(m);
   m.title =
       fmt::format("pinbench fleet: {} GPU{} on {} host record{}", a.gpus.size(),
@@ -65,19 +63,27 @@ void build_fleet(const RunRecord& r, ReportModel& m) {
   h.title = "Host records";
   h.header = {"host", "record", "GPUs"};
   h.numeric = {false, false, false};
+  std::map<std::string, std::size_t> gpus_of;
+  for (const FleetGpu& g : a.gpus) ++gpus_of[g.host];
   for (const FleetHost& fh : a.hosts) {
-    std::size_t n = 0;
-    for (const FleetGpu& g : a.gpus) n += g.host == fh.host ? 1 : 0;
+    const std::size_t n = gpus_of[fh.host];
     h.rows.push_back(
         {fh.host, fh.source, fh.no_gpu.empty() ? std::to_string(n) : "none: " + fh.no_gpu});
   }
   m.tables.push_back(std::move(h));
   std::vector<std::pair<std::string, const GpuCheck*>> labelled;
+  const bool all = a.gpus.size() <= kChartAllUpTo;
   for (const FleetGpu& g : a.gpus) {
+    if (!all && g.flags.empty()) continue;
     labelled.emplace_back(fmt::format("{} GPU {}", g.host, g.check.gpu.index), &g.check);
   }
-  if (!labelled.empty())
-    m.charts.push_back(gpu_rate_chart("fleet-rates", "Rates by GPU", labelled));
+  if (!labelled.empty()) {
+    m.charts.push_back(gpu_rate_chart(
+        "fleet-rates",
+        all ? std::string("Rates by GPU")
+            : fmt::format("Rates of the {} flagged GPUs (of {})", labelled.size(), a.gpus.size()),
+        labelled));
+  }
   m.check_failures = a.flagged();
   m.checks_passed = fmt::format("Nothing flagged: {} GPU{}, every check passed, no outlier.",
                                 a.gpus.size(), a.gpus.size() == 1 ? "" : "s");
@@ -90,9 +96,13 @@ class Fleet final : public Experiment {
   std::string label() const override { return "Fleet"; }
   std::string noun() const override { return "fleet"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = {{"sources", FieldKind::kTexts}};
+    static const std::vector<ConfigField> fields = {{"sources", FieldKind::kTexts},
+                                                    {"gpu_columns", FieldKind::kTexts},
+                                                    {"hosts", FieldKind::kObjects}};
     return fields;
   }
+  // Each host's rows read as the analysis reads them: a bad row is refused at load, naming it.
+  void validate(const RunRecord& record) const override { (void)fleet_members_of(record); }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_fleet(record, model);
   }

@@ -16,15 +16,10 @@ namespace pinbench {
 namespace {
 
 // Every GPU the fleet judged, each with the time its host's check ran and whether it was flagged.
-std::string fleet_metrics(const RunRecord& fleet, const FleetAnalysis& a) {
-  std::map<std::string, std::optional<std::int64_t>> recorded;  // by host
-  for (const RunRecord& m : fleet.members)
-    recorded[m.machine.hostname] = rfc3339_seconds(m.created_utc);
+std::string fleet_metrics(const FleetAnalysis& a) {
   std::vector<MetricsGpu> gpus;
   for (const FleetGpu& g : a.gpus) {
-    const auto at = recorded.find(g.host);
-    gpus.push_back(
-        {g.host, &g.check, at != recorded.end() ? at->second : std::nullopt, !g.flags.empty()});
+    gpus.push_back({g.host, &g.check, rfc3339_seconds(g.created_utc), !g.flags.empty()});
   }
   return check_metrics(gpus);
 }
@@ -45,7 +40,7 @@ int print_fleet(const RunRecord& fleet, const FleetOutputs& out) {
     std::printf("HTML report written to %s.\n", out.html.c_str());
   }
   if (!out.prometheus.empty()) {
-    write_text_file(out.prometheus, fleet_metrics(fleet, section<FleetAnalysis>(model)));
+    write_text_file(out.prometheus, fleet_metrics(section<FleetAnalysis>(model)));
     std::printf("Prometheus metrics written to %s.\n", out.prometheus.c_str());
   }
   return model.check_failures.empty() ? 0 : 1;
