@@ -66,7 +66,8 @@ gpu-bundle: build
 	@mkdir -p .gpu
 	cp build/pinbench build/libpinbench_doctor_inject.so build/tests/pinbench_gpu_tests build/libpinbench_c.so \
 	  build/tests/pinbench_doctor_gpu_tests build/doctor_pitfalls .gpu/
-	rm -rf .gpu/python .gpu/tests-python && cp -r python .gpu/python && cp -r tests/python .gpu/tests-python
+	rm -rf .gpu/python .gpu/tests-python .gpu/doctor_programs && cp -r python .gpu/python && \
+	  cp -r tests/python .gpu/tests-python && cp -r tests/gpu/doctor_programs .gpu/doctor_programs
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh')

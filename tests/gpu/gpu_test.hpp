@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "framework/record.hpp"
+#include <filesystem>
+#include <string>
+
 #include "cuda/device.hpp"
+#include "framework/record.hpp"
 
 // Skips (reported as skipped, never as passed) where CUDA has no usable device.
 #define PINBENCH_REQUIRE_GPU()                                                      \
@@ -13,6 +16,22 @@
   } while (0)
 
 namespace pinbench::test {
+
+// What a GPU test runs or reads beside it (`pinbench`, `doctor_pitfalls`, `doctor_programs/`): in
+// this binary's own folder (a GPU bundle, or binaries copied side by side as the README says),
+// else its parent (build/tests/ beside build/), else `fallback` (the build tree's path). A test
+// run anywhere finds what it was built with, and never writes into a path it cannot see.
+inline std::string beside_this_binary(const std::string& name, const std::string& fallback) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  if (!ec) {
+    for (const fs::path& p : {self / name, self.parent_path() / name}) {
+      if (fs::exists(p, ec)) return p.string();
+    }
+  }
+  return fallback;
+}
 
 // Every case says why its sampling stopped, and the record's JSON keeps it. With `fixed_count`,
 // every case that sampled to the end stopped on the count with exactly that many samples.

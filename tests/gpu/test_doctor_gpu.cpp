@@ -1,11 +1,15 @@
 // `pinbench doctor` on small programs that each commit one pitfall (doctor_programs/), checked
 // for exact counts and bytes; a clean program must give no finding. Each test runs the real
 // pinbench binary and its injection library, as a user would, and reads the record it wrote.
-// The paths default to the build tree; PINBENCH_DOCTOR_DIR names a folder holding pinbench, the
-// injection library, doctor_pitfalls and the Python scripts (the GPU machine's copy).
+// What it runs is found beside this binary (a GPU bundle: `make gpu-bundle`), else in the build
+// tree; PINBENCH_DOCTOR_DIR names a folder holding pinbench, the injection library,
+// doctor_pitfalls and doctor_programs/ instead. Records and output go to a fresh temporary
+// folder, or PINBENCH_DOCTOR_OUT.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -20,23 +24,32 @@
 namespace pinbench {
 namespace {
 
-std::string dir_or(const char* fallback) {
+// $PINBENCH_DOCTOR_DIR/NAME where it is set, else NAME beside this binary, else the build tree's.
+std::string found(const std::string& name, const std::string& built) {
   const char* d = std::getenv("PINBENCH_DOCTOR_DIR");
-  return d != nullptr ? std::string(d) : std::string(fallback);
+  return d != nullptr ? std::string(d) + "/" + name : test::beside_this_binary(name, built);
 }
 
 std::string pinbench_bin() {
-  return dir_or(PINBENCH_BUILD_DIR) + "/pinbench";
+  return found("pinbench", PINBENCH_BUILD_DIR "/pinbench");
 }
 std::string programs() {
-  return dir_or(PINBENCH_BUILD_DIR) + "/doctor_pitfalls";
+  return found("doctor_pitfalls", PINBENCH_BUILD_DIR "/doctor_pitfalls");
 }
 std::string scripts() {
-  return dir_or(PINBENCH_DOCTOR_SCRIPTS);
+  return found("doctor_programs", PINBENCH_DOCTOR_SCRIPTS);
 }
+// Where the runs' records and output go: $PINBENCH_DOCTOR_OUT, else a fresh folder of this
+// process under the system's temporary folder (not the build tree, which a GPU bundle lacks).
 std::string out_dir() {
-  const char* d = std::getenv("PINBENCH_DOCTOR_OUT");
-  return d != nullptr ? std::string(d) : std::string(PINBENCH_TEST_OUTPUT_DIR);
+  if (const char* d = std::getenv("PINBENCH_DOCTOR_OUT")) return d;
+  static const std::string dir = [] {
+    const std::filesystem::path p = std::filesystem::temp_directory_path() /
+                                    ("pinbench-doctor-gpu-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(p);
+    return p.string();
+  }();
+  return dir;
 }
 
 struct DoctorRun {

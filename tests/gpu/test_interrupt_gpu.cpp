@@ -21,11 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string pinbench_binary() {
-  const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
-  for (const fs::path& p : {self / "pinbench", self.parent_path() / "pinbench"}) {
-    if (fs::exists(p)) return p.string();
-  }
-  return "";
+  return test::beside_this_binary("pinbench", PINBENCH_BINARY_FALLBACK);
 }
 
 // Starts pinbench with `args`, its output thrown away; sends `sig` after `delay`; returns the
