@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fixtures.hpp"
+#include "framework/host_info.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
@@ -119,6 +120,12 @@ TEST(DoctorCli, TheReportOfARecordMadeWithoutAGpuIsWritten) {
   const std::string dir = test::temp_dir();
   test::Result r = test::run(kBin + "doctor --json " + dir + "/none.json -- true");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The host is described, GPU or not: its name, CPUs and memory.
+  const RunRecord record = load_record(dir + "/none.json");
+  EXPECT_EQ(record.machine.hostname, host_name());
+  EXPECT_FALSE(record.machine.hostname.empty());
+  EXPECT_GT(record.machine.host_logical_cpus, 0);
+  EXPECT_GT(record.machine.host_memory_bytes, 0u);
   r = test::run(kBin + "report " + dir + "/none.json --html " + dir + "/none.html");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("no complete"), std::string::npos) << r.err;
