@@ -4,8 +4,10 @@
 
 #include "framework/experiment.hpp"
 
-#define PINBENCH_EXPERIMENT(NAME) \
-  namespace pinbench::experiments::NAME { std::vector<const Experiment*> kinds(); }
+#define PINBENCH_EXPERIMENT(NAME)         \
+  namespace pinbench::experiments::NAME { \
+  std::vector<const Experiment*> kinds(); \
+  }
 #include "experiments/registry.def"
 #undef PINBENCH_EXPERIMENT
 

@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "framework/errors.hpp"
 #include "framework/csv_reader.hpp"
+#include "framework/errors.hpp"
 
 namespace pinbench {
 namespace {
@@ -292,7 +292,6 @@ DriverMemoryKind memory_kind_from(std::string_view text) {
   if (k == "array") return DriverMemoryKind::kArray;
   return DriverMemoryKind::kUnknown;
 }
-
 
 std::vector<ApiCall> parse_api_trace(std::string_view text, const std::string& source) {
   const std::vector<ColumnSpec> specs = {

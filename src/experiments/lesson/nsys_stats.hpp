@@ -40,7 +40,6 @@ CopyDirection memcpy_direction(std::string_view operation);
 // "Pageable", "Pinned", "Device", "Managed", "Array", "Device Static" as nsys spells them.
 DriverMemoryKind memory_kind_from(std::string_view text);
 
-
 // One row of a summary report: an API, a memory operation or an NVTX range.
 struct SummaryRow {
   std::string name;  // as nsys wrote it (NVTX names lose a leading ':' only)

@@ -35,7 +35,6 @@ std::vector<const ApiCall*> sorted_calls(const Trace& t, const std::string& name
   return calls;
 }
 
-
 // Fills a group from `calls` (in call order, already known to be the group's), skipping the
 // first as the warm-up and keeping at most `limit` (0: all).
 CallGroup group_from(const std::vector<const ApiCall*>& calls, const CopyIndex& index,
@@ -273,7 +272,6 @@ Claim prediction4_claim(const std::optional<Prediction4Evidence>& evidence) {
   return c;
 }
 
-
 json to_json(const Prediction4Evidence& e) {
   auto group = [](const CallGroup& g) {
     json j{{"call_ns", g.call_ns}, {"warmups", g.warmups}};
@@ -327,7 +325,6 @@ Prediction4Evidence prediction4_from_json(const json& j) {
   }
   return e;
 }
-
 
 void attach_trace(RunRecord& record, const Trace& trace, const std::string& perfetto_file) {
   const LessonConfig config = lesson_config_from(record.config);

@@ -22,9 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "framework/verdict.hpp"
 #include "framework/record.hpp"
 #include "framework/trace_model.hpp"
+#include "framework/verdict.hpp"
 
 namespace pinbench {
 
@@ -71,7 +71,6 @@ Prediction4Judgement judge_prediction4(const Prediction4Evidence& evidence);
 // The claim of prediction 4 for the lesson report; "not evaluated" without evidence.
 Claim prediction4_claim(const std::optional<Prediction4Evidence>& evidence);
 
-
 nlohmann::json to_json(const Prediction4Evidence& e);
 Prediction4Evidence prediction4_from_json(const nlohmann::json& j);  // throws InputError
 
@@ -79,6 +78,5 @@ Prediction4Evidence prediction4_from_json(const nlohmann::json& j);  // throws I
 // with the trace's size, its notes and prediction 4's evidence (docs/record-schema.md).
 // `perfetto_file` is the timeline written beside it ("" when none).
 void attach_trace(RunRecord& record, const Trace& trace, const std::string& perfetto_file);
-
 
 }  // namespace pinbench
