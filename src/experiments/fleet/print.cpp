@@ -1,8 +1,6 @@
 #include "experiments/fleet/print.hpp"
 
 #include <cstdio>
-#include <map>
-#include <optional>
 
 #include "experiments/check/prometheus.hpp"
 #include "experiments/fleet/analysis.hpp"
