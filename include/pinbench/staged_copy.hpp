@@ -21,8 +21,8 @@
 //    including earlier copies made through this engine on the same stream: copies on one stream
 //    happen in the order they were made, as on any stream.
 //  - Other work queued on `stream` after an asynchronous copy (a kernel, a cudaMemcpyAsync) is
-//    NOT ordered after it. Order it with StagedCopy::stream_wait(stream) (device side) or
-//    StagedCopy::wait() (host side). The synchronous calls return once the copy is complete, so
+//    NOT ordered after it (after copy_to_device_ordered it is). Order it with
+//    StagedCopy::stream_wait(stream) (device side) or StagedCopy::wait() (host side). The synchronous calls return once the copy is complete, so
 //    later work sees the data.
 //  - Host memory is read (to the device) or written (to the host) by the engine's threads:
 //    leave it alone until the copy is complete. For reads that starts at the call, before
@@ -128,6 +128,13 @@ class StagedCopier {
   void copy_to_device(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = 0);
   // Device memory `src` -> host memory `dst`. Returns when the data is in `dst`.
   void copy_to_host(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = 0);
+
+  // Host memory `src` -> device memory `dst` as cudaMemcpyAsync does it from pageable memory:
+  // returns once `src` has been read (the caller may reuse it), and work queued on `stream`
+  // after the call runs after the copy. The copy's last DMAs may still run: the returned handle
+  // says when it is complete.
+  StagedCopy copy_to_device_ordered(void* dst, const void* src, std::size_t bytes,
+                                    cudaStream_t stream = 0);
 
   // The same, returning at once.
   [[nodiscard]] StagedCopy copy_to_device_async(void* dst, const void* src, std::size_t bytes,

@@ -1,7 +1,14 @@
 #include "cli/paths.hpp"
 
+#include <climits>
 #include <cstdlib>
+#include <unistd.h>
+
 #include <filesystem>
+
+#include <fmt/format.h>
+
+#include "framework/errors.hpp"
 
 namespace pinbench::cli {
 
@@ -40,6 +47,19 @@ std::string c_library_beside_binary() {
   const std::filesystem::path bin = binary_dir();
   const std::filesystem::path lib = bin / "libpinbench_c.so";
   return std::filesystem::is_regular_file(lib, ec) ? lib.string() : "";
+}
+
+std::string program_library(const std::string& file_name, const std::string& target) {
+  const std::string dir = binary_dir();
+  for (const std::string& p : {dir + "/" + file_name, dir + "/../lib/pinbench/" + file_name}) {
+    if (access(p.c_str(), R_OK) == 0) {
+      char real[PATH_MAX];
+      return realpath(p.c_str(), real) != nullptr ? std::string(real) : p;
+    }
+  }
+  throw InputError(fmt::format("pinbench's library {} is not beside {} nor in {}/../lib/pinbench "
+                               "(build the {} target)",
+                               file_name, dir + "/pinbench", dir, target));
 }
 
 }  // namespace pinbench::cli

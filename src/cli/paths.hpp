@@ -22,4 +22,9 @@ std::string python_dir();
 // package then searches for itself, docs/python.md).
 std::string c_library_beside_binary();
 
+// A library pinbench loads into a user's program (doctor's, accel's), beside the binary (the
+// build folder) or where `cmake --install` puts it (<binary>/../lib/pinbench), as a real path;
+// InputError naming `target` (the CMake target that builds it) when it is in neither.
+std::string program_library(const std::string& file_name, const std::string& target);
+
 }  // namespace pinbench::cli

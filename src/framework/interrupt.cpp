@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <utility>
 
 namespace pinbench {
 namespace {
@@ -40,6 +41,17 @@ const char* signal_name(int signal_number) noexcept {
     default:
       return "a signal";
   }
+}
+
+std::string describe_signal(int sig) {
+  static const std::pair<int, const char*> names[] = {
+      {1, "SIGHUP"},   {2, "SIGINT"},   {3, "SIGQUIT"},  {4, "SIGILL"},
+      {6, "SIGABRT"},  {7, "SIGBUS"},   {8, "SIGFPE"},   {9, "SIGKILL"},
+      {11, "SIGSEGV"}, {13, "SIGPIPE"}, {14, "SIGALRM"}, {15, "SIGTERM"}};
+  for (const auto& [n, name] : names) {
+    if (n == sig) return name;
+  }
+  return "signal " + std::to_string(sig);
 }
 
 int exit_code_for_signal(int signal_number) noexcept {

@@ -6,6 +6,8 @@
 // included) rather than leaving a half-timed case behind. Lock-free and async-signal-safe.
 #pragma once
 
+#include <string>
+
 namespace pinbench {
 
 void request_stop(int signal_number) noexcept;  // the first request wins
@@ -15,6 +17,9 @@ void clear_stop() noexcept;  // for tests, and for a process that measures again
 
 // "SIGINT", "SIGTERM", "SIGHUP", or "a signal".
 const char* signal_name(int signal_number) noexcept;
+
+// A signal that ended a program: "SIGSEGV", "SIGKILL", ..., or "signal 42".
+std::string describe_signal(int signal_number);
 
 // The exit status of a process that ended because of `signal_number`: 128 + N, the shell's
 // convention (130 for SIGINT, 143 for SIGTERM).

@@ -607,6 +607,7 @@ json to_json(const RunRecord& r) {
          {"wall_ms", r.wall_ms}};
   if (!r.trace.is_null()) j["trace"] = r.trace;
   if (!r.doctor.is_null()) j["doctor"] = r.doctor;
+  if (!r.accel.is_null()) j["accel"] = r.accel;
   if (r.incomplete) j["incomplete"] = {{"interrupted_by", r.interrupted_by}};
   if (!r.members.empty()) {
     json members = json::array();
@@ -708,6 +709,7 @@ RunRecord record_from_json(const json& j) {
     rec.trace = j["trace"];
   }
   if (j.contains("doctor") && !j["doctor"].is_null()) rec.doctor = j["doctor"];
+  if (j.contains("accel") && !j["accel"].is_null()) rec.accel = j["accel"];
   if (j.contains("members")) {
     const json& members = r.array("members");
     for (std::size_t i = 0; i < members.size(); ++i) {

@@ -116,6 +116,9 @@ struct RunRecord {
   // What `pinbench doctor` saw the program do (experiments/doctor/trace.hpp); null for every
   // other experiment, and written only when set.
   nlohmann::json doctor = nullptr;
+  // What `pinbench accel` routed and passed on in each process of the program
+  // (experiments/accel/summary.hpp); null for every other experiment, written only when set.
+  nlohmann::json accel = nullptr;
   // A fleet record's check records, one per host (or rank) that sent one; written only when set.
   std::vector<RunRecord> members;
 

@@ -43,6 +43,10 @@ CudaQueue::~CudaQueue() {
 
 void CudaQueue::bind_thread() {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  // The caller's program may capture a stream into a graph in the global mode, which forbids
+  // every thread calls such as cudaEventQuery; the lane's own calls touch only its own stream.
+  cudaStreamCaptureMode relaxed = cudaStreamCaptureModeRelaxed;
+  check_cuda(cudaThreadExchangeStreamCaptureMode(&relaxed), "cudaThreadExchangeStreamCaptureMode");
 }
 
 void CudaQueue::copy(void* dst, const void* src, std::size_t bytes) {

@@ -498,8 +498,13 @@ struct StagedCopier::Impl {
     return StagedCopy(std::move(state));
   }
 
+  // How a call returns: at once, once the copy is complete, or (to the device) once the source
+  // has been read and `stream` waits for the copy's end.
+  enum class Return { kAtOnce, kComplete, kSourceRead };
+
   StagedCopy submit(transfer::Flow flow, void* dst, const void* src, std::size_t bytes,
-                    cudaStream_t stream, bool synchronous) {
+                    cudaStream_t stream, Return returns) {
+    const bool synchronous = returns != Return::kAtOnce;
     const bool to_dev = flow == transfer::Flow::kToDevice;
     const char* what = to_dev ? "host-to-device copy" : "device-to-host copy";
     if (bytes == 0) return StagedCopy();
@@ -526,9 +531,17 @@ struct StagedCopier::Impl {
     }
     const StagingRing& ring = to_dev ? options.to_device : options.to_host;
     if (host != HostMemory::kPageable || bytes < ring.direct_below_bytes) {
-      return direct(to_dev, host, dst, src, bytes, stream, synchronous, what);
+      // From pageable memory the driver's own copy returns once the source is read, as
+      // kSourceRead asks; from page-locked memory it returns at once, so the call waits.
+      const bool wait = returns == Return::kComplete ||
+                        (returns == Return::kSourceRead && host != HostMemory::kPageable);
+      return direct(to_dev, host, dst, src, bytes, stream, wait, what);
     }
     StagedCopy copy = staged(to_dev, dst, src, bytes, stream, what);
+    if (returns == Return::kSourceRead) {
+      copy.stream_wait(stream);
+      return copy;
+    }
     if (synchronous) {
       // This thread would only wait: let it copy slices too. Safe here, where the engine cannot
       // be destroyed under it (the caller is inside one of its calls).
@@ -548,22 +561,27 @@ StagedCopier::~StagedCopier() = default;
 
 void StagedCopier::copy_to_device(void* dst, const void* src, std::size_t bytes,
                                   cudaStream_t stream) {
-  impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream, true);
+  impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream, Impl::Return::kComplete);
 }
 
 void StagedCopier::copy_to_host(void* dst, const void* src, std::size_t bytes,
                                 cudaStream_t stream) {
-  impl_->submit(transfer::Flow::kToHost, dst, src, bytes, stream, true);
+  impl_->submit(transfer::Flow::kToHost, dst, src, bytes, stream, Impl::Return::kComplete);
+}
+
+StagedCopy StagedCopier::copy_to_device_ordered(void* dst, const void* src, std::size_t bytes,
+                                                cudaStream_t stream) {
+  return impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream, Impl::Return::kSourceRead);
 }
 
 StagedCopy StagedCopier::copy_to_device_async(void* dst, const void* src, std::size_t bytes,
                                               cudaStream_t stream) {
-  return impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream, false);
+  return impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream, Impl::Return::kAtOnce);
 }
 
 StagedCopy StagedCopier::copy_to_host_async(void* dst, const void* src, std::size_t bytes,
                                             cudaStream_t stream) {
-  return impl_->submit(transfer::Flow::kToHost, dst, src, bytes, stream, false);
+  return impl_->submit(transfer::Flow::kToHost, dst, src, bytes, stream, Impl::Return::kAtOnce);
 }
 
 StagedCopierStats StagedCopier::stats() const {

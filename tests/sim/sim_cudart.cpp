@@ -180,6 +180,14 @@ cudaError_t cudaGetLastError() {
   return e;
 }
 
+cudaError_t cudaPeekAtLastError() {
+  return last_error;
+}
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode*) {
+  return cudaSuccess;
+}
+
 const char* cudaGetErrorName(cudaError_t e) {
   switch (e) {
     case cudaSuccess:
@@ -213,6 +221,10 @@ cudaError_t cudaGetDevice(int* d) {
 
 cudaError_t cudaSetDevice(int d) {
   return d == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaMallocManaged(void** p, size_t bytes, unsigned int) {
+  return allocate(p, bytes, cudaMemoryTypeManaged);
 }
 
 cudaError_t cudaMalloc(void** p, size_t bytes) {
@@ -404,6 +416,18 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
     std::memcpy(dst, src, bytes);
   });
   if (to_host && d == nullptr) wait_drained(lock, st);  // pageable destination: synchronous
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream) {
+  for (size_t row = 0; row < height; ++row) {
+    const cudaError_t e = cudaMemcpyAsync(static_cast<char*>(dst) + row * dpitch,
+                                          static_cast<const char*>(src) + row * spitch, width,
+                                          kind, stream);
+    if (e != cudaSuccess) return e;
+  }
   return cudaSuccess;
 }
 

@@ -11,7 +11,8 @@
 //    does; copies to and from page-locked memory are queued;
 //  - cudaPointerGetAttributes knows the allocations made here (device, page-locked, registered)
 //    and calls everything else pageable; cuMemGetAddressRange is found through
-//    cudaGetDriverEntryPointByVersion.
+//    cudaGetDriverEntryPointByVersion;
+//  - cudaGetLastError and cudaPeekAtLastError report the calling thread's last failure.
 //
 // It is a test double, not an emulator: no kernels, no legacy-stream synchronisation, one device.
 // What it cannot show (DMA rates, the driver's real staging) the GPU tests do.

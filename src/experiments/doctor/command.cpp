@@ -23,7 +23,7 @@
 #include "cuda/cupti_trace.hpp"
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/calibration.hpp"
-#include "experiments/doctor/process.hpp"
+#include "cli/program.hpp"
 #include "experiments/doctor/symbolise.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "framework/errors.hpp"
@@ -48,21 +48,6 @@ struct DoctorFlags {
   bool no_calibration = false;
   bool no_python_gil = false;
 };
-
-// Beside pinbench (the build folder), or where `cmake --install` puts it.
-std::string find_injection_library() {
-  const std::string dir = binary_dir();
-  for (const std::string& p : {dir + "/" + kInjectName, dir + "/../lib/pinbench/" + kInjectName}) {
-    if (access(p.c_str(), R_OK) == 0) {
-      char real[4096];
-      return realpath(p.c_str(), real) != nullptr ? std::string(real) : p;
-    }
-  }
-  throw InputError(
-      fmt::format("pinbench's injection library {} is not beside {} nor in "
-                  "{}/../lib/pinbench (build the pinbench_doctor_inject target)",
-                  kInjectName, dir + "/pinbench", dir));
-}
 
 std::vector<std::string> parse_fail_on(const std::string& list) {
   std::vector<std::string> out;
@@ -161,8 +146,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
         "needs that variable for its own library",
         other));
   }
-  const std::string program = pinbench::doctor::resolve_program(flags.program.front());
-  const std::string inject = find_injection_library();
+  const std::string program = cli::resolve_program(flags.program.front());
+  const std::string inject = program_library(kInjectName, "pinbench_doctor_inject");
   check_output_paths({flags.json, "", "", flags.trace});
   std::optional<RunRecord> rates;
   if (!flags.rates.empty()) rates = load_rates(flags.rates);
@@ -187,9 +172,9 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   if (flags.no_python_gil) env.push_back("PINBENCH_DOCTOR_PYTHON_GIL=0");
 
   const auto t0 = SteadyClock::now();
-  pinbench::doctor::ProgramExit done;
+  cli::ProgramExit done;
   try {
-    done = pinbench::doctor::run_program(program, flags.program, env);
+    done = cli::run_program(program, flags.program, {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH="}, env);
   } catch (...) {
     unlink(events_path.c_str());
     throw;
@@ -205,7 +190,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   DoctorTrace t = parse_doctor_events(text);
   t.command = flags.program;
   t.exit_status = done.signal != 0 ? 0 : done.exit_status;
-  if (done.signal != 0) t.signal = doctor_signal_name(done.signal);
+  if (done.signal != 0) t.signal = describe_signal(done.signal);
   t.wall_ms = done.wall_ms;
   pinbench::doctor::symbolise(t);
   for (const std::string& n : t.notes) {

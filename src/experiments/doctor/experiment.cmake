@@ -3,7 +3,7 @@
 pinbench_experiment(
   CUDA_FREE trace.cpp events.hpp analysis.cpp report.cpp experiment.cpp
   MEASURE calibration.cpp
-  COMMAND command.cpp process.cpp symbolise.cpp)
+  COMMAND command.cpp symbolise.cpp)
 
 # doctor's injection library: loaded by the CUDA driver into the program under test
 # (CUDA_INJECTION64_PATH), so it carries its C++ runtime and hides it, needs CUPTI's headers

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "framework/errors.hpp"
-#include "experiments/doctor/process.hpp"
+#include "cli/program.hpp"
 
 namespace pinbench::doctor {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 // a frame is its module and offset, with the dynamic symbol where the module exports one.
 std::string find_addr2line() {
   try {
-    return resolve_program("addr2line");
+    return cli::resolve_program("addr2line");
   } catch (const InputError&) {
     return "";
   }
@@ -52,7 +52,7 @@ void symbolise(DoctorTrace& t) {
       for (std::size_t i = from; i < to; ++i) {
         argv.push_back(fmt::format("0x{:x}", frames[i]->offset > 0 ? frames[i]->offset - 1 : 0));
       }
-      const std::string out = capture(argv);
+      const std::string out = cli::capture(argv);
       std::vector<std::string> lines;
       std::size_t at = 0;
       while (at < out.size()) {

@@ -14,6 +14,8 @@
 
 #include "experiments/doctor/events.hpp"
 #include "framework/errors.hpp"
+#include "framework/interrupt.hpp"
+#include "framework/json_fields.hpp"
 
 namespace pinbench {
 
@@ -70,17 +72,6 @@ const char* direction_name(CopyDirection d) {
 }
 
 }  // namespace
-
-std::string doctor_signal_name(int sig) {
-  static const std::pair<int, const char*> names[] = {
-      {1, "SIGHUP"},   {2, "SIGINT"},   {3, "SIGQUIT"},  {4, "SIGILL"},
-      {6, "SIGABRT"},  {7, "SIGBUS"},   {8, "SIGFPE"},   {9, "SIGKILL"},
-      {11, "SIGSEGV"}, {13, "SIGPIPE"}, {14, "SIGALRM"}, {15, "SIGTERM"}};
-  for (const auto& [n, name] : names) {
-    if (n == sig) return name;
-  }
-  return fmt::format("signal {}", sig);
-}
 
 namespace {
 
@@ -326,7 +317,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
     if (how.rfind(prefix, 0) == 0) {
       int sig = 0;
       if (signed_number(std::string_view(how).substr(prefix.size()), sig) && t.signal.empty()) {
-        t.signal = doctor_signal_name(sig);
+        t.signal = describe_signal(sig);
       }
     }
   }
@@ -370,82 +361,11 @@ json to_json(const DoctorFrame& f) {
   return j;
 }
 
-[[noreturn]] void refuse(const std::string& field, const std::string& why) {
-  throw InputError(fmt::format("run record: '{}' {}", field, why));
-}
-
-struct Obj {
-  const json& j;
-  std::string path;
-  Obj(const json& v, std::string p) : j(v), path(std::move(p)) {
-    if (!j.is_object()) refuse(path, "is not an object");
-  }
-  std::string field(const char* key) const { return path + "." + key; }
-  const json& at(const char* key) const {
-    if (!j.contains(key)) refuse(field(key), "is missing");
-    return j[key];
-  }
-  std::string text(const char* key) const {
-    const json& v = at(key);
-    if (!v.is_string()) refuse(field(key), fmt::format("has the wrong type ({})", v.type_name()));
-    return v.get<std::string>();
-  }
-  std::string text_or(const char* key, const char* fallback) const {
-    return j.contains(key) ? text(key) : fallback;
-  }
-  std::int64_t whole(const char* key, std::int64_t lo, std::int64_t hi) const {
-    const json& v = at(key);
-    if (!v.is_number_integer() &&
-        !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())) {
-      refuse(field(key), fmt::format("is {}, not a whole number", v.dump()));
-    }
-    const double d = v.get<double>();
-    if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
-      refuse(field(key), fmt::format("is {}, outside {} to {}", v.dump(), lo, hi));
-    }
-    return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>())
-                                  : v.get<std::int64_t>();
-  }
-  std::int64_t whole_or(const char* key, std::int64_t fallback, std::int64_t lo,
-                        std::int64_t hi) const {
-    return j.contains(key) ? whole(key, lo, hi) : fallback;
-  }
-  const json& array(const char* key) const {
-    const json& v = at(key);
-    if (!v.is_array()) refuse(field(key), "is not an array");
-    return v;
-  }
-  std::uint64_t hex(const char* key) const {
-    const std::string s = text(key);
-    std::uint64_t v = 0;
-    if (s.size() < 3 || s.compare(0, 2, "0x") != 0 ||
-        !number(std::string_view(s).substr(2), v, 16)) {
-      refuse(field(key), fmt::format("is '{}', not a hexadecimal number like 0x1f", s));
-    }
-    return v;
-  }
-};
-
 constexpr std::int64_t kMaxNs = std::int64_t{1} << 62;
 constexpr std::int64_t kMaxBytes = std::numeric_limits<std::int64_t>::max();
 
-template <typename Names>
-std::string one_of(const Obj& o, const char* key, const Names& names) {
-  const std::string v = o.text(key);
-  for (const char* n : names) {
-    if (v == n) return v;
-  }
-  std::string list;
-  for (const char* n : names) list += (list.empty() ? "" : ", ") + std::string(n);
-  refuse(o.field(key), fmt::format("is '{}', not one of {}", v, list));
-}
-
-std::string one_of(const Obj& o, const char* key, std::initializer_list<const char*> names) {
-  return one_of<std::initializer_list<const char*>>(o, key, names);
-}
-
-void check_interval(const Obj& o, std::int64_t start, std::int64_t end) {
-  if (end < start) refuse(o.field("end_ns"), fmt::format("is {}, before start_ns {}", end, start));
+void check_interval(const JsonFields& o, std::int64_t start, std::int64_t end) {
+  if (end < start) refuse_field(o.field("end_ns"), fmt::format("is {}, before start_ns {}", end, start));
 }
 
 }  // namespace
@@ -482,18 +402,18 @@ json to_json(const DoctorTrace& t) {
 }
 
 DoctorTrace doctor_trace_from_json(const json& j) {
-  const Obj o(j, "doctor");
+  const JsonFields o(j, "doctor");
   DoctorTrace t;
   for (std::size_t i = 0; i < o.array("command").size(); ++i) {
     const json& v = j["command"][i];
-    if (!v.is_string()) refuse(fmt::format("doctor.command[{}]", i), "is not a string");
+    if (!v.is_string()) refuse_field(fmt::format("doctor.command[{}]", i), "is not a string");
     t.command.push_back(v.get<std::string>());
   }
   t.exit_status = static_cast<int>(o.whole("exit_status", 0, 255));
   t.signal = o.text_or("signal", "");
   const json& wall = o.at("wall_ms");
   if (!wall.is_number() || !std::isfinite(wall.get<double>()) || wall.get<double>() < 0) {
-    refuse(o.field("wall_ms"),
+    refuse_field(o.field("wall_ms"),
            fmt::format("is {}; a wall time is finite and not negative", wall.dump()));
   }
   t.wall_ms = wall.get<double>();
@@ -503,7 +423,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   if (j.contains("notes")) {
     for (std::size_t i = 0; i < o.array("notes").size(); ++i) {
       const json& v = j["notes"][i];
-      if (!v.is_string()) refuse(fmt::format("doctor.notes[{}]", i), "is not a string");
+      if (!v.is_string()) refuse_field(fmt::format("doctor.notes[{}]", i), "is not a string");
       t.notes.push_back(v.get<std::string>());
     }
   }
@@ -511,13 +431,13 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   t.unmatched_copies = static_cast<std::uint64_t>(o.whole_or("unmatched_copies", 0, 0, kMaxBytes));
   const json& calls = o.array("calls");
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    const Obj c(calls[i], fmt::format("doctor.calls[{}]", i));
+    const JsonFields c(calls[i], fmt::format("doctor.calls[{}]", i));
     DoctorCall k;
     k.pid = static_cast<int>(c.whole("pid", 0, INT_MAX));
     k.api = c.text("api");
-    if (k.api.empty()) refuse(c.field("api"), "is empty");
-    k.domain = one_of(c, "domain", {"runtime", "driver"});
-    k.kind = one_of(c, "kind", ev::kCallClassNames);
+    if (k.api.empty()) refuse_field(c.field("api"), "is empty");
+    k.domain = c.one_of("domain", {"runtime", "driver"});
+    k.kind = c.one_of_list("kind", ev::kCallClassNames);
     k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX));
     k.start_ns = c.whole("start_ns", 0, kMaxNs);
     k.end_ns = c.whole("end_ns", 0, kMaxNs);
@@ -528,17 +448,17 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     k.site = c.text_or("site", "");
     const json& copies = c.array("copies");
     for (std::size_t n = 0; n < copies.size(); ++n) {
-      const Obj p(copies[n], fmt::format("{}.copies[{}]", c.path, n));
+      const JsonFields p(copies[n], fmt::format("{}.copies[{}]", c.path(), n));
       Copy d;
-      if (!direction_named(one_of(p, "direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"}),
+      if (!direction_named(p.one_of("direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"}),
                            d.direction)) {
         d.direction = CopyDirection::kUnknown;  // "other"
       }
       d.bytes = static_cast<std::uint64_t>(p.whole("bytes", 0, kMaxBytes));
       const std::initializer_list<const char*> kinds = {"pageable", "pinned", "device",
                                                         "managed",  "array",  "unknown"};
-      memory_kind_named(one_of(p, "src_kind", kinds), d.src_kind);
-      memory_kind_named(one_of(p, "dst_kind", kinds), d.dst_kind);
+      memory_kind_named(p.one_of_list("src_kind", kinds), d.src_kind);
+      memory_kind_named(p.one_of_list("dst_kind", kinds), d.dst_kind);
       d.start_ns = p.whole("start_ns", 0, kMaxNs);
       d.end_ns = p.whole("end_ns", 0, kMaxNs);
       check_interval(p, d.start_ns, d.end_ns);
@@ -553,26 +473,26 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     const json& k = kernels[i];
     if (!k.is_array() || k.size() != 3 || !k[0].is_number_integer() || !k[1].is_number_integer() ||
         !k[2].is_number_integer()) {
-      refuse(f, "is not [start_ns, end_ns, stream]");
+      refuse_field(f, "is not [start_ns, end_ns, stream]");
     }
     const std::int64_t s = k[0].get<std::int64_t>(), e = k[1].get<std::int64_t>();
     if (s < 0 || e < s || e > kMaxNs || k[2].get<std::int64_t>() < 0) {
-      refuse(f, fmt::format("is {}, not an interval of times and a stream", k.dump()));
+      refuse_field(f, fmt::format("is {}, not an interval of times and a stream", k.dump()));
     }
     t.kernels.push_back({"", s, e, static_cast<std::uint32_t>(k[2].get<std::int64_t>()), 0});
   }
   t.kernels_total = static_cast<std::uint64_t>(
       o.whole_or("kernels_total", static_cast<std::int64_t>(t.kernels.size()), 0, kMaxBytes));
   if (t.kernels_total < t.kernels.size()) {
-    refuse(o.field("kernels_total"), fmt::format("is {}, fewer than the {} kernels listed",
+    refuse_field(o.field("kernels_total"), fmt::format("is {}, fewer than the {} kernels listed",
                                                  t.kernels_total, t.kernels.size()));
   }
   if (j.contains("migrations")) {
     const json& migrations = o.array("migrations");
     for (std::size_t i = 0; i < migrations.size(); ++i) {
-      const Obj m(migrations[i], fmt::format("doctor.migrations[{}]", i));
+      const JsonFields m(migrations[i], fmt::format("doctor.migrations[{}]", i));
       DoctorMigration d;
-      d.kind = one_of(m, "kind", {"htod", "dtoh", "cpu_faults", "gpu_faults"});
+      d.kind = m.one_of("kind", {"htod", "dtoh", "cpu_faults", "gpu_faults"});
       d.value = static_cast<std::uint64_t>(m.whole("value", 0, kMaxBytes));
       d.start_ns = m.whole("start_ns", 0, kMaxNs);
       d.end_ns = m.whole("end_ns", 0, kMaxNs);
@@ -582,14 +502,14 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   }
   const json& sites = o.array("sites");
   for (std::size_t i = 0; i < sites.size(); ++i) {
-    const Obj s(sites[i], fmt::format("doctor.sites[{}]", i));
+    const JsonFields s(sites[i], fmt::format("doctor.sites[{}]", i));
     DoctorSite d;
     d.id = s.text("id");
-    if (d.id.empty()) refuse(s.field("id"), "is empty");
+    if (d.id.empty()) refuse_field(s.field("id"), "is empty");
     d.pid = static_cast<int>(s.whole("pid", 0, INT_MAX));
     const json& frames = s.array("frames");
     for (std::size_t n = 0; n < frames.size(); ++n) {
-      const Obj f(frames[n], fmt::format("{}.frames[{}]", s.path, n));
+      const JsonFields f(frames[n], fmt::format("{}.frames[{}]", s.path(), n));
       DoctorFrame fr;
       fr.python = frames[n].contains("python") && frames[n]["python"] == true;
       fr.function = f.text_or("function", "");
@@ -606,7 +526,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   for (std::size_t i = 0; i < t.calls.size(); ++i) {
     const DoctorCall& c = t.calls[i];
     if (!c.site.empty() && t.find_site(c.site, c.pid) == nullptr) {
-      refuse(fmt::format("doctor.calls[{}].site", i),
+      refuse_field(fmt::format("doctor.calls[{}].site", i),
              fmt::format("is '{}', a call site the record does not list", c.site));
     }
   }

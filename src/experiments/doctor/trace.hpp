@@ -89,9 +89,6 @@ constexpr std::size_t kMaxDoctorKernels = 200000;
 // writing it) and unknown lines are skipped and counted in the notes; nothing else is lost.
 DoctorTrace parse_doctor_events(std::string_view text);
 
-// "SIGSEGV" for 11, and so on; "signal N" for one without a name here.
-std::string doctor_signal_name(int signal_number);
-
 nlohmann::json to_json(const DoctorTrace& t);
 // Validates as record_from_json does: InputError naming the field ("doctor.calls[3].bytes").
 DoctorTrace doctor_trace_from_json(const nlohmann::json& j);

@@ -1,5 +1,5 @@
-// Starting a program as a shell would, and capturing a helper's output (process.hpp).
-#include "experiments/doctor/process.hpp"
+// Starting a program as a shell would, and capturing a helper's output (program.hpp).
+#include "cli/program.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -20,10 +20,10 @@
 
 extern char** environ;
 
-namespace pinbench::doctor {
+namespace pinbench::cli {
 namespace {
 
-// The child of a terminal gets the terminal's SIGINT itself; a signal sent to doctor alone (by
+// The child of a terminal gets the terminal's SIGINT itself; a signal sent to pinbench alone (by
 // kill, a job runner's SIGTERM) is passed on, so the program ends the way it would without us.
 volatile sig_atomic_t g_child = 0;
 extern "C" void forward_signal(int sig, siginfo_t* info, void*) {
@@ -60,13 +60,13 @@ std::string resolve_program(const std::string& name) {
 }
 
 ProgramExit run_program(const std::string& path, const std::vector<std::string>& argv,
+                        const std::vector<std::string>& drop,
                         const std::vector<std::string>& extra_env) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
-    if (entry.rfind("PINBENCH_DOCTOR_", 0) == 0 || entry.rfind("CUDA_INJECTION64_PATH=", 0) == 0) {
-      continue;
-    }
+    const auto dropped = [&](const std::string& prefix) { return entry.rfind(prefix, 0) == 0; };
+    if (std::any_of(drop.begin(), drop.end(), dropped)) continue;
     env.push_back(entry);
   }
   env.insert(env.end(), extra_env.begin(), extra_env.end());
@@ -149,4 +149,4 @@ std::string capture(const std::vector<std::string>& argv) {
   return out;
 }
 
-}  // namespace pinbench::doctor
+}  // namespace pinbench::cli

@@ -1,5 +1,5 @@
-// The process side of `pinbench doctor`: finding the program on PATH, starting it as a shell
-// would (its own stdin, stdout, stderr, arguments and environment, every signal at its default
+// Running a user's program under pinbench (`doctor`, `accel`): finding it on PATH, starting it as
+// a shell would (its own stdin, stdout, stderr, arguments and environment, every signal at its default
 // and none blocked, since pinbench itself ignores SIGPIPE), passing on the signals sent to doctor
 // alone, and capturing a helper's output (addr2line). No CUDA here: the program's CUDA is its own.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace pinbench::doctor {
+namespace pinbench::cli {
 
 // A regular file this process may execute.
 bool executable_file(const std::string& path);
@@ -22,14 +22,16 @@ struct ProgramExit {
   double wall_ms = 0;   // from its start to its end
 };
 
-// Runs `path` with `argv` and this process's environment, less any PINBENCH_DOCTOR_* or
-// CUDA_INJECTION64_PATH entry, plus `extra_env`, and waits for it. SIGINT, SIGTERM, SIGHUP and
+// Runs `path` with `argv` and this process's environment, less every entry whose name starts
+// with one of `drop` (e.g. "PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH"), plus `extra_env`, and
+// waits for it. SIGINT, SIGTERM, SIGHUP and
 // SIGQUIT sent to this process alone (by kill, a job runner) are passed on; a terminal's signal
 // reaches the program itself. InputError when it cannot be started.
 ProgramExit run_program(const std::string& path, const std::vector<std::string>& argv,
+                        const std::vector<std::string>& drop,
                         const std::vector<std::string>& extra_env);
 
 // What `argv` (argv[0] a path) writes to stdout, stderr discarded; "" when it cannot start.
 std::string capture(const std::vector<std::string>& argv);
 
-}  // namespace pinbench::doctor
+}  // namespace pinbench::cli

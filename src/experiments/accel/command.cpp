@@ -1,0 +1,159 @@
+// `pinbench accel [options] -- PROGRAM [ARGS...]`: runs PROGRAM with accel's library preloaded
+// (src/experiments/accel/interpose/), then reads the counters every process of it left, builds
+// the accel record and prints its report on stderr (the program owns stdout). `--replay FILE`
+// prints a recorded run.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/command_help.hpp"
+#include "cli/commands.hpp"
+#include "cli/outputs.hpp"
+#include "cli/paths.hpp"
+#include "cli/program.hpp"
+#include "cli/replay.hpp"
+#include "experiments/accel/summary.hpp"
+#include "framework/errors.hpp"
+#include "framework/interrupt.hpp"
+#include "framework/render/text.hpp"
+#include "framework/report_model.hpp"
+#include "measure/run_record.hpp"
+
+namespace pinbench::experiments::accel {
+namespace {
+
+using namespace pinbench::cli;
+namespace acc = pinbench::accel;
+
+constexpr const char* kLibraryName = "libpinbench_accel.so";
+
+struct AccelFlags {
+  std::vector<std::string> program;
+  std::string json, replay;
+};
+
+// A folder of its own for the processes' counter files, removed with them on every way out.
+class CounterFolder {
+ public:
+  CounterFolder() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/pinbench-accel-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw InputError(fmt::format("cannot create accel's counter folder {}: {}", pattern,
+                                   std::strerror(errno)));
+    }
+    path_ = pattern;
+  }
+  ~CounterFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  CounterFolder(const CounterFolder&) = delete;
+  CounterFolder& operator=(const CounterFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// LD_PRELOAD with accel's library first. Another library already named stays after it and sees
+// every copy accel passes on.
+std::string preload_with(const std::string& library) {
+  const char* other = std::getenv("LD_PRELOAD");
+  if (other == nullptr || *other == '\0') return library;
+  std::fprintf(stderr,
+               "pinbench: note: LD_PRELOAD already names %s; accel's library goes before it, and "
+               "the copies accel does not route pass on to it\n",
+               other);
+  return library + ":" + other;
+}
+
+int replay(const CLI::App& sub, const AccelFlags& flags) {
+  if (!flags.program.empty()) throw InputError("--replay takes no program");
+  for (const CLI::Option* o : sub.get_options()) {
+    const std::string name = o->get_name();
+    if (o->count() > 0 && name != "--replay" && name != "--help" && name != "program") {
+      throw InputError(fmt::format("--replay excludes {}: a replay prints a recorded run", name));
+    }
+  }
+  const RunRecord record = load_record(flags.replay);
+  if (record.experiment != "accel") {
+    throw InputError(fmt::format("run record '{}' is of experiment '{}', not 'accel'",
+                                 flags.replay, record.experiment));
+  }
+  std::printf("Replaying %s: recorded %s.\n\n", flags.replay.c_str(), record.created_utc.c_str());
+  return print_run(record, {}, true);
+}
+
+int run_accel(const CLI::App& sub, const AccelFlags& flags) {
+  if (!flags.replay.empty()) return replay(sub, flags);
+  if (flags.program.empty()) {
+    throw InputError("no program given: pinbench accel [options] -- PROGRAM [ARGS...]");
+  }
+  const std::string program = resolve_program(flags.program.front());
+  const std::string library = program_library(kLibraryName, "pinbench_accel");
+  check_output_paths({flags.json, "", "", ""});
+  const CounterFolder folder;
+
+  const auto t0 = SteadyClock::now();
+  const ProgramExit done =
+      run_program(program, flags.program, {"PINBENCH_ACCEL_", "LD_PRELOAD="},
+                  {"LD_PRELOAD=" + preload_with(library), "PINBENCH_ACCEL_DIR=" + folder.path()});
+  acc::AccelRun run = acc::read_counter_folder(folder.path());
+  run.command = flags.program;
+  run.exit_status = done.signal != 0 ? 0 : done.exit_status;
+  if (done.signal != 0) run.signal = describe_signal(done.signal);
+  run.wall_ms = done.wall_ms;
+
+  // The machine is described once the program is gone, so pinbench's own CUDA context never
+  // shares the GPU with it; a program that used no CUDA needs no GPU described.
+  const bool used_cuda = std::any_of(run.processes.begin(), run.processes.end(),
+                                     [](const acc::AccelProcess& p) { return p.driver || p.called; });
+  RunRecord record = start_host_record("accel");
+  if (used_cuda) {
+    try {
+      record = start_record("accel", nlohmann::json::object());
+    } catch (const NoGpuError&) {
+      record = start_host_record("accel");
+    }
+  }
+  record.config["program"] = flags.program.front();
+  record.accel = acc::to_json(run);
+  finish_record(record, t0);
+
+  const ReportModel model = analyse(record);
+  std::fputs("\n", stderr);
+  std::fputs(render_text(record, model).c_str(), stderr);
+  if (!flags.json.empty()) {
+    save_record(record, flags.json);
+    std::fprintf(stderr, "Record written to %s (pinbench accel --replay %s)\n", flags.json.c_str(),
+                 flags.json.c_str());
+  }
+  return done.signal != 0 ? exit_code_for_signal(done.signal) : done.exit_status;
+}
+
+Command add_accel(CLI::App& app) {
+  CLI::App* sub = add_command(app, "accel");
+  auto flags = std::make_shared<AccelFlags>();
+  sub->add_option("--json", flags->json, "Write the run record (experiment accel) to FILE");
+  sub->add_option("--replay", flags->replay, "Print a recorded accel run instead of running one");
+  sub->add_option("program", flags->program, "The program and its arguments, after --");
+  return {sub, [sub, flags] { return run_accel(*sub, *flags); }};
+}
+
+}  // namespace
+
+std::vector<Command> commands(CLI::App& app) {
+  return {add_accel(app)};
+}
+
+}  // namespace pinbench::experiments::accel

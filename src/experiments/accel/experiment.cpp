@@ -1,0 +1,36 @@
+// accel as the registry sees it: a record of what an unmodified program's copies did under
+// `pinbench accel`, process by process; the model is its printer.
+#include "framework/experiment.hpp"
+
+#include "experiments/accel/report.hpp"
+#include "experiments/accel/summary.hpp"
+
+namespace pinbench::experiments::accel {
+namespace {
+
+class Accel final : public Experiment {
+ public:
+  std::string name() const override { return "accel"; }
+  std::string command() const override { return "pinbench accel"; }
+  std::string label() const override { return "Accel"; }
+  std::string noun() const override { return "accel run"; }
+  const std::vector<ConfigField>& config_fields() const override {
+    static const std::vector<ConfigField> fields = {{"program", FieldKind::kText}};
+    return fields;
+  }
+  void validate(const RunRecord& record) const override {
+    if (!record.accel.is_null()) pinbench::accel::accel_run_from_json(record.accel);
+  }
+  void analyse(const RunRecord& record, ReportModel& model) const override {
+    pinbench::accel::build_accel_model(record, model);
+  }
+};
+
+}  // namespace
+
+std::vector<const Experiment*> kinds() {
+  static const Accel accel;
+  return {&accel};
+}
+
+}  // namespace pinbench::experiments::accel

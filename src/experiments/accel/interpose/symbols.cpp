@@ -1,0 +1,63 @@
+// Finding the program's CUDA runtime (symbols.hpp).
+#include "experiments/accel/interpose/symbols.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cstring>
+#include <mutex>
+
+namespace pinbench::accel {
+namespace {
+
+struct Search {
+  const char* part;
+  bool found = false;
+  char path[4096] = {};
+};
+
+int find_object(dl_phdr_info* info, std::size_t, void* data) {
+  auto* s = static_cast<Search*>(data);
+  const char* name = info->dlpi_name;
+  if (name == nullptr || *name == '\0') return 0;
+  if (std::strstr(name, s->part) == nullptr) return 0;
+  std::strncpy(s->path, name, sizeof s->path - 1);
+  s->found = true;
+  return 1;
+}
+
+void* g_runtime = nullptr;
+std::once_flag g_runtime_once;
+
+void* runtime_handle() {
+  std::call_once(g_runtime_once, [] {
+    Search s{"libcudart.so"};
+    dl_iterate_phdr(find_object, &s);
+    // RTLD_NOLOAD: a handle on the copy already loaded, never a second one.
+    if (s.found) g_runtime = dlopen(s.path, RTLD_NOW | RTLD_NOLOAD);
+  });
+  return g_runtime;
+}
+
+}  // namespace
+
+void* runtime_symbol(const char* name) {
+  void* handle = runtime_handle();
+  if (handle != nullptr) {
+    if (void* fn = dlsym(handle, name)) return fn;
+  }
+  return dlsym(RTLD_NEXT, name);
+}
+
+void* next_symbol(const char* name) {
+  if (void* fn = dlsym(RTLD_NEXT, name)) return fn;
+  return runtime_symbol(name);
+}
+
+bool loaded(const char* part) {
+  Search s{part};
+  dl_iterate_phdr(find_object, &s);
+  return s.found;
+}
+
+}  // namespace pinbench::accel

@@ -1,0 +1,21 @@
+// Where accel's library finds the CUDA runtime the program uses. PyTorch loads libcudart with
+// RTLD_LOCAL, out of the global scope, so dlsym(RTLD_NEXT) alone does not find it: the runtime is
+// the first libcudart.so the process has loaded (dl_iterate_phdr), opened again with RTLD_NOLOAD.
+// No CUDA here.
+#pragma once
+
+namespace pinbench::accel {
+
+// `name` from the program's libcudart: for the engine's and the router's own calls, which must
+// reach the runtime itself. nullptr when no libcudart is loaded or it lacks the name.
+void* runtime_symbol(const char* name);
+
+// The next definition of `name` after accel's library: another LD_PRELOAD library that wraps
+// it, else the runtime's own (runtime_symbol). For the program's calls that accel passes on, so
+// a wrapper loaded after accel still sees them.
+void* next_symbol(const char* name);
+
+// Whether any loaded object's file name contains `part` ("libcuda.so", "cupy").
+bool loaded(const char* part);
+
+}  // namespace pinbench::accel

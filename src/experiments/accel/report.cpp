@@ -1,0 +1,153 @@
+// accel's section of the report model (report.hpp): a table of processes, one of every outcome
+// with copies, and the routed copies by size with the rate the program's threads saw (bytes over
+// the time they spent in the calls: for a copy to the device that returns once its source is
+// read, slightly above the copy's own rate).
+#include "experiments/accel/report.hpp"
+
+#include <fmt/format.h>
+
+#include "experiments/accel/summary.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench::accel {
+namespace {
+
+std::string rate_cell(const AccelTally& t) {
+  if (t.host_ms <= 0 || t.bytes == 0) return kDash;
+  return fmt::format("{:.2f}", static_cast<double>(t.bytes) / (t.host_ms * 1e6));
+}
+
+std::string mib(std::uint64_t bytes) {
+  return fmt::format("{:.1f}", static_cast<double>(bytes) / (1 << 20));
+}
+
+std::string ended(const AccelProcess& p) {
+  if (p.exit_ran) return fmt::format("exit, {:.0f} ms", p.wall_ms);
+  return "no exit handlers (_exit, exec or a signal)";
+}
+
+std::string reach(const AccelProcess& p) {
+  if (out_of_reach(p)) return "out of reach";
+  if (p.called) return p.cupy ? "shared runtime; CuPy out of reach" : "shared runtime";
+  if (!p.exit_ran) return "no copy calls seen";
+  return p.driver ? "out of reach" : "no CUDA";
+}
+
+std::vector<std::string> tally_cells(const AccelTally& t) {
+  return {std::to_string(t.copies), mib(t.bytes), fmt::format("{:.3f}", t.host_ms),
+          rate_cell(t)};
+}
+
+}  // namespace
+
+void build_accel_model(const RunRecord& r, ReportModel& m) {
+  if (r.accel.is_null()) {
+    m.notes.push_back("This accel record holds no counts of a program.");
+    return;
+  }
+  const AccelRun run = accel_run_from_json(r.accel);
+  std::string program;
+  for (const std::string& arg : run.command) program += (program.empty() ? "" : " ") + arg;
+  m.title = fmt::format("pinbench accel: {}", program.empty() ? "(no program)" : program);
+  m.nothing_checked = true;
+  m.figures_are =
+      "Figures are what accel's library counted in each process: calls, bytes, and the time the "
+      "program's threads spent in them";
+  m.notes.push_back(
+      run.signal.empty()
+          ? fmt::format("Program: exited with status {} after {:.1f} ms.", run.exit_status,
+                        run.wall_ms)
+          : fmt::format("Program: killed by {} after {:.1f} ms; what its processes counted up "
+                        "to then is kept.",
+                        run.signal, run.wall_ms));
+  const AccelTally routed = total(run, "", "routed");
+  const AccelTally all = total(run, "", "");
+  m.notes.push_back(
+      all.copies == 0
+          ? std::string("No copy call reached accel.")
+          : fmt::format("{} of {} copy calls went through the staged engine ({} of {} MiB); the "
+                        "rest passed on to the CUDA runtime unchanged.",
+                        routed.copies, all.copies, mib(routed.bytes), mib(all.bytes)));
+  int unreached = 0, silent = 0;
+  for (const AccelProcess& p : run.processes) {
+    if (out_of_reach(p)) ++unreached;
+    if (!p.called && !p.driver) ++silent;
+    if (p.cupy && p.called) {
+      m.notes.push_back(fmt::format(
+          "Process {} loaded CuPy: CuPy's own copies reach the driver without the shared "
+          "runtime, out of accel's reach; only the shared runtime's copies are counted.",
+          p.pid));
+    }
+    if (!p.note.empty()) {
+      m.notes.push_back(fmt::format("Process {}: no engine: {}", p.pid, p.note));
+    }
+  }
+  if (unreached > 0) {
+    m.notes.push_back(fmt::format(
+        "{} process{} used CUDA but made no copy call accel could see: {} copies were out of "
+        "its reach (a runtime linked statically, as nvcc links by default, or CuPy's own path "
+        "to the driver); they ran as without accel.",
+        unreached, unreached == 1 ? "" : "es", unreached == 1 ? "its" : "their"));
+  }
+  if (run.unreadable > 0) {
+    m.notes.push_back(fmt::format("{} process counter file{} could not be read.", run.unreadable,
+                                  run.unreadable == 1 ? "" : "s"));
+  }
+
+  ReportTable procs;
+  procs.id = "accel-processes";
+  procs.title = "Processes";
+  procs.header = {"pid", "parent", "program", "ended", "copies reached accel by", "engines"};
+  procs.numeric = {true, true, false, false, false, true};
+  for (const AccelProcess& p : run.processes) {
+    if (!p.called && !p.driver) continue;  // no CUDA: counted below
+    procs.rows.push_back({std::to_string(p.pid), std::to_string(p.parent_pid), p.program,
+                          ended(p), reach(p), std::to_string(p.engines)});
+  }
+  if (procs.rows.empty()) {
+    m.notes.push_back(fmt::format("None of the program's {} process{} used CUDA.", silent,
+                                  silent == 1 ? "" : "es"));
+  } else {
+    if (silent > 0) {
+      procs.notes.push_back(fmt::format("{} other process{} made no CUDA calls.", silent,
+                                        silent == 1 ? "" : "es"));
+    }
+    m.tables.push_back(std::move(procs));
+  }
+
+  ReportTable copies;
+  copies.id = "accel-copies";
+  copies.title = "Copy calls by outcome";
+  copies.header = {"pid", "direction", "outcome", "calls", "MiB", "host ms", "GB/s"};
+  copies.numeric = {true, false, false, true, true, true, true};
+  for (const AccelProcess& p : run.processes) {
+    for (const AccelOutcome& o : p.outcomes) {
+      std::vector<std::string> row = {std::to_string(p.pid), direction_words(o.direction),
+                                      o.outcome + ": " + outcome_text(o.outcome)};
+      for (std::string& cell : tally_cells(o.tally)) row.push_back(std::move(cell));
+      copies.rows.push_back(std::move(row));
+    }
+  }
+  copies.notes.push_back(
+      "GB/s is bytes over the time the program's threads spent in the calls (10^9 bytes per "
+      "second); a copy to the device returns once its source is read, as the runtime's does.");
+  if (!copies.rows.empty()) m.tables.push_back(std::move(copies));
+
+  ReportTable sizes;
+  sizes.id = "accel-sizes";
+  sizes.title = "Routed copies by size";
+  sizes.header = {"pid", "direction", "size from", "calls", "MiB", "host ms", "GB/s"};
+  sizes.numeric = {true, false, true, true, true, true, true};
+  for (const AccelProcess& p : run.processes) {
+    for (const AccelSize& s : p.routed_sizes) {
+      std::vector<std::string> row = {std::to_string(p.pid), direction_words(s.direction),
+                                      format_size(s.from_bytes)};
+      for (std::string& cell : tally_cells(s.tally)) row.push_back(std::move(cell));
+      sizes.rows.push_back(std::move(row));
+    }
+  }
+  sizes.notes.push_back("Each row holds copies from its size up to twice it.");
+  if (!sizes.rows.empty()) m.tables.push_back(std::move(sizes));
+}
+
+}  // namespace pinbench::accel
