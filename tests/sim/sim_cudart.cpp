@@ -391,14 +391,20 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
                             cudaStream_t stream) {
   std::unique_lock<std::mutex> lock(mu);
   if (memcpy_failure >= 0 && memcpy_failure-- == 0) return fail(cudaErrorInvalidValue);
-  const Allocation* d = find(dst);
-  const Allocation* s = find(src);
+  std::uintptr_t d_base = 0, s_base = 0;
+  const Allocation* d = find(dst, &d_base);
+  const Allocation* s = find(src, &s_base);
   const bool to_device = kind == cudaMemcpyHostToDevice;
   const bool to_host = kind == cudaMemcpyDeviceToHost;
   if ((to_device && (d == nullptr || d->type != cudaMemoryTypeDevice)) ||
       (to_host && (s == nullptr || s->type != cudaMemoryTypeDevice))) {
     return fail(cudaErrorInvalidValue);
   }
+  // As the runtime: a range that runs past its allocation is refused.
+  const auto past = [bytes](const Allocation* a, std::uintptr_t base, const void* p) {
+    return a != nullptr && bytes > base + a->bytes - reinterpret_cast<std::uintptr_t>(p);
+  };
+  if (past(d, d_base, dst) || past(s, s_base, src)) return fail(cudaErrorInvalidValue);
   Stream* st = as_stream(stream);
   if (to_device && s == nullptr) {
     // Pageable source: the driver stages it during the call, after the stream's earlier work.
