@@ -616,7 +616,8 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
                    {"copy", bound_copy_text(config.engine, to_device)}};
         record.gates.push_back(sampled_gate(
             c.gate, r,
-            to_device ? "after the last sample the ring held the source's last chunks"
+            to_device ? "after the last sample, an untimed fill of each slot once left the "
+                        "source's first chunks in their slots"
                       : "after the last sample the destination held every slot's bytes"));
         record.cases.push_back(std::move(c));
       }
