@@ -15,9 +15,9 @@
 
 #include "framework/config_schema.hpp"
 #include "framework/errors.hpp"
-#include "framework/printable.hpp"
 #include "framework/experiment.hpp"
 #include "framework/input_limits.hpp"
+#include "framework/printable.hpp"
 #include "framework/stats.hpp"
 #include "framework/text_file.hpp"
 
@@ -361,6 +361,12 @@ const std::vector<ConfigField>& extra_fields() {
       {"mode", FieldKind::kText},
       {"latch_timed_out", FieldKind::kFlag},
       {"gates", FieldKind::kTexts},
+      // The staged engine's CPU over a case's timed samples (experiments/staged/measure.cpp).
+      {"cpu_user_s", FieldKind::kRatio},
+      {"cpu_sys_s", FieldKind::kRatio},
+      {"cpu_wall_s", FieldKind::kRatio},
+      {"ctx_voluntary", FieldKind::kBigCount},
+      {"ctx_involuntary", FieldKind::kBigCount},
   };
   return fields;
 }

@@ -1,11 +1,21 @@
 // The shared progress record of one staged copy (copy_state.hpp): a mutex, a condition variable
-// and a few fields. Waiters sleep; the engine's threads never wait on a waiter.
+// and a few fields. Waiters spin briefly on the flags (pausing, no system call), then sleep; the
+// engine's threads never wait on a waiter.
 #include "transfer/copy_state.hpp"
 
 #include <chrono>
-#include <thread>
+
+#include "transfer/spin_wait.hpp"
 
 namespace pinbench::transfer {
+namespace {
+
+// How long a waiter watches the flag before it sleeps: a copy that ends within microseconds is
+// common (a synchronous caller arrives here at its copy's very end), and a sleeping thread takes
+// tens of microseconds to wake. Longer waits sleep; the engine notifies on every change.
+constexpr std::chrono::microseconds kWaitSpin{100};
+
+}  // namespace
 
 void CopyState::add_delivered(std::size_t n) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -39,12 +49,7 @@ void CopyState::finish() {
 }
 
 void CopyState::wait_finished() const {
-  constexpr std::chrono::microseconds kSpin{100};
-  const auto until = std::chrono::steady_clock::now() + kSpin;
-  for (int n = 0; !finished_flag_.load(std::memory_order_acquire); ++n) {
-    if (n % 64 == 63 && std::chrono::steady_clock::now() > until) break;
-    std::this_thread::yield();
-  }
+  if (spin_until([&] { return finished_flag_.load(std::memory_order_acquire); }, kWaitSpin)) return;
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return finished_; });
 }
@@ -58,6 +63,11 @@ bool CopyState::finished() const {
 }
 
 void CopyState::wait_device_work_queued() const {
+  const auto done = [&] {
+    return queued_flag_.load(std::memory_order_acquire) ||
+           finished_flag_.load(std::memory_order_acquire);
+  };
+  if (spin_until(done, kWaitSpin)) return;
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return device_queued_ || finished_; });
 }

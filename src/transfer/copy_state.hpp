@@ -42,8 +42,8 @@ class CopyState {
   void finish();
 
   // --- the owner's side; any thread ---
-  // Spins briefly before it sleeps: a copy that ends within microseconds is common, and waking
-  // a sleeping thread takes tens of them.
+  // Both waits spin briefly (pausing, no system call) before they sleep: a copy that ends within
+  // microseconds is common, and waking a sleeping thread takes tens of them.
   void wait_finished() const;
   bool finished() const;
   bool device_work_queued() const;  // never blocks

@@ -1,6 +1,7 @@
 // The lane's host copy workers (host_copy_pool.hpp). Lock-free on the hot path: publishing a
 // task is two atomic stores, claiming a slice one compare-and-swap, finishing it one decrement.
-// The mutex and condition variable are only for workers that ran out of work and went to sleep.
+// The mutex and condition variable are only for workers that ran out of work and went to sleep;
+// publish() and wake() touch them only when the sleepers' count says someone sleeps.
 #include "transfer/host_copy_pool.hpp"
 
 #include <chrono>
@@ -13,12 +14,18 @@
 namespace pinbench::transfer {
 namespace {
 
-// How long an idle worker spins before it sleeps. Chunks of one copy follow each other within
-// microseconds; a sleeping thread takes tens of microseconds to wake.
-constexpr std::chrono::microseconds kSpin{200};
-// How long a worker woken by wake() spins for the copy's first task: the coordinator may itself
-// take a few hundred microseconds to wake and plan the copy.
-constexpr std::chrono::microseconds kWokenSpin{2000};
+// How long a worker with no task spins (pausing, no system call) before it sleeps. Long enough
+// to catch a task that follows at once (the next chunk of a fill that runs ahead of its DMA, a
+// copy submitted right after the last one ended), short enough that a worker waiting for a DMA
+// sleeps through most of it: an 8 MiB chunk's DMA takes about 150 us on the H200, and the ring
+// holds 4 to 6 of them, so a worker that wakes 20-50 us after its task is published delays
+// nothing but its own slice. Spinning all through the wait is what burned the cores before.
+constexpr std::chrono::microseconds kIdleSpin{40};
+// How long a worker woken by wake() spins for the copy's first task: the coordinator is waking
+// at the same time and has the copy to plan, which took a few hundred microseconds on the
+// H200 machine's VM; a worker that slept again would add its own wake-up to the copy's start.
+// Once per submitted copy, and only until the task arrives.
+constexpr std::chrono::microseconds kWokenSpin{1000};
 
 std::uint64_t make_claim(std::uint64_t ticket, std::size_t count, std::size_t next) {
   return (ticket & 0xFFFFFFFFu) << 32 | static_cast<std::uint64_t>(count) << 16 |
@@ -36,13 +43,19 @@ std::size_t claim_next(std::uint64_t v) {
 
 }  // namespace
 
-HostCopyPool::HostCopyPool(int threads, int max_pending, const char* slice_name)
+HostCopyPool::HostCopyPool(int threads, int max_pending, const char* slice_name, Doorbell* done)
     : slices_per_task_threads_(threads),
       slice_name_(slice_name),
-      tasks_(static_cast<std::size_t>(max_pending)) {
+      tasks_(static_cast<std::size_t>(max_pending)),
+      done_(done) {
   workers_.reserve(static_cast<std::size_t>(threads));
   try {
-    for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+    for (int i = 0; i < threads; ++i) {
+      workers_.emplace_back([this] {
+        use_short_timer_slack();
+        work();
+      });
+    }
   } catch (...) {
     stop_.store(true);
     wake_.notify_all();
@@ -76,10 +89,7 @@ std::uint64_t HostCopyPool::publish(void* dst, const void* src, std::size_t byte
   published_.store(ticket + 1, std::memory_order_seq_cst);
   // Pairs with the sleeper's increment-then-check in wait_for_work: either the worker sees the
   // new ticket, or this thread sees the sleeper and wakes it.
-  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
-    std::lock_guard<std::mutex> lock(sleep_mutex_);
-    wake_.notify_all();
-  }
+  notify_sleepers();
   return ticket;
 }
 
@@ -107,7 +117,10 @@ bool HostCopyPool::claim_and_copy(std::uint64_t cursor) {
         const EngineRange range(slice_name_);
         copy_with(t.stores, t.dst + s.offset, t.src + s.offset, s.bytes);
       }
-      t.remaining.fetch_sub(1, std::memory_order_acq_rel);
+      // The last slice's copier tells the coordinator, which may be asleep waiting for it.
+      if (t.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1 && done_ != nullptr) {
+        done_->ring();
+      }
       return true;
     }
   }
@@ -120,10 +133,19 @@ bool HostCopyPool::has_work(std::uint64_t cursor) const {
 
 void HostCopyPool::wake() {
   wakes_.fetch_add(1, std::memory_order_seq_cst);
-  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
-    std::lock_guard<std::mutex> lock(sleep_mutex_);
-    wake_.notify_all();
-  }
+  notify_sleepers();
+}
+
+void HostCopyPool::notify_sleepers() {
+  // The caller changed its word (published_ or wakes_, sequentially consistent) before this
+  // load; a sleeper counts itself before it reads the words. So either the sleeper sees the
+  // change, or this thread sees the sleeper. Taking the mutex after the sleeper counted itself
+  // means it is inside wait by the time the notification comes (it holds the mutex from its
+  // count until wait releases it); notifying after unlocking spares the woken workers a wait
+  // for the mutex this thread would still hold.
+  if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
+  { const std::lock_guard<std::mutex> lock(sleep_mutex_); }
+  wake_.notify_all();
 }
 
 bool HostCopyPool::help_one() {
@@ -136,19 +158,11 @@ bool HostCopyPool::help_one() {
 }
 
 void HostCopyPool::wait_for_work(std::uint64_t cursor) {
-  auto spin = kSpin;
+  std::chrono::microseconds spin = kIdleSpin;
   // A wake() from now on counts, even one made while this worker still spins.
   std::uint64_t wakes = wakes_.load(std::memory_order_seq_cst);
   while (true) {
-    const auto spin_until = std::chrono::steady_clock::now() + spin;
-    for (int n = 1; !has_work(cursor); ++n) {
-      if (n % 64 == 0 && !active_.load(std::memory_order_acquire) &&
-          std::chrono::steady_clock::now() > spin_until) {
-        break;
-      }
-      std::this_thread::yield();
-    }
-    if (has_work(cursor)) return;
+    if (spin_until([&] { return has_work(cursor); }, spin)) return;
     std::unique_lock<std::mutex> lock(sleep_mutex_);
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     // Pairs with publish() and wake(): each changes its word, then looks for sleepers.

@@ -3,10 +3,17 @@
 // The lane's coordinator publishes a task per chunk (a memcpy of up to a staging buffer) and
 // never copies itself; the workers claim the task's slices one at a time (core/chunk_plan.hpp
 // cuts them on page boundaries) and move on to the next task as soon as the current one has no
-// slice left, so the host side keeps copying while the coordinator talks to the device. Between
-// bursts, a worker spins briefly (a chunk usually follows within microseconds) and then sleeps.
-// The lane wakes sleeping workers as soon as a copy is submitted, so they wake while its
-// coordinator does, not one after the other; a thread waiting for a copy may help copy slices.
+// slice left, so the host side keeps copying while the coordinator talks to the device. A thread
+// waiting for a copy may help copy slices.
+//
+// Waiting (transfer/spin_wait.hpp): a worker with no task spins with the CPU's pause instruction
+// for kIdleSpin, then sleeps on a condition variable until a task is published, wake() is called
+// or the pool stops. publish() and wake() notify only when a worker sleeps. Between two chunks
+// of a copy a worker may sleep too: the ring holds several chunks, so one that starts a few tens
+// of microseconds late costs nothing in steady state. What would cost is the copy's start, after
+// idle; the lane calls wake() as a copy is submitted, so the workers wake while its coordinator
+// does, and they spin longer (kWokenSpin) for its first task. The worker that copies a task's
+// last slice rings the lane's doorbell, which wakes the coordinator only if it sleeps.
 //
 // A task's claim counter and its ticket share one atomic word, so a worker that arrives late,
 // after the task's record was reused for a newer ticket, sees the new ticket and moves on
@@ -23,14 +30,17 @@
 #include <vector>
 
 #include "transfer/host_copy.hpp"
+#include "transfer/spin_wait.hpp"
 
 namespace pinbench::transfer {
 
 class HostCopyPool {
  public:
   // `threads` workers; at most `max_pending` published tasks may be incomplete at a time.
-  // `slice_name` names each slice's NVTX range ("fill", "drain"); a string literal.
-  HostCopyPool(int threads, int max_pending, const char* slice_name = "host copy");
+  // `slice_name` names each slice's NVTX range ("fill", "drain"); a string literal. `done`, when
+  // given, is rung each time a task's last slice has been copied; it must outlive the pool.
+  HostCopyPool(int threads, int max_pending, const char* slice_name = "host copy",
+               Doorbell* done = nullptr);
   ~HostCopyPool();  // joins the workers; every published task must be complete by then
   HostCopyPool(const HostCopyPool&) = delete;
   HostCopyPool& operator=(const HostCopyPool&) = delete;
@@ -46,16 +56,9 @@ class HostCopyPool {
   // the calling thread. Only for tickets published within the last `max_pending`.
   bool complete(std::uint64_t ticket) const;
 
-  // A copy is coming: sleeping workers wake now and spin for a while, so they are awake when
+  // A copy is coming: sleeping workers wake now and spin for kWokenSpin, so they are awake when
   // its first task is published instead of only starting to wake then. Any thread.
   void wake();
-
-  // Whether a copy is in progress on the lane. While it is, idle workers keep spinning instead
-  // of sleeping after kSpin: between two chunks of one copy they may wait for a DMA longer
-  // than that, and a sleeping worker wakes tens of microseconds after its chunk is published
-  // (on the H200 machine's VM, a trace showed half the threads missing from every chunk). Any
-  // thread.
-  void set_active(bool active) { active_.store(active, std::memory_order_release); }
 
   // Copies one unclaimed slice of any published task on the calling thread, as a worker would;
   // false when no slice is left to claim. Any thread, while the pool exists.
@@ -78,6 +81,7 @@ class HostCopyPool {
   void work();
   bool claim_and_copy(std::uint64_t cursor);  // false: no slice of `cursor` left
   void wait_for_work(std::uint64_t cursor);
+  void notify_sleepers();
   bool has_work(std::uint64_t cursor) const;
 
   const int slices_per_task_threads_;
@@ -85,7 +89,7 @@ class HostCopyPool {
   std::vector<Task> tasks_;
   std::atomic<std::uint64_t> published_{0};
   std::atomic<bool> stop_{false};
-  std::atomic<bool> active_{false};
+  Doorbell* const done_;
   std::atomic<int> sleepers_{0};
   std::atomic<std::uint64_t> wakes_{0};  // calls of wake()
   std::mutex sleep_mutex_;

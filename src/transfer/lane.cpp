@@ -12,11 +12,34 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Polling for the device costs a core while chunks are in flight; once nothing has moved for
-// this long (the caller's stream is busy with something else), the coordinator naps instead.
+// How the coordinator waits while chunks are in flight. After something moved it polls, pausing
+// between polls, for kPollSpin: the next event (a fill done, a DMA done) often follows within
+// microseconds. Then it naps kNap at a time, polling between naps; a pool task finishing or a
+// copy being submitted ends a nap at once (the doorbell), so only a DMA's end is seen up to a
+// nap late. The ring holds several chunks, so that costs nothing in steady state; at a copy's
+// end it is up to kNap (plus the wake-up) on the copy's time. Once nothing has moved for
+// kBusyPoll (the lane waits for the caller's stream, or for another copy's device work), the
+// naps lengthen to kSlowNap.
+constexpr std::chrono::microseconds kPollSpin{40};
+constexpr std::chrono::microseconds kNap{25};
 constexpr std::chrono::milliseconds kBusyPoll{1};
-constexpr std::chrono::microseconds kNap{20};
-constexpr std::chrono::microseconds kIdleSpin{200};
+constexpr std::chrono::microseconds kSlowNap{100};
+// Pauses between two polls: a poll queries every mark in flight, which costs more than a pause.
+constexpr int kPausesPerPoll = 8;
+// How long an empty lane's coordinator looks for a new copy before it sleeps: copies often come
+// in quick succession (a synchronous caller's next call), and a sleeping thread takes tens of
+// microseconds to wake.
+constexpr std::chrono::microseconds kIdleSpin{40};
+// How long a synchronous caller goes on looking for slices to help with after the last one,
+// before its copy's device work is all queued: between two fills it waits for a DMA to free a
+// slot (about 150 us for an 8 MiB chunk on the H200), and it should still be helping then. Once
+// nothing turned up for this long (the lane waits for the caller's stream, say), it sleeps.
+constexpr std::chrono::microseconds kHelpSpin{200};
+// Once the copy's device work is all queued, what is left is the ring's last few chunks (at
+// most `depth`, under a millisecond): the caller waits for them awake, since a thread asleep on
+// the copy's condition variable wakes tens of microseconds after the copy ends, a fixed cost on
+// every synchronous copy. This bounds that wait where the device is slower than that.
+constexpr std::chrono::milliseconds kTailSpin{2};
 
 enum class Stage { kHost, kDevice, kDone };
 
@@ -46,7 +69,8 @@ Lane::Lane(const LaneShape& shape, void* staging, std::unique_ptr<DeviceQueue> q
     : shape_(shape),
       staging_(static_cast<char*>(staging)),
       queue_(std::move(queue)),
-      pool_(shape.threads, shape.depth, shape.flow == Flow::kToDevice ? "fill" : "drain") {
+      pool_(shape.threads, shape.depth, shape.flow == Flow::kToDevice ? "fill" : "drain",
+            &doorbell_) {
   coordinator_ = std::thread([this] { coordinate(); });
 }
 
@@ -56,7 +80,7 @@ Lane::~Lane() {
     stop_ = true;
     stopping_.store(true, std::memory_order_release);
   }
-  wake_.notify_all();
+  doorbell_.ring();
   coordinator_.join();
 }
 
@@ -66,26 +90,29 @@ void Lane::submit(Job job) {
     submitted_.push_back(std::move(job));
     pending_.fetch_add(1, std::memory_order_release);
   }
-  wake_.notify_all();
+  doorbell_.ring();  // a system call only when the coordinator sleeps
   // Wake the host threads now, alongside the coordinator, rather than once it publishes the
   // first chunk: after idle, waking one after the other costs hundreds of microseconds.
   pool_.wake();
 }
 
 void Lane::help_until_finished(const CopyState& state) {
-  // Helps while slices keep coming. Once every DMA of the copy is queued, only the ring's last
-  // few are left (at most `depth` chunks, well under a millisecond): it waits for them awake,
-  // because a thread asleep on the copy's condition variable wakes tens of microseconds after
-  // the copy ends, a fixed cost on every synchronous copy. Before that, once no slice has turned
-  // up for kIdleSpin (the lane waits for the caller's stream, say), it sleeps instead.
+  // Helps while slices keep coming, pausing between looks; stops looking after kHelpSpin without
+  // a slice while device work is still to be queued, or kTailSpin once it is all queued, and
+  // then waits for the copy on its condition variable.
   auto last_help = Clock::now();
-  for (int n = 1; !state.finished(); ++n) {
+  for (unsigned n = 1; !state.finished(); ++n) {
     if (pool_.help_one()) {
       last_help = Clock::now();
       continue;
     }
-    if (n % 64 == 0 && !state.device_work_queued() && Clock::now() - last_help > kIdleSpin) break;
-    std::this_thread::yield();
+    cpu_relax();
+    if (n % 16 != 0) continue;
+    const auto quiet = Clock::now() - last_help;
+    if (quiet > (state.device_work_queued() ? std::chrono::nanoseconds(kTailSpin)
+                                            : std::chrono::nanoseconds(kHelpSpin))) {
+      break;
+    }
   }
   state.wait_finished();
 }
@@ -290,7 +317,22 @@ bool Lane::step() {
   return progress;
 }
 
+void Lane::wait_for_submission() {
+  const auto submitted = [&] {
+    return pending_.load(std::memory_order_acquire) != 0 ||
+           stopping_.load(std::memory_order_acquire);
+  };
+  if (spin_until(submitted, kIdleSpin)) return;
+  while (true) {
+    // Read before looking: a submission after the look rings, and the sleep ends at once.
+    const std::uint64_t seen = doorbell_.rings();
+    if (submitted()) return;
+    doorbell_.sleep(seen, std::chrono::nanoseconds::max(), submitted);
+  }
+}
+
 void Lane::coordinate() {
+  use_short_timer_slack();
   std::string unbound;  // why the coordinator cannot use the device, if it cannot
   int unbound_code = 0;
   try {
@@ -301,23 +343,16 @@ void Lane::coordinate() {
   }
   auto last_progress = Clock::now();
   while (true) {
+    if (slots_.empty() && runs_.empty()) wait_for_submission();
+    // Read before this pass looks at anything: a task finishing or a copy submitted from now on
+    // ends the nap below at once.
+    const std::uint64_t rings = doorbell_.rings();
     std::deque<Job> taken;
-    if (slots_.empty() && runs_.empty()) {
-      // Idle. Copies often come in quick succession, and a sleeping coordinator takes tens of
-      // microseconds to wake, so look for the next one for a short while before sleeping.
-      const auto until = Clock::now() + kIdleSpin;
-      for (int n = 0; pending_.load(std::memory_order_acquire) == 0 &&
-                      !stopping_.load(std::memory_order_acquire);
-           ++n) {
-        if (n % 64 == 63 && Clock::now() > until) break;
-        std::this_thread::yield();
-      }
-    }
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
+    if (pending_.load(std::memory_order_acquire) != 0 || (slots_.empty() && runs_.empty())) {
+      std::lock_guard<std::mutex> lock(mutex_);
       if (slots_.empty() && runs_.empty() && submitted_.empty()) {
-        wake_.wait(lock, [&] { return stop_ || !submitted_.empty(); });
-        if (submitted_.empty()) return;  // stopping, and nothing left to do
+        if (stop_) return;  // stopping, and nothing left to do
+        continue;
       }
       taken.swap(submitted_);
       pending_.store(0, std::memory_order_release);
@@ -341,17 +376,16 @@ void Lane::coordinate() {
       }
     }
     const bool progressed = step();
-    // Only on a change: the workers spin on this word.
-    if (pool_active_ != !runs_.empty()) {
-      pool_active_ = !runs_.empty();
-      pool_.set_active(pool_active_);
-    }
     if (progressed || !taken.empty()) {
       last_progress = Clock::now();
-    } else if (Clock::now() - last_progress < kBusyPoll) {
-      std::this_thread::yield();
+      continue;
+    }
+    if (slots_.empty() && runs_.empty()) continue;  // every copy finished: idle from here
+    const auto quiet = Clock::now() - last_progress;
+    if (quiet < kPollSpin) {
+      for (int i = 0; i < kPausesPerPoll; ++i) cpu_relax();
     } else {
-      std::this_thread::sleep_for(kNap);
+      doorbell_.sleep(rings, quiet < kBusyPoll ? kNap : kSlowNap, [] { return false; });
     }
   }
 }

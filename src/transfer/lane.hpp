@@ -10,10 +10,16 @@
 // The coordinator admits chunks into free slots in order (a copy's chunks, then the next
 // copy's), issues device copies in order and retires chunks in order, so slot `n % depth` is
 // always free for the n-th chunk. Copies of one lane run one after another, but their chunks
-// flow back to back: the next copy's first chunk fills while the last one's DMA runs. The
-// coordinator polls (the device queue's marks and the pool's tickets) while chunks are in
-// flight, backing off to short sleeps when nothing moves for a while; when the lane is empty it
-// looks for new copies for a short while, then sleeps on a condition variable.
+// flow back to back: the next copy's first chunk fills while the last one's DMA runs.
+//
+// How the coordinator waits (transfer/spin_wait.hpp): while chunks are in flight it polls the
+// device queue's marks and the pool's tickets, pausing between polls, for kPollSpin after the
+// last thing moved; then it naps for kNap at a time on the lane's doorbell, polling between
+// naps (a mark has no way to wake it). The doorbell cuts a nap short when a pool task's last
+// slice is copied or a copy is submitted, and costs those threads a system call only while the
+// coordinator naps. When the lane is empty it looks for new copies for kIdleSpin, then sleeps
+// on the doorbell until one is submitted. The engine's threads ask Linux for a timer slack of a
+// microsecond, so a nap lasts about what it asks for.
 //
 // A failure (a device call that throws, a mark that reports an error) fails the copy it belongs
 // to: no more of its chunks are admitted, the ones in flight are carried to the end of their
@@ -22,7 +28,6 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -36,6 +41,7 @@
 #include "base/chunk_plan.hpp"
 #include "transfer/copy_state.hpp"
 #include "transfer/host_copy_pool.hpp"
+#include "transfer/spin_wait.hpp"
 
 namespace pinbench::transfer {
 
@@ -119,6 +125,7 @@ class Lane {
   struct Slot;
 
   void coordinate();
+  void wait_for_submission();
   bool step();
   bool admit();
   bool advance();
@@ -132,10 +139,13 @@ class Lane {
   const LaneShape shape_;
   char* const staging_;
   std::unique_ptr<DeviceQueue> queue_;
+
+  // Rung by submit(), by the destructor and by the pool as each task completes: what the
+  // coordinator sleeps on. Declared before the pool, which rings it until it is destroyed.
+  Doorbell doorbell_;
   HostCopyPool pool_;
 
   std::mutex mutex_;  // guards submitted_ and stop_
-  std::condition_variable wake_;
   std::deque<Job> submitted_;
   bool stop_ = false;
   std::atomic<int> pending_{0};        // submitted_.size(), readable without the mutex
@@ -145,7 +155,6 @@ class Lane {
   std::list<Run> runs_;     // copies taken from submitted_, oldest first
   std::deque<Slot> slots_;  // chunks in flight, oldest first; at most depth
   std::uint64_t admitted_ = 0;
-  bool pool_active_ = false;  // what the pool was last told
 
   std::thread coordinator_;  // last: it starts once everything above exists
 };

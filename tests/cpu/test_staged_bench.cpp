@@ -9,9 +9,9 @@
 #include <string>
 
 #include "experiments/pipeline/analysis.hpp"
+#include "experiments/pipeline/text.hpp"
 #include "experiments/staged/analysis.hpp"
 #include "experiments/staged/plan.hpp"
-#include "experiments/pipeline/text.hpp"
 #include "experiments/staged/text.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"
@@ -776,6 +776,144 @@ TEST(CommittedStaged, TheBoundPipelineRecordCountsTheHostSide) {
   EXPECT_EQ(a.goals[1].verdict, Verdict::kDied);
   EXPECT_NEAR(*a.rows[0].efficiency, 0.960, 0.002);
   EXPECT_EQ(a.goals[0].verdict, Verdict::kHeld);
+}
+
+// --- the engine's CPU ---------------------------------------------------------------------------
+
+// The hand-made record with the CPU figures a record from this pinbench holds: each engine case's
+// getrusage deltas over its timed samples, and the idle engine in the config. The system share
+// is 5% everywhere but d2h staged at 64 MiB (20%: the goal fails there).
+RunRecord staged_record_with_cpu() {
+  RunRecord r = test::make_staged_record();
+  for (Case& c : r.cases) {
+    if (c.part != "staged" || (c.method != "staged" && c.method != "staged-back-to-back")) continue;
+    const bool high = c.direction == "d2h" && c.method == "staged" && c.bytes == 64 * kMiB;
+    c.extra["cpu_user_s"] = high ? 0.08 : 0.095;
+    c.extra["cpu_sys_s"] = high ? 0.02 : 0.005;
+    c.extra["cpu_wall_s"] = 0.05;
+    c.extra["ctx_voluntary"] = 400;
+    c.extra["ctx_involuntary"] = 100;
+  }
+  r.config["idle_engine"] = {{"settle_s", 0.3},   {"cpu_user_s", 0.001}, {"cpu_sys_s", 0.002},
+                             {"cpu_wall_s", 1.0}, {"ctx_voluntary", 25}, {"ctx_involuntary", 2}};
+  return r;
+}
+
+TEST(StagedCpu, EachEngineCaseShowsItsSystemShareAndSwitches) {
+  const StagedAnalysis a = analyse_staged(staged_record_with_cpu());
+  const StagedRow& r64 = a.rows.at("d2h")[2];
+  ASSERT_EQ(r64.bytes, 64 * kMiB);
+  ASSERT_EQ(r64.cpu.count("staged"), 1u);
+  EXPECT_NEAR(*r64.cpu.at("staged").sys_share(), 0.2, 1e-12);
+  EXPECT_NEAR(r64.cpu.at("staged").switches_per_s(), 500 / 0.05, 1e-6);
+  EXPECT_NEAR(r64.cpu.at("staged").cores(), 2.0, 1e-12);
+  EXPECT_NEAR(*r64.cpu.at("staged-back-to-back").sys_share(), 0.05, 1e-12);
+  EXPECT_EQ(r64.cpu.count("pinned"), 0u);  // only the engine's cases
+  ASSERT_TRUE(a.idle.has_value());
+  EXPECT_NEAR(a.idle->cores(), 0.003, 1e-12);
+  EXPECT_EQ(a.idle_settle_s, 0.3);
+  EXPECT_TRUE(a.has_cpu("h2d"));
+}
+
+TEST(StagedCpu, GoalsOnTheSystemShareAndTheIdleEngine) {
+  const StagedAnalysis a = analyse_staged(staged_record_with_cpu());
+  EXPECT_EQ(a.goals.size(), 10u + 5u);  // four system-share goals and the idle one
+  EXPECT_EQ(goal(a, "h2d", "system time at most 15%").verdict, Verdict::kHeld);
+  EXPECT_EQ(goal(a, "h2d", "system time at most 15%", "staged-back-to-back").verdict,
+            Verdict::kHeld);
+  const StagedGoal& d2h = goal(a, "d2h", "system time at most 15%");
+  EXPECT_EQ(d2h.verdict, Verdict::kDied);
+  EXPECT_EQ(d2h.text, "staged: system time at most 15% of the engine's CPU time while copying");
+  EXPECT_NE(d2h.evidence.find("sys/(user+sys): 5.0% at 4 KiB; 5.0% at 1 MiB; 20.0% (fails) at 64 "
+                              "MiB; 5.0% at 64 MiB + 5 B at +3/+1"),
+            std::string::npos)
+      << d2h.evidence;
+  EXPECT_EQ(goal(a, "d2h", "system time at most 15%", "staged-back-to-back").verdict,
+            Verdict::kHeld);
+  const StagedGoal& idle = goal(a, "", "an idle engine under 1% of a core");
+  EXPECT_EQ(idle.verdict, Verdict::kHeld);
+  EXPECT_EQ(idle.evidence,
+            "the process used 0.30% of a core over 1.00 s with the engine idle (0.0010 s user, "
+            "0.0020 s system, 27 context switches), after 0.3 s left alone");
+
+  // A busier idle engine fails; a case whose gate failed has no figure, which leaves its goal
+  // unjudged when nothing else fails.
+  RunRecord r = staged_record_with_cpu();
+  r.config["idle_engine"]["cpu_user_s"] = 0.02;
+  for (Case& c : r.cases) {
+    if (c.direction == "h2d" && c.method == "staged" && c.bytes == kGiB) c.verified = false;
+  }
+  const StagedAnalysis b = analyse_staged(r);
+  EXPECT_EQ(goal(b, "", "an idle engine").verdict, Verdict::kDied);
+  const StagedGoal& unjudged = goal(b, "h2d", "system time at most 15%");
+  EXPECT_EQ(unjudged.verdict, Verdict::kNotEvaluated);
+  EXPECT_NE(unjudged.evidence.find("no figure at 1 GiB"), std::string::npos) << unjudged.evidence;
+}
+
+// A record made before pinbench measured the engine's CPU: no CPU rows, goals, table or line.
+TEST(StagedCpu, ARecordWithoutTheFiguresShowsNoneOfThem) {
+  const RunRecord r = test::make_staged_record();
+  const StagedAnalysis a = analyse_staged(r);
+  EXPECT_FALSE(a.idle.has_value());
+  EXPECT_FALSE(a.has_cpu("h2d"));
+  EXPECT_FALSE(a.has_cpu("d2h"));
+  for (const StagedGoal& g : a.goals) {
+    EXPECT_EQ(g.text.find("system time"), std::string::npos) << g.text;
+    EXPECT_FALSE(g.direction.empty());
+  }
+  const std::string text = printed_staged_text(r);
+  EXPECT_EQ(text.find("the engine's CPU"), std::string::npos);
+  EXPECT_EQ(text.find("ctx/s"), std::string::npos);
+  EXPECT_EQ(text.find("Idle engine"), std::string::npos);
+  const ReportModel m = analyse(r);
+  for (const ReportTable& t : m.tables) EXPECT_EQ(t.id.find("staged-cpu"), std::string::npos);
+}
+
+TEST(StagedCpu, TheTextAndTheModelShowTheFigures) {
+  const RunRecord r = staged_record_with_cpu();
+  const std::string text = printed_staged_text(r);
+  EXPECT_NE(text.find("Device to host: the engine's CPU while copying"), std::string::npos) << text;
+  EXPECT_NE(text.find("staged sys"), std::string::npos);
+  EXPECT_NE(text.find("b2b ctx/s"), std::string::npos);
+  EXPECT_NE(text.find("20.0%"), std::string::npos);
+  EXPECT_NE(text.find("10000"), std::string::npos);  // 500 switches over 50 ms
+  EXPECT_NE(text.find("Idle engine: the process used 0.30% of a core"), std::string::npos);
+  EXPECT_NE(text.find("  an idle engine under 1% of a core: held"), std::string::npos) << text;
+
+  const ReportModel m = analyse(r);
+  const ReportTable& t = table_of(m, "staged-cpu-d2h");
+  EXPECT_EQ(t.header, (std::vector<std::string>{"size", "staged sys", "staged ctx/s",
+                                                "staged cores", "back-to-back sys",
+                                                "back-to-back ctx/s", "back-to-back cores"}));
+  ASSERT_EQ(t.rows.size(), 5u);
+  EXPECT_EQ(t.rows[2], (std::vector<std::string>{"64 MiB", "20.0%", "10000", "2.00", "5.0%",
+                                                 "10000", "2.00"}));
+  bool idle_goal = false;
+  for (const VerdictGroup& g : m.verdicts) {
+    for (const Prediction& p : g.items) {
+      idle_goal = idle_goal || p.statement == "an idle engine under 1% of a core";
+    }
+  }
+  EXPECT_TRUE(idle_goal);
+}
+
+// The new fields are checked on reading like any other: a record round-trips, and a negative
+// count of context switches or time is refused by name.
+TEST(StagedCpu, TheFieldsSurviveARoundTripAndAreChecked) {
+  const RunRecord r = staged_record_with_cpu();
+  const RunRecord back = record_from_json(to_json(r));
+  EXPECT_EQ(analyse_staged(back).goals.size(), analyse_staged(r).goals.size());
+  nlohmann::json j = to_json(r);
+  j["config"]["idle_engine"]["ctx_voluntary"] = -1;
+  expect_input_error([&] { (void)record_from_json(j); }, "config.idle_engine.ctx_voluntary");
+  j = to_json(r);
+  for (auto& c : j["cases"]) {
+    if (c["method"] == "staged") {
+      c["extra"]["cpu_sys_s"] = -0.5;
+      break;
+    }
+  }
+  expect_input_error([&] { (void)record_from_json(j); }, "cpu_sys_s");
 }
 
 // The committed staged --torch record's tables fit a 160-column terminal.

@@ -2,6 +2,7 @@
 // queued copies in order, slowly, and can be told to fail. No GPU, so the pipeline's ordering,
 // byte-exactness, failure reporting and shutdown are checked everywhere, sanitizers included.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
@@ -421,6 +422,30 @@ TEST(StagedLane, CallersThatHelpWhileTheyWaitKeepEveryCopyExact) {
     for (std::thread& c : callers) c.join();
     EXPECT_EQ(bad.load(), 0) << (flow == Flow::kToDevice ? "to the device" : "to the host");
   }
+}
+
+// An idle lane costs nothing: once its threads' spins have ended they sleep, so over a quiet
+// stretch the whole process (the lane's coordinator, its host threads, the fake device's
+// thread) uses next to no CPU. The bound is loose (the goal is under 1% of a core): a thread
+// left spinning, as one that waited with sched_yield did, would use a whole core.
+TEST(StagedLane, AnIdleLaneUsesNoCpu) {
+  TestLane lane(Flow::kToDevice, {}, 3, 4);
+  const std::vector<char> src = pattern(kMiB, 9);
+  std::vector<char> dst(kMiB, 0);
+  auto s = lane.submit(dst.data(), src.data(), src.size());
+  s->wait_finished();
+  ASSERT_FALSE(s->failed());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the spins end within 2 ms
+  const auto cpu_seconds = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  };
+  const double before = cpu_seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const double used = cpu_seconds() - before;
+  EXPECT_LT(used, 0.015) << "the idle process used " << used << " s of CPU in 0.3 s";
 }
 
 }  // namespace

@@ -177,7 +177,102 @@ void add_torch_goals(StagedAnalysis& a, const StagedGoals& goals) {
   }
 }
 
+// The engine's CPU goals, where the record holds its CPU figures: per direction and engine
+// method, system time's share of the CPU time over each size's timed samples at most
+// sys_share_max; and the idle engine under idle_cores_max of a core. One figure per case (the
+// samples' sums), so a goal holds or fails on it, without an interval.
+void add_cpu_goals(StagedAnalysis& a, const StagedGoals& goals) {
+  for (const char* direction : {"h2d", "d2h"}) {
+    const auto it = a.rows.find(direction);
+    if (it == a.rows.end() || !a.has_cpu(direction)) continue;
+    for (const char* method : {"staged", "staged-back-to-back"}) {
+      const bool any = std::any_of(it->second.begin(), it->second.end(),
+                                   [&](const StagedRow& r) { return r.cpu.count(method) != 0; });
+      if (!any) continue;
+      StagedGoal g;
+      g.direction = direction;
+      g.method = method;
+      g.text = fmt::format("{}: system time at most {:.0f}% of the engine's CPU time while copying",
+                           std::string(method) == "staged" ? "staged" : "staged back to back",
+                           100 * goals.sys_share_max);
+      bool died = false;
+      bool missing = false;
+      std::vector<std::string> parts;
+      for (const StagedRow& r : it->second) {
+        if (r.gb_per_s.count(method) == 0) continue;  // not measured at this size
+        const auto c = r.cpu.find(method);
+        const std::optional<double> share = c == r.cpu.end() ? std::nullopt : c->second.sys_share();
+        if (!share) {
+          missing = true;
+          parts.push_back(fmt::format("no figure at {}", size_label(r)));
+          continue;
+        }
+        const bool fails = *share > goals.sys_share_max;
+        died = died || fails;
+        parts.push_back(
+            fmt::format("{:.1f}%{} at {}", 100 * *share, fails ? " (fails)" : "", size_label(r)));
+      }
+      g.verdict = died ? Verdict::kDied : missing ? Verdict::kNotEvaluated : Verdict::kHeld;
+      g.evidence = "sys/(user+sys): ";
+      for (std::size_t i = 0; i < parts.size(); ++i) g.evidence += (i ? "; " : "") + parts[i];
+      a.goals.push_back(std::move(g));
+    }
+  }
+  if (a.idle) {
+    const EngineCpu& u = *a.idle;
+    StagedGoal g;
+    g.text = fmt::format("an idle engine under {:g}% of a core", 100 * goals.idle_cores_max);
+    g.verdict = u.cores() < goals.idle_cores_max ? Verdict::kHeld : Verdict::kDied;
+    g.evidence = idle_engine_text(a);
+    a.goals.push_back(std::move(g));
+  }
+}
+
 }  // namespace
+
+std::optional<double> EngineCpu::sys_share() const {
+  const double cpu = user_s + sys_s;
+  if (!(cpu > 0.0)) return std::nullopt;
+  return sys_s / cpu;
+}
+
+double EngineCpu::switches_per_s() const {
+  return wall_s > 0.0 ? static_cast<double>(voluntary + involuntary) / wall_s : 0.0;
+}
+
+double EngineCpu::cores() const {
+  return wall_s > 0.0 ? (user_s + sys_s) / wall_s : 0.0;
+}
+
+std::optional<EngineCpu> engine_cpu(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  for (const char* key :
+       {"cpu_user_s", "cpu_sys_s", "cpu_wall_s", "ctx_voluntary", "ctx_involuntary"}) {
+    if (!j.contains(key) || !j[key].is_number()) return std::nullopt;
+  }
+  EngineCpu u;
+  u.user_s = j["cpu_user_s"].get<double>();
+  u.sys_s = j["cpu_sys_s"].get<double>();
+  u.wall_s = j["cpu_wall_s"].get<double>();
+  u.voluntary = j["ctx_voluntary"].get<std::uint64_t>();
+  u.involuntary = j["ctx_involuntary"].get<std::uint64_t>();
+  return u;
+}
+
+std::string idle_engine_text(const StagedAnalysis& a) {
+  if (!a.idle) return "";
+  const EngineCpu& u = *a.idle;
+  return fmt::format(
+      "the process used {:.2f}% of a core over {:.2f} s with the engine idle ({:.4f} s user, "
+      "{:.4f} s system, {} context switches), after {:.1f} s left alone",
+      100 * u.cores(), u.wall_s, u.user_s, u.sys_s, u.voluntary + u.involuntary, a.idle_settle_s);
+}
+
+bool StagedAnalysis::has_cpu(const std::string& direction) const {
+  const auto it = rows.find(direction);
+  return it != rows.end() && std::any_of(it->second.begin(), it->second.end(),
+                                         [](const StagedRow& r) { return !r.cpu.empty(); });
+}
 
 std::vector<std::string> StagedAnalysis::methods_in(const std::string& direction) const {
   std::vector<std::string> out;
@@ -215,6 +310,9 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
     if (const auto e = verified_estimate(c); e && e->lo > 0.0) ms[&row][c.method] = *e;
     if (c.method == "staged" || (c.method == "staged-back-to-back" && row.staged_path.empty())) {
       row.staged_path = c.extra.value("path", std::string());
+    }
+    if ((c.method == "staged" || c.method == "staged-back-to-back") && c.verified) {
+      if (const auto u = engine_cpu(c.extra)) row.cpu[c.method] = *u;
     }
     if (std::find(seen.begin(), seen.end(), c.method) == seen.end()) seen.push_back(c.method);
   }
@@ -329,6 +427,14 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
         [](const StagedRow& r) { return r.staged_over_driver_estimate; }, 1.0 - goals.noise));
   }
   add_torch_goals(a, goals);
+  if (record.config.contains("idle_engine")) {
+    const nlohmann::json& idle = record.config.at("idle_engine");
+    a.idle = engine_cpu(idle);
+    if (a.idle && idle.contains("settle_s") && idle["settle_s"].is_number()) {
+      a.idle_settle_s = idle["settle_s"].get<double>();
+    }
+  }
+  add_cpu_goals(a, goals);
   return a;
 }
 

@@ -18,6 +18,25 @@ namespace pinbench {
 
 // --- staged -----------------------------------------------------------------------------------
 
+// The process's CPU use over some timed interval, as a record holds it (a staged case's extra
+// over its timed samples, or config.idle_engine): getrusage(RUSAGE_SELF) deltas and the wall
+// time they cover.
+struct EngineCpu {
+  double user_s = 0.0;
+  double sys_s = 0.0;
+  double wall_s = 0.0;
+  std::uint64_t voluntary = 0;
+  std::uint64_t involuntary = 0;
+  // System time over CPU time (user + system); nothing when no CPU time was counted.
+  std::optional<double> sys_share() const;
+  double switches_per_s() const;  // both kinds, a second of wall time
+  double cores() const;           // CPU time over wall time: 1.0 is one core busy throughout
+};
+
+// The CPU fields of `j` (a case's extra, config.idle_engine), or nothing when it has none: records
+// made before pinbench measured them.
+std::optional<EngineCpu> engine_cpu(const nlohmann::json& j);
+
 struct StagedRow {
   std::uint64_t bytes = 0;
   std::uint64_t host_offset = 0;
@@ -54,10 +73,13 @@ struct StagedRow {
   // `pinned_fraction` of pinned (then the goal asks for that share of pinned itself).
   std::optional<Estimate> staged_goal_estimate;
   std::optional<Estimate> back_to_back_goal_estimate;
+  // The process's CPU over the timed samples of the engine's verified cases at this size, by
+  // method (staged, staged-back-to-back); empty in records made before pinbench measured it.
+  std::map<std::string, EngineCpu> cpu;
 };
 
 struct StagedGoal {
-  std::string direction;          // "h2d", "d2h"
+  std::string direction;          // "h2d", "d2h"; "" for a goal of the whole engine
   std::string method = "staged";  // the engine's figures judged, or "staged-back-to-back"
   std::string text;
   Verdict verdict = Verdict::kNotEvaluated;
@@ -82,6 +104,11 @@ struct StagedGoals {
   // engine at these multiples of pageable `.to()` and of `pin_memory().to()` or better.
   double torch_pageable_multiple = 5.0;
   double torch_pin_memory_multiple = 1.5;
+  // While copying, system time at most this share of the engine's CPU time (user + system):
+  // waiting spins in user space and sleeps, instead of calling into the kernel in a loop.
+  double sys_share_max = 0.15;
+  // An idle engine at most this share of one core.
+  double idle_cores_max = 0.01;
 };
 
 struct StagedAnalysis {
@@ -90,6 +117,12 @@ struct StagedAnalysis {
   std::vector<std::string> methods;
   std::map<std::string, std::vector<StagedRow>> rows;  // by direction; by size, aligned first
   std::vector<StagedGoal> goals;
+  // The process while the engine sat idle (config.idle_engine), after `idle_settle_s` left alone;
+  // absent in records made before pinbench measured it.
+  std::optional<EngineCpu> idle;
+  double idle_settle_s = 0.0;
+  // Whether some row has the engine's CPU figures in `direction`.
+  bool has_cpu(const std::string& direction) const;
 
   // The methods with at least one case in `direction`, in `methods`' order: what a direction's
   // table and chart show. PyTorch's paths are each one direction's (`.to()` to the device,
@@ -98,6 +131,10 @@ struct StagedAnalysis {
 };
 
 StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals = {});
+
+// "the process used 0.12% of a core over 1.00 s with the engine idle (0.0001 s user, 0.0011 s
+// system, 12 context switches), after 0.3 s left alone"; "" when the record did not measure it.
+std::string idle_engine_text(const StagedAnalysis& analysis);
 
 // --- tune -------------------------------------------------------------------------------------
 

@@ -93,6 +93,25 @@ void build_staged(const RunRecord& r, ReportModel& m) {
           "of host+dma and pinned (docs/methodology.md, \"The engine's bound\").");
     }
     m.tables.push_back(std::move(t));
+    const StagedCpuColumns cpu = staged_cpu_columns(a, direction);
+    if (!cpu.methods.empty()) {
+      ReportTable c;
+      c.id = std::string("staged-cpu-") + direction;
+      c.title = fmt::format("The engine's CPU while copying, {}", direction_words(direction));
+      c.header = {"size"};
+      for (const std::string& h : cpu.header("back-to-back")) c.header.push_back(h);
+      c.numeric.assign(c.header.size(), true);
+      c.numeric.front() = false;
+      for (const StagedRow& row : it->second) {
+        if (row.cpu.empty()) continue;
+        std::vector<std::string> cells{staged_size(row)};
+        for (std::string& cell : cpu.cells(row)) cells.push_back(std::move(cell));
+        c.rows.push_back(std::move(cells));
+      }
+      c.notes.push_back(kStagedCpuLegend);
+      if (a.idle) c.notes.push_back("Idle engine: " + idle_engine_text(a) + ".");
+      m.tables.push_back(std::move(c));
+    }
     even.caption =
         "The staged engine against page-locked memory (the ceiling), the driver's own pageable "
         "path and every alternative, at sizes that are powers of two and start on a page.";
@@ -115,9 +134,11 @@ void build_staged(const RunRecord& r, ReportModel& m) {
     for (const StagedGoal& goal : a.goals) {
       const std::string who =
           goal.method == "staged" ? std::string() : fmt::format(" ({})", goal.method);
-      g.items.push_back(
-          goal_item(++n, fmt::format("{}{}: {}", direction_words(goal.direction), who, goal.text),
-                    goal.verdict, goal.evidence));
+      const std::string statement =
+          goal.direction.empty()
+              ? goal.text
+              : fmt::format("{}{}: {}", direction_words(goal.direction), who, goal.text);
+      g.items.push_back(goal_item(++n, statement, goal.verdict, goal.evidence));
     }
     m.verdicts.push_back(std::move(g));
   }
@@ -261,7 +282,14 @@ class Staged final : public Experiment {
                  {"directions", FieldKind::kTexts},
                  {"skipped", FieldKind::kObjects},
                  {"method", FieldKind::kText},
-                 {"reason", FieldKind::kText}}});
+                 {"reason", FieldKind::kText},
+                 // idle_engine: the process's CPU with the engine idle (measure.cpp)
+                 {"settle_s", FieldKind::kRatio},
+                 {"cpu_user_s", FieldKind::kRatio},
+                 {"cpu_sys_s", FieldKind::kRatio},
+                 {"cpu_wall_s", FieldKind::kRatio},
+                 {"ctx_voluntary", FieldKind::kBigCount},
+                 {"ctx_involuntary", FieldKind::kBigCount}}});
     return fields;
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {

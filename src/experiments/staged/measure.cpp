@@ -15,9 +15,19 @@
 // its host threads copying in its shape alone ("host") and while the copy engine moves other
 // page-locked data the same way ("host-under-dma"), as cases of part "bound". The analysis takes
 // the lesser of that rate and pinned memory's as the engine's bound.
+//
+// The engine's CPU: around the timed samples of its cases (methods staged and
+// staged-back-to-back), getrusage(RUSAGE_SELF) before and after each timed interval, summed into
+// the case's extra (user and system seconds, voluntary and involuntary context switches, and
+// the wall time they cover); and once per run, after the last case, the process while the
+// engine sits idle (config.idle_engine). Whole-process figures: the engine's threads, the
+// caller's, and whatever CUDA's own threads do; the other teams of the run sleep meanwhile.
 #include "experiments/staged/measure.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -49,6 +59,54 @@ namespace pinbench {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x57A6EDB;
+
+// The process's CPU use over some intervals, summed: what getrusage says, and the wall time.
+struct CpuUse {
+  double user_s = 0.0;
+  double sys_s = 0.0;
+  double wall_s = 0.0;
+  std::int64_t voluntary = 0;
+  std::int64_t involuntary = 0;
+};
+
+// One reading of the process's CPU counters and the clock; add_since() sums what changed since
+// it into a CpuUse. Read outside timed intervals: getrusage is a system call.
+struct CpuMark {
+  rusage usage{};
+  std::chrono::steady_clock::time_point at;
+
+  static CpuMark now() {
+    CpuMark m;
+    (void)getrusage(RUSAGE_SELF, &m.usage);
+    m.at = std::chrono::steady_clock::now();
+    return m;
+  }
+  void add_since(CpuUse& into) const {
+    const CpuMark end = now();
+    const auto seconds = [](const timeval& t) {
+      return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+    };
+    into.user_s += seconds(end.usage.ru_utime) - seconds(usage.ru_utime);
+    into.sys_s += seconds(end.usage.ru_stime) - seconds(usage.ru_stime);
+    into.voluntary += end.usage.ru_nvcsw - usage.ru_nvcsw;
+    into.involuntary += end.usage.ru_nivcsw - usage.ru_nivcsw;
+    into.wall_s += std::chrono::duration<double>(end.at - at).count();
+  }
+};
+
+// A CpuUse as the record holds it (docs/record-schema.md): a case's extra, or config.idle_engine.
+void put_cpu(nlohmann::json& j, const CpuUse& u) {
+  j["cpu_user_s"] = std::max(0.0, u.user_s);
+  j["cpu_sys_s"] = std::max(0.0, u.sys_s);
+  j["cpu_wall_s"] = std::max(0.0, u.wall_s);
+  j["ctx_voluntary"] = std::max<std::int64_t>(0, u.voluntary);
+  j["ctx_involuntary"] = std::max<std::int64_t>(0, u.involuntary);
+}
+
+// How long the idle engine is left alone before it is measured (its threads' spins end within
+// a few milliseconds), and how long it is measured.
+constexpr std::chrono::milliseconds kIdleSettle{300};
+constexpr std::chrono::milliseconds kIdleMeasured{1000};
 
 // Threads made once that each copy one slice of a copy on a stream of their own: the
 // multithread-driver method, as a user with a thread pool would write it.
@@ -305,9 +363,11 @@ std::string sample_failure(int sample, std::size_t offset, std::size_t bytes) {
 // Warm-ups, then timed samples, a fixed count of them. `check_every`: each sample between a
 // clear and a byte check. Otherwise the samples run back to back as one batch, with nothing
 // between them: the destination is cleared before the warm-ups and checked after the last sample
-// (every copy writes the same bytes). A CUDA or engine failure is the case's failure.
+// (every copy writes the same bytes). A CUDA or engine failure is the case's failure. `cpu`,
+// when given, gets the process's CPU use over the timed samples (each sample's interval, or the
+// batch's), not over the clears, checks and warm-ups.
 Timed measure(Methods& methods, StagedMethod m, const Leg& l, Buffers& b, int warmups,
-              int iterations, bool check_every = true) {
+              int iterations, bool check_every = true, CpuUse* cpu = nullptr) {
   const StopRule rule = StopRule::fixed(iterations);
   Timed out;
   try {
@@ -316,9 +376,11 @@ Timed measure(Methods& methods, StagedMethod m, const Leg& l, Buffers& b, int wa
       out = sampler.run(
           [&](Sampler& s, int sample, int, Timed& t) {
             clear(l, methods.stream);
+            const CpuMark mark = cpu != nullptr ? CpuMark::now() : CpuMark{};
             s.start(0);
             methods.run(m, l);
             s.stop(0);
+            if (cpu != nullptr) mark.add_since(*cpu);
             t.samples_ms.push_back(s.elapsed_ms(0));
             if (const auto bad = check(l, b, methods.stream)) {
               t.fail(sample_failure(sample, *bad, l.bytes));
@@ -331,12 +393,14 @@ Timed measure(Methods& methods, StagedMethod m, const Leg& l, Buffers& b, int wa
       Sampler sampler(rule, SampleClock::kHostClock, iterations);
       out = sampler.run(
           [&](Sampler& s, int first, int count, Timed& t) {
+            const CpuMark mark = cpu != nullptr ? CpuMark::now() : CpuMark{};
             for (int i = 0; i < count; ++i) {
               s.start(i);
               methods.run(m, l);
               s.stop(i);
               t.samples_ms.push_back(s.elapsed_ms(i));
             }
+            if (cpu != nullptr) mark.add_since(*cpu);
             if (const auto bad = check(l, b, methods.stream)) {
               t.fail(sample_failure(first + count - 1, *bad, l.bytes));
             }
@@ -552,7 +616,8 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
                    {"copy", bound_copy_text(config.engine, to_device)}};
         record.gates.push_back(sampled_gate(
             c.gate, r,
-            to_device ? "after the last sample the ring held the source's last chunks"
+            to_device ? "after the last sample, an untimed fill of each slot once left the "
+                        "source's first chunks in their slots"
                       : "after the last sample the destination held every slot's bytes"));
         record.cases.push_back(std::move(c));
       }
@@ -569,7 +634,10 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
         const bool back_to_back = m == StagedMethod::kStagedBackToBack;
         const PhaseRange range(fmt::format("staged {} {} {}", to_string(d), to_string(m),
                                            size_token(s.bytes, s.host_off, s.dev_off)));
-        Timed r = measure(methods, m, leg, b, config.warmups, config.iterations, !back_to_back);
+        const bool engine = m == StagedMethod::kStaged || back_to_back;
+        CpuUse cpu;
+        Timed r = measure(methods, m, leg, b, config.warmups, config.iterations, !back_to_back,
+                          engine ? &cpu : nullptr);
         // A registration left behind would make every later "pageable" figure a pinned one.
         if (m == StagedMethod::kRegisterCopy && !r.failed &&
             cuda::observed_memory_kind(leg.host) != "pageable") {
@@ -586,9 +654,8 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
                                       size_token(s.bytes, s.host_off, s.dev_off))};
         Case c = make_case(spec, r, kinds_ok);
         c.extra = {{"host_offset", s.host_off}, {"device_offset", s.dev_off}};
-        if ((m == StagedMethod::kStaged || back_to_back) && !r.failed) {
-          c.extra["path"] = methods.last_staged ? "staged" : "direct";
-        }
+        if (engine && !r.failed) c.extra["path"] = methods.last_staged ? "staged" : "direct";
+        if (engine && cpu.wall_s > 0.0) put_cpu(c.extra, cpu);
         if (m == StagedMethod::kMultithreadDriver) c.extra["threads"] = config.driver_threads;
         std::string passed =
             back_to_back
@@ -601,6 +668,19 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
       if (record.incomplete) break;
     }
     if (record.incomplete) break;
+  }
+  if (!record.incomplete) {
+    // The engine idle, after every case: its threads' spins have long ended, and what is left
+    // is what an engine made once and kept costs a program between its copies.
+    progress("the engine idle: 0.3 s to settle, then 1 s measured");
+    std::this_thread::sleep_for(kIdleSettle);
+    CpuUse idle;
+    const CpuMark mark = CpuMark::now();
+    std::this_thread::sleep_for(kIdleMeasured);
+    mark.add_since(idle);
+    nlohmann::json j = {{"settle_s", std::chrono::duration<double>(kIdleSettle).count()}};
+    put_cpu(j, idle);
+    record.config["idle_engine"] = j;
   }
   finish_record(record, start);
   return record;

@@ -160,6 +160,50 @@ std::vector<std::string> StagedColumns::ratio_cells(const StagedRow& row) const 
   return out;
 }
 
+const char* const kStagedCpuLegend =
+    "sys = system time's share of the CPU time (user + system) over the timed samples; ctx/s = "
+    "context switches (voluntary and involuntary) a second of those samples; cores = CPU time "
+    "over wall time. getrusage of the whole process: the engine's threads, the calling thread "
+    "and CUDA's own.";
+
+std::vector<std::string> StagedCpuColumns::header(const std::string& b2b) const {
+  std::vector<std::string> out;
+  for (const std::string& m : methods) {
+    const std::string name = m == "staged" ? "staged" : b2b;
+    out.insert(out.end(), {name + " sys", name + " ctx/s", name + " cores"});
+  }
+  return out;
+}
+
+std::vector<std::string> StagedCpuColumns::cells(const StagedRow& row) const {
+  std::vector<std::string> out;
+  for (const std::string& m : methods) {
+    const auto it = row.cpu.find(m);
+    if (it == row.cpu.end()) {
+      out.insert(out.end(), {kDash, kDash, kDash});
+      continue;
+    }
+    const EngineCpu& u = it->second;
+    const std::optional<double> share = u.sys_share();
+    out.push_back(share ? fmt::format("{:.1f}%", 100 * *share) : kDash);
+    out.push_back(fmt::format("{:.0f}", u.switches_per_s()));
+    out.push_back(fmt::format("{:.2f}", u.cores()));
+  }
+  return out;
+}
+
+StagedCpuColumns staged_cpu_columns(const StagedAnalysis& a, const std::string& direction) {
+  StagedCpuColumns c;
+  const auto it = a.rows.find(direction);
+  if (it == a.rows.end()) return c;
+  for (const char* m : {"staged", "staged-back-to-back"}) {
+    const bool any = std::any_of(it->second.begin(), it->second.end(),
+                                 [&](const StagedRow& r) { return r.cpu.count(m) != 0; });
+    if (any) c.methods.push_back(m);
+  }
+  return c;
+}
+
 std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a) {
   std::string out = engine_header(
       record,
@@ -203,7 +247,25 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
     out += fmt::format("\n{} (GB/s)\n{}", direction_title(direction), rates.render());
     out += fmt::format("\n{}: ratios{}\n{}", direction_title(direction),
                        columns.bounded ? ", and the engine's bound (GB/s)" : "", ratios.render());
+    const StagedCpuColumns cpu = staged_cpu_columns(a, direction);
+    if (!cpu.methods.empty()) {
+      std::vector<std::string> header = {"size", "at"};
+      for (const std::string& h : cpu.header("b2b")) header.push_back(h);
+      TextTable t(header);
+      for (const StagedRow& r : it->second) {
+        if (r.cpu.empty()) continue;
+        std::vector<std::string> row = {exact_size(r.bytes),
+                                        r.host_offset || r.device_offset
+                                            ? fmt::format("+{}/+{}", r.host_offset, r.device_offset)
+                                            : "page"};
+        for (std::string& cell : cpu.cells(r)) row.push_back(std::move(cell));
+        t.add_row(row);
+      }
+      out += fmt::format("\n{}: the engine's CPU while copying\n{}", direction_title(direction),
+                         t.render());
+    }
   }
+  const bool any_cpu = a.has_cpu("h2d") || a.has_cpu("d2h");
   out +=
       "  'at' is where the host and device ends start: 'page' on a page boundary, '+3/+1' that "
       "many bytes past one. staged = the engine's synchronous call, each sample after the "
@@ -222,6 +284,8 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
         "the copy engine moves other page-locked data the same way; bound = the lesser of "
         "host+dma and pinned (docs/methodology.md, \"The engine's bound\").\n";
   }
+  if (any_cpu) out += fmt::format("  {}\n", kStagedCpuLegend);
+  if (a.idle) out += fmt::format("\nIdle engine: {}.\n", idle_engine_text(a));
 
   if (record.config.contains("skipped") && !record.config["skipped"].empty()) {
     out += "\nNot measured\n";
@@ -233,7 +297,8 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
   if (!a.goals.empty()) {
     out += "\nGoals (H200 targets from the issue; findings, not checks)\n";
     for (const StagedGoal& g : a.goals) {
-      out += fmt::format("  {}: {}: {}\n    {}\n", direction_title(g.direction), g.text,
+      const std::string where = g.direction.empty() ? "" : direction_title(g.direction) + ": ";
+      out += fmt::format("  {}{}: {}\n    {}\n", where, g.text,
                          verdict_word(g.verdict, Judged::kGoal), g.evidence);
     }
   }

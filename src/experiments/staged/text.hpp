@@ -26,6 +26,18 @@ struct StagedColumns {
 };
 StagedColumns staged_columns(const StagedAnalysis& analysis, const std::string& direction);
 
+// The engine's CPU while copying in `direction`, one row a size: for each engine method measured
+// with its CPU figures, the system share, context switches a second and cores busy. Empty when
+// the record has no CPU figures that way (records made before pinbench measured them).
+struct StagedCpuColumns {
+  std::vector<std::string> methods;  // "staged", "staged-back-to-back", those with figures
+  std::vector<std::string> header(const std::string& b2b) const;  // three columns a method
+  std::vector<std::string> cells(const StagedRow& row) const;
+};
+StagedCpuColumns staged_cpu_columns(const StagedAnalysis& analysis, const std::string& direction);
+// What the CPU columns mean, in a sentence.
+extern const char* const kStagedCpuLegend;
+
 // Each from its record's analysis, as the model's section holds it.
 std::string render_staged_text(const RunRecord& record, const StagedAnalysis& analysis);
 std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis& analysis);
