@@ -131,8 +131,8 @@ class StagedCopier {
 
   // Host memory `src` -> device memory `dst` as cudaMemcpyAsync does it from pageable memory:
   // returns once `src` has been read (the caller may reuse it), and work queued on `stream`
-  // after the call runs after the copy. The copy's last DMAs may still run: the returned handle
-  // says when it is complete.
+  // after the call runs after the copy. The calling thread copies slices while it waits. The
+  // copy's last DMAs may still run: the returned handle says when it is complete.
   StagedCopy copy_to_device_ordered(void* dst, const void* src, std::size_t bytes,
                                     cudaStream_t stream = 0);
 

@@ -96,12 +96,15 @@ void Lane::submit(Job job) {
   pool_.wake();
 }
 
-void Lane::help_until_finished(const CopyState& state) {
+void Lane::help_until(const CopyState& state, Until until) {
   // Helps while slices keep coming, pausing between looks; stops looking after kHelpSpin without
   // a slice while device work is still to be queued, or kTailSpin once it is all queued, and
   // then waits for the copy on its condition variable.
+  const auto reached = [&] {
+    return state.finished() || (until == Until::kDeviceWorkQueued && state.device_work_queued());
+  };
   auto last_help = Clock::now();
-  for (unsigned n = 1; !state.finished(); ++n) {
+  for (unsigned n = 1; !reached(); ++n) {
     if (pool_.help_one()) {
       last_help = Clock::now();
       continue;
@@ -114,7 +117,11 @@ void Lane::help_until_finished(const CopyState& state) {
       break;
     }
   }
-  state.wait_finished();
+  if (until == Until::kDeviceWorkQueued) {
+    state.wait_device_work_queued();
+  } else {
+    state.wait_finished();
+  }
 }
 
 Stores Lane::stores_for(const Run& run, std::size_t index) const {

@@ -112,11 +112,13 @@ class Lane {
   // Thread-safe. Copies run in the order they were submitted.
   void submit(Job job);
 
-  // Blocks until `state` is finished, copying host slices of this lane's chunks on the calling
-  // thread while there are any to claim (its own copy's or one queued before it), so a thread
-  // that would only wait adds to the host copy rate. Thread-safe; the lane must outlive the
-  // call, so only for a caller inside a synchronous copy.
-  void help_until_finished(const CopyState& state);
+  // Blocks until `state` is finished (or, kDeviceWorkQueued, until every device operation of it
+  // is queued), copying host slices of this lane's chunks on the calling thread while there are
+  // any to claim (its own copy's or one queued before it), so a thread that would only wait adds
+  // to the host copy rate. Thread-safe; the lane must outlive the call, so only for a caller
+  // inside one of the engine's calls.
+  enum class Until { kFinished, kDeviceWorkQueued };
+  void help_until(const CopyState& state, Until until);
 
   const LaneShape& shape() const { return shape_; }
 

@@ -538,7 +538,12 @@ struct StagedCopier::Impl {
       return direct(to_dev, host, dst, src, bytes, stream, wait, what);
     }
     StagedCopy copy = staged(to_dev, dst, src, bytes, stream, what);
+    transfer::Lane& lane = to_dev ? *to_device : *to_host;
     if (returns == Return::kSourceRead) {
+      // The source is read once every chunk is staged, which is when the last DMA is queued.
+      if (options.caller_copies) {
+        lane.help_until(*copy.state_->progress, transfer::Lane::Until::kDeviceWorkQueued);
+      }
       copy.stream_wait(stream);
       return copy;
     }
@@ -546,7 +551,7 @@ struct StagedCopier::Impl {
       // This thread would only wait: let it copy slices too. Safe here, where the engine cannot
       // be destroyed under it (the caller is inside one of its calls).
       if (options.caller_copies) {
-        (to_dev ? to_device : to_host)->help_until_finished(*copy.state_->progress);
+        lane.help_until(*copy.state_->progress, transfer::Lane::Until::kFinished);
       }
       copy.wait();
     }

@@ -55,6 +55,7 @@ const std::map<std::string, Kind> kKinds = {
       "Staged tuning"}},
     {"pipeline", {"pipeline", "pinbench pipeline: 1 GiB of floats", "Pipeline"}},
     {"doctor", {"doctor", "pinbench doctor: ", "Doctor"}},
+    {"accel", {"accel", "pinbench accel: ", "Accel"}},
     {"check", {"check", "pinbench check: ", "Check"}},
     {"host", {"host", "pinbench host: ", "Host"}},
     // A fleet is put together, not measured: no device in its header, no wall time.
@@ -204,8 +205,9 @@ TEST(ReplayCli, WithoutAGpuEverySubcommandReplaysItsNewestRecord) {
   for (const auto& k : kKinds) replaying += replays_without_gpu(k.first) ? 1 : 0;
   ASSERT_EQ(newest.size(), replaying);
   for (const auto& [experiment, found] : newest) {
-    // doctor runs the program it is given, GPU or not; its replay is tested in test_doctor_cli.
-    if (experiment == "doctor") continue;
+    // doctor and accel run the program they are given, GPU or not; their replays are tested in
+    // test_doctor_cli and test_accel.
+    if (experiment == "doctor" || experiment == "accel") continue;
     const std::string& command = kKinds.at(experiment).command;
     const std::string& path = found.second;
     SCOPED_TRACE(command);

@@ -411,7 +411,7 @@ TEST(StagedLane, CallersThatHelpWhileTheyWaitKeepEveryCopyExact) {
           const std::vector<char> src = pattern(n + 5, static_cast<std::uint64_t>(100 * t + i));
           std::vector<char> dst(n + 5, 0);
           auto s = lane.submit(dst.data() + 1, src.data() + 5 - (i % 5), n);
-          lane.lane->help_until_finished(*s);
+          lane.lane->help_until(*s, transfer::Lane::Until::kFinished);
           if (!s->finished() || s->failed() || s->delivered() != n ||
               std::memcmp(dst.data() + 1, src.data() + 5 - (i % 5), n) != 0) {
             ++bad;

@@ -90,7 +90,8 @@ int replay(const CLI::App& sub, const AccelFlags& flags) {
     throw InputError(fmt::format("run record '{}' is of experiment '{}', not 'accel'",
                                  flags.replay, record.experiment));
   }
-  std::printf("Replaying %s: recorded %s.\n\n", flags.replay.c_str(), record.created_utc.c_str());
+  std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay.c_str(),
+              record.machine.device_name.c_str(), record.created_utc.c_str());
   return print_run(record, {}, true);
 }
 

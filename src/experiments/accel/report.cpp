@@ -78,6 +78,12 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
           "runtime, out of accel's reach; only the shared runtime's copies are counted.",
           p.pid));
     }
+    if (p.engines > 0 && p.engine_setup_ms > 0) {
+      m.notes.push_back(fmt::format(
+          "Process {} made {} engine{} ({} MiB page-locked for staging) in {:.1f} ms, inside its "
+          "first routed copies: their host time includes it.",
+          p.pid, p.engines, p.engines == 1 ? "" : "s", mib(p.staging_bytes), p.engine_setup_ms));
+    }
     if (!p.note.empty()) {
       m.notes.push_back(fmt::format("Process {}: no engine: {}", p.pid, p.note));
     }

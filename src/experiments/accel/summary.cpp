@@ -103,6 +103,7 @@ AccelProcess read_counters(const ProcessCounters& c) {
   p.chained = (c.reach & kPreloadChained) != 0;
   p.engines = static_cast<int>(c.engines);
   p.staging_bytes = c.staging_bytes;
+  p.engine_setup_ms = static_cast<double>(c.engine_setup_ns) / 1e6;
   p.note = bounded_text(c.note, sizeof c.note);
   if (c.end_unix_ns >= c.start_unix_ns && c.end_unix_ns != 0) {
     p.wall_ms = static_cast<double>(c.end_unix_ns - c.start_unix_ns) / 1e6;
@@ -202,6 +203,7 @@ json to_json(const AccelRun& run) {
                          {"chained", p.chained},
                          {"engines", p.engines},
                          {"staging_bytes", p.staging_bytes},
+                         {"engine_setup_ms", p.engine_setup_ms},
                          {"note", p.note},
                          {"wall_ms", p.wall_ms},
                          {"outcomes", outcomes},
@@ -239,6 +241,7 @@ AccelRun accel_run_from_json(const json& j) {
     p.chained = q.flag_or("chained", false);
     p.engines = static_cast<int>(q.whole_or("engines", 0, 0, 1 << 16));
     p.staging_bytes = static_cast<std::uint64_t>(q.whole_or("staging_bytes", 0, 0, kMaxCount));
+    p.engine_setup_ms = q.has("engine_setup_ms") ? q.amount("engine_setup_ms") : 0;
     p.note = q.text_or("note", "");
     p.wall_ms = q.has("wall_ms") ? q.amount("wall_ms") : 0;
     const json& outcomes = q.array("outcomes");

@@ -47,6 +47,7 @@ struct AccelProcess {
   bool chained = false;         // another LD_PRELOAD library stood after accel's
   int engines = 0;
   std::uint64_t staging_bytes = 0;
+  double engine_setup_ms = 0;     // making its engines, inside its first routed copies
   std::string note;               // why an engine could not be made, or ""
   double wall_ms = 0;             // from its start to its exit handlers; 0 when they did not run
   std::vector<AccelOutcome> outcomes;  // only those with copies, in counters.hpp's order

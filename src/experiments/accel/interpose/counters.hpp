@@ -69,6 +69,7 @@ struct ProcessCounters {
   std::uint32_t reach;        // ReachBits
   std::uint32_t engines;      // staged engines made (one per device that routed a copy)
   std::uint64_t staging_bytes;
+  std::uint64_t engine_setup_ns;  // making the engines (pinning their staging), inside a copy call
   char program[256];  // /proc/self/exe, cut to fit and NUL-terminated
   char note[512];     // the first reason an engine could not be made, or ""
   Tally by_outcome[kWays][kOutcomes];

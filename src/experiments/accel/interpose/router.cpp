@@ -134,8 +134,15 @@ pinbench::StagedCopier* Router::engine(int device) {
   if (refused_.count(device) != 0) return nullptr;
   pinbench::StagedCopyOptions o = options_;
   o.device = device;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto took = [&] {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now() - t0)
+                                          .count());
+  };
   try {
     auto made = std::make_unique<pinbench::StagedCopier>(o);
+    __atomic_fetch_add(&counters_->engine_setup_ns, took(), __ATOMIC_RELAXED);
     pinbench::StagedCopier* e = made.get();
     engines_.emplace(device, std::move(made));
     __atomic_fetch_add(&counters_->engines, 1, __ATOMIC_RELAXED);
