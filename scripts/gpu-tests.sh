@@ -13,6 +13,11 @@ status=0
 tail -4 "$out/gpu-tests.log"
 ./pinbench_doctor_gpu_tests >"$out/doctor-gpu-tests.log" 2>&1 || status=1
 tail -4 "$out/doctor-gpu-tests.log"
+./pinbench_accel_gpu_tests >"$out/accel-gpu-tests.log" 2>&1 || status=1
+tail -4 "$out/accel-gpu-tests.log"
+PINBENCH_BINARY=$PWD/pinbench PYTHONDONTWRITEBYTECODE=1 python3 tests-python/test_accel_gpu.py -v \
+  >"$out/python-accel-gpu.log" 2>&1 || status=1
+tail -3 "$out/python-accel-gpu.log"
 PYTHONPATH=python PINBENCH_LIBRARY=$PWD/libpinbench_c.so PINBENCH_DATA_DIR=$root/data \
   PYTHONDONTWRITEBYTECODE=1 python3 tests-python/test_gpu.py -v >"$out/python-gpu.log" 2>&1 ||
   status=1

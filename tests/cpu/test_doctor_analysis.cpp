@@ -202,6 +202,53 @@ TEST(DoctorAnalysis, PageableAsyncCopiesWithTheirCostAndSite) {
   EXPECT_EQ(find(a, "pageable-sync-loop"), nullptr);
 }
 
+TEST(DoctorAnalysis, WithTheEnginesRatePageableFindingsSayWhatAccelWouldCost) {
+  DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop());
+  t.wall_ms = 200;
+  RunRecord r = record_with(t);
+  EXPECT_FALSE(find(analyse_doctor(r, t), "pageable-async")->accel_ms);  // no engine rate yet
+  Case engine = rate_case("h2d", "pageable", 4 * kMiB, 4.0 * kMiB / (32.0 * 1e6), 0.1);
+  engine.method = kAccelMethod;  // the staged engine at 32 GB/s
+  engine.gate = "doctor/h2d/accel";
+  r.cases.push_back(engine);
+  r.gates.push_back({engine.gate, true, "ok"});
+  const DoctorAnalysis a = analyse_doctor(r, t);
+  const DoctorFinding* f = find(a, "pageable-async");
+  ASSERT_NE(f, nullptr);
+  ASSERT_TRUE(f->accel_ms);
+  EXPECT_NEAR(*f->accel_ms, 10 * 4.0 * kMiB / 32e6, 1e-9);
+  EXPECT_NE(f->evidence.back().find("pinbench accel -- PROGRAM"), std::string::npos);
+  // The page-locked rate stays the page-locked one: the engine's case is not taken for it.
+  EXPECT_NEAR(*f->pinned_ms, 10 * 4.0 * kMiB / 40e6, 1e-9);
+  ASSERT_FALSE(a.rates.empty());
+  ASSERT_TRUE(a.rates[0].engine_gb_per_s || a.rates[1].engine_gb_per_s);
+  const ReportModel m = analyse(r);
+  bool column = false;
+  for (const ReportTable& table : m.tables) {
+    if (table.id == "doctor-rates") column = table.header.back() == "accel GB/s";
+  }
+  EXPECT_TRUE(column);
+}
+
+TEST(DoctorAnalysis, ACopyBelowTheEnginesThresholdCostsUnderAccelWhatItCost) {
+  // 4 KiB copies: accel passes them on, so their host time under it is their own.
+  std::string text = head() + site(kSiteA, "step");
+  for (unsigned i = 1; i <= 3; ++i) {
+    const std::uint64_t t0 = 10000 * i;
+    text += api("R", "copy_async", i, t0, t0 + 500, kSiteA, "cudaMemcpyAsync_v3020");
+    text += memcpy_line(900 + i, i, 1, 4096, 1, 3, t0, t0 + 500);
+  }
+  DoctorTrace t = parse_doctor_events(text);
+  RunRecord r = record_with(t);
+  Case engine = rate_case("h2d", "pageable", 4096, 0.001, 0.001);
+  engine.method = kAccelMethod;
+  r.cases.push_back(engine);
+  const DoctorFinding* f = find(analyse_doctor(r, t), "pageable-async");
+  ASSERT_NE(f, nullptr);
+  ASSERT_TRUE(f->accel_ms);
+  EXPECT_NEAR(*f->accel_ms, f->host_ms, 1e-9);
+}
+
 TEST(DoctorAnalysis, WithoutRatesTimeLostIsAbsent) {
   const DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "step") + pageable_loop());
   const DoctorAnalysis a = analyse_doctor(record_with(t, false), t);

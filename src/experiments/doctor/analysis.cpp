@@ -11,6 +11,7 @@
 
 #include "framework/case_figures.hpp"
 #include "framework/units.hpp"
+#include "pinbench/staged_options.hpp"
 
 namespace pinbench {
 namespace {
@@ -37,12 +38,17 @@ double host_ms(const DoctorCall& c) {
 }
 
 // The record's case nearest `bytes` (in log size) of a direction and memory kind, with figures.
+// The case of `direction` and `memory` whose size is nearest `bytes` (in log2), with a rate; of
+// the staged engine's cases (kAccelMethod) when `engine`, else of the others.
 const Case* nearest(const RunRecord& r, const std::string& direction, const std::string& memory,
-                    std::uint64_t bytes) {
+                    std::uint64_t bytes, bool engine = false) {
   const Case* best = nullptr;
   double best_gap = 0;
   for (const Case& c : r.cases) {
-    if (c.direction != direction || c.memory != memory || !figures_of(c).gb_per_s) continue;
+    if (c.direction != direction || c.memory != memory || (c.method == kAccelMethod) != engine ||
+        !figures_of(c).gb_per_s) {
+      continue;
+    }
     const double gap = std::fabs(std::log2(static_cast<double>(c.bytes)) -
                                  std::log2(static_cast<double>(std::max<std::uint64_t>(bytes, 1))));
     if (best == nullptr || gap < best_gap) {
@@ -51,6 +57,26 @@ const Case* nearest(const RunRecord& r, const std::string& direction, const std:
     }
   }
   return best;
+}
+
+// The call's host time under accel: its pageable copies at or above the engine's thresholds at
+// the engine's rate, the call as it was otherwise; absent without the engine's rate.
+std::optional<double> accel_call_ms(const RunRecord& r, const DoctorCall& call, double host) {
+  static const StagedCopyOptions engine;
+  double ms = 0;
+  bool routed = false;
+  for (const Copy& k : call.copies) {
+    if (!host_side(k)) continue;
+    const bool to_device = k.direction == CopyDirection::kH2D;
+    const std::size_t below =
+        to_device ? engine.to_device.direct_below_bytes : engine.to_host.direct_below_bytes;
+    if (k.bytes < below) return host;  // accel passes the call on: as it was
+    const Case* c = nearest(r, to_string(k.direction), "pageable", k.bytes, true);
+    if (c == nullptr) return std::nullopt;
+    ms += static_cast<double>(k.bytes) / (*figures_of(*c).gb_per_s * 1e6);
+    routed = true;
+  }
+  return routed ? ms : host;
 }
 
 struct CopyCost {
@@ -208,6 +234,29 @@ std::uint64_t host_bytes(const DoctorCall& c) {
 
 // Adds a copy call to its finding (one more call, its host bytes and host time) and returns
 // what its copies would cost from page-locked memory.
+// The host time a finding's calls would take under `pinbench accel`, summed over them; known
+// only when every call's is.
+struct AccelSum {
+  double ms = 0;
+  bool known = true;
+  void add(const std::optional<double>& call) {
+    if (call) {
+      ms += *call;
+    } else {
+      known = false;
+    }
+  }
+  void say(DoctorFinding& f) const {
+    if (!known || f.count == 0) return;
+    f.accel_ms = ms;
+    f.evidence.push_back(fmt::format(
+        "under pinbench accel (the staged engine, at its calibrated rate here) the same calls "
+        "would hold the host about {:.3f} ms, {:.3f} ms less, with the program unchanged: "
+        "pinbench accel -- PROGRAM",
+        ms, std::max(0.0, f.host_ms - ms)));
+  }
+};
+
 CopyCost count_copy_call(const RunRecord& r, const DoctorCall& c, DoctorFinding& f) {
   ++f.count;
   f.bytes += host_bytes(c);
@@ -271,8 +320,10 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
   std::map<std::string, SiteSum> sites;
   double pinned = 0, lost = 0, prevented = 0, seen = 0;
   bool all_pinned = true, all_lost = true;
+  AccelSum accel;
   for (const DoctorCall* c : calls) {
     const CopyCost cost = count_copy_call(r, *c, f);
+    accel.add(accel_call_ms(r, *c, host_ms(*c)));
     std::optional<double> call_lost;
     if (cost.pinned_ms) {
       pinned += *cost.pinned_ms;
@@ -320,6 +371,7 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
       "overlap prevented: {:.3f} ms of other streams' work began after these calls let the host "
       "go, within a copy's length ({:.3f} ms of other streams' work did run inside the calls)",
       prevented, seen));
+  accel.say(f);
   set_fix(f, t,
           {"Copy from page-locked memory: x.pin_memory() once (reused), or "
            "DataLoader(pin_memory=True); then .to('cuda', non_blocking=True) overlaps",
@@ -347,10 +399,12 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
   std::vector<const DoctorCall*> all;
   double lost = 0;
   bool all_lost = true;
+  AccelSum accel;
   for (const auto& [where, calls] : by_site) {
     if (calls.size() < kLoopCalls) continue;
     for (const DoctorCall* c : calls) {
       const CopyCost cost = count_copy_call(r, *c, f);
+      accel.add(accel_call_ms(r, *c, host_ms(*c)));
       std::optional<double> call_lost;
       if (cost.pinned_ms) {
         call_lost = std::max(0.0, host_ms(*c) - *cost.pinned_ms);
@@ -379,6 +433,7 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
     f.evidence.push_back(fmt::format("from page-locked memory they take {:.3f} ms: {:.3f} ms lost",
                                      *f.pinned_ms, *f.lost_ms));
   }
+  accel.say(f);
   set_fix(f, t,
           {"Keep the host tensor page-locked (pin_memory(), once) and reuse it in the loop",
            "buf = torch.empty(shape, pin_memory=True)   # once\n"
@@ -557,6 +612,9 @@ DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
       const CaseFigures f = figures_of(*c);
       rate.pinned_gb_per_s = f.gb_per_s;
       rate.pinned_call_ms = f.call_median_ms;
+    }
+    if (const Case* c = nearest(r, key.first, "pageable", key.second, true)) {
+      rate.engine_gb_per_s = figures_of(*c).gb_per_s;
     }
     a.rates.push_back(rate);
   }

@@ -33,6 +33,10 @@ struct DoctorFinding {
   double host_ms = 0.0;             // host time inside the calls
   std::optional<double> lost_ms;    // what it cost against the fix; absent without rates
   std::optional<double> pinned_ms;  // pageable copies: the same copies from page-locked memory
+  // Pageable copies: the same calls' host time under `pinbench accel` on this machine, from the
+  // engine's rate in the calibration (copies below its thresholds as they were); absent without
+  // that rate.
+  std::optional<double> accel_ms;
   std::optional<double> overlap_prevented_ms;
   std::vector<std::string> evidence;  // sentences with the numbers
   std::string fix;
@@ -46,6 +50,7 @@ struct DoctorRate {
   std::uint64_t bytes = 0;
   std::optional<double> pageable_gb_per_s, pinned_gb_per_s;
   std::optional<double> pinned_call_ms;  // how long a page-locked async call held the host
+  std::optional<double> engine_gb_per_s;  // pageable memory through the staged engine (accel)
 };
 
 struct DoctorAnalysis {
@@ -60,6 +65,10 @@ struct DoctorAnalysis {
   std::vector<DoctorRate> rates;
   std::string rates_from;  // "a calibration after the program exited", or the record named
 };
+
+// The calibration's cases of pageable copies through the staged engine, as `pinbench accel`
+// would make them: their method.
+inline const std::string kAccelMethod = "pinbench accel";
 
 // The share of host memory page-locked at once above which over-pinning is reported.
 constexpr double kOverPinningShare = 0.25;

@@ -137,9 +137,21 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
   rates.title = "Rates used (from " + a.rates_from + ")";
   rates.header = {"direction", "size", "pageable GB/s", "pinned GB/s", "pinned call ms"};
   rates.numeric = {false, true, true, true, true};
+  // The engine's column only where the calibration measured it (records before it did not).
+  const bool engine = std::any_of(a.rates.begin(), a.rates.end(),
+                                  [](const DoctorRate& rt) { return rt.engine_gb_per_s; });
+  if (engine) {
+    rates.header.push_back("accel GB/s");
+    rates.numeric.push_back(true);
+  }
   for (const DoctorRate& rt : a.rates) {
     rates.rows.push_back({rt.direction, format_size(rt.bytes), gbps(rt.pageable_gb_per_s),
                           gbps(rt.pinned_gb_per_s), ms(rt.pinned_call_ms)});
+    if (engine) rates.rows.back().push_back(gbps(rt.engine_gb_per_s));
+  }
+  if (engine) {
+    rates.notes.push_back(
+        "accel GB/s: pageable memory through the staged engine, as pinbench accel copies it.");
   }
   rates.notes.push_back(
       "Each copy size takes the record's nearest calibrated size; without rates, time lost is "
