@@ -22,8 +22,8 @@
 //    happen in the order they were made, as on any stream.
 //  - Other work queued on `stream` after an asynchronous copy (a kernel, a cudaMemcpyAsync) is
 //    NOT ordered after it (after copy_to_device_ordered it is). Order it with
-//    StagedCopy::stream_wait(stream) (device side) or StagedCopy::wait() (host side). The synchronous calls return once the copy is complete, so
-//    later work sees the data.
+//    StagedCopy::stream_wait(stream) (device side) or StagedCopy::wait() (host side). The
+//    synchronous calls return once the copy is complete, so later work sees the data.
 //  - Host memory is read (to the device) or written (to the host) by the engine's threads:
 //    leave it alone until the copy is complete. For reads that starts at the call, before
 //    earlier stream work has run: do not pass a source that a kernel still writes (possible

@@ -1,8 +1,8 @@
 #include "cli/paths.hpp"
 
+#include <unistd.h>
 #include <climits>
 #include <cstdlib>
-#include <unistd.h>
 
 #include <filesystem>
 
@@ -57,9 +57,10 @@ std::string program_library(const std::string& file_name, const std::string& tar
       return realpath(p.c_str(), real) != nullptr ? std::string(real) : p;
     }
   }
-  throw InputError(fmt::format("pinbench's library {} is not beside {} nor in {}/../lib/pinbench "
-                               "(build the {} target)",
-                               file_name, dir + "/pinbench", dir, target));
+  throw InputError(
+      fmt::format("pinbench's library {} is not beside {} nor in {}/../lib/pinbench "
+                  "(build the {} target)",
+                  file_name, dir + "/pinbench", dir, target));
 }
 
 }  // namespace pinbench::cli

@@ -1,7 +1,8 @@
 // Running a user's program under pinbench (`doctor`, `accel`): finding it on PATH, starting it as
-// a shell would (its own stdin, stdout, stderr, arguments and environment, every signal at its default
-// and none blocked, since pinbench itself ignores SIGPIPE), passing on the signals sent to doctor
-// alone, and capturing a helper's output (addr2line). No CUDA here: the program's CUDA is its own.
+// a shell would (its own stdin, stdout, stderr, arguments and environment, every signal at its
+// default and none blocked, since pinbench itself ignores SIGPIPE), passing on the signals sent to
+// doctor alone, and capturing a helper's output (addr2line). No CUDA here: the program's CUDA is
+// its own.
 #pragma once
 
 #include <string>

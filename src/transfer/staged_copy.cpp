@@ -576,7 +576,8 @@ void StagedCopier::copy_to_host(void* dst, const void* src, std::size_t bytes,
 
 StagedCopy StagedCopier::copy_to_device_ordered(void* dst, const void* src, std::size_t bytes,
                                                 cudaStream_t stream) {
-  return impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream, Impl::Return::kSourceRead);
+  return impl_->submit(transfer::Flow::kToDevice, dst, src, bytes, stream,
+                       Impl::Return::kSourceRead);
 }
 
 StagedCopy StagedCopier::copy_to_device_async(void* dst, const void* src, std::size_t bytes,

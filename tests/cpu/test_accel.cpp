@@ -203,8 +203,8 @@ TEST(AccelCli, AProgramKilledByASignalExitsOneTwentyEightPlusN) {
 }
 
 TEST(AccelCli, AnotherPreloadedLibraryIsKeptAfterAccelsAndSaidSo) {
-  const test::Result r = test::run(
-      "LD_PRELOAD=libm.so.6 " + kBin + "accel -- sh -c 'echo \"$LD_PRELOAD\"'");
+  const test::Result r =
+      test::run("LD_PRELOAD=libm.so.6 " + kBin + "accel -- sh -c 'echo \"$LD_PRELOAD\"'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("libpinbench_accel.so:libm.so.6"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("LD_PRELOAD already names libm.so.6; accel's library goes before it"),

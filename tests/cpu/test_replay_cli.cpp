@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 
 #include "experiments/staged/plan.hpp"
-#include "framework/record.hpp"
 #include "fixtures.hpp"
+#include "framework/record.hpp"
 #include "pinbench/staged_options.hpp"
 
 namespace pinbench {

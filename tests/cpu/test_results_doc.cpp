@@ -24,6 +24,14 @@
 //   race_new S    new words / all words over the case's extra.trials, in %
 //   nvbw N TEST   the N-th (from 1) `SUM TEST value` line of the nvbandwidth output, in GB/s
 //   vs_nvbw S N TEST  100 * (gbps(S) / nvbw N TEST - 1), in %
+//   sys_share S   the case's extra cpu_sys_s / (cpu_user_s + cpu_sys_s), in %
+//   idle_core     config.idle_engine's (cpu_user_s + cpu_sys_s) / cpu_wall_s, in %
+// accel's benchmark (tests/bench/accel_bench.py) writes JSON, not a record:
+//   <!-- bench data/runs/X/accel-bench.json -->  the file the bench markers after it read
+//   plain P BYTES, accel P BYTES   the median over rounds of that path's GB/s without / under accel
+//   engine P BYTES                 the engine's own GB/s at that size;  speedup P BYTES: accel /
+//   plain (x);  of_engine P BYTES: accel / engine (% or x);  loop plain|accel: the DataLoader
+//   loop's median wall time (s or ms). P: to_nb, copy_to_device, copy_to_host, cpu.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -180,13 +188,21 @@ class ResultsChecker {
         rest += before;
         continue;
       }
-      if (words[0] == "record" || words[0] == "nvbandwidth") {
+      if (words[0] == "record" || words[0] == "nvbandwidth" || words[0] == "bench") {
         rest += before;
         if (words.size() != 2) {
           problem("'" + words[0] + "' needs exactly one file");
           continue;
         }
-        if (words[0] == "record") {
+        if (words[0] == "bench") {
+          bench_path_ = words[1];
+          try {
+            bench_ = nlohmann::json::parse(read_file((fs::path(root_) / words[1]).string()));
+          } catch (const std::exception& e) {
+            problem("benchmark file " + words[1] + " cannot be read: " + e.what());
+            bench_path_.clear();
+          }
+        } else if (words[0] == "record") {
           record_path_ = words[1];
           if (!record(words[1], problem)) record_path_.clear();
         } else {
@@ -312,11 +328,31 @@ class ResultsChecker {
   std::optional<double> compute(const std::vector<std::string>& words, const Printed& printed,
                                 std::string& why) {
     const std::string& stat = words[0];
-    static const char* const kStats[] = {
-        "ms",    "call_ms",      "gbps", "ratio",    "call_share",  "race_new",    "gates",
-        "cases", "gates_passed", "wall", "trace_ms", "trace_ratio", "trace_bytes", "vs_nvbw"};
+    static const char* const kStats[] = {"ms",           "call_ms",  "gbps",     "ratio",
+                                         "call_share",   "race_new", "gates",    "cases",
+                                         "gates_passed", "wall",     "trace_ms", "trace_ratio",
+                                         "trace_bytes",  "vs_nvbw",  "sys_share"};
     if (std::find(std::begin(kStats), std::end(kStats), stat) == std::end(kStats)) {
       if (stat == "nvbw") return nvbandwidth(words, 1, printed, why);
+      static const char* const kBench[] = {"plain",   "accel",     "engine",
+                                           "speedup", "of_engine", "loop"};
+      if (std::find(std::begin(kBench), std::end(kBench), stat) != std::end(kBench)) {
+        return bench(words, printed, why);
+      }
+      if (stat == "idle_core") {
+        if (record_path_.empty() || (!printed.unit.empty() && printed.unit != "%")) {
+          why = "'idle_core' needs a record and prints %";
+          return std::nullopt;
+        }
+        const nlohmann::json idle =
+            records_.at(record_path_).config.value("idle_engine", nlohmann::json());
+        if (!idle.is_object() || idle.value("cpu_wall_s", 0.0) <= 0) {
+          why = "the record has no config.idle_engine";
+          return std::nullopt;
+        }
+        return 100.0 * (idle.value("cpu_user_s", 0.0) + idle.value("cpu_sys_s", 0.0)) /
+               idle.value("cpu_wall_s", 0.0);
+      }
       why = "unknown statistic '" + stat + "'";
       return std::nullopt;
     }
@@ -410,6 +446,16 @@ class ResultsChecker {
       }
       return 100.0 * *f.call_median_ms / f.samples->median;
     }
+    if (stat == "sys_share") {
+      if (!need(1) || !unit_is({"%"})) return std::nullopt;
+      const nlohmann::json& x = cases[0]->extra;
+      const double user = x.value("cpu_user_s", 0.0), sys = x.value("cpu_sys_s", 0.0);
+      if (user + sys <= 0) {
+        why = "case " + cases[0]->gate + " has no CPU figures";
+        return std::nullopt;
+      }
+      return 100.0 * sys / (user + sys);
+    }
     if (stat == "race_new") {
       if (!need(1) || !unit_is({"%"})) return std::nullopt;
       double fresh = 0, all = 0;
@@ -492,7 +538,64 @@ class ResultsChecker {
     return std::nullopt;
   }
 
+  // A figure of accel's benchmark file (the STATs above), in the unit it is printed in.
+  std::optional<double> bench(const std::vector<std::string>& words, const Printed& printed,
+                              std::string& why) {
+    const std::string& stat = words[0];
+    if (bench_path_.empty()) {
+      why = "'" + stat + "' before any bench marker";
+      return std::nullopt;
+    }
+    const auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      const std::size_t n = v.size();
+      return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    };
+    if (stat == "loop") {
+      for (const nlohmann::json& row : bench_.at("rows")) {
+        const std::string key = words.size() == 2 ? words[1] + "_wall_ms" : "";
+        if (!row.contains(key)) continue;
+        const double ms = median(row.at(key).get<std::vector<double>>());
+        if (printed.unit == "s") return ms / 1000.0;
+        if (printed.unit == "ms") return ms;
+      }
+      why = "'loop' takes plain or accel and prints s or ms";
+      return std::nullopt;
+    }
+    static const std::map<std::string, std::string> kPaths = {{"to_nb", "to(cuda, non_blocking)"},
+                                                              {"copy_to_device", "copy_ to device"},
+                                                              {"copy_to_host", "copy_ to host"},
+                                                              {"cpu", ".cpu()"}};
+    if (words.size() != 3 || kPaths.count(words[1]) == 0) {
+      why = "'" + stat + "' takes a path (to_nb, copy_to_device, copy_to_host, cpu) and a size";
+      return std::nullopt;
+    }
+    const std::uint64_t bytes = parse_size(words[2]);
+    for (const nlohmann::json& row : bench_.at("rows")) {
+      if (row.at("path") != kPaths.at(words[1]) || row.at("bytes") != bytes) continue;
+      const double plain = median(row.at("plain_gb_per_s").get<std::vector<double>>());
+      const double accel = median(row.at("accel_gb_per_s").get<std::vector<double>>());
+      // The engine's rate, or -1 where the benchmark did not measure it (below 1 MiB).
+      const double engine = row.at("engine_gb_per_s").is_number()
+                                ? row.at("engine_gb_per_s").get<double>()
+                                : -1.0;
+      if ((stat == "engine" || stat == "of_engine") && engine <= 0) {
+        why = "no engine rate at " + words[2];
+        return std::nullopt;
+      }
+      if (stat == "plain") return plain;
+      if (stat == "accel") return accel;
+      if (stat == "engine") return engine;
+      const double ratio = stat == "speedup" ? accel / plain : accel / engine;
+      return printed.unit == "%" ? 100.0 * ratio : ratio;
+    }
+    why = "no row " + words[1] + " at " + words[2] + " in " + bench_path_;
+    return std::nullopt;
+  }
+
   std::string root_;
+  nlohmann::json bench_;
+  std::string bench_path_;
   std::map<std::string, RunRecord> records_;
   std::string record_path_;
   std::string nvbandwidth_path_;

@@ -69,7 +69,8 @@ void same_program_both_ways(const std::string& name, const std::string& args) {
   const ProgramRun plain = run(name + "-plain", prog);
   ASSERT_EQ(plain.code, 0) << plain.transcript;
   const std::string json = out_dir() + "/" + name + ".json";
-  const ProgramRun accel = run(name + "-accel", pinbench_bin() + " accel --json " + json + " -- " + prog);
+  const ProgramRun accel =
+      run(name + "-accel", pinbench_bin() + " accel --json " + json + " -- " + prog);
   EXPECT_EQ(accel.code, 0) << read_file(out_dir() + "/" + name + "-accel.out.err");
   EXPECT_EQ(accel.transcript, plain.transcript);
   EXPECT_NE(accel.transcript.find("every byte right"), std::string::npos);
@@ -110,7 +111,7 @@ TEST(AccelGpu, EveryProcessOfAShellScriptIsCountedInAFileOfItsOwn) {
   PINBENCH_REQUIRE_GPU();
   const std::string json = out_dir() + "/shell.json";
   const ProgramRun r = run("shell", pinbench_bin() + " accel --json " + json + " -- /bin/sh -c '" +
-                                 program("accel_program") + " --quick; exit 5'");
+                                        program("accel_program") + " --quick; exit 5'");
   EXPECT_EQ(r.code, 5);
   const accel::AccelRun a = accel::accel_run_from_json(load_record(json).accel);
   EXPECT_GE(a.processes.size(), 3u);  // the shell, the program, its forked child
@@ -120,8 +121,9 @@ TEST(AccelGpu, EveryProcessOfAShellScriptIsCountedInAFileOfItsOwn) {
 TEST(AccelGpu, AKilledProgramExitsWith128PlusTheSignalAndKeepsItsCounts) {
   PINBENCH_REQUIRE_GPU();
   const std::string json = out_dir() + "/killed.json";
-  const ProgramRun r = run("killed", pinbench_bin() + " accel --json " + json + " -- /bin/sh -c '" +
-                                  program("accel_program") + " --quick >/dev/null; kill -9 $$'");
+  const ProgramRun r =
+      run("killed", pinbench_bin() + " accel --json " + json + " -- /bin/sh -c '" +
+                        program("accel_program") + " --quick >/dev/null; kill -9 $$'");
   EXPECT_EQ(r.code, 137);
   const accel::AccelRun a = accel::accel_run_from_json(load_record(json).accel);
   EXPECT_EQ(a.signal, "SIGKILL");

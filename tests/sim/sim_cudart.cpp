@@ -429,9 +429,9 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
                               size_t width, size_t height, cudaMemcpyKind kind,
                               cudaStream_t stream) {
   for (size_t row = 0; row < height; ++row) {
-    const cudaError_t e = cudaMemcpyAsync(static_cast<char*>(dst) + row * dpitch,
-                                          static_cast<const char*>(src) + row * spitch, width,
-                                          kind, stream);
+    const cudaError_t e =
+        cudaMemcpyAsync(static_cast<char*>(dst) + row * dpitch,
+                        static_cast<const char*>(src) + row * spitch, width, kind, stream);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;

@@ -148,8 +148,8 @@ TEST_F(Router, TwoDCopiesAreRoutedOnlyWhenTheirRowsTouch) {
   std::vector<char> host(pitch * rows);
   fill_pattern(host.data(), host.size(), 5);
   const auto two_d = [&](std::size_t spitch) {
-    const CopyCall call{dev.ptr, host.data(), width, rows, width, spitch,
-                        cudaMemcpyHostToDevice, nullptr, true};
+    const CopyCall call{dev.ptr, host.data(), width, rows, width, spitch, cudaMemcpyHostToDevice,
+                        nullptr, true};
     return router.copy(call, [&] {
       ++passed_on;
       return cudaMemcpy2DAsync(dev.ptr, width, host.data(), spitch, width, rows,
@@ -198,8 +198,7 @@ TEST_F(Router, WhatTheEngineRefusesTheRuntimeAnswers) {
   std::vector<char> host(4 * kMiB);
   // Past the end of the device allocation: the engine's check refuses it before any byte moves,
   // and the runtime's own call gives the program the runtime's own answer.
-  EXPECT_EQ(copy(dev.ptr, host.data(), host.size(), cudaMemcpyHostToDevice),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(copy(dev.ptr, host.data(), host.size(), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
   EXPECT_EQ(passed_on, 1);
   EXPECT_EQ(tally(Way::kToDevice, Outcome::kEngineRefused).copies, 1u);
   EXPECT_EQ(router.last_error(cudaGetLastError(), true), cudaErrorInvalidValue);

@@ -46,7 +46,8 @@ class CounterFolder {
  public:
   CounterFolder() {
     const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/pinbench-accel-XXXXXX";
+    std::string pattern =
+        std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/pinbench-accel-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
       throw InputError(fmt::format("cannot create accel's counter folder {}: {}", pattern,
                                    std::strerror(errno)));
@@ -87,8 +88,8 @@ int replay(const CLI::App& sub, const AccelFlags& flags) {
   }
   const RunRecord record = load_record(flags.replay);
   if (record.experiment != "accel") {
-    throw InputError(fmt::format("run record '{}' is of experiment '{}', not 'accel'",
-                                 flags.replay, record.experiment));
+    throw InputError(fmt::format("run record '{}' is of experiment '{}', not 'accel'", flags.replay,
+                                 record.experiment));
   }
   std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay.c_str(),
               record.machine.device_name.c_str(), record.created_utc.c_str());
@@ -117,8 +118,9 @@ int run_accel(const CLI::App& sub, const AccelFlags& flags) {
 
   // The machine is described once the program is gone, so pinbench's own CUDA context never
   // shares the GPU with it; a program that used no CUDA needs no GPU described.
-  const bool used_cuda = std::any_of(run.processes.begin(), run.processes.end(),
-                                     [](const acc::AccelProcess& p) { return p.driver || p.called; });
+  const bool used_cuda =
+      std::any_of(run.processes.begin(), run.processes.end(),
+                  [](const acc::AccelProcess& p) { return p.driver || p.called; });
   RunRecord record = start_host_record("accel");
   if (used_cuda) {
     try {

@@ -34,8 +34,7 @@ std::string reach(const AccelProcess& p) {
 }
 
 std::vector<std::string> tally_cells(const AccelTally& t) {
-  return {std::to_string(t.copies), mib(t.bytes), fmt::format("{:.3f}", t.host_ms),
-          rate_cell(t)};
+  return {std::to_string(t.copies), mib(t.bytes), fmt::format("{:.3f}", t.host_ms), rate_cell(t)};
 }
 
 }  // namespace
@@ -107,16 +106,16 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
   procs.numeric = {true, true, false, false, false, true};
   for (const AccelProcess& p : run.processes) {
     if (!p.called && !p.driver) continue;  // no CUDA: counted below
-    procs.rows.push_back({std::to_string(p.pid), std::to_string(p.parent_pid), p.program,
-                          ended(p), reach(p), std::to_string(p.engines)});
+    procs.rows.push_back({std::to_string(p.pid), std::to_string(p.parent_pid), p.program, ended(p),
+                          reach(p), std::to_string(p.engines)});
   }
   if (procs.rows.empty()) {
     m.notes.push_back(fmt::format("None of the program's {} process{} used CUDA.", silent,
                                   silent == 1 ? "" : "es"));
   } else {
     if (silent > 0) {
-      procs.notes.push_back(fmt::format("{} other process{} made no CUDA calls.", silent,
-                                        silent == 1 ? "" : "es"));
+      procs.notes.push_back(
+          fmt::format("{} other process{} made no CUDA calls.", silent, silent == 1 ? "" : "es"));
     }
     m.tables.push_back(std::move(procs));
   }

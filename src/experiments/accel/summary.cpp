@@ -20,10 +20,20 @@ namespace {
 using nlohmann::json;
 
 // In counters.hpp's order.
-constexpr const char* kOutcomeNames[kOutcomes] = {
-    "routed",         "failed",        "small",          "page-locked",        "managed",
-    "not-host-device", "strided",      "capturing",      "pending-error",      "other-device",
-    "unknown-memory", "engine-refused", "engine-unavailable", "forked-child"};
+constexpr const char* kOutcomeNames[kOutcomes] = {"routed",
+                                                  "failed",
+                                                  "small",
+                                                  "page-locked",
+                                                  "managed",
+                                                  "not-host-device",
+                                                  "strided",
+                                                  "capturing",
+                                                  "pending-error",
+                                                  "other-device",
+                                                  "unknown-memory",
+                                                  "engine-refused",
+                                                  "engine-unavailable",
+                                                  "forked-child"};
 constexpr const char* kWayNames[kWays] = {"h2d", "d2h", "other"};
 
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 62;
@@ -87,9 +97,10 @@ AccelProcess read_counters(const ProcessCounters& c) {
     throw InputError("not a pinbench accel counter file");
   }
   if (c.version != kCountersVersion || c.size != sizeof(ProcessCounters)) {
-    throw InputError(fmt::format("accel counters of version {} ({} bytes); this pinbench reads "
-                                 "version {} ({} bytes)",
-                                 c.version, c.size, kCountersVersion, sizeof(ProcessCounters)));
+    throw InputError(
+        fmt::format("accel counters of version {} ({} bytes); this pinbench reads "
+                    "version {} ({} bytes)",
+                    c.version, c.size, kCountersVersion, sizeof(ProcessCounters)));
   }
   AccelProcess p;
   p.pid = c.pid;
@@ -209,9 +220,8 @@ json to_json(const AccelRun& run) {
                          {"outcomes", outcomes},
                          {"routed_sizes", sizes}});
   }
-  return json{{"command", run.command},   {"exit_status", run.exit_status},
-              {"signal", run.signal},     {"wall_ms", run.wall_ms},
-              {"unreadable", run.unreadable}, {"processes", processes}};
+  return json{{"command", run.command}, {"exit_status", run.exit_status}, {"signal", run.signal},
+              {"wall_ms", run.wall_ms}, {"unreadable", run.unreadable},   {"processes", processes}};
 }
 
 AccelRun accel_run_from_json(const json& j) {

@@ -38,7 +38,7 @@ struct AccelSize {
 struct AccelProcess {
   int pid = 0;
   int parent_pid = 0;
-  std::string program;  // its command line
+  std::string program;          // its command line
   bool called = false;          // a copy call reached the library
   bool shared_runtime = false;  // a libcudart.so was loaded (known when exit handlers ran)
   bool driver = false;          // libcuda.so was loaded: it used CUDA
@@ -47,9 +47,9 @@ struct AccelProcess {
   bool chained = false;         // another LD_PRELOAD library stood after accel's
   int engines = 0;
   std::uint64_t staging_bytes = 0;
-  double engine_setup_ms = 0;     // making its engines, inside its first routed copies
-  std::string note;               // why an engine could not be made, or ""
-  double wall_ms = 0;             // from its start to its exit handlers; 0 when they did not run
+  double engine_setup_ms = 0;  // making its engines, inside its first routed copies
+  std::string note;            // why an engine could not be made, or ""
+  double wall_ms = 0;          // from its start to its exit handlers; 0 when they did not run
   std::vector<AccelOutcome> outcomes;  // only those with copies, in counters.hpp's order
   std::vector<AccelSize> routed_sizes;
 };

@@ -604,7 +604,7 @@ DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
   }
   if (t.wall_ms > 0) a.blocked_share = a.pageable_blocked_ms / t.wall_ms;
   for (const auto& [key, unused] : sizes) {
-    DoctorRate rate{key.first, key.second, {}, {}, {}};
+    DoctorRate rate{key.first, key.second, {}, {}, {}, {}};
     if (const Case* c = nearest(r, key.first, "pageable", key.second)) {
       rate.pageable_gb_per_s = figures_of(*c).gb_per_s;
     }

@@ -49,7 +49,7 @@ struct DoctorRate {
   std::string direction;
   std::uint64_t bytes = 0;
   std::optional<double> pageable_gb_per_s, pinned_gb_per_s;
-  std::optional<double> pinned_call_ms;  // how long a page-locked async call held the host
+  std::optional<double> pinned_call_ms;   // how long a page-locked async call held the host
   std::optional<double> engine_gb_per_s;  // pageable memory through the staged engine (accel)
 };
 

@@ -17,16 +17,16 @@
 
 #include <fmt/format.h>
 
-#include "framework/pattern.hpp"
-#include "framework/case_builder.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/doctor/analysis.hpp"
-#include "pinbench/staged_copy.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/pattern.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
+#include "pinbench/staged_copy.hpp"
 
 namespace pinbench {
 
@@ -123,10 +123,10 @@ void calibrate_doctor(RunRecord& record, const std::vector<CalibrationSize>& siz
       const std::optional<std::size_t> mismatch = first_mismatch(sent.data(), back.data(), bytes);
       if (mismatch) t.fail(mismatch_detail(*mismatch, bytes));
       add_gate(record, sampled_gate(gate, t, every_sample_detail(t.samples_ms.size(), bytes)));
-      record.cases.push_back(make_case({"doctor-calibration", size.direction, memory,
-                                        through_engine ? kAccelMethod : "cudaMemcpyAsync",
-                                        "host_clock", bytes, 1, gate},
-                                       t, kinds_ok));
+      record.cases.push_back(make_case(
+          {"doctor-calibration", size.direction, memory,
+           through_engine ? kAccelMethod : "cudaMemcpyAsync", "host_clock", bytes, 1, gate},
+          t, kinds_ok));
     }
   }
 }

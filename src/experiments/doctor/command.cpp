@@ -19,11 +19,11 @@
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
 #include "cli/paths.hpp"
+#include "cli/program.hpp"
 #include "cli/replay.hpp"
 #include "cuda/cupti_trace.hpp"
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/calibration.hpp"
-#include "cli/program.hpp"
 #include "experiments/doctor/symbolise.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "framework/errors.hpp"
@@ -174,7 +174,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   const auto t0 = SteadyClock::now();
   cli::ProgramExit done;
   try {
-    done = cli::run_program(program, flags.program, {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH="}, env);
+    done = cli::run_program(program, flags.program, {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH="},
+                            env);
   } catch (...) {
     unlink(events_path.c_str());
     throw;

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "framework/errors.hpp"
 #include "cli/program.hpp"
+#include "framework/errors.hpp"
 
 namespace pinbench::doctor {
 namespace {

@@ -365,7 +365,8 @@ constexpr std::int64_t kMaxNs = std::int64_t{1} << 62;
 constexpr std::int64_t kMaxBytes = std::numeric_limits<std::int64_t>::max();
 
 void check_interval(const JsonFields& o, std::int64_t start, std::int64_t end) {
-  if (end < start) refuse_field(o.field("end_ns"), fmt::format("is {}, before start_ns {}", end, start));
+  if (end < start)
+    refuse_field(o.field("end_ns"), fmt::format("is {}, before start_ns {}", end, start));
 }
 
 }  // namespace
@@ -414,7 +415,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   const json& wall = o.at("wall_ms");
   if (!wall.is_number() || !std::isfinite(wall.get<double>()) || wall.get<double>() < 0) {
     refuse_field(o.field("wall_ms"),
-           fmt::format("is {}; a wall time is finite and not negative", wall.dump()));
+                 fmt::format("is {}; a wall time is finite and not negative", wall.dump()));
   }
   t.wall_ms = wall.get<double>();
   t.processes = static_cast<int>(o.whole_or("processes", 0, 0, 1 << 20));
@@ -485,7 +486,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
       o.whole_or("kernels_total", static_cast<std::int64_t>(t.kernels.size()), 0, kMaxBytes));
   if (t.kernels_total < t.kernels.size()) {
     refuse_field(o.field("kernels_total"), fmt::format("is {}, fewer than the {} kernels listed",
-                                                 t.kernels_total, t.kernels.size()));
+                                                       t.kernels_total, t.kernels.size()));
   }
   if (j.contains("migrations")) {
     const json& migrations = o.array("migrations");
@@ -527,7 +528,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     const DoctorCall& c = t.calls[i];
     if (!c.site.empty() && t.find_site(c.site, c.pid) == nullptr) {
       refuse_field(fmt::format("doctor.calls[{}].site", i),
-             fmt::format("is '{}', a call site the record does not list", c.site));
+                   fmt::format("is '{}', a call site the record does not list", c.site));
     }
   }
   return t;

@@ -26,13 +26,13 @@ void say(const std::string& what, cudaError_t e) {
   std::printf("%s: %s\n", what.c_str(), cudaGetErrorName(e));
 }
 
-#define MUST(call)                                                                         \
-  do {                                                                                     \
-    const cudaError_t e_ = (call);                                                         \
-    if (e_ != cudaSuccess) {                                                               \
+#define MUST(call)                                                                              \
+  do {                                                                                          \
+    const cudaError_t e_ = (call);                                                              \
+    if (e_ != cudaSuccess) {                                                                    \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorName(e_)); \
-      std::exit(3);                                                                        \
-    }                                                                                      \
+      std::exit(3);                                                                             \
+    }                                                                                           \
   } while (0)
 
 unsigned char pattern_byte(std::size_t i, unsigned seed) {
@@ -101,8 +101,7 @@ __global__ void count_wrong(const unsigned char* p, std::size_t n, unsigned seed
 constexpr long long kSpin = 200000000;  // about 0.1 s at the H200's clock
 
 // Device bytes read back through page-locked memory (which accel passes on) and checked.
-void check_device(const std::string& what, const unsigned char* dev, std::size_t n,
-                  unsigned seed) {
+void check_device(const std::string& what, const unsigned char* dev, std::size_t n, unsigned seed) {
   unsigned char* pinned = nullptr;
   MUST(cudaMallocHost(&pinned, n));
   MUST(cudaMemcpy(pinned, dev, n, cudaMemcpyDeviceToHost));
@@ -232,8 +231,7 @@ void other_memory() {
   say("pageable to managed", cudaMemcpy(managed, host.data(), n, cudaMemcpyHostToDevice));
   MUST(cudaDeviceSynchronize());
   check("  managed after copy", managed, n, 42);
-  say("device to device",
-      cudaMemcpy(dev, managed, n, cudaMemcpyDeviceToDevice));
+  say("device to device", cudaMemcpy(dev, managed, n, cudaMemcpyDeviceToDevice));
   MUST(cudaFree(managed));
   MUST(cudaFreeHost(pinned));
   MUST(cudaFree(dev));
@@ -248,14 +246,15 @@ void errors() {
       cudaMemcpyAsync(dev, host.data(), 4 * n, cudaMemcpyHostToDevice, nullptr));
   say("  cudaGetLastError", cudaGetLastError());
   say("  cudaGetLastError again", cudaGetLastError());
-  say("d2h past the device allocation", cudaMemcpy(host.data(), dev, 4 * n, cudaMemcpyDeviceToHost));
+  say("d2h past the device allocation",
+      cudaMemcpy(host.data(), dev, 4 * n, cudaMemcpyDeviceToHost));
   say("  cudaPeekAtLastError", cudaPeekAtLastError());
   say("  cudaGetLastError", cudaGetLastError());
-  say("h2d to a null device pointer",
-      cudaMemcpy(nullptr, host.data(), n, cudaMemcpyHostToDevice));
+  say("h2d to a null device pointer", cudaMemcpy(nullptr, host.data(), n, cudaMemcpyHostToDevice));
   say("  cudaGetLastError", cudaGetLastError());
   // A pending error: the next big copy still works, and the error is still there after it.
-  say("h2d past the device allocation", cudaMemcpy(dev, host.data(), 4 * n, cudaMemcpyHostToDevice));
+  say("h2d past the device allocation",
+      cudaMemcpy(dev, host.data(), 4 * n, cudaMemcpyHostToDevice));
   fill(host.data(), n, 51);
   say("h2d with an error pending", cudaMemcpy(dev, host.data(), n, cudaMemcpyHostToDevice));
   say("  cudaGetLastError", cudaGetLastError());
@@ -372,7 +371,8 @@ int main(int argc, char** argv) {
   MUST(cudaStreamCreate(&blocking));
   ordering(s, s, s, "on one stream");
   ordering(nullptr, nullptr, nullptr, "on the default stream");
-  ordering(blocking, cudaStreamLegacy, blocking, "on the legacy stream between a blocking one's work");
+  ordering(blocking, cudaStreamLegacy, blocking,
+           "on the legacy stream between a blocking one's work");
   two_d();
   other_memory();
   errors();

@@ -70,8 +70,8 @@ struct ProcessCounters {
   std::uint32_t engines;      // staged engines made (one per device that routed a copy)
   std::uint64_t staging_bytes;
   std::uint64_t engine_setup_ns;  // making the engines (pinning their staging), inside a copy call
-  char program[256];  // /proc/self/exe, cut to fit and NUL-terminated
-  char note[512];     // the first reason an engine could not be made, or ""
+  char program[256];              // /proc/self/exe, cut to fit and NUL-terminated
+  char note[512];                 // the first reason an engine could not be made, or ""
   Tally by_outcome[kWays][kOutcomes];
   Tally routed_by_size[2][kSizeBuckets];  // kToDevice, kToHost
 };

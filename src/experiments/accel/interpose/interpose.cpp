@@ -184,8 +184,8 @@ using Copy2DAsync = cudaError_t (*)(void*, size_t, const void*, size_t, size_t, 
 using LastError = cudaError_t (*)();
 
 // The runtime's function when the program has none to call: never, for a program that links it.
-#define PINBENCH_REAL(type, name)                 \
-  static const type real = next<type>(#name);     \
+#define PINBENCH_REAL(type, name)             \
+  static const type real = next<type>(#name); \
   if (real == nullptr) return cudaErrorInitializationError
 
 PINBENCH_EXPORT cudaError_t cudaMemcpy(void* dst, const void* src, size_t count,
@@ -243,9 +243,8 @@ PINBENCH_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, con
                                                    size_t spitch, size_t width, size_t height,
                                                    cudaMemcpyKind kind, cudaStream_t stream) {
   PINBENCH_REAL(Copy2DAsync, cudaMemcpy2DAsync_ptsz);
-  return enter(
-      CopyCall{dst, src, width, height, dpitch, spitch, kind, per_thread(stream), false},
-      [&] { return real(dst, dpitch, src, spitch, width, height, kind, stream); });
+  return enter(CopyCall{dst, src, width, height, dpitch, spitch, kind, per_thread(stream), false},
+               [&] { return real(dst, dpitch, src, spitch, width, height, kind, stream); });
 }
 
 PINBENCH_EXPORT cudaError_t cudaGetLastError() {

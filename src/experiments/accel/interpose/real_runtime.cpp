@@ -22,12 +22,12 @@ const char* missing<const char*>() {
 }  // namespace
 
 extern "C" {
-#define PINBENCH_RUNTIME_CALL(ret, name, params, args)                                      \
-  ret pinbench_accel_##name params {                                                        \
-    using Fn = ret(*) params;                                                               \
+#define PINBENCH_RUNTIME_CALL(ret, name, params, args)                                   \
+  ret pinbench_accel_##name params {                                                     \
+    using Fn = ret(*) params;                                                            \
     static const Fn real = reinterpret_cast<Fn>(pinbench::accel::runtime_symbol(#name)); \
-    if (real == nullptr) return missing<ret>();                                             \
-    return real args;                                                                       \
+    if (real == nullptr) return missing<ret>();                                          \
+    return real args;                                                                    \
   }
 #include "experiments/accel/interpose/runtime_calls.def"
 #undef PINBENCH_RUNTIME_CALL

@@ -136,9 +136,9 @@ pinbench::StagedCopier* Router::engine(int device) {
   o.device = device;
   const auto t0 = std::chrono::steady_clock::now();
   const auto took = [&] {
-    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now() - t0)
-                                          .count());
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count());
   };
   try {
     auto made = std::make_unique<pinbench::StagedCopier>(o);
