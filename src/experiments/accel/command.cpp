@@ -20,6 +20,7 @@
 #include "cli/outputs.hpp"
 #include "cli/paths.hpp"
 #include "cli/program.hpp"
+#include "cli/program_command.hpp"
 #include "cli/replay.hpp"
 #include "experiments/accel/summary.hpp"
 #include "framework/errors.hpp"
@@ -35,11 +36,6 @@ using namespace pinbench::cli;
 namespace acc = pinbench::accel;
 
 constexpr const char* kLibraryName = "libpinbench_accel.so";
-
-struct AccelFlags {
-  std::vector<std::string> program;
-  std::string json, replay;
-};
 
 // A folder of its own for the processes' counter files, removed with them on every way out.
 class CounterFolder {
@@ -78,26 +74,8 @@ std::string preload_with(const std::string& library) {
   return library + ":" + other;
 }
 
-int replay(const CLI::App& sub, const AccelFlags& flags) {
-  if (!flags.program.empty()) throw InputError("--replay takes no program");
-  for (const CLI::Option* o : sub.get_options()) {
-    const std::string name = o->get_name();
-    if (o->count() > 0 && name != "--replay" && name != "--help" && name != "program") {
-      throw InputError(fmt::format("--replay excludes {}: a replay prints a recorded run", name));
-    }
-  }
-  const RunRecord record = load_record(flags.replay);
-  if (record.experiment != "accel") {
-    throw InputError(fmt::format("run record '{}' is of experiment '{}', not 'accel'", flags.replay,
-                                 record.experiment));
-  }
-  std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay.c_str(),
-              record.machine.device_name.c_str(), record.created_utc.c_str());
-  return print_run(record, {}, true);
-}
-
-int run_accel(const CLI::App& sub, const AccelFlags& flags) {
-  if (!flags.replay.empty()) return replay(sub, flags);
+int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
+  if (!flags.replay.empty()) return print_run(load_program_replay(sub, flags, "accel"), {}, true);
   if (flags.program.empty()) {
     throw InputError("no program given: pinbench accel [options] -- PROGRAM [ARGS...]");
   }
@@ -146,10 +124,8 @@ int run_accel(const CLI::App& sub, const AccelFlags& flags) {
 
 Command add_accel(CLI::App& app) {
   CLI::App* sub = add_command(app, "accel");
-  auto flags = std::make_shared<AccelFlags>();
-  sub->add_option("--json", flags->json, "Write the run record (experiment accel) to FILE");
-  sub->add_option("--replay", flags->replay, "Print a recorded accel run instead of running one");
-  sub->add_option("program", flags->program, "The program and its arguments, after --");
+  auto flags = std::make_shared<ProgramFlags>();
+  add_program_options(sub, *flags, "accel");
   return {sub, [sub, flags] { return run_accel(*sub, *flags); }};
 }
 

@@ -20,6 +20,7 @@
 #include "cli/outputs.hpp"
 #include "cli/paths.hpp"
 #include "cli/program.hpp"
+#include "cli/program_command.hpp"
 #include "cli/replay.hpp"
 #include "cuda/cupti_trace.hpp"
 #include "experiments/doctor/analysis.hpp"
@@ -42,9 +43,8 @@ using namespace pinbench::cli;
 
 constexpr const char* kInjectName = "libpinbench_doctor_inject.so";
 
-struct DoctorFlags {
-  std::vector<std::string> program;
-  std::string json, trace, rates, replay, fail_on;
+struct DoctorFlags : ProgramFlags {
+  std::string trace, rates, fail_on;
   bool no_calibration = false;
   bool no_python_gil = false;
 };
@@ -116,24 +116,10 @@ int exit_for(const DoctorTrace& t, const RunRecord& record, const std::vector<st
 int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   const std::vector<std::string> fail_on = parse_fail_on(flags.fail_on);
   if (!flags.replay.empty()) {
-    if (!flags.program.empty()) throw InputError("--replay takes no program");
-    for (const CLI::Option* o : sub.get_options()) {
-      const std::string name = o->get_name();
-      if (o->count() > 0 && name != "--replay" && name != "--fail-on" && name != "--help" &&
-          name != "program") {
-        throw InputError(fmt::format("--replay excludes {}: a replay prints a recorded run", name));
-      }
-    }
-    const RunRecord record = load_record(flags.replay);
-    if (record.experiment != "doctor") {
-      throw InputError(fmt::format("run record '{}' is of experiment '{}', not 'doctor'",
-                                   flags.replay, record.experiment));
-    }
+    const RunRecord record = load_program_replay(sub, flags, "doctor", {"--fail-on"});
     if (record.doctor.is_null()) {
       throw InputError(fmt::format("run record '{}' holds no doctor trace", flags.replay));
     }
-    std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay.c_str(),
-                record.machine.device_name.c_str(), record.created_utc.c_str());
     const int code = print_run(record, {}, true);
     return exit_for(doctor_trace_from_json(record.doctor), record, fail_on, code);
   }
@@ -248,7 +234,6 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
 Command add_doctor(CLI::App& app) {
   CLI::App* sub = add_command(app, "doctor");
   auto flags = std::make_shared<DoctorFlags>();
-  sub->add_option("--json", flags->json, "Write the run record (experiment doctor) to FILE");
   sub->add_option("--trace", flags->trace, "Write a Perfetto timeline of what was seen to FILE");
   sub->add_option("--rates", flags->rates,
                   "Take the machine's rates from a sweep record instead of calibrating");
@@ -259,8 +244,7 @@ Command add_doctor(CLI::App& app) {
   sub->add_option("--fail-on", flags->fail_on,
                   "Exit 1 when one of these findings exists (comma-separated: pageable-async, "
                   "pageable-sync-loop, alloc-churn, over-pinning, managed-migration)");
-  sub->add_option("--replay", flags->replay, "Print a recorded doctor run instead of running one");
-  sub->add_option("program", flags->program, "The program and its arguments, after --");
+  add_program_options(sub, *flags, "doctor");
   return {sub, [sub, flags] { return run_doctor(*sub, *flags); }};
 }
 

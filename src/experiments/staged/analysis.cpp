@@ -244,6 +244,14 @@ double EngineCpu::cores() const {
   return wall_s > 0.0 ? (user_s + sys_s) / wall_s : 0.0;
 }
 
+void put_engine_cpu(nlohmann::json& j, const EngineCpu& u) {
+  j["cpu_user_s"] = std::max(0.0, u.user_s);
+  j["cpu_sys_s"] = std::max(0.0, u.sys_s);
+  j["cpu_wall_s"] = std::max(0.0, u.wall_s);
+  j["ctx_voluntary"] = u.voluntary;
+  j["ctx_involuntary"] = u.involuntary;
+}
+
 std::optional<EngineCpu> engine_cpu(const nlohmann::json& j) {
   if (!j.is_object()) return std::nullopt;
   for (const char* key :

@@ -36,6 +36,8 @@ struct EngineCpu {
 // The CPU fields of `j` (a case's extra, config.idle_engine), or nothing when it has none: records
 // made before pinbench measured them.
 std::optional<EngineCpu> engine_cpu(const nlohmann::json& j);
+// The same fields written into `j` (a case's extra, or config.idle_engine).
+void put_engine_cpu(nlohmann::json& j, const EngineCpu& u);
 
 struct StagedRow {
   std::uint64_t bytes = 0;

@@ -45,6 +45,7 @@
 #include "cuda/copy_kernels.cuh"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
+#include "experiments/staged/analysis.hpp"
 #include "experiments/staged/host_bound.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/errors.hpp"
@@ -60,17 +61,8 @@ namespace {
 
 constexpr std::uint64_t kSeed = 0x57A6EDB;
 
-// The process's CPU use over some intervals, summed: what getrusage says, and the wall time.
-struct CpuUse {
-  double user_s = 0.0;
-  double sys_s = 0.0;
-  double wall_s = 0.0;
-  std::int64_t voluntary = 0;
-  std::int64_t involuntary = 0;
-};
-
 // One reading of the process's CPU counters and the clock; add_since() sums what changed since
-// it into a CpuUse. Read outside timed intervals: getrusage is a system call.
+// it into an EngineCpu. Read outside timed intervals: getrusage is a system call.
 struct CpuMark {
   rusage usage{};
   std::chrono::steady_clock::time_point at;
@@ -81,27 +73,21 @@ struct CpuMark {
     m.at = std::chrono::steady_clock::now();
     return m;
   }
-  void add_since(CpuUse& into) const {
+  void add_since(EngineCpu& into) const {
     const CpuMark end = now();
     const auto seconds = [](const timeval& t) {
       return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
     };
     into.user_s += seconds(end.usage.ru_utime) - seconds(usage.ru_utime);
     into.sys_s += seconds(end.usage.ru_stime) - seconds(usage.ru_stime);
-    into.voluntary += end.usage.ru_nvcsw - usage.ru_nvcsw;
-    into.involuntary += end.usage.ru_nivcsw - usage.ru_nivcsw;
+    const auto grown = [](long after, long before) {
+      return static_cast<std::uint64_t>(std::max(0L, after - before));
+    };
+    into.voluntary += grown(end.usage.ru_nvcsw, usage.ru_nvcsw);
+    into.involuntary += grown(end.usage.ru_nivcsw, usage.ru_nivcsw);
     into.wall_s += std::chrono::duration<double>(end.at - at).count();
   }
 };
-
-// A CpuUse as the record holds it (docs/record-schema.md): a case's extra, or config.idle_engine.
-void put_cpu(nlohmann::json& j, const CpuUse& u) {
-  j["cpu_user_s"] = std::max(0.0, u.user_s);
-  j["cpu_sys_s"] = std::max(0.0, u.sys_s);
-  j["cpu_wall_s"] = std::max(0.0, u.wall_s);
-  j["ctx_voluntary"] = std::max<std::int64_t>(0, u.voluntary);
-  j["ctx_involuntary"] = std::max<std::int64_t>(0, u.involuntary);
-}
 
 // How long the idle engine is left alone before it is measured (its threads' spins end within
 // a few milliseconds), and how long it is measured.
@@ -367,7 +353,7 @@ std::string sample_failure(int sample, std::size_t offset, std::size_t bytes) {
 // when given, gets the process's CPU use over the timed samples (each sample's interval, or the
 // batch's), not over the clears, checks and warm-ups.
 Timed measure(Methods& methods, StagedMethod m, const Leg& l, Buffers& b, int warmups,
-              int iterations, bool check_every = true, CpuUse* cpu = nullptr) {
+              int iterations, bool check_every = true, EngineCpu* cpu = nullptr) {
   const StopRule rule = StopRule::fixed(iterations);
   Timed out;
   try {
@@ -635,7 +621,7 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
         const PhaseRange range(fmt::format("staged {} {} {}", to_string(d), to_string(m),
                                            size_token(s.bytes, s.host_off, s.dev_off)));
         const bool engine = m == StagedMethod::kStaged || back_to_back;
-        CpuUse cpu;
+        EngineCpu cpu;
         Timed r = measure(methods, m, leg, b, config.warmups, config.iterations, !back_to_back,
                           engine ? &cpu : nullptr);
         // A registration left behind would make every later "pageable" figure a pinned one.
@@ -655,7 +641,7 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
         Case c = make_case(spec, r, kinds_ok);
         c.extra = {{"host_offset", s.host_off}, {"device_offset", s.dev_off}};
         if (engine && !r.failed) c.extra["path"] = methods.last_staged ? "staged" : "direct";
-        if (engine && cpu.wall_s > 0.0) put_cpu(c.extra, cpu);
+        if (engine && cpu.wall_s > 0.0) put_engine_cpu(c.extra, cpu);
         if (m == StagedMethod::kMultithreadDriver) c.extra["threads"] = config.driver_threads;
         std::string passed =
             back_to_back
@@ -674,12 +660,12 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
     // is what an engine made once and kept costs a program between its copies.
     progress("the engine idle: 0.3 s to settle, then 1 s measured");
     std::this_thread::sleep_for(kIdleSettle);
-    CpuUse idle;
+    EngineCpu idle;
     const CpuMark mark = CpuMark::now();
     std::this_thread::sleep_for(kIdleMeasured);
     mark.add_since(idle);
     nlohmann::json j = {{"settle_s", std::chrono::duration<double>(kIdleSettle).count()}};
-    put_cpu(j, idle);
+    put_engine_cpu(j, idle);
     record.config["idle_engine"] = j;
   }
   finish_record(record, start);

@@ -1,0 +1,41 @@
+// The options and replay rules of the commands that run a user's program (program_command.hpp).
+#include "cli/program_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "framework/errors.hpp"
+
+namespace pinbench::cli {
+
+void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& experiment) {
+  sub->add_option("--json", flags.json,
+                  fmt::format("Write the run record (experiment {}) to FILE", experiment));
+  sub->add_option("--replay", flags.replay,
+                  fmt::format("Print a recorded {} run instead of running one", experiment));
+  sub->add_option("program", flags.program, "The program and its arguments, after --");
+}
+
+RunRecord load_program_replay(const CLI::App& sub, const ProgramFlags& flags,
+                              const std::string& experiment, const std::vector<std::string>& keep) {
+  if (!flags.program.empty()) throw InputError("--replay takes no program");
+  for (const CLI::Option* o : sub.get_options()) {
+    const std::string name = o->get_name();
+    const bool kept = std::find(keep.begin(), keep.end(), name) != keep.end();
+    if (o->count() > 0 && !kept && name != "--replay" && name != "--help" && name != "program") {
+      throw InputError(fmt::format("--replay excludes {}: a replay prints a recorded run", name));
+    }
+  }
+  RunRecord record = load_record(flags.replay);
+  if (record.experiment != experiment) {
+    throw InputError(fmt::format("run record '{}' is of experiment '{}', not '{}'", flags.replay,
+                                 record.experiment, experiment));
+  }
+  std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay.c_str(),
+              record.machine.device_name.c_str(), record.created_utc.c_str());
+  return record;
+}
+
+}  // namespace pinbench::cli

@@ -1,0 +1,31 @@
+// What the commands that run a user's program (`doctor`, `accel`) share: `--json FILE`,
+// `--replay FILE` and the program after `--`, and a replay's rules (no program, none of the
+// options that only a run takes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "framework/record.hpp"
+
+namespace pinbench::cli {
+
+struct ProgramFlags {
+  std::vector<std::string> program;  // the program and its arguments
+  std::string json;                  // --json FILE
+  std::string replay;                // --replay FILE
+};
+
+// Adds --json, --replay and the positional program to `sub`, for records of `experiment`.
+void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& experiment);
+
+// For --replay: refuses a program, and any option given beside it but those in `keep` (InputError,
+// exit 2); loads the record, refuses one of another experiment, prints "Replaying PATH: DEVICE,
+// recorded TIME." and a blank line, and returns it.
+RunRecord load_program_replay(const CLI::App& sub, const ProgramFlags& flags,
+                              const std::string& experiment,
+                              const std::vector<std::string>& keep = {});
+
+}  // namespace pinbench::cli
