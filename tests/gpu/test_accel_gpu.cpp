@@ -130,5 +130,22 @@ TEST(AccelGpu, AKilledProgramExitsWith128PlusTheSignalAndKeepsItsCounts) {
   EXPECT_GT(tally(a, "h2d", "routed").copies, 0u);
 }
 
+TEST(AccelGpu, AProgramWithTheStaticRuntimeIsSaidToBeOutOfReach) {
+  PINBENCH_REQUIRE_GPU();
+  // doctor's pitfall program links the runtime statically, as nvcc does by default.
+  const std::string json = out_dir() + "/static.json";
+  const ProgramRun r =
+      run("static",
+          pinbench_bin() + " accel --json " + json + " -- " +
+              test::beside_this_binary("doctor_pitfalls", PINBENCH_BUILD_DIR "/doctor_pitfalls") +
+              " pageable-async");
+  EXPECT_EQ(r.code, 0);
+  const accel::AccelRun a = accel::accel_run_from_json(load_record(json).accel);
+  ASSERT_EQ(a.processes.size(), 1u);
+  EXPECT_TRUE(accel::out_of_reach(a.processes[0]));
+  EXPECT_EQ(accel::total(a, "", "").copies, 0u);
+  EXPECT_NE(read_file(out_dir() + "/static.out.err").find("out of its reach"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pinbench

@@ -53,6 +53,35 @@ class AccelTorch(unittest.TestCase):
             self.assertEqual(sum(v for (d, o), v in tally.items() if o == "failed"), 0)
 
 
+try:
+    import cupy
+
+    HAVE_CUPY = HAVE and cupy.cuda.runtime.getDeviceCount() > 0
+except Exception:
+    HAVE_CUPY = False
+
+
+@unittest.skipUnless(HAVE_CUPY, "CuPy with a usable GPU is not here")
+class AccelCupy(unittest.TestCase):
+    def test_cupy_copies_are_said_to_be_out_of_reach(self):
+        # CuPy reaches the driver without the shared runtime's copy entry points.
+        code = ("import numpy, cupy; a = numpy.arange(1 << 22, dtype=numpy.float32); "
+                "g = cupy.asarray(a); assert (g.get() == a).all()")
+        with tempfile.TemporaryDirectory() as tmp:
+            record = os.path.join(tmp, "accel.json")
+            done = subprocess.run([pinbench_binary(), "accel", "--json", record, "--",
+                                   sys.executable, "-c", code], capture_output=True, text=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(record) as f:
+                processes = json.load(f)["accel"]["processes"]
+            reached = [p for p in processes if p["called"]]
+            said = "out of its reach" in done.stderr or "CuPy's own copies" in done.stderr
+            self.assertTrue(said, done.stderr)
+            routed = sum(o["copies"] for p in reached for o in p["outcomes"]
+                         if o["outcome"] == "routed")
+            self.assertEqual(routed, 0)
+
+
 if __name__ == "__main__":
     if not HAVE:
         print("pinbench-python: SKIP: torch with a usable GPU is not here")
