@@ -19,6 +19,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +40,7 @@ namespace {
 constexpr std::chrono::milliseconds kExitWait{10000};
 
 ProcessCounters g_in_memory;  // when no folder was named
-bool g_exit_wait_registered = false;
+std::atomic<bool> g_exit_wait_registered{false};
 
 std::uint64_t unix_ns() {
   timespec t{};
@@ -137,7 +139,7 @@ void at_exit() {
 
 void in_forked_child() {
   g_counters = open_counters();
-  g_exit_wait_registered = true;  // the parent's registration was inherited
+  g_exit_wait_registered.store(true);  // the parent's registration was inherited
   router().forked(g_counters);
 }
 
@@ -150,10 +152,13 @@ __attribute__((constructor)) void start() {
 template <typename Pass>
 cudaError_t enter(const CopyCall& call, Pass&& pass) {
   ProcessCounters* c = g_counters;
-  if ((c->reach & kCalledUs) == 0) __atomic_fetch_or(&c->reach, kCalledUs, __ATOMIC_RELAXED);
+  if ((__atomic_load_n(&c->reach, __ATOMIC_RELAXED) & kCalledUs) == 0) {
+    __atomic_fetch_or(&c->reach, kCalledUs, __ATOMIC_RELAXED);
+  }
   const cudaError_t result = router().copy(call, pass);
-  if (!g_exit_wait_registered && __atomic_load_n(&c->engines, __ATOMIC_RELAXED) > 0) {
-    g_exit_wait_registered = true;
+  if (!g_exit_wait_registered.load(std::memory_order_relaxed) &&
+      __atomic_load_n(&c->engines, __ATOMIC_RELAXED) > 0 &&
+      !g_exit_wait_registered.exchange(true)) {
     std::atexit(wait_for_routed_copies);
   }
   return result;
