@@ -1,10 +1,13 @@
 # Warnings for host C++ (nvcc gets its own flags), sanitizers when asked, and the link options
 # that let a binary built here run on a GPU machine that has the driver and nothing of ours.
 
+# NO_SANITIZE: never the sanitizers, even in the sanitize build: for a library preloaded into
+# other programs (accel's), whose sanitizer runtime would have to come first in every process.
 function(pinbench_warnings target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_SANITIZE" "" "")
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>)
-  if(PINBENCH_SANITIZE)
+  if(PINBENCH_SANITIZE AND NOT arg_NO_SANITIZE)
     target_compile_options(${target} PRIVATE
       $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined -fno-omit-frame-pointer
       -fno-sanitize-recover=undefined>)

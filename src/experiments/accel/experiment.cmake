@@ -28,7 +28,7 @@ foreach(target pinbench_accel_engine pinbench_accel)
     POSITION_INDEPENDENT_CODE ON
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
-  pinbench_warnings(${target})
+  pinbench_warnings(${target} NO_SANITIZE)
 endforeach()
 target_link_libraries(pinbench_accel PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
 target_link_options(pinbench_accel PRIVATE
@@ -38,11 +38,11 @@ set_property(TARGET pinbench_accel APPEND PROPERTY LINK_DEPENDS
 set_target_properties(pinbench_accel PROPERTIES
   OUTPUT_NAME pinbench_accel
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+# Never sanitized (pinbench_warnings NO_SANITIZE): it is preloaded into every process of the
+# program, shells included, where a sanitizer's runtime would have to come first.
 # --no-undefined: a runtime call missing from runtime_calls.def fails here, not in a user's
-# program (the sanitizers' runtimes are left undefined on purpose, so not with them).
-if(NOT PINBENCH_SANITIZE)
-  target_link_options(pinbench_accel PRIVATE -static-libstdc++ -static-libgcc
-    -Wl,--exclude-libs,ALL -Wl,--no-undefined)
-endif()
+# program.
+target_link_options(pinbench_accel PRIVATE -static-libstdc++ -static-libgcc
+  -Wl,--exclude-libs,ALL -Wl,--no-undefined)
 set_property(GLOBAL APPEND PROPERTY pinbench_RUNTIME_LIBRARIES pinbench_accel)
 install(TARGETS pinbench_accel LIBRARY DESTINATION lib/pinbench)
