@@ -243,7 +243,8 @@ TEST(DoctorAnalysis, ACopyBelowTheEnginesThresholdCostsUnderAccelWhatItCost) {
   Case engine = rate_case("h2d", "pageable", 4096, 0.001, 0.001);
   engine.method = kAccelMethod;
   r.cases.push_back(engine);
-  const DoctorFinding* f = find(analyse_doctor(r, t), "pageable-async");
+  const DoctorAnalysis a = analyse_doctor(r, t);
+  const DoctorFinding* f = find(a, "pageable-async");
   ASSERT_NE(f, nullptr);
   ASSERT_TRUE(f->accel_ms);
   EXPECT_NEAR(*f->accel_ms, f->host_ms, 1e-9);
