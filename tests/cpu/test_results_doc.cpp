@@ -576,9 +576,8 @@ class ResultsChecker {
       const double plain = median(row.at("plain_gb_per_s").get<std::vector<double>>());
       const double accel = median(row.at("accel_gb_per_s").get<std::vector<double>>());
       // The engine's rate, or -1 where the benchmark did not measure it (below 1 MiB).
-      const double engine = row.at("engine_gb_per_s").is_number()
-                                ? row.at("engine_gb_per_s").get<double>()
-                                : -1.0;
+      const double engine =
+          row.at("engine_gb_per_s").is_number() ? row.at("engine_gb_per_s").get<double>() : -1.0;
       if ((stat == "engine" || stat == "of_engine") && engine <= 0) {
         why = "no engine rate at " + words[2];
         return std::nullopt;
