@@ -19,21 +19,26 @@ namespace {
 
 using nlohmann::json;
 
-// In counters.hpp's order.
-constexpr const char* kOutcomeNames[kOutcomes] = {"routed",
-                                                  "failed",
-                                                  "small",
-                                                  "page-locked",
-                                                  "managed",
-                                                  "not-host-device",
-                                                  "strided",
-                                                  "capturing",
-                                                  "pending-error",
-                                                  "other-device",
-                                                  "unknown-memory",
-                                                  "engine-refused",
-                                                  "engine-unavailable",
-                                                  "forked-child"};
+// Each outcome's name and what it means for a person, in counters.hpp's order.
+struct OutcomeWords {
+  const char* name;
+  const char* text;
+};
+constexpr OutcomeWords kOutcomeWords[kOutcomes] = {
+    {"routed", "through the staged engine"},
+    {"failed", "through the engine, which met a CUDA error (returned to the program)"},
+    {"small", "below the engine's threshold (512 KiB to the device, 256 KiB to the host)"},
+    {"page-locked", "host memory already page-locked"},
+    {"managed", "managed memory"},
+    {"not-host-device", "not between pageable host memory and device memory"},
+    {"strided", "a 2D copy with gaps between its rows"},
+    {"capturing", "on a stream being captured into a graph"},
+    {"pending-error", "an earlier CUDA error was pending"},
+    {"other-device", "a default stream of another device than the memory's"},
+    {"unknown-memory", "CUDA could not say what the memory is"},
+    {"engine-refused", "refused by the engine's checks (the runtime answered)"},
+    {"engine-unavailable", "no engine could be made on the device"},
+    {"forked-child", "in a forked child, which has no engine of its own"}};
 constexpr const char* kWayNames[kWays] = {"h2d", "d2h", "other"};
 
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 62;
@@ -62,32 +67,21 @@ AccelTally tally_from(const JsonFields& o) {
 
 const char* outcome_name(Outcome o) {
   const auto i = static_cast<std::size_t>(o);
-  return i < static_cast<std::size_t>(kOutcomes) ? kOutcomeNames[i] : "unknown";
+  return i < static_cast<std::size_t>(kOutcomes) ? kOutcomeWords[i].name : "unknown";
 }
 
 const std::vector<std::string>& outcome_names() {
-  static const std::vector<std::string> names(std::begin(kOutcomeNames), std::end(kOutcomeNames));
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const OutcomeWords& w : kOutcomeWords) out.push_back(w.name);
+    return out;
+  }();
   return names;
 }
 
 std::string outcome_text(const std::string& name) {
-  static const std::pair<const char*, const char*> texts[] = {
-      {"routed", "through the staged engine"},
-      {"failed", "through the engine, which met a CUDA error (returned to the program)"},
-      {"small", "below the engine's threshold (512 KiB to the device, 256 KiB to the host)"},
-      {"page-locked", "host memory already page-locked"},
-      {"managed", "managed memory"},
-      {"not-host-device", "not between pageable host memory and device memory"},
-      {"strided", "a 2D copy with gaps between its rows"},
-      {"capturing", "on a stream being captured into a graph"},
-      {"pending-error", "an earlier CUDA error was pending"},
-      {"other-device", "a default stream of another device than the memory's"},
-      {"unknown-memory", "CUDA could not say what the memory is"},
-      {"engine-refused", "refused by the engine's checks (the runtime answered)"},
-      {"engine-unavailable", "no engine could be made on the device"},
-      {"forked-child", "in a forked child, which has no engine of its own"}};
-  for (const auto& [n, t] : texts) {
-    if (name == n) return t;
+  for (const OutcomeWords& w : kOutcomeWords) {
+    if (name == w.name) return w.text;
   }
   return name;
 }
@@ -123,7 +117,7 @@ AccelProcess read_counters(const ProcessCounters& c) {
     for (int o = 0; o < kOutcomes; ++o) {
       const Tally& t = c.by_outcome[w][o];
       if (t.copies == 0) continue;
-      p.outcomes.push_back({kWayNames[w], kOutcomeNames[o], tally_of(t)});
+      p.outcomes.push_back({kWayNames[w], kOutcomeWords[o].name, tally_of(t)});
     }
   }
   for (int w = 0; w < 2; ++w) {
