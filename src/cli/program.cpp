@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -147,6 +148,13 @@ std::string capture(const std::vector<std::string>& argv) {
   }
   close(fds[0]);
   return out;
+}
+
+std::string preload_with(const std::string& library, const char* who) {
+  const char* other = std::getenv("LD_PRELOAD");
+  if (other == nullptr || *other == '\0') return library;
+  std::fprintf(stderr, "pinbench: note: LD_PRELOAD already names %s; %s\n", other, who);
+  return library + ":" + other;
 }
 
 }  // namespace pinbench::cli

@@ -32,6 +32,10 @@ ProgramExit run_program(const std::string& path, const std::vector<std::string>&
                         const std::vector<std::string>& drop,
                         const std::vector<std::string>& extra_env);
 
+// LD_PRELOAD's value with `library` first. One already set stays after it and sees what the
+// library passes on; `who` says so on stderr ("accel's library goes before it, ...").
+std::string preload_with(const std::string& library, const char* who);
+
 // What `argv` (argv[0] a path) writes to stdout, stderr discarded; "" when it cannot start.
 std::string capture(const std::vector<std::string>& argv);
 

@@ -32,14 +32,15 @@ std::string head(int pid = 10) {
 std::string api(const std::string& domain, const std::string& cls, unsigned corr,
                 std::uint64_t start_us, std::uint64_t end_us, const std::string& site,
                 const std::string& name, std::uint64_t ptr = 0, std::uint64_t bytes = 0,
-                int pid = 10, int tid = 77) {
+                int pid = 10, int tid = 77, char direction = '-', char host = '-', int node = -1) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "A\t%d\t%s\t%s\t%u\t%d\t%llu\t%llu\t0\t0x%llx\t%llu\t%s\t%s\n",
-                pid, domain.c_str(), cls.c_str(), corr, tid,
+  std::snprintf(buf, sizeof buf,
+                "A\t%d\t%s\t%s\t%u\t%d\t%llu\t%llu\t0\t0x%llx\t%llu\t%s\t%c\t%c\t%d\t%s\n", pid,
+                domain.c_str(), cls.c_str(), corr, tid,
                 static_cast<unsigned long long>(1000000 + start_us * 1000),
                 static_cast<unsigned long long>(1000000 + end_us * 1000),
                 static_cast<unsigned long long>(ptr), static_cast<unsigned long long>(bytes),
-                site.c_str(), name.c_str());
+                site.c_str(), direction, host, node, name.c_str());
   return buf;
 }
 

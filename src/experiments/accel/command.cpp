@@ -62,18 +62,6 @@ class CounterFolder {
   std::string path_;
 };
 
-// LD_PRELOAD with accel's library first. Another library already named stays after it and sees
-// every copy accel passes on.
-std::string preload_with(const std::string& library) {
-  const char* other = std::getenv("LD_PRELOAD");
-  if (other == nullptr || *other == '\0') return library;
-  std::fprintf(stderr,
-               "pinbench: note: LD_PRELOAD already names %s; accel's library goes before it, and "
-               "the copies accel does not route pass on to it\n",
-               other);
-  return library + ":" + other;
-}
-
 int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
   if (!flags.replay.empty()) return print_run(load_program_replay(sub, flags, "accel"), {}, true);
   if (flags.program.empty()) {
@@ -87,7 +75,10 @@ int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
   const auto t0 = SteadyClock::now();
   const ProgramExit done =
       run_program(program, flags.program, {"PINBENCH_ACCEL_", "LD_PRELOAD="},
-                  {"LD_PRELOAD=" + preload_with(library), "PINBENCH_ACCEL_DIR=" + folder.path()});
+                  {"LD_PRELOAD=" + preload_with(library,
+                                                "accel's library goes before it, and the copies "
+                                                "accel does not route pass on to it"),
+                   "PINBENCH_ACCEL_DIR=" + folder.path()});
   acc::AccelRun run = acc::read_counter_folder(folder.path());
   run.command = flags.program;
   run.exit_status = done.signal != 0 ? 0 : done.exit_status;

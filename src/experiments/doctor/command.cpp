@@ -152,16 +152,21 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
        cuda::cupti_candidates(std::getenv("CUPTI_PATH"), std::getenv("CUDA_HOME"))) {
     cupti += (cupti.empty() ? "" : ":") + c;
   }
-  std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + inject,
-                                  "PINBENCH_DOCTOR_EVENTS=" + events_path,
-                                  "PINBENCH_DOCTOR_CUPTI=" + cupti};
+  // Preloaded too, so that a process ending without its exit handlers (_exit, exec) flushes
+  // the collector first; the driver's load of the same path finds it loaded.
+  std::vector<std::string> env = {
+      "LD_PRELOAD=" + cli::preload_with(inject,
+                                        "doctor's library goes before it, which "
+                                        "changes nothing it does"),
+      "CUDA_INJECTION64_PATH=" + inject, "PINBENCH_DOCTOR_EVENTS=" + events_path,
+      "PINBENCH_DOCTOR_CUPTI=" + cupti};
   if (flags.no_python_gil) env.push_back("PINBENCH_DOCTOR_PYTHON_GIL=0");
 
   const auto t0 = SteadyClock::now();
   cli::ProgramExit done;
   try {
-    done = cli::run_program(program, flags.program, {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH="},
-                            env);
+    done = cli::run_program(program, flags.program,
+                            {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH=", "LD_PRELOAD="}, env);
   } catch (...) {
     unlink(events_path.c_str());
     throw;

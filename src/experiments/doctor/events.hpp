@@ -55,6 +55,10 @@ struct Note {
   }
 };
 
+// A copy from or to pageable memory at least this large has the NUMA node of its host pages
+// read at the call (the A line's kNode).
+constexpr std::uint64_t kNumaSampleBytes = std::uint64_t{1} << 20;
+
 // The class of an API call, as an A line names it and the record's calls keep it ("kind").
 enum CallClass : std::int8_t {
   kIgnore = 0,
@@ -88,25 +92,40 @@ struct Api {
     kStatus,   // the call's return value
     kPointer,  // 0x..., the host pointer of an allocation, registration or free
     kBytes,
-    kSite,  // the call site's id (Site), or kNoSite
-    kName,  // as CUPTI names the function: cudaMemcpyAsync_v3020
+    kSite,       // the call site's id (Site), or kNoSite
+    kDirection,  // copies: a Direction letter
+    kHost,       // copies: a HostSide letter
+    kNode,       // the NUMA node of the host pages (DoctorCall::numa_node), -1 unread
+    kName,       // as CUPTI names the function: cudaMemcpyAsync_v3020
     kFields
   };
   static constexpr char kRuntime = 'R';
   static constexpr char kDriver = 'D';
   static constexpr const char* kNoSite = "0000000000000000";
+  // A copy's direction as its parameters say (kUnknown: cudaMemcpyDefault, or not a copy).
+  enum Direction : char { kToDevice = 'h', kToHost = 'd', kDeviceToDevice = 'x', kUnknown = '-' };
+  // Where a copy's host side lies, as the collector found it at the call.
+  enum HostSide : char {
+    kPinned = 'P',    // a range the process page-locked or registered, or the driver says so
+    kPageable = 'p',  // the driver knows nothing of it
+    kManaged = 'm',
+    kNoHost = 'n',  // device to device
+    kUnread = '-'
+  };
   static std::size_t write(char* line, std::size_t size, int pid, bool runtime, int call_class,
                            std::uint32_t correlation, int thread, std::uint64_t start_ns,
                            std::uint64_t end_ns, int status, std::uintptr_t pointer,
-                           std::uint64_t bytes, std::uint64_t site, const char* name) {
+                           std::uint64_t bytes, std::uint64_t site, char direction, char host,
+                           int node, const char* name) {
     return finish_line(
         line, size,
         std::snprintf(
-            line, size, "%c\t%d\t%c\t%s\t%u\t%d\t%llu\t%llu\t%d\t0x%zx\t%llu\t%016llx\t%s\n", kTag,
+            line, size,
+            "%c\t%d\t%c\t%s\t%u\t%d\t%llu\t%llu\t%d\t0x%zx\t%llu\t%016llx\t%c\t%c\t%d\t%s\n", kTag,
             pid, runtime ? kRuntime : kDriver, call_class_name(call_class), correlation, thread,
             static_cast<unsigned long long>(start_ns), static_cast<unsigned long long>(end_ns),
             status, static_cast<std::size_t>(pointer), static_cast<unsigned long long>(bytes),
-            static_cast<unsigned long long>(site), name));
+            static_cast<unsigned long long>(site), direction, host, node, name));
   }
 };
 
@@ -218,14 +237,22 @@ struct Dropped {
   }
 };
 
-// E: how the process ended: kExit, or kSignal followed by the signal's number.
+// E: how the process ended: kExit (its exit handlers ran), kQuickExit (_exit: none ran),
+// kExec (the image was replaced; the same pid may say more), or kSignal followed by the
+// signal's number.
 struct End {
   static constexpr char kTag = 'E';
   enum Field : std::size_t { kHow = 2, kFields };
   static constexpr const char* kExit = "exit";
+  static constexpr const char* kQuickExit = "_exit";
+  static constexpr const char* kExec = "exec";
+  static constexpr const char* kExecFailed = "exec failed";
   static constexpr const char* kSignal = "signal ";
+  static std::size_t write(char* line, std::size_t size, int pid, const char* how) {
+    return finish_line(line, size, std::snprintf(line, size, "%c\t%d\t%s\n", kTag, pid, how));
+  }
   static std::size_t write_exit(char* line, std::size_t size, int pid) {
-    return finish_line(line, size, std::snprintf(line, size, "%c\t%d\t%s\n", kTag, pid, kExit));
+    return write(line, size, pid, kExit);
   }
   // Only snprintf of numbers: safe enough in a fatal-signal handler.
   static std::size_t write_signal(char* line, std::size_t size, int pid, int signal_number) {

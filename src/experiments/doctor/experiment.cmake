@@ -6,10 +6,13 @@ pinbench_experiment(
   COMMAND command.cpp symbolise.cpp)
 
 # doctor's injection library: loaded by the CUDA driver into the program under test
-# (CUDA_INJECTION64_PATH), so it carries its C++ runtime and hides it, needs CUPTI's headers
-# and header-only files of ours (the event lines, events.hpp; the CUPTI table,
-# cuda/cupti_api.hpp) but no library (CUPTI itself is dlopen()ed), and sits beside pinbench,
-# where `pinbench doctor` looks.
+# (CUDA_INJECTION64_PATH) and preloaded into every process of it (LD_PRELOAD: its _exit and exec
+# family flush the collector first), so it carries its C++ runtime and hides it, exports only
+# inject/exports.map, needs CUPTI's headers and header-only files of ours (the event lines,
+# events.hpp; the CUPTI table, cuda/cupti_api.hpp) but no library (CUPTI itself is dlopen()ed),
+# and sits beside pinbench, where `pinbench doctor` looks. Never sanitized (NO_SANITIZE): shells
+# and every other process of the program load it, where a sanitizer's runtime would have to come
+# first.
 add_library(pinbench_doctor_inject SHARED ${CMAKE_CURRENT_LIST_DIR}/inject/inject.cpp)
 target_include_directories(pinbench_doctor_inject PRIVATE ${CMAKE_SOURCE_DIR}/src
   ${CUDAToolkit_INCLUDE_DIRS})
@@ -19,10 +22,11 @@ set_target_properties(pinbench_doctor_inject PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
   CXX_VISIBILITY_PRESET hidden
   VISIBILITY_INLINES_HIDDEN ON)
-if(NOT PINBENCH_SANITIZE)
-  target_link_options(pinbench_doctor_inject PRIVATE -static-libstdc++ -static-libgcc
-    -Wl,--exclude-libs,ALL)
-endif()
-pinbench_warnings(pinbench_doctor_inject)
+target_link_options(pinbench_doctor_inject PRIVATE -static-libstdc++ -static-libgcc
+  -Wl,--exclude-libs,ALL
+  -Wl,--version-script=${CMAKE_CURRENT_LIST_DIR}/inject/exports.map)
+set_property(TARGET pinbench_doctor_inject APPEND PROPERTY LINK_DEPENDS
+  ${CMAKE_CURRENT_LIST_DIR}/inject/exports.map)
+pinbench_warnings(pinbench_doctor_inject NO_SANITIZE)
 set_property(GLOBAL APPEND PROPERTY pinbench_RUNTIME_LIBRARIES pinbench_doctor_inject)
 install(TARGETS pinbench_doctor_inject LIBRARY DESTINATION lib/pinbench)

@@ -71,6 +71,45 @@ const char* direction_name(CopyDirection d) {
   return d == CopyDirection::kUnknown ? "other" : to_string(d);
 }
 
+const char* api_direction(char d) {
+  using A = ev::Api;
+  return d == A::kToDevice ? "h2d" : d == A::kToHost ? "d2h" : d == A::kDeviceToDevice ? "d2d" : "";
+}
+
+const char* api_host(char h) {
+  using A = ev::Api;
+  return h == A::kPinned     ? "pinned"
+         : h == A::kPageable ? "pageable"
+         : h == A::kManaged  ? "managed"
+         : h == A::kNoHost   ? "none"
+                             : "";
+}
+
+// A copy call whose activity records were lost: one copy from what the call itself said, when
+// it said its direction, its bytes and where its host side lies; its times are the call's.
+void copy_from_api(DoctorCall& c) {
+  if ((c.kind != "copy" && c.kind != "copy_async") || c.status != 0 || c.bytes == 0) return;
+  DriverMemoryKind host = DriverMemoryKind::kUnknown;
+  if (!memory_kind_named(c.host, host) || host == DriverMemoryKind::kUnknown) return;
+  Copy k;
+  k.bytes = c.bytes;
+  k.start_ns = c.start_ns;
+  k.end_ns = c.end_ns;
+  if (c.direction == "h2d") {
+    k.direction = CopyDirection::kH2D;
+    k.src_kind = host;
+    k.dst_kind = DriverMemoryKind::kDevice;
+  } else if (c.direction == "d2h") {
+    k.direction = CopyDirection::kD2H;
+    k.src_kind = DriverMemoryKind::kDevice;
+    k.dst_kind = host;
+  } else {
+    return;
+  }
+  c.copies.push_back(k);
+  c.from_api = true;
+}
+
 }  // namespace
 
 namespace {
@@ -130,6 +169,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
       ok = number(f[H::kCuptiVersion], version) && number(f[H::kClock], t0);
       if (ok) {
         ++t.processes;
+        ended.emplace(pid, "");
         cupti_version = static_cast<std::uint32_t>(version);
         origin = std::min(origin, t0);
       }
@@ -153,11 +193,15 @@ DoctorTrace parse_doctor_events(std::string_view text) {
            number(f[A::kStart], start) && number(f[A::kEnd], end) &&
            signed_number(f[A::kStatus], c.status) && pointer.size() > 2 &&
            number(pointer.substr(2), ptr, 16) && number(f[A::kBytes], bytes) &&
-           site.size() == ev::Site::kIdDigits;
+           site.size() == ev::Site::kIdDigits && f[A::kDirection].size() == 1 &&
+           f[A::kHost].size() == 1 && signed_number(f[A::kNode], c.numa_node);
       if (ok) {
         c.thread = static_cast<std::uint32_t>(thread);
         c.ptr = ptr;
         c.bytes = bytes;
+        c.direction = api_direction(f[A::kDirection][0]);
+        c.host = api_host(f[A::kHost][0]);
+        if (c.numa_node < 0) c.numa_node = -1;
         c.site = site == A::kNoSite ? "" : std::string(site);
         c.api = std::string(f[A::kName]);
         // The correlation id rides in start_ns until the join below.
@@ -240,7 +284,8 @@ DoctorTrace parse_doctor_events(std::string_view text) {
       ok = number(f[ev::Dropped::kCount], dropped);
       if (ok) t.dropped_records += dropped;
     } else if (tag == ev::End::kTag && f.size() >= ev::End::kFields) {
-      ended[pid] = std::string(f[ev::End::kHow]);
+      std::string& how = ended[pid];
+      how += (how.empty() ? "" : ", ") + std::string(f[ev::End::kHow]);
     } else {
       ok = false;
     }
@@ -285,6 +330,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
   for (DoctorCall& c : t.calls) {
     std::sort(c.copies.begin(), c.copies.end(),
               [](const Copy& a, const Copy& b) { return a.start_ns < b.start_ns; });
+    if (c.copies.empty()) copy_from_api(c);
   }
   std::stable_sort(t.calls.begin(), t.calls.end(), [](const DoctorCall& a, const DoctorCall& b) {
     return a.start_ns < b.start_ns;
@@ -313,13 +359,26 @@ DoctorTrace parse_doctor_events(std::string_view text) {
     t.notes.push_back(fmt::format("CUPTI dropped {} activity records", t.dropped_records));
   }
   for (const auto& [pid, how] : ended) {
-    const std::string_view prefix = ev::End::kSignal;
-    if (how.rfind(prefix, 0) == 0) {
-      int sig = 0;
-      if (signed_number(std::string_view(how).substr(prefix.size()), sig) && t.signal.empty()) {
-        t.signal = describe_signal(sig);
-      }
+    // "signal 11" as the signal's name; an exec'd image that signalled says "exec, signal 11".
+    std::string end = how;
+    const std::string prefix = ev::End::kSignal;
+    const std::size_t at = end.find(prefix);
+    int sig = 0;
+    if (at != std::string::npos &&
+        signed_number(std::string_view(end).substr(at + prefix.size()), sig)) {
+      end = end.substr(0, at) + "signal " + describe_signal(sig);
+      if (t.signal.empty()) t.signal = describe_signal(sig);
     }
+    t.process_list.push_back({pid, end});
+  }
+  const std::size_t lost = static_cast<std::size_t>(std::count_if(
+      t.calls.begin(), t.calls.end(), [](const DoctorCall& c) { return c.from_api; }));
+  if (lost > 0) {
+    t.notes.push_back(fmt::format(
+        "{} copy call(s) lost their activity records (the process ended before they were "
+        "flushed) and were judged from the API side: bytes, direction and the host memory as "
+        "the collector saw it at the call",
+        lost));
   }
   return t;
 }
@@ -345,6 +404,10 @@ json to_json(const DoctorCall& c) {
          {"thread", c.thread}, {"start_ns", c.start_ns}, {"end_ns", c.end_ns}, {"status", c.status},
          {"bytes", c.bytes},   {"site", c.site},         {"copies", copies}};
   if (c.ptr != 0) j["ptr"] = fmt::format("0x{:x}", c.ptr);
+  if (!c.direction.empty()) j["direction"] = c.direction;
+  if (!c.host.empty()) j["host"] = c.host;
+  if (c.from_api) j["from_api"] = true;
+  if (c.numa_node >= 0) j["numa_node"] = c.numa_node;
   return j;
 }
 
@@ -380,6 +443,10 @@ json to_json(const DoctorTrace& t) {
     migrations.push_back(
         {{"kind", m.kind}, {"value", m.value}, {"start_ns", m.start_ns}, {"end_ns", m.end_ns}});
   }
+  json process_list = json::array();
+  for (const DoctorProcess& p : t.process_list) {
+    process_list.push_back({{"pid", p.pid}, {"end", p.end}});
+  }
   for (const DoctorSite& s : t.sites) {
     json frames = json::array();
     for (const DoctorFrame& f : s.frames) frames.push_back(to_json(f));
@@ -399,7 +466,8 @@ json to_json(const DoctorTrace& t) {
               {"calls", calls},
               {"kernels", kernels},
               {"migrations", migrations},
-              {"sites", sites}};
+              {"sites", sites},
+              {"process_list", process_list}};
 }
 
 DoctorTrace doctor_trace_from_json(const json& j) {
@@ -447,6 +515,10 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     k.bytes = static_cast<std::uint64_t>(c.whole_or("bytes", 0, 0, kMaxBytes));
     if (calls[i].contains("ptr")) k.ptr = c.hex("ptr");
     k.site = c.text_or("site", "");
+    if (c.has("direction")) k.direction = c.one_of("direction", {"h2d", "d2h", "d2d"});
+    if (c.has("host")) k.host = c.one_of("host", {"pinned", "pageable", "managed", "none"});
+    k.from_api = c.flag_or("from_api", false);
+    k.numa_node = static_cast<int>(c.whole_or("numa_node", -1, 0, 1 << 16));
     const json& copies = c.array("copies");
     for (std::size_t n = 0; n < copies.size(); ++n) {
       const JsonFields p(copies[n], fmt::format("{}.copies[{}]", c.path(), n));
@@ -523,6 +595,14 @@ DoctorTrace doctor_trace_from_json(const json& j) {
       d.frames.push_back(std::move(fr));
     }
     t.sites.push_back(std::move(d));
+  }
+  if (j.contains("process_list")) {
+    const json& processes = o.array("process_list");
+    for (std::size_t i = 0; i < processes.size(); ++i) {
+      const JsonFields p(processes[i], fmt::format("doctor.process_list[{}]", i));
+      t.process_list.push_back(
+          {static_cast<int>(p.whole("pid", 0, INT_MAX)), p.text_or("end", "")});
+    }
   }
   for (std::size_t i = 0; i < t.calls.size(); ++i) {
     const DoctorCall& c = t.calls[i];

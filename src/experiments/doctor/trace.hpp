@@ -44,10 +44,28 @@ struct DoctorCall {
   std::uint32_t thread = 0;
   std::int64_t start_ns = 0;  // host time inside the call
   std::int64_t end_ns = 0;
-  int status = 0;           // the call's return value; 0 is success
-  std::uint64_t ptr = 0;    // alloc, free, register, unregister: the host pointer
+  int status = 0;  // the call's return value; 0 is success
+  // alloc, free, register, unregister: the host pointer; copies whose parameters say: the
+  // pointer on the host side
+  std::uint64_t ptr = 0;
   std::uint64_t bytes = 0;  // alloc/register: the size; copies: the size argument where known
   std::string site;         // the DoctorSite id, "" for calls that keep none
+  // Copies, as the collector saw them at the call (the API side), where the parameters say:
+  // the direction ("h2d", "d2h", "d2d"; "" for cudaMemcpyDefault or an API that does not say)
+  // and where the host side lies ("pinned": a range the process page-locked or registered, or
+  // one the driver calls page-locked; "pageable"; "managed"; "none" for device to device; ""
+  // unknown).
+  std::string direction;
+  std::string host;
+  // Set when the driver's activity records of the call were lost (the process ended by
+  // _exit, exec or SIGKILL before they were flushed) and `copies` holds one copy made from the
+  // API side instead: its bytes, direction and memory kinds from the call, its times the call's
+  // own host times, its stream 0.
+  bool from_api = false;
+  // alloc/register: the NUMA node most of the range's pages lie on; a copy from or to pageable
+  // memory of at least doctor_events::kNumaSampleBytes (1 MiB): the node of its host pages; -1
+  // where not read.
+  int numa_node = -1;
   // The copies the driver made for the call (CUPTI's memcpy activity records), times from the
   // trace's origin; a direction the record calls "other" is CopyDirection::kUnknown. No
   // correlation: a copy belongs to its call.
@@ -60,6 +78,15 @@ struct DoctorMigration {
   std::uint64_t value = 0;
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
+};
+
+// One process of the program that initialised CUDA under the injection library, and how it
+// ended as it told the collector: "exit" (exit handlers ran), "_exit" (_exit or os._exit:
+// none ran), "exec" (replaced by another program; "exec, exit" when that one exited too),
+// "signal SIGSEGV", or "" when it said nothing (SIGKILL, or an end no hook saw).
+struct DoctorProcess {
+  int pid = 0;
+  std::string end;
 };
 
 struct DoctorTrace {
@@ -78,6 +105,7 @@ struct DoctorTrace {
   std::vector<Kernel> kernels;  // start, end and stream only: the record keeps no names
   std::vector<DoctorMigration> migrations;
   std::vector<DoctorSite> sites;
+  std::vector<DoctorProcess> process_list;  // by pid; empty in records before pinbench 0.2
 
   const DoctorSite* find_site(const std::string& id, int pid) const;
 };

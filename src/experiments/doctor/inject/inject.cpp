@@ -101,26 +101,107 @@ bool in_pinned(std::uintptr_t p) {
   return p < it->first + it->second;
 }
 
-// Where the copy's host memory is, for the APIs whose parameters say; 0 when unknown. `device`
-// is set for copies with no host side at all.
-enum class Host { kUnknown, kPinned, kNone };
-Host host_side_of(const std::string& name, const std::uintptr_t* params) {
+// A copy as its parameters say, for the APIs whose third parameter is its size: the direction,
+// the host pointer, and where that pointer lies.
+struct HostSide {
+  char direction = events::Api::kUnknown;
+  char host = events::Api::kUnread;
+  std::uintptr_t pointer = 0;
+};
+
+// The driver's word on a host pointer the process did not page-lock through a call the collector
+// saw: managed, page-locked (by someone else, or before the collector started) or pageable (the
+// driver knows nothing of it). Only copies outside the collector's own ranges ask, and those are
+// the slow copies already.
+using PointerAttribute = int (*)(void* data, int attribute, std::uintptr_t pointer);
+PointerAttribute g_pointer_attribute = nullptr;
+constexpr int kAttrMemoryType = 2;  // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+constexpr int kAttrIsManaged = 8;   // CU_POINTER_ATTRIBUTE_IS_MANAGED
+constexpr unsigned kMemoryTypeHost = 1;
+
+char host_kind(std::uintptr_t p) {
+  if (p == 0) return events::Api::kUnread;
+  if (in_pinned(p)) return events::Api::kPinned;
+  if (g_pointer_attribute == nullptr) return events::Api::kUnread;
+  unsigned managed = 0, type = 0;
+  if (g_pointer_attribute(&managed, kAttrIsManaged, p) == 0 && managed != 0) {
+    return events::Api::kManaged;
+  }
+  if (g_pointer_attribute(&type, kAttrMemoryType, p) == 0) {
+    return type == kMemoryTypeHost ? events::Api::kPinned : events::Api::kUnread;
+  }
+  return events::Api::kPageable;
+}
+
+HostSide host_side_of(const std::string& name, const std::uintptr_t* params) {
+  using A = events::Api;
+  HostSide h;
   if (name == "cudaMemcpy" || name == "cudaMemcpyAsync") {  // (dst, src, count, kind, ...)
     switch (params[3]) {
       case 1:  // cudaMemcpyHostToDevice
-        return in_pinned(params[1]) ? Host::kPinned : Host::kUnknown;
+        h.direction = A::kToDevice;
+        h.pointer = params[1];
+        break;
       case 2:  // cudaMemcpyDeviceToHost
-        return in_pinned(params[0]) ? Host::kPinned : Host::kUnknown;
+        h.direction = A::kToHost;
+        h.pointer = params[0];
+        break;
       case 3:  // cudaMemcpyDeviceToDevice
-        return Host::kNone;
-      default:
-        return in_pinned(params[0]) || in_pinned(params[1]) ? Host::kPinned : Host::kUnknown;
+        h.direction = A::kDeviceToDevice;
+        h.host = A::kNoHost;
+        return h;
+      default:  // cudaMemcpyDefault: the pointers say; a pinned end is enough to skip the site
+        if (in_pinned(params[0]) || in_pinned(params[1])) h.host = A::kPinned;
+        return h;
     }
+  } else if (starts(name, "cuMemcpyHtoD")) {
+    h.direction = A::kToDevice;
+    h.pointer = params[1];
+  } else if (starts(name, "cuMemcpyDtoH")) {
+    h.direction = A::kToHost;
+    h.pointer = params[0];
+  } else if (starts(name, "cuMemcpyDtoD")) {
+    h.direction = A::kDeviceToDevice;
+    h.host = A::kNoHost;
+    return h;
+  } else {
+    return h;
   }
-  if (starts(name, "cuMemcpyHtoD")) return in_pinned(params[1]) ? Host::kPinned : Host::kUnknown;
-  if (starts(name, "cuMemcpyDtoH")) return in_pinned(params[0]) ? Host::kPinned : Host::kUnknown;
-  if (starts(name, "cuMemcpyDtoD")) return Host::kNone;
-  return Host::kUnknown;
+  h.host = host_kind(h.pointer);
+  return h;
+}
+
+// The NUMA node most of [p, p + bytes)'s pages lie on, from up to kNodeSamples pages spread
+// over it (move_pages(2) without target nodes only reports); -1 when no page says (none
+// present, no NUMA, or refused).
+constexpr int kNodeSamples = 16;
+int numa_node_of(std::uintptr_t p, std::uint64_t bytes) {
+  if (p == 0 || bytes == 0) return -1;
+  static const long page = sysconf(_SC_PAGESIZE);
+  const std::uintptr_t first = p & ~static_cast<std::uintptr_t>(page - 1);
+  const std::uint64_t span = p + bytes - first;
+  const int count = static_cast<int>(std::min<std::uint64_t>(
+      kNodeSamples,
+      (span + static_cast<std::uint64_t>(page) - 1) / static_cast<std::uint64_t>(page)));
+  void* pages[kNodeSamples];
+  int status[kNodeSamples];
+  for (int i = 0; i < count; ++i) {
+    const std::uint64_t at =
+        span * static_cast<std::uint64_t>(i) / static_cast<std::uint64_t>(count);
+    pages[i] = reinterpret_cast<void*>((first + at) & ~static_cast<std::uintptr_t>(page - 1));
+    status[i] = -1;
+  }
+  if (syscall(SYS_move_pages, 0, static_cast<unsigned long>(count), pages, nullptr, status, 0) !=
+      0) {
+    return -1;
+  }
+  int votes[64] = {};
+  int best = -1;
+  for (int i = 0; i < count; ++i) {
+    if (status[i] < 0 || status[i] >= 64) continue;
+    if (best < 0 || ++votes[status[i]] > votes[best]) best = status[i];
+  }
+  return best;
 }
 
 std::int8_t g_runtime_host[CUPTI_RUNTIME_TRACE_CBID_SIZE];  // 1: host_side_of reads its params
@@ -439,18 +520,27 @@ void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
   }
   bool wants_site =
       cls == kCopy || cls == kCopyAsync || cls == kBatch || cls == kAlloc || cls == kRegister;
+  HostSide side;
+  int node = -1;
   if ((cls == kCopy || cls == kCopyAsync) && params != nullptr &&
       (runtime ? g_runtime_host[cbid] : g_driver_host[cbid]) != 0) {
     const std::string& base = runtime ? g_runtime_base[cbid] : g_driver_base[cbid];
-    wants_site = host_side_of(base, params) == Host::kUnknown;
+    side = host_side_of(base, params);
+    // A copy from page-locked memory can be in no finding; one between devices neither.
+    wants_site = side.host != events::Api::kPinned && side.host != events::Api::kNoHost;
+    if (side.pointer != 0) ptr = side.pointer;
+    if (side.host == events::Api::kPageable && bytes >= events::kNumaSampleBytes) {
+      node = numa_node_of(side.pointer, bytes);
+    }
   }
+  if ((cls == kAlloc || cls == kRegister) && status == 0) node = numa_node_of(ptr, bytes);
   const std::uint64_t site = wants_site ? call_site() : 0;
   char name[256];
   std::snprintf(name, sizeof name, "%s", cb->functionName != nullptr ? cb->functionName : "?");
   clean(name);
   emit([&](char* line, std::size_t size) {
     return events::Api::write(line, size, g_pid, runtime, cls, cb->correlationId, tid(), start, end,
-                              status, ptr, bytes, site, name);
+                              status, ptr, bytes, site, side.direction, side.host, node, name);
   });
 }
 
@@ -536,6 +626,36 @@ void at_exit() {
   emit([](char* line, std::size_t size) { return events::End::write_exit(line, size, g_pid); });
 }
 
+// --- ends that skip the exit handlers -------------------------------------------------------
+//
+// doctor also preloads this library (LD_PRELOAD), so these definitions stand before the C
+// library's in every process of the program: _exit (Python's os._exit, as multiprocessing's
+// workers end) and the exec family run no exit handler, so the activity records CUPTI still
+// holds would go with the process. Each flushes them and says how the process ended, then does
+// what was asked. A process that did not start the collector (no CUDA, or a child forked after
+// the parent started it, where CUDA must not be touched) passes straight through.
+
+bool collecting_here() {
+  return g_pid != 0 && static_cast<int>(getpid()) == g_pid && !g_ended.load();
+}
+
+void flush_activity() {
+  if (g_cupti.flush_all != nullptr && !g_flushing.exchange(true)) {
+    g_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    g_flushing = false;
+  }
+}
+
+void end_as(const char* how) {
+  flush_activity();
+  emit([how](char* line, std::size_t size) { return events::End::write(line, size, g_pid, how); });
+}
+
+template <typename F>
+F next_symbol(const char* name) {
+  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
 const int kFatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGQUIT};
 struct sigaction g_previous[65];
 
@@ -603,6 +723,9 @@ int start() {
   Dl_info self{};
   if (dladdr(reinterpret_cast<void*>(&start), &self) != 0) {
     g_self_base = reinterpret_cast<std::uintptr_t>(self.dli_fbase);
+  }
+  if (void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
+    g_pointer_attribute = reinterpret_cast<PointerAttribute>(dlsym(cuda, "cuPointerGetAttribute"));
   }
   g_sites = new std::unordered_set<std::uint64_t>();
   g_pinned = new std::map<std::uintptr_t, std::uint64_t>();
@@ -690,9 +813,127 @@ int start() {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+extern "C" {
+
+__attribute__((visibility("default"), noreturn)) void _exit(int status) {
+  if (collecting_here()) {
+    g_ended = true;
+    end_as(events::End::kQuickExit);
+  }
+  static const auto real = next_symbol<void (*)(int)>("_exit");
+  if (real != nullptr) real(status);
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+__attribute__((visibility("default"), noreturn)) void _Exit(int status) {
+  _exit(status);
+}
+
+}  // extern "C"
+
+namespace {
+
+// Runs an exec through the C library's own function, with the end said first; should the exec
+// fail, the process goes on and says so.
+template <typename Exec>
+int exec_through(const Exec& exec) {
+  const bool here = collecting_here();
+  if (here) end_as(events::End::kExec);
+  const int result = exec();
+  if (here) {
+    const int saved = errno;
+    emit([](char* line, std::size_t size) {
+      return events::End::write(line, size, g_pid, events::End::kExecFailed);
+    });
+    errno = saved;
+  }
+  return result;
+}
+
+using ExecVE = int (*)(const char*, char* const[], char* const[]);
+using ExecV = int (*)(const char*, char* const[]);
+
+// The arguments of execl, execlp and execle, gathered into an array (at most kMaxExecArgs).
+constexpr int kMaxExecArgs = 4096;
+int gather(const char* first, va_list args, const char** argv) {
+  int n = 0;
+  argv[n++] = first;
+  while (argv[n - 1] != nullptr && n < kMaxExecArgs) argv[n++] = va_arg(args, const char*);
+  if (argv[n - 1] != nullptr) {
+    errno = E2BIG;
+    return -1;
+  }
+  return n;
+}
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) int execve(const char* path, char* const argv[],
+                                                  char* const envp[]) {
+  static const auto real = next_symbol<ExecVE>("execve");
+  return exec_through([&] { return real(path, argv, envp); });
+}
+
+__attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
+  static const auto real = next_symbol<ExecV>("execv");
+  return exec_through([&] { return real(path, argv); });
+}
+
+__attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {
+  static const auto real = next_symbol<ExecV>("execvp");
+  return exec_through([&] { return real(file, argv); });
+}
+
+__attribute__((visibility("default"))) int execvpe(const char* file, char* const argv[],
+                                                   char* const envp[]) {
+  static const auto real = next_symbol<ExecVE>("execvpe");
+  return exec_through([&] { return real(file, argv, envp); });
+}
+
+__attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], char* const envp[]) {
+  static const auto real = next_symbol<int (*)(int, char* const[], char* const[])>("fexecve");
+  return exec_through([&] { return real(fd, argv, envp); });
+}
+
+__attribute__((visibility("default"))) int execl(const char* path, const char* arg, ...) {
+  const char* argv[kMaxExecArgs];
+  va_list args;
+  va_start(args, arg);
+  const int n = gather(arg, args, argv);
+  va_end(args);
+  if (n < 0) return -1;
+  return execv(path, const_cast<char* const*>(argv));
+}
+
+__attribute__((visibility("default"))) int execlp(const char* file, const char* arg, ...) {
+  const char* argv[kMaxExecArgs];
+  va_list args;
+  va_start(args, arg);
+  const int n = gather(arg, args, argv);
+  va_end(args);
+  if (n < 0) return -1;
+  return execvp(file, const_cast<char* const*>(argv));
+}
+
+__attribute__((visibility("default"))) int execle(const char* path, const char* arg, ...) {
+  const char* argv[kMaxExecArgs];
+  va_list args;
+  va_start(args, arg);
+  const int n = gather(arg, args, argv);
+  char* const* envp = n < 0 ? nullptr : va_arg(args, char* const*);
+  va_end(args);
+  if (n < 0) return -1;
+  return execve(path, const_cast<char* const*>(argv), envp);
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void) {
   static std::once_flag once;
   static int result = 1;
   std::call_once(once, [] { result = start(); });
   return result;
 }
+
+}  // extern "C"
