@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cuda/device.hpp"
 #include "framework/render/text.hpp"
+#include "framework/report_tables.hpp"
 
 namespace pinbench::cli {
 
@@ -13,8 +14,7 @@ Command add_info(CLI::App& app) {
   return {sub, [] {
             const MachineInfo m = cuda::query_machine(0);  // NoGpuError (exit 3) without a GPU
             std::fputs(render_machine(m).c_str(), stdout);
-            std::printf("Pageable memory access from kernels: %s\n",
-                        m.pageable_memory_access != 0 ? "yes" : "no");
+            std::printf("Pageable memory: %s\n", pageable_addressing(m).c_str());
             return 0;
           }};
 }

@@ -118,6 +118,9 @@ MachineInfo query_machine(int device) {
   m.numa_node = read_numa_node(m.pci_bus_id);
   PINBENCH_CUDA_TRY(
       cudaDeviceGetAttribute(&m.pageable_memory_access, cudaDevAttrPageableMemoryAccess, device));
+  PINBENCH_CUDA_TRY(cudaDeviceGetAttribute(&m.pageable_memory_access_uses_host_page_tables,
+                                           cudaDevAttrPageableMemoryAccessUsesHostPageTables,
+                                           device));
   return m;
 }
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <thread>
 
+#include "framework/numa.hpp"
+
 namespace pinbench {
 namespace {
 
@@ -104,6 +106,7 @@ void describe_host(MachineInfo& m) {
   m.host_memory_bytes = host_memory_bytes();
   m.os = os_description();
   m.driver_release = nvidia_driver_release();
+  m.host_numa_nodes = host_numa_nodes();
 }
 
 std::string host_name() {

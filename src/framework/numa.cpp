@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -90,6 +91,45 @@ int page_node(const void* p) {
   const long rc = syscall(SYS_get_mempolicy, &node, nullptr, 0UL, const_cast<void*>(p),
                           kMpolFNode | kMpolFAddr);
   return rc == 0 ? node : -1;
+}
+
+int host_numa_nodes(const std::string& sysfs_root) {
+  const std::string dir = sysfs_root + "/devices/system/node";
+  std::ifstream in(dir + "/has_memory");
+  std::string line;
+  if (in && std::getline(in, line)) {
+    try {
+      const std::vector<int> nodes = parse_cpulist(line);  // a node list is spelled as CPUs are
+      if (!nodes.empty()) return static_cast<int>(nodes.size());
+    } catch (const InputError&) {
+      // fall back to the folders
+    }
+  }
+  std::error_code ec;
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 4 && name.rfind("node", 0) == 0 &&
+        name.find_first_not_of("0123456789", 4) == std::string::npos) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+bool bind_thread_memory_to_node(int node) {
+  constexpr int kMpolBind = 2;
+  constexpr int kMaxNodes = 1024;
+  if (node < 0 || node >= kMaxNodes) return false;
+  unsigned long mask[kMaxNodes / (8 * sizeof(unsigned long))] = {};
+  mask[static_cast<std::size_t>(node) / (8 * sizeof(unsigned long))] |=
+      1UL << (static_cast<std::size_t>(node) % (8 * sizeof(unsigned long)));
+  return syscall(SYS_set_mempolicy, kMpolBind, mask, static_cast<unsigned long>(kMaxNodes)) == 0;
+}
+
+void reset_thread_memory_node() {
+  constexpr int kMpolDefault = 0;
+  (void)syscall(SYS_set_mempolicy, kMpolDefault, nullptr, 0UL);
 }
 
 }  // namespace pinbench

@@ -24,4 +24,14 @@ void unbind_thread();
 // not say (no NUMA support, or a container that hides it).
 int page_node(const void* p);
 
+// The host's NUMA nodes with memory, as sysfs lists them (/sys/devices/system/node/has_memory,
+// else its node* folders); 0 when sysfs does not say.
+int host_numa_nodes(const std::string& sysfs_root = "/sys");
+
+// Makes the calling thread's new pages come from `node` only (set_mempolicy MPOL_BIND, through
+// syscall(): no libnuma), so a buffer it allocates and first touches lies there. False (and
+// nothing changed) when the kernel refuses. reset_thread_memory_node() returns to the default.
+bool bind_thread_memory_to_node(int node);
+void reset_thread_memory_node();
+
 }  // namespace pinbench

@@ -91,7 +91,10 @@ json to_json(const MachineInfo& m) {
          {"host_logical_cpus", m.host_logical_cpus},
          {"host_memory_bytes", m.host_memory_bytes},
          {"os", m.os},
-         {"pageable_memory_access", m.pageable_memory_access}};
+         {"pageable_memory_access", m.pageable_memory_access},
+         {"pageable_memory_access_uses_host_page_tables",
+          m.pageable_memory_access_uses_host_page_tables},
+         {"host_numa_nodes", m.host_numa_nodes}};
   if (!m.gpus.empty()) {
     json gpus = json::array();
     for (const GpuInfo& g : m.gpus) gpus.push_back(to_json(g));
@@ -308,6 +311,9 @@ MachineInfo machine_from(const Reader& r) {
   m.host_memory_bytes = r.bytes("host_memory_bytes", true);
   m.os = r.text("os");
   m.pageable_memory_access = r.count_or("pageable_memory_access", 0, 0, 1);
+  m.pageable_memory_access_uses_host_page_tables =
+      r.count_or("pageable_memory_access_uses_host_page_tables", 0, 0, 1);
+  m.host_numa_nodes = r.count_or("host_numa_nodes", 0, 0, 1 << 16);
   return m;
 }
 

@@ -64,6 +64,10 @@ struct MachineInfo {
   std::uint64_t host_memory_bytes = 0;
   std::string os;
   int pageable_memory_access = 0;  // cudaDevAttrPageableMemoryAccess
+  // cudaDevAttrPageableMemoryAccessUsesHostPageTables: the GPU reads pageable memory through the
+  // host's own page tables (ATS, as on Grace Hopper); 0 in records made before pinbench read it.
+  int pageable_memory_access_uses_host_page_tables = 0;
+  int host_numa_nodes = 0;  // NUMA nodes with memory (sysfs); 0 where unknown or not recorded
 };
 
 // A correctness gate or check: every rate in a record depends on one.

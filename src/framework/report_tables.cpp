@@ -157,7 +157,28 @@ std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInf
       {"Kernels read pageable memory", m.pageable_memory_access != 0 ? "yes" : "no"},
   };
   out.insert(out.end(), rest.begin(), rest.end());
+  // Only where it changes what pageable memory means (records before it was read say nothing).
+  if (reads_pageable_through_host_page_tables(m)) {
+    out.emplace_back("Pageable memory", pageable_addressing(m));
+  }
+  if (m.host_numa_nodes > 1) out.emplace_back("Host NUMA nodes", std::to_string(m.host_numa_nodes));
   return out;
+}
+
+bool reads_pageable_through_host_page_tables(const MachineInfo& m) {
+  return m.pageable_memory_access_uses_host_page_tables != 0;
+}
+
+std::string pageable_addressing(const MachineInfo& m) {
+  if (reads_pageable_through_host_page_tables(m)) {
+    return "read through the host's page tables (HMM/ATS, as on Grace Hopper): the GPU reaches "
+           "pageable memory in place, and copies from it may run near the page-locked rate";
+  }
+  if (m.pageable_memory_access != 0) {
+    return "reachable by kernels through HMM (the driver mirrors the host's page tables and "
+           "migrates pages on fault); copies still go through the driver's staging buffers";
+  }
+  return "copied through the driver's staging buffers (kernels cannot read it)";
 }
 
 std::string gates_words(std::size_t passed, std::size_t gates) {

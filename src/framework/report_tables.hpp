@@ -33,6 +33,14 @@ std::string direction_words(const std::string& direction);
 std::string machine_line(const MachineInfo& m);
 std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m);
 
+// How the GPU reaches pageable host memory (its addressing mode), in words: through the driver's
+// staging buffers; by kernels through HMM; or through the host's own page tables (ATS, as on
+// Grace Hopper), where page-locking is expected to buy little.
+std::string pageable_addressing(const MachineInfo& m);
+// Whether the GPU reads pageable memory through the host's page tables: there the lesson's
+// premise, and doctor's pageable pitfalls, are expected not to hold (docs/doctor.md).
+bool reads_pageable_through_host_page_tables(const MachineInfo& m);
+
 // "lesson, recorded 2026-11-30T15:59:47Z by pinbench 0.1.0; measured; 33 of 33 gates passed;
 // wall time 3.74 s"; a record with nothing gated says "no gates".
 std::string record_line(const RunRecord& r);

@@ -1,15 +1,19 @@
 #include "experiments/doctor/analysis.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "experiments/doctor/events.hpp"
 #include "framework/case_figures.hpp"
+#include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 #include "pinbench/staged_options.hpp"
 
@@ -46,7 +50,7 @@ const Case* nearest(const RunRecord& r, const std::string& direction, const std:
   double best_gap = 0;
   for (const Case& c : r.cases) {
     if (c.direction != direction || c.memory != memory || (c.method == kAccelMethod) != engine ||
-        !figures_of(c).gb_per_s) {
+        c.part == kSmallCopyPart || c.part == kNumaPart || !figures_of(c).gb_per_s) {
       continue;
     }
     const double gap = std::fabs(std::log2(static_cast<double>(c.bytes)) -
@@ -176,7 +180,13 @@ bool runtime_frame(const DoctorFrame& f) {
 std::pair<std::string, std::vector<std::string>> describe(const DoctorTrace& t,
                                                           const DoctorCall& c) {
   const DoctorSite* s = c.site.empty() ? nullptr : t.find_site(c.site, c.pid);
-  if (s == nullptr || s->frames.empty()) return {"(no call site recorded)", {}};
+  if (s == nullptr || s->frames.empty()) {
+    // Copies of page-locked memory keep no site (docs/doctor.md): they are told apart by what
+    // the call was, at least.
+    const std::string what = doctor_api_name(c.api) +
+                             (c.direction.empty() ? "" : ", " + direction_words(c.direction));
+    return {"(no call site recorded: " + what + ")", {}};
+  }
   std::vector<const DoctorFrame*> program;
   for (const DoctorFrame& f : s->frames) {
     if (f.python) program.push_back(&f);
@@ -199,15 +209,17 @@ struct SiteSum {
   bool any_lost = false;
 };
 
+// Adds one call (or allocation, or copy) to the row of the site `c` names: its bytes, host time
+// and time lost.
 void add_to_site(std::map<std::string, SiteSum>& sites, const DoctorTrace& t, const DoctorCall& c,
-                 std::uint64_t bytes, std::optional<double> lost) {
+                 std::uint64_t bytes, double host, std::optional<double> lost) {
   auto [where, below] = describe(t, c);
   SiteSum& s = sites[where];
   s.cost.where = where;
   if (s.cost.frames.empty()) s.cost.frames = below;
   ++s.cost.count;
   s.cost.bytes += bytes;
-  s.cost.host_ms += host_ms(c);
+  s.cost.host_ms += host;
   if (lost) {
     s.cost.lost_ms = s.cost.lost_ms.value_or(0) + *lost;
     s.any_lost = true;
@@ -306,17 +318,83 @@ void set_fix(DoctorFinding& f, const DoctorTrace& t, const Fix& python, const Fi
   f.fix_code = fix.code;
 }
 
-void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnalysis& a) {
+// Where the GPU reads pageable memory through the host's page tables (ATS, as on Grace Hopper),
+// copies from pageable memory may run near the page-locked rate, so a pageable finding there
+// either says why it stands or is not judged a pitfall: when the calibration measured the
+// pageable rate at kHmmNearPinned of the page-locked one or better at every size its copies used.
+// Returns whether the finding is kept.
+bool judge_on_host_page_tables(const RunRecord& r, const std::vector<const DoctorCall*>& calls,
+                               DoctorFinding& f, DoctorAnalysis& a) {
+  if (!reads_pageable_through_host_page_tables(r.machine)) return true;
+  std::optional<double> worst;
+  double worst_pageable = 0, worst_pinned = 0;
+  bool measured = true;
+  for (const DoctorCall* c : calls) {
+    for (const Copy& k : c->copies) {
+      if (!pageable(k)) continue;
+      const Case* pg = nearest(r, to_string(k.direction), "pageable", k.bytes);
+      const Case* pn = nearest(r, to_string(k.direction), "pinned", k.bytes);
+      if (pg == nullptr || pn == nullptr) {
+        measured = false;
+        continue;
+      }
+      const double pageable_rate = *figures_of(*pg).gb_per_s;
+      const double pinned_rate = *figures_of(*pn).gb_per_s;
+      if (!worst || pageable_rate / pinned_rate < *worst) {
+        worst = pageable_rate / pinned_rate;
+        worst_pageable = pageable_rate;
+        worst_pinned = pinned_rate;
+      }
+    }
+  }
+  const std::string why =
+      "this GPU reads pageable memory through the host's page tables (HMM/ATS, as on Grace "
+      "Hopper), where copies from pageable memory can run near the page-locked rate";
+  if (measured && worst && *worst >= kHmmNearPinned) {
+    a.not_judged.push_back(
+        {f.id, fmt::format("{}; the calibration measured them at {:.2f} GB/s against {:.2f} GB/s "
+                           "page-locked at the sizes used ({:.0f}%, at least the {:.0f}% doctor "
+                           "takes for no pitfall): {} call{} moving {} are not a pitfall here",
+                           why, worst_pageable, worst_pinned, 100 * *worst, 100 * kHmmNearPinned,
+                           f.count, f.count == 1 ? "" : "s", format_size(f.bytes))});
+    return false;
+  }
+  f.evidence.insert(
+      f.evidence.begin(),
+      measured && worst
+          ? fmt::format("{}; here the calibration measured {:.2f} GB/s pageable against {:.2f} "
+                        "GB/s page-locked ({:.0f}%, under the {:.0f}% doctor takes for no "
+                        "pitfall), so the finding stands",
+                        why, worst_pageable, worst_pinned, 100 * *worst, 100 * kHmmNearPinned)
+          : why + "; no calibration measured both rates here, so the finding rests on the "
+                  "calls' own host time, unproven against this machine's page-locked rate");
+  return true;
+}
+
+// Every pageable copy of the call goes to the host.
+bool only_to_host(const DoctorCall& c) {
+  return std::all_of(c.copies.begin(), c.copies.end(), [](const Copy& k) {
+    return !pageable(k) || k.direction == CopyDirection::kD2H;
+  });
+}
+
+// Asynchronous calls with pageable copies: to the device (pageable-async), or, when `to_host`,
+// those whose pageable copies all go to the host (pageable-async-d2h), which return only once
+// the data is in place whatever the API's name says.
+void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnalysis& a,
+                            bool to_host) {
   std::vector<const DoctorCall*> calls;
   for (const DoctorCall& c : t.calls) {
-    if ((c.kind == "copy_async" || c.kind == "batch") && c.status == 0 && has_pageable(c)) {
+    if ((c.kind == "copy_async" || c.kind == "batch") && c.status == 0 && has_pageable(c) &&
+        only_to_host(c) == to_host) {
       calls.push_back(&c);
     }
   }
   if (calls.empty()) return;
   DoctorFinding f;
-  f.id = "pageable-async";
-  f.title = "Asynchronous copies " + pageable_end(calls);
+  f.id = to_host ? "pageable-async-d2h" : "pageable-async";
+  f.title = to_host ? "Device-to-host copies into pageable memory requested as asynchronous"
+                    : "Asynchronous copies " + pageable_end(calls);
   std::map<std::string, SiteSum> sites;
   double pinned = 0, lost = 0, prevented = 0, seen = 0;
   bool all_pinned = true, all_lost = true;
@@ -350,16 +428,24 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
     prevented += std::min(static_cast<double>(length) / 1e6,
                           other_stream_busy_ms(t, streams, c->end_ns, c->end_ns + length));
     seen += other_stream_busy_ms(t, streams, c->start_ns, c->end_ns);
-    add_to_site(sites, t, *c, host_bytes(*c), call_lost);
+    add_to_site(sites, t, *c, host_bytes(*c), host_ms(*c), call_lost);
   }
   if (all_pinned) f.pinned_ms = pinned;
   if (all_lost) f.lost_ms = lost;
   f.overlap_prevented_ms = prevented;
   f.sites = ranked(sites);
-  f.evidence.push_back(fmt::format(
-      "{} call{} ({}) held the host thread for {:.3f} ms while the driver staged {} of pageable "
-      "memory through its own buffers",
-      f.count, f.count == 1 ? "" : "s", directions_of(calls), f.host_ms, format_size(f.bytes)));
+  if (to_host) {
+    f.evidence.push_back(fmt::format(
+        "{} asynchronous call{} copied {} into pageable memory and held the host thread for "
+        "{:.3f} ms: a copy into pageable memory returns only once the data is in place, so "
+        "asking for it asynchronously (cudaMemcpyAsync, non_blocking=True) overlaps nothing",
+        f.count, f.count == 1 ? "" : "s", format_size(f.bytes), f.host_ms));
+  } else {
+    f.evidence.push_back(fmt::format(
+        "{} call{} ({}) held the host thread for {:.3f} ms while the driver staged {} of "
+        "pageable memory through its own buffers",
+        f.count, f.count == 1 ? "" : "s", directions_of(calls), f.host_ms, format_size(f.bytes)));
+  }
   if (f.pinned_ms) {
     f.evidence.push_back(fmt::format(
         "from page-locked memory the same copies take {:.3f} ms of copy-engine time and the "
@@ -372,18 +458,37 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
       "go, within a copy's length ({:.3f} ms of other streams' work did run inside the calls)",
       prevented, seen));
   accel.say(f);
-  set_fix(f, t,
-          {"Copy from page-locked memory: x.pin_memory() once (reused), or "
-           "DataLoader(pin_memory=True); then .to('cuda', non_blocking=True) overlaps",
-           "x = x.pin_memory()            # once, outside the loop\n"
-           "y = x.to('cuda', non_blocking=True)"},
-          {"Allocate the host buffers page-locked (cudaMallocHost / cudaHostAlloc) or pin "
-           "them once (cudaHostRegister) and reuse them; for data sets too large to pin, "
-           "pinbench's staged engine (pinbench::StagedCopier) streams them through a small "
-           "pinned ring",
-           "cudaMallocHost(&host, bytes);  // instead of malloc, once\n"
-           "cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream);"});
-  a.findings.push_back(std::move(f));
+  if (to_host) {
+    set_fix(f, t,
+            {"Copy into a page-locked tensor: .cpu() and .to('cpu') into pageable memory wait "
+             "for the copy; allocate the destination pinned once, copy with non_blocking=True, "
+             "and wait on an event only before reading it",
+             "out = torch.empty(shape, dtype=dtype, pin_memory=True)   # once\n"
+             "out.copy_(gpu_tensor, non_blocking=True)\n"
+             "done = torch.cuda.Event(); done.record()\n"
+             "...                                      # other work\n"
+             "done.synchronize()                       # before reading out"},
+            {"Copy into page-locked memory (cudaMallocHost once, or cudaHostRegister on the "
+             "buffer you have) so the call returns at once, and wait on an event only when the "
+             "host reads the data",
+             "cudaMallocHost(&out, bytes);  // once\n"
+             "cudaMemcpyAsync(out, dev, bytes, cudaMemcpyDeviceToHost, stream);  // returns at "
+             "once\n"
+             "cudaEventRecord(done, stream);  // cudaEventSynchronize(done) before reading out"});
+  } else {
+    set_fix(f, t,
+            {"Copy from page-locked memory: x.pin_memory() once (reused), or "
+             "DataLoader(pin_memory=True); then .to('cuda', non_blocking=True) overlaps",
+             "x = x.pin_memory()            # once, outside the loop\n"
+             "y = x.to('cuda', non_blocking=True)"},
+            {"Allocate the host buffers page-locked (cudaMallocHost / cudaHostAlloc) or pin "
+             "them once (cudaHostRegister) and reuse them; for data sets too large to pin, "
+             "pinbench's staged engine (pinbench::StagedCopier) streams them through a small "
+             "pinned ring",
+             "cudaMallocHost(&host, bytes);  // instead of malloc, once\n"
+             "cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream);"});
+  }
+  if (judge_on_host_page_tables(r, calls, f, a)) a.findings.push_back(std::move(f));
 }
 
 void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, DoctorAnalysis& a) {
@@ -413,7 +518,7 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
       } else {
         all_lost = false;
       }
-      add_to_site(sites, t, *c, host_bytes(*c), call_lost);
+      add_to_site(sites, t, *c, host_bytes(*c), host_ms(*c), call_lost);
       all.push_back(c);
     }
   }
@@ -442,14 +547,13 @@ void finding_pageable_sync_loop(const RunRecord& r, const DoctorTrace& t, Doctor
            "buffer you have) and reuse it on every iteration",
            "cudaHostRegister(buf, bytes, cudaHostRegisterDefault);  // once\n"
            "for (...) cudaMemcpy(dev, buf, bytes, cudaMemcpyHostToDevice);"});
-  a.findings.push_back(std::move(f));
+  if (judge_on_host_page_tables(r, all, f, a)) a.findings.push_back(std::move(f));
 }
 
-void finding_alloc_churn(const DoctorTrace& t, DoctorAnalysis& a) {
+// Returns the call sites of the churn it found (pinning-critical-path leaves their calls to it).
+std::set<std::string> finding_alloc_churn(const DoctorTrace& t, DoctorAnalysis& a) {
   // Each allocation (or registration) paired with the free (or unregistration) of its pointer.
-  struct Live {
-    const DoctorCall* call;
-  };
+  std::set<std::string> churn;
   std::map<std::pair<int, std::uint64_t>, const DoctorCall*> live;
   std::map<std::string, std::vector<std::pair<const DoctorCall*, const DoctorCall*>>> by_site;
   std::uint64_t held = 0, peak = 0;
@@ -476,6 +580,7 @@ void finding_alloc_churn(const DoctorTrace& t, DoctorAnalysis& a) {
   double lost = 0;
   for (const auto& [where, pairs] : by_site) {
     if (pairs.size() < kLoopCalls) continue;
+    churn.insert(where);
     bool first = true;
     for (const auto& [alloc, free] : pairs) {
       const double ms = host_ms(*alloc) + host_ms(*free);
@@ -495,7 +600,7 @@ void finding_alloc_churn(const DoctorTrace& t, DoctorAnalysis& a) {
       s.cost.lost_ms = s.cost.lost_ms.value_or(0) + call_lost;
     }
   }
-  if (f.count == 0) return;
+  if (f.count == 0) return churn;
   f.lost_ms = lost;
   f.sites = ranked(sites);
   f.evidence.push_back(fmt::format(
@@ -511,6 +616,7 @@ void finding_alloc_churn(const DoctorTrace& t, DoctorAnalysis& a) {
       "for (...) { /* fill buf, cudaMemcpyAsync from it */ }\n"
       "cudaFreeHost(buf);";
   a.findings.push_back(std::move(f));
+  return churn;
 }
 
 void finding_over_pinning(const RunRecord& r, const DoctorTrace& t, DoctorAnalysis& a) {
@@ -527,7 +633,7 @@ void finding_over_pinning(const RunRecord& r, const DoctorTrace& t, DoctorAnalys
     ++f.count;
     f.bytes += c.bytes;
     f.host_ms += host_ms(c);
-    add_to_site(sites, t, c, c.bytes, std::nullopt);
+    add_to_site(sites, t, c, c.bytes, host_ms(c), std::nullopt);
   }
   f.sites = ranked(sites);
   f.evidence.push_back(fmt::format(
@@ -575,12 +681,788 @@ void finding_managed(const DoctorTrace& t, DoctorAnalysis& a) {
   a.findings.push_back(std::move(f));
 }
 
+// --- What the findings of page-locked ranges, small copies, synchronisations and NUMA share ---
+
+// The bytes a copy call moved: its size argument where the collector read one, else its copies'.
+std::uint64_t call_bytes(const DoctorCall& c) {
+  if (c.bytes > 0) return c.bytes;
+  std::uint64_t b = 0;
+  for (const Copy& k : c.copies) b += k.bytes;
+  return b;
+}
+
+// The call's direction, as its parameters said, else as its first copy between host and device.
+std::string call_direction(const DoctorCall& c) {
+  if (!c.direction.empty()) return c.direction;
+  for (const Copy& k : c.copies) {
+    if (host_side(k)) return to_string(k.direction);
+  }
+  return "";
+}
+
+bool power_of_two(std::uint64_t n) {
+  return n != 0 && (n & (n - 1)) == 0;
+}
+
+// "0.042", "12.3", "456": a time in ms to the figures worth saying.
+std::string about_ms(double ms) {
+  return ms < 1 ? fmt::format("{:.3f}", ms) : ms < 100 ? fmt::format("{:.1f}", ms)
+                                                       : fmt::format("{:.0f}", ms);
+}
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+// A range the program page-locked (an allocation or a registration), alive from the call's
+// return to the start of its free, and the copies whose host pointer lay in it meanwhile.
+struct PinnedRange {
+  const DoctorCall* alloc = nullptr;
+  std::int64_t from_ns = 0;
+  std::int64_t to_ns = std::numeric_limits<std::int64_t>::max();
+  std::uint64_t high_water = 0;  // the furthest byte from its start that a copy reached
+  std::vector<const DoctorCall*> copies;
+};
+
+struct PinnedRanges {
+  std::vector<PinnedRange> ranges;    // in call order
+  bool copies_name_pointers = false;  // some copy of the record carries its host pointer
+};
+
+// Matches copies to the page-locked ranges by their host pointer: same process, inside the range,
+// while it was alive.
+PinnedRanges pinned_ranges(const DoctorTrace& t) {
+  PinnedRanges out;
+  std::map<std::pair<int, std::uint64_t>, std::size_t> live;
+  for (const DoctorCall& c : t.calls) {
+    if (c.status != 0 || c.ptr == 0) continue;
+    if (c.kind == "alloc" || c.kind == "register") {
+      live[{c.pid, c.ptr}] = out.ranges.size();
+      PinnedRange r;
+      r.alloc = &c;
+      r.from_ns = c.end_ns;
+      out.ranges.push_back(std::move(r));
+    } else if (c.kind == "free" || c.kind == "unregister") {
+      const auto it = live.find({c.pid, c.ptr});
+      if (it == live.end()) continue;
+      out.ranges[it->second].to_ns = c.start_ns;
+      live.erase(it);
+    }
+  }
+  // Per process, by start address; the largest range bounds how far down a look-up walks.
+  std::map<int, std::vector<std::size_t>> by_pid;
+  std::map<int, std::uint64_t> largest;
+  for (std::size_t i = 0; i < out.ranges.size(); ++i) {
+    const DoctorCall& a = *out.ranges[i].alloc;
+    by_pid[a.pid].push_back(i);
+    largest[a.pid] = std::max(largest[a.pid], a.bytes);
+  }
+  for (auto& [pid, v] : by_pid) {
+    std::stable_sort(v.begin(), v.end(), [&](std::size_t x, std::size_t y) {
+      return out.ranges[x].alloc->ptr < out.ranges[y].alloc->ptr;
+    });
+  }
+  for (const DoctorCall& c : t.calls) {
+    if (!is_copy(c) || c.status != 0 || c.ptr == 0) continue;
+    out.copies_name_pointers = true;
+    const auto it = by_pid.find(c.pid);
+    if (it == by_pid.end()) continue;
+    const std::vector<std::size_t>& v = it->second;
+    auto at = std::upper_bound(v.begin(), v.end(), c.ptr, [&](std::uint64_t p, std::size_t i) {
+      return p < out.ranges[i].alloc->ptr;
+    });
+    while (at != v.begin()) {
+      --at;
+      PinnedRange& r = out.ranges[*at];
+      const std::uint64_t offset = c.ptr - r.alloc->ptr;
+      if (offset >= largest[c.pid]) break;  // no range further down reaches the pointer
+      if (offset < r.alloc->bytes && c.start_ns >= r.from_ns && c.start_ns <= r.to_ns) {
+        r.high_water = std::max(r.high_water, std::min(offset + call_bytes(c), r.alloc->bytes));
+        r.copies.push_back(&c);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+void finding_pinned_unused(const DoctorTrace& t, const PinnedRanges& pinned, DoctorAnalysis& a) {
+  if (pinned.ranges.empty()) return;
+  if (!pinned.copies_name_pointers) {
+    a.not_judged.push_back(
+        {"pinned-unused",
+         "no copy in the record names its host pointer (a record made before doctor read them, "
+         "or copies whose API does not say), so no page-locked allocation can be matched to the "
+         "copies made from it"});
+    return;
+  }
+  struct SiteUse {
+    std::vector<const PinnedRange*> ranges;
+    std::uint64_t held = 0, used = 0;
+  };
+  std::map<std::string, SiteUse> by_site;
+  std::uint64_t unseen = 0, unseen_bytes = 0;
+  for (const PinnedRange& r : pinned.ranges) {
+    if (r.copies.empty()) {
+      ++unseen;
+      unseen_bytes += r.alloc->bytes;
+      continue;
+    }
+    SiteUse& u = by_site[describe(t, *r.alloc).first];
+    u.ranges.push_back(&r);
+    u.held += r.alloc->bytes;
+    u.used += r.high_water;
+  }
+  DoctorFinding f;
+  f.id = "pinned-unused";
+  f.title = "Page-locked memory held beyond what its copies use";
+  f.counted = "allocations";
+  std::map<std::string, SiteSum> sites;
+  std::uint64_t held = 0, used = 0;
+  bool rounded = true;
+  for (const auto& [where, u] : by_site) {
+    const std::uint64_t unused = u.held - u.used;
+    if (unused < kPinnedUnusedMinBytes ||
+        static_cast<double>(unused) < kPinnedUnusedShare * static_cast<double>(u.held)) {
+      continue;
+    }
+    held += u.held;
+    used += u.used;
+    for (const PinnedRange* r : u.ranges) {
+      ++f.count;
+      f.host_ms += host_ms(*r->alloc);
+      add_to_site(sites, t, *r->alloc, r->alloc->bytes - r->high_water, host_ms(*r->alloc),
+                  std::nullopt);
+      rounded = rounded && power_of_two(r->alloc->bytes) && !power_of_two(r->high_water);
+    }
+  }
+  if (f.count == 0) return;
+  f.bytes = held - used;
+  f.sites = ranked(sites);
+  // What is held matters here, not time: the largest waste first.
+  std::stable_sort(f.sites.begin(), f.sites.end(),
+                   [](const DoctorSiteCost& x, const DoctorSiteCost& y) { return x.bytes > y.bytes; });
+  f.evidence.push_back(fmt::format(
+      "{} at {} page-locked {}; the copies made from them reached {} at most (each "
+      "allocation's high-water mark): {} ({:.0f}%) page-locked and never copied",
+      plural(f.count, "allocation", "allocations"), plural(f.sites.size(), "site", "sites"),
+      format_size(held), format_size(used), format_size(f.bytes),
+      100.0 * static_cast<double>(f.bytes) / static_cast<double>(held)));
+  if (rounded) {
+    f.evidence.push_back(
+        "every one of them is a power of two and what its copies used is not: an allocator that "
+        "rounds sizes up (PyTorch's caching host allocator rounds every block to the next power "
+        "of two) page-locked the difference");
+  }
+  if (unseen > 0) {
+    f.evidence.push_back(fmt::format(
+        "{} ({}) held no copy doctor could match (kernels may read them mapped, or their copies' "
+        "APIs do not name a pointer) and are not judged",
+        plural(unseen, "more allocation", "more allocations"), format_size(unseen_bytes)));
+  }
+  f.evidence.push_back(
+      "no time is estimated: page-locked memory held costs the rest of the system memory it "
+      "cannot swap or move, not this program time");
+  set_fix(f, t,
+          {"PyTorch's caching host allocator rounds every pinned block up to a power of two: pin "
+           "one buffer of the size the copies need and reuse it, registering exactly its bytes",
+           "buf = torch.empty(nbytes, dtype=torch.uint8)   # pageable, exactly nbytes, once\n"
+           "torch.cuda.cudart().cudaHostRegister(buf.data_ptr(), nbytes, 0)   # pin exactly it\n"
+           "buf.copy_(batch.view(-1).view(torch.uint8)); dev.copy_(buf, non_blocking=True)"},
+          {"Page-lock only what is copied: size each allocation, or pool, by what its copies "
+           "reach, not by a rounded-up or worst-case size; grow a pool on demand, off the "
+           "critical path",
+           "cudaHostAlloc(&buf, bytes_copied, cudaHostAllocDefault);  // not the next power of two"});
+  a.findings.push_back(std::move(f));
+}
+
+// Page-locked allocations and registrations made once the process's copies had begun (its first
+// copy or synchronisation), outside the sites alloc-churn already reports.
+void finding_pinning_critical_path(const DoctorTrace& t, const std::set<std::string>& churn,
+                                   DoctorAnalysis& a) {
+  std::map<int, std::int64_t> first_work;
+  for (const DoctorCall& c : t.calls) {
+    if (!is_copy(c) && c.kind != "sync") continue;
+    const auto it = first_work.find(c.pid);
+    if (it == first_work.end() || c.start_ns < it->second) first_work[c.pid] = c.start_ns;
+  }
+  std::vector<const DoctorCall*> calls;
+  double total = 0;
+  for (const DoctorCall& c : t.calls) {
+    if ((c.kind != "alloc" && c.kind != "register") || c.status != 0) continue;
+    const auto it = first_work.find(c.pid);
+    if (it == first_work.end() || c.start_ns < it->second || churn.count(describe(t, c).first)) {
+      continue;
+    }
+    calls.push_back(&c);
+    total += host_ms(c);
+  }
+  if (calls.empty() || total < kSlowPinningMs) return;
+  DoctorFinding f;
+  f.id = "pinning-critical-path";
+  f.title = "Page-locking on the critical path";
+  std::map<std::string, SiteSum> sites;
+  std::vector<const DoctorCall*> slow;
+  for (const DoctorCall* c : calls) {
+    ++f.count;
+    f.bytes += c->bytes;
+    f.host_ms += host_ms(*c);
+    add_to_site(sites, t, *c, c->bytes, host_ms(*c), host_ms(*c));
+    if (host_ms(*c) > kSlowPinningMs) slow.push_back(c);
+  }
+  f.lost_ms = f.host_ms;
+  f.sites = ranked(sites);
+  f.evidence.push_back(fmt::format(
+      "{} ({}) {} made after the program's copies had begun and held {} threads for {:.3f} "
+      "ms; page-locking takes a driver-wide lock, so other threads' CUDA calls can wait behind "
+      "it too",
+      plural(f.count, "page-locked allocation or registration",
+             "page-locked allocations and registrations"),
+      format_size(f.bytes), f.count == 1 ? "was" : "were", f.count == 1 ? "its" : "their",
+      f.host_ms));
+  if (!slow.empty()) {
+    std::stable_sort(slow.begin(), slow.end(), [](const DoctorCall* x, const DoctorCall* y) {
+      return host_ms(*x) > host_ms(*y);
+    });
+    std::string named;
+    for (std::size_t i = 0; i < slow.size() && i < 5; ++i) {
+      named += fmt::format("{}{} ({}) at {} in {:.3f} ms", i == 0 ? "" : "; ",
+                           format_size(slow[i]->bytes), doctor_api_name(slow[i]->api),
+                           describe(t, *slow[i]).first, host_ms(*slow[i]));
+    }
+    f.evidence.push_back(fmt::format("{} took over {:g} ms: {}{}",
+                                     plural(slow.size(), "call", "calls"), kSlowPinningMs, named,
+                                     slow.size() > 5 ? "; ..." : ""));
+  }
+  f.evidence.push_back(fmt::format(
+      "made once at start-up, before the first copy, or on a thread of their own, they would "
+      "cost the path nothing: {:.3f} ms saved",
+      f.host_ms));
+  set_fix(f, t,
+          {"Pin at start-up and reuse: pin_memory() in the loop page-locks anew whenever "
+           "PyTorch's caching host allocator has no free block of that rounded size",
+           "staging = torch.empty(shape, dtype=dtype, pin_memory=True)   # at start-up\n"
+           "for batch in data:\n"
+           "    staging.copy_(batch); gpu.copy_(staging, non_blocking=True)"},
+          {"Page-lock at start-up, or on a background thread while the rest initialises, and "
+           "reuse the buffers; a pool that grows in the middle of the work pays the pinning there",
+           "cudaHostAlloc(&pool, pool_bytes, cudaHostAllocDefault);  // once, at start-up\n"
+           "// in the loop: take buffers from the pool, never cudaHostAlloc"});
+  a.findings.push_back(std::move(f));
+}
+
+// --- small-copy-storm ---------------------------------------------------------------------------
+
+struct Storm {
+  std::string where;
+  std::vector<const DoctorCall*> calls;
+};
+
+// Call sites of at least kStormCalls copies between host and device each under kSmallCopyBytes
+// (one call per copy: a batch is the fix already).
+std::vector<Storm> storms(const DoctorTrace& t) {
+  std::map<std::string, std::vector<const DoctorCall*>> by_site;
+  for (const DoctorCall& c : t.calls) {
+    if ((c.kind != "copy" && c.kind != "copy_async") || c.status != 0) continue;
+    const std::string d = call_direction(c);
+    const std::uint64_t b = call_bytes(c);
+    if ((d != "h2d" && d != "d2h") || b == 0 || b >= kSmallCopyBytes) continue;
+    by_site[describe(t, c).first].push_back(&c);
+  }
+  std::vector<Storm> out;
+  for (auto& [where, calls] : by_site) {
+    if (calls.size() >= kStormCalls) out.push_back({where, std::move(calls)});
+  }
+  return out;
+}
+
+std::optional<double> per_copy_ms(const Case* c, std::uint64_t copies) {
+  if (c == nullptr || copies == 0) return std::nullopt;
+  const std::optional<double> ms = verified_median(*c);
+  if (!ms) return std::nullopt;
+  return *ms / static_cast<double>(copies);
+}
+
+std::vector<DoctorSmallCopyRate> small_copy_rates(const RunRecord& r) {
+  std::vector<DoctorSmallCopyRate> out;
+  for (const Case& c : r.cases) {
+    const std::uint64_t copies = extra_u64(c, "chunks");
+    if (c.part != kSmallCopyPart || copies == 0 || c.method != kEachMethod) continue;
+    DoctorSmallCopyRate rate{c.direction, c.bytes / copies, copies, {}, {}, {}};
+    rate.each_ms = per_copy_ms(&c, copies);
+    for (const Case& o : r.cases) {
+      if (o.part != kSmallCopyPart || o.direction != c.direction || o.bytes != c.bytes ||
+          extra_u64(o, "chunks") != copies) {
+        continue;
+      }
+      if (o.method == kBatchMethod) rate.batched_ms = per_copy_ms(&o, copies);
+      if (o.method == kContiguousMethod) rate.contiguous_ms = per_copy_ms(&o, copies);
+    }
+    out.push_back(rate);
+  }
+  return out;
+}
+
+// The calibrated small-copy rate of `direction` nearest `bytes` a copy (log size) that says what
+// one call per copy and one batch cost.
+const DoctorSmallCopyRate* nearest_small(const std::vector<DoctorSmallCopyRate>& rates,
+                                         const std::string& direction, std::uint64_t bytes) {
+  const DoctorSmallCopyRate* best = nullptr;
+  double best_gap = 0;
+  for (const DoctorSmallCopyRate& r : rates) {
+    if (r.direction != direction || !r.each_ms || !r.batched_ms) continue;
+    const double gap = std::fabs(std::log2(static_cast<double>(r.copy_bytes)) -
+                                 std::log2(static_cast<double>(std::max<std::uint64_t>(bytes, 1))));
+    if (best == nullptr || gap < best_gap) {
+      best = &r;
+      best_gap = gap;
+    }
+  }
+  return best;
+}
+
+void finding_small_copy_storm(const DoctorTrace& t, DoctorAnalysis& a) {
+  const std::vector<Storm> found = storms(t);
+  if (found.empty()) return;
+  DoctorFinding f;
+  f.id = "small-copy-storm";
+  f.title = "Storms of small copies, one call each";
+  std::map<std::string, SiteSum> sites;
+  double saved = 0, gathered = 0;
+  bool all_saved = true, all_gathered = true;
+  const DoctorSmallCopyRate* shown = nullptr;
+  for (const Storm& s : found) {
+    for (const DoctorCall* c : s.calls) {
+      const std::uint64_t b = call_bytes(*c);
+      ++f.count;
+      f.bytes += b;
+      f.host_ms += host_ms(*c);
+      const DoctorSmallCopyRate* rate = nearest_small(a.small_copy_rates, call_direction(*c), b);
+      std::optional<double> call_saved;
+      if (rate != nullptr) {
+        call_saved = std::max(0.0, *rate->each_ms - *rate->batched_ms);
+        saved += *call_saved;
+        if (rate->contiguous_ms) {
+          gathered += std::max(0.0, *rate->each_ms - *rate->contiguous_ms);
+        } else {
+          all_gathered = false;
+        }
+        if (shown == nullptr) shown = rate;
+      } else {
+        all_saved = false;
+      }
+      add_to_site(sites, t, *c, b, host_ms(*c), call_saved);
+    }
+  }
+  if (all_saved) f.lost_ms = saved;
+  f.sites = ranked(sites);
+  f.evidence.push_back(fmt::format(
+      "{} of under {} ({} in all, {} each on average) at {} of {} or more such copies held the "
+      "host for {:.3f} ms; each call pays the driver's fixed cost, and each copy the engine's",
+      plural(f.count, "copy", "copies"), format_size(kSmallCopyBytes), format_size(f.bytes),
+      format_size(f.bytes / f.count), plural(f.sites.size(), "site", "sites"), kStormCalls,
+      f.host_ms));
+  if (shown != nullptr) {
+    f.evidence.push_back(fmt::format(
+        "calibrated here with {} copies of {} ({}), to completion: {:.2f} us a copy at one call "
+        "each, {:.2f} us in one cudaMemcpyBatchAsync{}",
+        shown->copies, format_size(shown->copy_bytes), direction_words(shown->direction),
+        1000 * *shown->each_ms, 1000 * *shown->batched_ms,
+        shown->contiguous_ms
+            ? fmt::format(", {:.2f} us as one contiguous copy", 1000 * *shown->contiguous_ms)
+            : std::string()));
+  }
+  if (f.lost_ms) {
+    f.evidence.push_back(fmt::format(
+        "batched, these copies would take about {:.3f} ms less{}", *f.lost_ms,
+        all_gathered ? fmt::format("; gathered into one buffer and copied once, up to {:.3f} ms "
+                                   "less, before the cost of the gather",
+                                   gathered)
+                     : std::string()));
+  } else {
+    f.evidence.push_back(
+        "the record holds no small-copy calibration for them, so the time saved is not "
+        "estimated");
+  }
+  set_fix(f, t,
+          {"Copy the small tensors as one: gather them into one (page-locked) buffer, copy it "
+           "once with non_blocking=True, and split it on the device",
+           "flat = torch.cat([t.reshape(-1) for t in small])   # or copy into one pinned buffer\n"
+           "parts = flat.to('cuda', non_blocking=True).split([t.numel() for t in small])"},
+          {"Make the small copies one call: cudaMemcpyBatchAsync (CUDA 12.8 and later) takes them "
+           "all at once; or gather them into one contiguous page-locked buffer and copy it once",
+           "cudaMemcpyAttributes attr = {};\n"
+           "attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;\n"
+           "size_t attr_index = 0;\n"
+           "cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &attr, &attr_index, 1, stream);"});
+  a.findings.push_back(std::move(f));
+}
+
+// --- sync-after-copy ----------------------------------------------------------------------------
+
+// The first start and last end of a call's copies; none without copies.
+std::optional<std::pair<std::int64_t, std::int64_t>> copy_span(const DoctorCall& c) {
+  if (c.copies.empty()) return std::nullopt;
+  std::int64_t first = c.copies.front().start_ns, last = c.copies.front().end_ns;
+  for (const Copy& k : c.copies) {
+    first = std::min(first, k.start_ns);
+    last = std::max(last, k.end_ns);
+  }
+  return std::make_pair(first, last);
+}
+
+// Asynchronous copies each followed, on their thread, by a synchronisation before the next copy,
+// at a site that made at least kLoopCalls of them and never one without.
+void finding_sync_after_copy(const DoctorTrace& t, DoctorAnalysis& a) {
+  std::map<std::pair<int, std::uint32_t>, std::vector<const DoctorCall*>> threads;
+  for (const DoctorCall& c : t.calls) {
+    if (is_copy(c) || c.kind == "sync") threads[{c.pid, c.thread}].push_back(&c);
+  }
+  struct Waited {
+    const DoctorCall* copy;
+    const DoctorCall* sync;  // nullptr: the next call of its thread was not a synchronisation
+  };
+  std::map<std::string, std::vector<Waited>> by_site;
+  for (const auto& [thread, calls] : threads) {
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const DoctorCall* c = calls[i];
+      if ((c->kind != "copy_async" && c->kind != "batch") || c->status != 0) continue;
+      const DoctorCall* next = i + 1 < calls.size() ? calls[i + 1] : nullptr;
+      by_site[describe(t, *c).first].push_back(
+          {c, next != nullptr && next->kind == "sync" && next->status == 0 ? next : nullptr});
+    }
+  }
+  DoctorFinding f;
+  f.id = "sync-after-copy";
+  f.title = "A synchronisation after every copy, in a loop";
+  std::map<std::string, SiteSum> sites;
+  double waited = 0;
+  for (auto& [where, list] : by_site) {
+    if (list.size() < kLoopCalls ||
+        std::any_of(list.begin(), list.end(), [](const Waited& w) { return w.sync == nullptr; })) {
+      continue;
+    }
+    std::stable_sort(list.begin(), list.end(), [](const Waited& x, const Waited& y) {
+      return x.copy->start_ns < y.copy->start_ns;
+    });
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const DoctorCall& c = *list[i].copy;
+      const double sync_ms = host_ms(*list[i].sync);
+      // Had the copies been queued (synchronised once, or double-buffered), what the thread did
+      // between one copy's end and the next one's start would have run beside the next copy: the
+      // gap, up to that copy's own length.
+      std::optional<double> lost;
+      if (i + 1 < list.size() && list[i + 1].copy->pid == c.pid &&
+          list[i + 1].copy->thread == c.thread) {
+        const auto here = copy_span(c), next = copy_span(*list[i + 1].copy);
+        if (here && next) {
+          const double gap = static_cast<double>(std::max<std::int64_t>(0, next->first - here->second));
+          lost = std::min(gap, static_cast<double>(next->second - next->first)) / 1e6;
+        }
+      }
+      ++f.count;
+      f.bytes += call_bytes(c);
+      f.host_ms += host_ms(c) + sync_ms;
+      waited += sync_ms;
+      if (lost) f.lost_ms = f.lost_ms.value_or(0) + *lost;
+      add_to_site(sites, t, c, call_bytes(c), host_ms(c) + sync_ms, lost);
+    }
+  }
+  if (f.count == 0) return;
+  if (!f.lost_ms) f.lost_ms = 0.0;  // copies without device times: nothing shown to overlap
+  f.sites = ranked(sites);
+  f.evidence.push_back(fmt::format(
+      "{} ({}) at {} {} each followed by a synchronisation before the next copy, {:.3f} ms of "
+      "host time waiting in them: each copy ran alone, overlapping neither the host's work "
+      "between the copies nor the next copy",
+      plural(f.count, "asynchronous copy", "asynchronous copies"), format_size(f.bytes),
+      plural(f.sites.size(), "site", "sites"), f.count == 1 ? "was" : "were", waited));
+  f.evidence.push_back(fmt::format(
+      "queued and synchronised once (or double-buffered where each result is read), the host's "
+      "work between the copies would run beside them: about {:.3f} ms saved (each gap between a "
+      "copy's end and the next one's start, up to the next copy's own length)",
+      *f.lost_ms));
+  set_fix(f, t,
+          {"Synchronise once per step, not per copy: .cpu(), .item() and "
+           "torch.cuda.synchronize() each wait; copy into page-locked tensors with "
+           "non_blocking=True and wait once, where the host reads the results",
+           "outs = [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) for t in tensors]  # once\n"
+           "for out, t in zip(outs, tensors):\n"
+           "    out.copy_(t, non_blocking=True)\n"
+           "torch.cuda.current_stream().synchronize()   # once, after the loop"},
+          {"Queue the copies and synchronise once after the loop; where the host needs each "
+           "result, double-buffer: issue copy i+1 before waiting on copy i's event",
+           "for (int i = 0; i < n; ++i) {\n"
+           "  cudaMemcpyAsync(dst[i], src[i], bytes, kind, stream);\n"
+           "  cudaEventRecord(done[i], stream);  // wait on done[i] only where buffer i is read\n"
+           "}\n"
+           "cudaStreamSynchronize(stream);  // once"});
+  a.findings.push_back(std::move(f));
+}
+
+// --- numa-placement -----------------------------------------------------------------------------
+
+struct Misplaced {
+  const DoctorCall* copy;
+  const DoctorCall* alloc;  // the page-locked buffer the copy used; nullptr for pageable memory
+  int node;
+  std::string memory;  // "pinned" or "pageable"
+};
+
+struct NumaSeen {
+  std::string not_judged;  // why placement cannot be judged here, or ""
+  std::vector<const DoctorCall*> buffers;  // page-locked buffers off the GPU's node
+  std::vector<Misplaced> copies;
+};
+
+NumaSeen numa_seen(const MachineInfo& m, const DoctorTrace& t, const PinnedRanges& pinned) {
+  NumaSeen n;
+  bool anything = false, read = false;
+  for (const DoctorCall& c : t.calls) {
+    if (c.status != 0) continue;
+    const bool buffer = c.kind == "alloc" || c.kind == "register";
+    const bool large_pageable =
+        is_copy(c) && has_pageable(c) && call_bytes(c) >= doctor_events::kNumaSampleBytes;
+    anything = anything || buffer || large_pageable;
+    read = read || ((buffer || is_copy(c)) && c.numa_node >= 0);
+  }
+  if (!anything) return n;
+  if (m.host_numa_nodes == 1) {
+    n.not_judged =
+        "this host has one NUMA node, so every page lies on the GPU's node: nothing can be "
+        "misplaced";
+  } else if (m.numa_node < 0) {
+    n.not_judged =
+        "the GPU's NUMA node is unknown (the platform does not say), so no page can be said to "
+        "lie off it";
+  } else if (!read) {
+    n.not_judged =
+        "no page's NUMA node was read (a record made before doctor read them, or a kernel that "
+        "refused move_pages)";
+  }
+  if (!n.not_judged.empty()) return n;
+  for (const PinnedRange& r : pinned.ranges) {
+    if (r.alloc->numa_node < 0 || r.alloc->numa_node == m.numa_node) continue;
+    n.buffers.push_back(r.alloc);
+    for (const DoctorCall* c : r.copies) {
+      n.copies.push_back({c, r.alloc, r.alloc->numa_node, "pinned"});
+    }
+  }
+  for (const DoctorCall& c : t.calls) {
+    if (is_copy(c) && c.status == 0 && has_pageable(c) && c.numa_node >= 0 &&
+        c.numa_node != m.numa_node) {
+      n.copies.push_back({&c, nullptr, c.numa_node, "pageable"});
+    }
+  }
+  return n;
+}
+
+std::vector<DoctorNumaRate> numa_rates(const RunRecord& r) {
+  std::vector<DoctorNumaRate> out;
+  for (const Case& c : r.cases) {
+    if (c.part != kNumaPart) continue;
+    const int node = extra_int(c, "host_numa_node", -1);
+    out.push_back(
+        {c.direction, c.memory, c.bytes, node, node == r.machine.numa_node, figures_of(c).gb_per_s});
+  }
+  return out;
+}
+
+// The calibrated rate of a direction and memory with the host buffer on `node`, at the size
+// nearest `bytes` (log size).
+std::optional<double> numa_rate(const std::vector<DoctorNumaRate>& rates, const std::string& dir,
+                                const std::string& memory, int node, std::uint64_t bytes) {
+  const DoctorNumaRate* best = nullptr;
+  double best_gap = 0;
+  for (const DoctorNumaRate& r : rates) {
+    if (r.direction != dir || r.memory != memory || r.node != node || !r.gb_per_s) continue;
+    const double gap = std::fabs(std::log2(static_cast<double>(r.bytes)) -
+                                 std::log2(static_cast<double>(std::max<std::uint64_t>(bytes, 1))));
+    if (best == nullptr || gap < best_gap) {
+      best = &r;
+      best_gap = gap;
+    }
+  }
+  return best != nullptr ? best->gb_per_s : std::nullopt;
+}
+
+void finding_numa(const RunRecord& r, const DoctorTrace& t, const PinnedRanges& pinned,
+                  DoctorAnalysis& a) {
+  const NumaSeen n = numa_seen(r.machine, t, pinned);
+  if (!n.not_judged.empty()) {
+    a.not_judged.push_back({"numa-placement", n.not_judged});
+    return;
+  }
+  if (n.buffers.empty() && n.copies.empty()) return;
+  DoctorFinding f;
+  f.id = "numa-placement";
+  f.title = "Host memory on a NUMA node other than the GPU's";
+  f.counted = "copies";
+  std::map<std::string, SiteSum> sites;
+  std::set<int> nodes;
+  double lost = 0;
+  bool all_lost = true;
+  std::uint64_t pageable_copies = 0;
+  std::string shown;
+  for (const Misplaced& m : n.copies) {
+    const std::uint64_t b = call_bytes(*m.copy);
+    const std::string dir = call_direction(*m.copy);
+    const std::optional<double> near = numa_rate(a.numa_rates, dir, m.memory, r.machine.numa_node, b);
+    const std::optional<double> far = numa_rate(a.numa_rates, dir, m.memory, m.node, b);
+    std::optional<double> copy_lost;
+    if (near && far) {
+      copy_lost = std::max(0.0, static_cast<double>(b) / (*far * 1e6) -
+                                    static_cast<double>(b) / (*near * 1e6));
+      lost += *copy_lost;
+      if (shown.empty()) {
+        shown = fmt::format("{} {} {:.2f} GB/s with the host buffer on node {}, {:.2f} GB/s on "
+                            "node {}",
+                            direction_words(dir), m.memory, *near, r.machine.numa_node, *far,
+                            m.node);
+      }
+    } else {
+      all_lost = false;
+    }
+    nodes.insert(m.node);
+    pageable_copies += m.alloc == nullptr ? 1 : 0;
+    ++f.count;
+    f.bytes += b;
+    f.host_ms += host_ms(*m.copy);
+    // A page-locked buffer is fixed where it was allocated; pageable memory where it was copied.
+    add_to_site(sites, t, m.alloc != nullptr ? *m.alloc : *m.copy, b, host_ms(*m.copy), copy_lost);
+  }
+  std::uint64_t buffer_bytes = 0;
+  for (const DoctorCall* b : n.buffers) {
+    buffer_bytes += b->bytes;
+    nodes.insert(b->numa_node);
+  }
+  if (all_lost && !n.copies.empty()) f.lost_ms = lost;
+  f.sites = ranked(sites);
+  std::string node_list;
+  for (int node : nodes) node_list += (node_list.empty() ? "" : ", ") + std::to_string(node);
+  f.evidence.push_back(fmt::format(
+      "{} ({}) lie on NUMA node{} {} and {} of 1 MiB or more reached pages there, while the GPU "
+      "sits on node {}: {} from or to them ({}) crossed the link between the sockets",
+      plural(n.buffers.size(), "page-locked buffer", "page-locked buffers"),
+      format_size(buffer_bytes), nodes.size() == 1 ? "" : "s", node_list,
+      plural(pageable_copies, "pageable copy", "pageable copies"), r.machine.numa_node,
+      plural(f.count, "copy", "copies"), format_size(f.bytes)));
+  if (f.lost_ms) {
+    f.evidence.push_back(fmt::format("calibrated here at both placements ({}): about {:.3f} ms "
+                                     "of copy time lost to the distance",
+                                     shown, *f.lost_ms));
+  } else {
+    f.evidence.push_back(
+        "the record holds no calibration at both placements for these copies, so the time lost "
+        "is not estimated");
+  }
+  set_fix(f, t,
+          {"Run the process (and its loader workers) on the GPU's node, so pin_memory() and the "
+           "caching host allocator place their pages there",
+           "numactl --cpunodebind=N --membind=N python train.py   # N: the GPU's node "
+           "(nvidia-smi topo -m)"},
+          {"Allocate page-locked buffers from a thread bound to the GPU's node (its CPUs, so "
+           "first touch puts the pages there), or bind the whole process to that node",
+           "numactl --cpunodebind=N --membind=N ./program   # N: the GPU's node (nvidia-smi topo "
+           "-m)\n"
+           "// or, in the program: sched_setaffinity to the node's CPUs before cudaHostAlloc"});
+  a.findings.push_back(std::move(f));
+}
+
+// The report's first line: what fixing the findings would save, of the program's wall time.
+void say_headline(const DoctorTrace& t, DoctorAnalysis& a) {
+  if (a.findings.empty()) return;
+  std::string ids;
+  std::size_t estimated = 0;
+  double saved = 0;
+  for (const DoctorFinding& f : a.findings) {
+    if (!f.lost_ms) continue;
+    ids += (ids.empty() ? "" : ", ") + f.id;
+    saved += *f.lost_ms;
+    ++estimated;
+  }
+  const std::size_t without = a.findings.size() - estimated;
+  if (estimated == 0) {
+    a.headline = fmt::format("{}, none with a time estimate (no rates for {} in the record).",
+                             plural(without, "finding", "findings"), without == 1 ? "it" : "them");
+    return;
+  }
+  a.saved_ms = saved;
+  a.headline = fmt::format(
+      "Fix {} ({}) and save about {} ms{}{}.",
+      estimated == 1 ? std::string("this finding") : fmt::format("these {} findings", estimated),
+      ids, about_ms(saved),
+      t.wall_ms > 0 ? fmt::format(" of the program's {} ms", about_ms(t.wall_ms)) : std::string(),
+      without > 0 ? fmt::format("; {} {} no time estimate", without, without == 1 ? "more has" : "more have")
+                  : std::string());
+}
+
 }  // namespace
 
 const std::vector<std::string>& doctor_finding_ids() {
-  static const std::vector<std::string> ids = {"pageable-async", "pageable-sync-loop",
-                                               "alloc-churn", "over-pinning", "managed-migration"};
+  static const std::vector<std::string> ids = {
+      "pageable-async",        "pageable-async-d2h", "pageable-sync-loop", "alloc-churn",
+      "over-pinning",          "managed-migration",  "pinned-unused",      "pinning-critical-path",
+      "numa-placement",        "small-copy-storm",   "sync-after-copy"};
   return ids;
+}
+
+std::string doctor_api_name(const std::string& api) {
+  std::string name = api;
+  const std::size_t v = name.rfind("_v");
+  if (v != std::string::npos && v + 2 < name.size() &&
+      std::isdigit(static_cast<unsigned char>(name[v + 2]))) {
+    name.erase(v);
+  }
+  return name;
+}
+
+DoctorCalibrationPlan doctor_calibration_plan(const MachineInfo& m, const DoctorTrace& t) {
+  DoctorCalibrationPlan plan;
+  // Small copies: per direction, the size its storms copied most often.
+  std::map<std::string, std::map<std::uint64_t, std::uint64_t>> sizes;
+  for (const Storm& s : storms(t)) {
+    for (const DoctorCall* c : s.calls) ++sizes[call_direction(*c)][call_bytes(*c)];
+  }
+  for (const auto& [direction, counts] : sizes) {
+    std::uint64_t best = 0, seen = 0;
+    for (const auto& [bytes, n] : counts) {
+      if (n > seen) {
+        best = bytes;
+        seen = n;
+      }
+    }
+    plan.small.push_back({direction, best});
+  }
+  // NUMA: the nodes involved, where the host has two or more and the GPU's is known.
+  if (m.host_numa_nodes >= 2 && m.numa_node >= 0) {
+    const PinnedRanges pinned = pinned_ranges(t);
+    const NumaSeen n = numa_seen(m, t, pinned);
+    std::map<std::pair<std::string, std::string>, std::map<std::uint64_t, std::uint64_t>> moved;
+    std::map<std::pair<std::string, std::string>, std::set<int>> nodes;
+    for (const Misplaced& x : n.copies) {
+      const std::string d = call_direction(*x.copy);
+      if (d != "h2d" && d != "d2h") continue;
+      const std::uint64_t b = call_bytes(*x.copy);
+      moved[{d, x.memory}][b] += b;
+      nodes[{d, x.memory}].insert(x.node);
+    }
+    constexpr std::uint64_t kLeast = std::uint64_t{1} << 20, kMost = std::uint64_t{256} << 20;
+    for (const auto& [key, by_size] : moved) {
+      std::uint64_t bytes = 0, most = 0;
+      for (const auto& [size, total] : by_size) {
+        if (total > most) {
+          bytes = size;
+          most = total;
+        }
+      }
+      DoctorCalibrationPlan::Numa numa{key.first, key.second,
+                                       std::clamp(bytes, kLeast, kMost), {m.numa_node}};
+      for (int node : nodes[key]) numa.nodes.push_back(node);
+      plan.numa.push_back(std::move(numa));
+    }
+  }
+  return plan;
 }
 
 DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
@@ -621,17 +1503,36 @@ DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
   a.rates_from = r.config.contains("rates_from") && r.config["rates_from"].is_string()
                      ? r.config["rates_from"].get<std::string>()
                      : "a calibration after the program exited";
-  finding_pageable_async(r, t, a);
+  a.small_copy_rates = small_copy_rates(r);
+  a.numa_rates = numa_rates(r);
+  if (reads_pageable_through_host_page_tables(r.machine)) {
+    a.pageable_note = fmt::format(
+        "This GPU reads pageable memory through the host's page tables (HMM/ATS, as on Grace "
+        "Hopper), where copies from pageable memory can run near the page-locked rate: a "
+        "pageable finding is kept only where this machine's calibration shows pageable copies "
+        "below {:.0f}% of the page-locked rate, and says so.",
+        100 * kHmmNearPinned);
+  }
+  finding_pageable_async(r, t, a, false);
+  finding_pageable_async(r, t, a, true);
   finding_pageable_sync_loop(r, t, a);
-  finding_alloc_churn(t, a);
+  const std::set<std::string> churn = finding_alloc_churn(t, a);
   finding_over_pinning(r, t, a);
   finding_managed(t, a);
+  const PinnedRanges pinned = pinned_ranges(t);
+  finding_pinned_unused(t, pinned, a);
+  finding_pinning_critical_path(t, churn, a);
+  finding_numa(r, t, pinned, a);
+  finding_small_copy_storm(t, a);
+  finding_sync_after_copy(t, a);
+  // Ranked by the time a fix saves; a finding without an estimate by its host time.
   std::stable_sort(a.findings.begin(), a.findings.end(),
                    [](const DoctorFinding& x, const DoctorFinding& y) {
                      const double lx = x.lost_ms.value_or(x.host_ms);
                      const double ly = y.lost_ms.value_or(y.host_ms);
                      return lx > ly;
                    });
+  say_headline(t, a);
   return a;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/doctor/analysis.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
@@ -24,5 +25,11 @@ std::vector<CalibrationSize> calibration_sizes(
 // Adds one case per size and memory kind (pageable, pinned) to `record`, each gated on the
 // buffers' kinds and the bytes that arrived. Throws NoGpuError without a usable GPU.
 void calibrate_doctor(RunRecord& record, const std::vector<CalibrationSize>& sizes);
+
+// Adds what `plan` asks (doctor_calibration_plan): the small-copy cases (part kSmallCopyPart:
+// one call per copy, one batch, one contiguous copy; extra "chunks" the copies per sample) and
+// the NUMA cases (part kNumaPart; extra "host_numa_node", each buffer's pages gated on it), all
+// gated as the others. Nothing for an empty plan. Throws NoGpuError without a usable GPU.
+void calibrate_doctor_plan(RunRecord& record, const DoctorCalibrationPlan& plan);
 
 }  // namespace pinbench

@@ -208,6 +208,9 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
       if (!copies.empty() && flags.rates.empty() && !flags.no_calibration) {
         calibrate_doctor(record, calibration_sizes(copies, 4, std::uint64_t{256} << 20));
       }
+      if (flags.rates.empty() && !flags.no_calibration) {
+        calibrate_doctor_plan(record, doctor_calibration_plan(record.machine, t));
+      }
     } catch (const NoGpuError& e) {
       std::fprintf(stderr, "pinbench: note: no calibration (%s); time lost is not estimated\n",
                    e.what());
@@ -247,8 +250,8 @@ Command add_doctor(CLI::App& app) {
   sub->add_flag("--no-python-gil", flags->no_python_gil,
                 "Read Python frames only where the calling thread holds the GIL already");
   sub->add_option("--fail-on", flags->fail_on,
-                  "Exit 1 when one of these findings exists (comma-separated: pageable-async, "
-                  "pageable-sync-loop, alloc-churn, over-pinning, managed-migration)");
+                  "Exit 1 when one of these findings exists (comma-separated finding ids, as "
+                  "the report shows them in brackets: docs/doctor.md lists them)");
   add_program_options(sub, *flags, "doctor");
   return {sub, [sub, flags] { return run_doctor(*sub, *flags); }};
 }

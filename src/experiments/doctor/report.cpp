@@ -29,12 +29,9 @@ Trace doctor_timeline(const DoctorTrace& t) {
   out.dropped_records = t.dropped_records;
   std::uint32_t correlation = 0;
   for (const DoctorCall& c : t.calls) {
-    std::string name = c.api;
-    const std::size_t v = name.rfind("_v");
-    if (v != std::string::npos && v + 2 < name.size() && std::isdigit(name[v + 2])) name.erase(v);
     ++correlation;
-    out.api_calls.push_back(
-        {name, c.start_ns, c.end_ns, c.thread, c.copies.empty() ? 0u : correlation});
+    out.api_calls.push_back({doctor_api_name(c.api), c.start_ns, c.end_ns, c.thread,
+                             c.copies.empty() ? 0u : correlation});
     for (Copy k : c.copies) {
       k.correlation = correlation;
       out.copies.push_back(k);
@@ -61,6 +58,8 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
       t.signal.empty()
           ? fmt::format("exited with status {}", t.exit_status)
           : fmt::format("was killed by {}; everything seen up to it is reported", t.signal);
+  // The report's first line: what fixing the findings would save.
+  if (!a.headline.empty()) m.notes.push_back(a.headline);
   m.notes.push_back(fmt::format("Program: {} after {:.1f} ms; {}.", ended, t.wall_ms,
                                 t.cupti.empty() ? "no CUPTI" : t.cupti));
   for (const std::string& n : t.notes) m.notes.push_back("Collector: " + n);
@@ -69,6 +68,7 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
     return;
   }
   if (!t.symbolizer.empty()) m.notes.push_back("Call sites: " + t.symbolizer + ".");
+  if (!a.pageable_note.empty()) m.notes.push_back(a.pageable_note);
 
   ReportTable summary;
   summary.id = "doctor-summary";
@@ -108,10 +108,10 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
   for (const DoctorFinding& f : a.findings) {
     ReportTable ft;
     ft.id = "finding-" + f.id;
-    ft.title = fmt::format("Finding {}: {} [{}]: {} calls, {}, {} ms host time, {} ms lost", ++n,
-                           f.title, f.id, f.count, format_size(f.bytes),
+    ft.title = fmt::format("Finding {}: {} [{}]: {} {}, {}, {} ms host time, {} ms lost", ++n,
+                           f.title, f.id, f.count, f.counted, format_size(f.bytes),
                            fmt::format("{:.3f}", f.host_ms), ms(f.lost_ms));
-    ft.header = {"call site", "calls", "bytes", "host ms", "lost ms", "called from"};
+    ft.header = {"call site", f.counted, "bytes", "host ms", "lost ms", "called from"};
     ft.numeric = {false, true, true, true, true, false};
     for (const DoctorSiteCost& s : f.sites) {
       std::string below;
@@ -119,7 +119,8 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
       ft.rows.push_back({s.where, std::to_string(s.count), format_size(s.bytes),
                          fmt::format("{:.3f}", s.host_ms), ms(s.lost_ms), below});
       chart.bars.push_back({s.where, f.id, s.lost_ms,
-                            fmt::format("{}: {} calls, {}", f.id, s.count, format_size(s.bytes))});
+                            fmt::format("{}: {} {}, {}", f.id, s.count, f.counted,
+                                        format_size(s.bytes))});
     }
     for (const std::string& e : f.evidence) ft.notes.push_back(e + ".");
     ft.notes.push_back("Fix: " + f.fix + ".");
@@ -128,8 +129,17 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
   }
   if (a.findings.empty() && !a.no_cuda) {
     m.notes.push_back(
-        "No finding: no pageable copies, allocation churn, over-pinning or "
-        "managed-memory migrations were seen.");
+        "No finding: none of doctor's pitfalls (docs/doctor.md) was seen in what the program "
+        "did.");
+  }
+  if (!a.not_judged.empty()) {
+    ReportTable nj;
+    nj.id = "doctor-not-judged";
+    nj.title = "Not judged";
+    nj.header = {"finding", "why"};
+    nj.numeric = {false, false};
+    for (const DoctorNotJudged& x : a.not_judged) nj.rows.push_back({x.id, x.reason});
+    m.tables.push_back(std::move(nj));
   }
 
   ReportTable rates;
@@ -166,6 +176,38 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
     m.notes.push_back(
         "No rates were calibrated (the record holds no calibration of its copy sizes), so time "
         "lost against page-locked memory is not estimated (a dash).");
+  }
+  if (!a.small_copy_rates.empty()) {
+    ReportTable small;
+    small.id = "doctor-small-copies";
+    small.title = "Small copies, per copy to completion (from the calibration)";
+    small.header = {"direction", "copy size", "copies", "one call each us", "one batch us",
+                    "one contiguous copy us"};
+    small.numeric = {false, true, true, true, true, true};
+    const auto us = [](const std::optional<double>& v) {
+      return v ? fmt::format("{:.2f}", 1000 * *v) : std::string("-");
+    };
+    for (const DoctorSmallCopyRate& rt : a.small_copy_rates) {
+      small.rows.push_back({rt.direction, format_size(rt.copy_bytes), std::to_string(rt.copies),
+                            us(rt.each_ms), us(rt.batched_ms), us(rt.contiguous_ms)});
+    }
+    small.notes.push_back(
+        "One batch is cudaMemcpyBatchAsync; one contiguous copy moves the same bytes in one "
+        "cudaMemcpyAsync. A storm's time saved is its copies at one call each less in one batch.");
+    m.tables.push_back(std::move(small));
+  }
+  if (!a.numa_rates.empty()) {
+    ReportTable numa;
+    numa.id = "doctor-numa-rates";
+    numa.title = "Rates with the host buffer on each NUMA node (from the calibration)";
+    numa.header = {"direction", "memory", "size", "host node", "GB/s"};
+    numa.numeric = {false, false, true, true, true};
+    for (const DoctorNumaRate& rt : a.numa_rates) {
+      numa.rows.push_back({rt.direction, rt.memory, format_size(rt.bytes),
+                           fmt::format("{}{}", rt.node, rt.gpu_node ? " (the GPU's)" : ""),
+                           gbps(rt.gb_per_s)});
+    }
+    m.tables.push_back(std::move(numa));
   }
   add_chart(m, std::move(chart));
 }

@@ -86,6 +86,9 @@ struct LessonAnalysis {
   std::vector<KernelRow> kernel_rows;
   ZeroCopyModel model;
   std::vector<Prediction> predictions;
+  // Said before the predictions where the GPU reads pageable memory through the host's page
+  // tables (Grace Hopper): their premise is expected to die there. Empty elsewhere.
+  std::string premise_warning;
   // What the record's trace said about prediction 4, when the run was traced; and one line on
   // the trace itself (empty without one).
   std::optional<Prediction4Evidence> trace_evidence;

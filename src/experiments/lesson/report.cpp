@@ -141,6 +141,7 @@ void build_lesson_section(const RunRecord& r, ReportModel& m) {
       "Each prediction is split into claims. A prediction dies with any of its claims and holds "
       "only when every claim was judged and held; a claim is undecided when the samples' noise "
       "leaves room for either answer. Verdicts are findings, not failures.";
+  if (!a.premise_warning.empty()) g.note = a.premise_warning + " " + g.note;
   g.items = a.predictions;
   m.verdicts.push_back(std::move(g));
 

@@ -103,6 +103,7 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
   }
 
   out += "\nPredictions\n";
+  if (!a.premise_warning.empty()) out += fmt::format("  {}\n", a.premise_warning);
   for (const Prediction& p : a.predictions) {
     out += fmt::format("  {}. [{}] {}\n", p.number, verdict_word(p.verdict, Judged::kPrediction),
                        p.statement);
