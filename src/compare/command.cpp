@@ -3,12 +3,14 @@
 // gate on it; records from different machines may be compared, and the first line says so.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "compare/compare.hpp"
 #include "compare/text.hpp"
+#include "framework/experiment.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench::cli {
@@ -23,9 +25,23 @@ struct CompareOptions {
 int run(const CompareOptions& o) {
   const RunRecord a = load_record(o.a_path);
   const RunRecord b = load_record(o.b_path);
-  const Comparison c = compare_records(a, b, o.threshold_percent / 100.0);
-  std::fputs(render_comparison(c, a, o.a_path, b, o.b_path).c_str(), stdout);
-  return c.differing() > 0 ? 1 : 0;
+  const double threshold = o.threshold_percent / 100.0;
+  // Two records of one experiment that compares its own (doctor's findings) say that first, and
+  // their cases after it where they share any.
+  std::optional<ExperimentComparison> own;
+  if (a.experiment == b.experiment) own = experiment_for(a.experiment).compare(a, b);
+  if (!own) {
+    const Comparison c = compare_records(a, b, threshold);
+    std::fputs(render_comparison(c, a, o.a_path, b, o.b_path).c_str(), stdout);
+    return c.differing() > 0 ? 1 : 0;
+  }
+  const std::optional<Comparison> cases = compare_common_cases(a, b, threshold);
+  std::string out = render_records_compared(machine_differences(a.machine, b.machine), a,
+                                            o.a_path, b, o.b_path) +
+                    "\n" + own->text;
+  if (cases) out += "\n" + render_cases_compared(*cases);
+  std::fputs(out.c_str(), stdout);
+  return own->differs || (cases && cases->differing() > 0) ? 1 : 0;
 }
 
 }  // namespace

@@ -49,6 +49,8 @@ std::string driver_words(const MachineInfo& m) {
                      (m.driver_version % 1000) / 10);
 }
 
+}  // namespace
+
 std::vector<std::string> machine_differences(const MachineInfo& a, const MachineInfo& b) {
   std::vector<std::string> out;
   if (a.device_name != b.device_name) {
@@ -63,8 +65,6 @@ std::vector<std::string> machine_differences(const MachineInfo& a, const Machine
   }
   return out;
 }
-
-}  // namespace
 
 std::string describe(const CaseKey& k) {
   return fmt::format("{} {} {} {} {}", k.part, k.method, k.direction, k.memory,
@@ -84,6 +84,18 @@ int Comparison::not_compared() const {
 }
 
 Comparison compare_records(const RunRecord& a, const RunRecord& b, double threshold) {
+  std::optional<Comparison> out = compare_common_cases(a, b, threshold);
+  if (!out) {
+    throw InputError(fmt::format(
+        "the two records have no case in common (same part, method, direction, memory and "
+        "size): {} case(s) of experiment '{}' against {} of '{}'",
+        a.cases.size(), a.experiment, b.cases.size(), b.experiment));
+  }
+  return std::move(*out);
+}
+
+std::optional<Comparison> compare_common_cases(const RunRecord& a, const RunRecord& b,
+                                               double threshold) {
   if (!(threshold >= 0.0) || !std::isfinite(threshold)) {
     throw InputError(
         fmt::format("the threshold must be a percentage of 0 or more, not {}", 100.0 * threshold));
@@ -110,12 +122,7 @@ Comparison compare_records(const RunRecord& a, const RunRecord& b, double thresh
   for (const CaseKey& k : unique_keys(b)) {
     if (find(a, k) == nullptr) out.only_b.push_back(k);
   }
-  if (out.common.empty()) {
-    throw InputError(fmt::format(
-        "the two records have no case in common (same part, method, direction, memory and "
-        "size): {} case(s) of experiment '{}' against {} of '{}'",
-        a.cases.size(), a.experiment, b.cases.size(), b.experiment));
-  }
+  if (out.common.empty()) return std::nullopt;
   return out;
 }
 

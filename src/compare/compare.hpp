@@ -41,5 +41,12 @@ struct Comparison {
 // Throws InputError when the records have no case in common, or the threshold is negative or
 // not a number: either way there is nothing meaningful to report.
 Comparison compare_records(const RunRecord& a, const RunRecord& b, double threshold);
+// The same, but nothing when the records have no case in common (an experiment that compares
+// its records itself may have none); a bad threshold is still an InputError.
+std::optional<Comparison> compare_common_cases(const RunRecord& a, const RunRecord& b,
+                                               double threshold);
+
+// "device NVIDIA H200 vs Tesla T4", one entry per field of the machines that differs.
+std::vector<std::string> machine_differences(const MachineInfo& a, const MachineInfo& b);
 
 }  // namespace pinbench

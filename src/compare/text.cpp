@@ -36,8 +36,15 @@ std::string record_words(const RunRecord& r, const std::string& name) {
 
 std::string render_comparison(const Comparison& c, const RunRecord& a, const std::string& a_name,
                               const RunRecord& b, const std::string& b_name) {
+  return render_records_compared(c.machine_differences, a, a_name, b, b_name) +
+         render_cases_compared(c);
+}
+
+std::string render_records_compared(const std::vector<std::string>& machine_differences,
+                                    const RunRecord& a, const std::string& a_name,
+                                    const RunRecord& b, const std::string& b_name) {
   std::string out;
-  if (c.machine_differences.empty()) {
+  if (machine_differences.empty()) {
     out += printable(
                fmt::format("Same machine: {}, driver {}, host CPU {}.", a.machine.device_name,
                            a.machine.driver_release.empty() ? "unknown" : a.machine.driver_release,
@@ -46,9 +53,14 @@ std::string render_comparison(const Comparison& c, const RunRecord& a, const std
   } else {
     out += fmt::format(
         "Different machines ({}): differences may come from the machines, not the runs.\n",
-        printable(fmt::format("{}", fmt::join(c.machine_differences, "; "))));
+        printable(fmt::format("{}", fmt::join(machine_differences, "; "))));
   }
   out += fmt::format("A: {}\nB: {}\n", record_words(a, a_name), record_words(b, b_name));
+  return out;
+}
+
+std::string render_cases_compared(const Comparison& c) {
+  std::string out;
   const double pct = 100.0 * c.threshold;
   out += fmt::format(
       "Median GB/s of each case's verified samples (GB/s = 10^9 bytes/s). B/A above 1: B is "

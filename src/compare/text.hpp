@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "compare/compare.hpp"
 #include "framework/record.hpp"
@@ -14,5 +15,12 @@ namespace pinbench {
 std::string render_comparison(const Comparison& comparison, const RunRecord& a,
                               const std::string& a_name, const RunRecord& b,
                               const std::string& b_name);
+
+// Its two parts: whether the machines differ and which records are compared (the first lines),
+// then the cases (the rates, the table, the summary, the cases only one record has).
+std::string render_records_compared(const std::vector<std::string>& machine_differences,
+                                    const RunRecord& a, const std::string& a_name,
+                                    const RunRecord& b, const std::string& b_name);
+std::string render_cases_compared(const Comparison& comparison);
 
 }  // namespace pinbench

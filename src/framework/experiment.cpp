@@ -50,6 +50,10 @@ std::optional<nlohmann::json> Experiment::timeline(const RunRecord&) const {
   return std::nullopt;
 }
 
+std::optional<ExperimentComparison> Experiment::compare(const RunRecord&, const RunRecord&) const {
+  return std::nullopt;
+}
+
 const Experiment& generic_experiment() {
   static const Generic generic;
   return generic;

@@ -19,6 +19,12 @@
 
 namespace pinbench {
 
+// What `pinbench compare` says of two records of one experiment beyond their cases.
+struct ExperimentComparison {
+  std::string text;      // for the terminal, after the line that names the two records
+  bool differs = false;  // B is worse in a way a script should stop on: compare exits 1
+};
+
 // What a terminal printer may be given besides the record and its model.
 struct TextOptions {
   std::optional<RunRecord> reference;  // a lesson's published reference (lesson --reference)
@@ -61,6 +67,10 @@ class Experiment {
   // The run's own timeline for the HTML report when no trace sits beside the record (doctor's
   // calls); none by default.
   virtual std::optional<nlohmann::json> timeline(const RunRecord& record) const;
+  // Its own comparison of two of its records, A before and B after (doctor: per finding and call
+  // site, what changed); none by default, and `pinbench compare` compares their cases alone.
+  virtual std::optional<ExperimentComparison> compare(const RunRecord& a,
+                                                      const RunRecord& b) const;
 };
 
 // What a record of an experiment no one registered gets.

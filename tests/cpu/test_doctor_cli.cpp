@@ -33,8 +33,9 @@ TEST(DoctorCli, BadInputIsOneLineAndExitTwo) {
                "CUDA_INJECTION64_PATH is already set (/opt/nsys/lib.so): another CUDA tool is "
                "attached, and doctor needs that variable for its own library");
   expect_error(test::run(kBin + "doctor --fail-on pageable-async,typo -- true"),
-               "--fail-on: unknown finding 'typo' (one of pageable-async, pageable-sync-loop, "
-               "alloc-churn, over-pinning, managed-migration)");
+               "--fail-on: unknown finding 'typo' (one of pageable-async, pageable-async-d2h, "
+               "pageable-sync-loop, alloc-churn, over-pinning, managed-migration, pinned-unused, "
+               "pinning-critical-path, numa-placement, small-copy-storm, sync-after-copy)");
 }
 
 TEST(DoctorCli, TheProgramKeepsItsStdinStdoutArgumentsAndStatus) {

@@ -1341,12 +1341,12 @@ void finding_numa(const RunRecord& r, const DoctorTrace& t, const PinnedRanges& 
   std::string node_list;
   for (int node : nodes) node_list += (node_list.empty() ? "" : ", ") + std::to_string(node);
   f.evidence.push_back(fmt::format(
-      "{} ({}) lie on NUMA node{} {} and {} of 1 MiB or more reached pages there, while the GPU "
-      "sits on node {}: {} from or to them ({}) crossed the link between the sockets",
-      plural(n.buffers.size(), "page-locked buffer", "page-locked buffers"),
-      format_size(buffer_bytes), nodes.size() == 1 ? "" : "s", node_list,
-      plural(pageable_copies, "pageable copy", "pageable copies"), r.machine.numa_node,
-      plural(f.count, "copy", "copies"), format_size(f.bytes)));
+      "page-locked buffers on NUMA node{} {}: {} ({}); pageable copies of 1 MiB or more whose "
+      "pages lie there: {}; the GPU sits on node {}, so {} ({}) crossed the link between the "
+      "sockets",
+      nodes.size() == 1 ? "" : "s", node_list, n.buffers.size(), format_size(buffer_bytes),
+      pageable_copies, r.machine.numa_node, plural(f.count, "copy", "copies"),
+      format_size(f.bytes)));
   if (f.lost_ms) {
     f.evidence.push_back(fmt::format("calibrated here at both placements ({}): about {:.3f} ms "
                                      "of copy time lost to the distance",
@@ -1525,12 +1525,11 @@ DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
   finding_numa(r, t, pinned, a);
   finding_small_copy_storm(t, a);
   finding_sync_after_copy(t, a);
-  // Ranked by the time a fix saves; a finding without an estimate by its host time.
+  // Ranked by the time a fix saves; findings without an estimate after them, by host time.
   std::stable_sort(a.findings.begin(), a.findings.end(),
                    [](const DoctorFinding& x, const DoctorFinding& y) {
-                     const double lx = x.lost_ms.value_or(x.host_ms);
-                     const double ly = y.lost_ms.value_or(y.host_ms);
-                     return lx > ly;
+                     if (x.lost_ms.has_value() != y.lost_ms.has_value()) return x.lost_ms.has_value();
+                     return x.lost_ms.value_or(x.host_ms) > y.lost_ms.value_or(y.host_ms);
                    });
   say_headline(t, a);
   return a;

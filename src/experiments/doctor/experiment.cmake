@@ -1,7 +1,7 @@
 # pinbench doctor -- PROGRAM: what a program's copies cost and where (the injection library
 # loaded into the program, the event lines, the findings, the calibration).
 pinbench_experiment(
-  CUDA_FREE trace.cpp events.hpp analysis.cpp report.cpp experiment.cpp
+  CUDA_FREE trace.cpp events.hpp analysis.cpp report.cpp compare.cpp experiment.cpp
   MEASURE calibration.cpp
   COMMAND command.cpp symbolise.cpp)
 

@@ -3,6 +3,7 @@
 // model itself.
 #include "framework/experiment.hpp"
 #include "experiments/doctor/analysis.hpp"
+#include "experiments/doctor/compare.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "framework/render/perfetto.hpp"
 #include "framework/trace_model.hpp"
@@ -36,6 +37,11 @@ class Doctor final : public Experiment {
       return std::nullopt;
     }
     return perfetto_json(calls);
+  }
+  std::optional<ExperimentComparison> compare(const RunRecord& a,
+                                              const RunRecord& b) const override {
+    const DoctorComparison c = compare_doctor(a, b);
+    return ExperimentComparison{render_doctor_comparison(c), c.worse()};
   }
 };
 
