@@ -36,9 +36,9 @@ int run(const CompareOptions& o) {
     return c.differing() > 0 ? 1 : 0;
   }
   const std::optional<Comparison> cases = compare_common_cases(a, b, threshold);
-  std::string out = render_records_compared(machine_differences(a.machine, b.machine), a,
-                                            o.a_path, b, o.b_path) +
-                    "\n" + own->text;
+  std::string out =
+      render_records_compared(machine_differences(a.machine, b.machine), a, o.a_path, b, o.b_path) +
+      "\n" + own->text;
   if (cases) out += "\n" + render_cases_compared(*cases);
   std::fputs(out.c_str(), stdout);
   return own->differs || (cases && cases->differing() > 0) ? 1 : 0;

@@ -36,8 +36,7 @@ std::string Experiment::gates_meaning() const {
          "exactly.";
 }
 
-std::string Experiment::text(const RunRecord&, const ReportModel& model,
-                             const TextOptions&) const {
+std::string Experiment::text(const RunRecord&, const ReportModel& model, const TextOptions&) const {
   return render_model_text(model);  // its notes say INCOMPLETE where the run was cut
 }
 

@@ -69,8 +69,7 @@ class Experiment {
   virtual std::optional<nlohmann::json> timeline(const RunRecord& record) const;
   // Its own comparison of two of its records, A before and B after (doctor: per finding and call
   // site, what changed); none by default, and `pinbench compare` compares their cases alone.
-  virtual std::optional<ExperimentComparison> compare(const RunRecord& a,
-                                                      const RunRecord& b) const;
+  virtual std::optional<ExperimentComparison> compare(const RunRecord& a, const RunRecord& b) const;
 };
 
 // What a record of an experiment no one registered gets.

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "doctor_fixtures.hpp"
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/trace.hpp"
-#include "doctor_fixtures.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"

@@ -198,9 +198,9 @@ TEST(DoctorPinningCriticalPath, AbsentAtSetupForFastCallsAndForChurn) {
 void add_small_cases(RunRecord& r, std::uint64_t each, double each_us, double batch_us,
                      double contiguous_us) {
   const std::uint64_t count = kSmallCopyBatch;
-  for (const auto& [method, us] : {std::make_pair(kEachMethod, each_us),
-                                   std::make_pair(kBatchMethod, batch_us),
-                                   std::make_pair(kContiguousMethod, contiguous_us)}) {
+  for (const auto& [method, us] :
+       {std::make_pair(kEachMethod, each_us), std::make_pair(kBatchMethod, batch_us),
+        std::make_pair(kContiguousMethod, contiguous_us)}) {
     Case c = rate_case("h2d", "pinned", each * count, us * count / 1000, us * count / 1000);
     c.part = kSmallCopyPart;
     c.method = method;
@@ -213,7 +213,8 @@ void add_small_cases(RunRecord& r, std::uint64_t each, double each_us, double ba
 
 std::string storm(unsigned n, std::uint64_t bytes) {
   std::string text = head();
-  for (unsigned i = 0; i < n; ++i) text += pinned_copy(100 + i, 1000 + 10 * i, kPool + i * bytes, bytes);
+  for (unsigned i = 0; i < n; ++i)
+    text += pinned_copy(100 + i, 1000 + 10 * i, kPool + i * bytes, bytes);
   return text;
 }
 
@@ -267,8 +268,8 @@ std::string copy_then_sync(unsigned n, int skip = -1, int tid = 77) {
     const std::uint64_t t0 = 1000 + 1000 * i;
     text += pinned_copy(100 + i, t0, kPool, kMiB, 10, tid, kSiteA);
     if (static_cast<int>(i) != skip) {
-      text += api("R", "sync", 200 + i, t0 + 10, t0 + 60, kNone, "cudaStreamSynchronize_v3020", 0, 0,
-                  10, tid);
+      text += api("R", "sync", 200 + i, t0 + 10, t0 + 60, kNone, "cudaStreamSynchronize_v3020", 0,
+                  0, 10, tid);
     }
   }
   return text;
@@ -309,8 +310,7 @@ TEST(DoctorPageableAsyncD2h, EachDirectionHasItsFindingAndABatchOfBothIsToTheDev
   for (unsigned i = 0; i < 2; ++i) {
     text += api("R", "copy_async", 50 + i, 200000 + 10000 * i, 201000 + 10000 * i, kSiteB,
                 "cudaMemcpyAsync_v3020");
-    text += memcpy_line(950 + i, 50 + i, 2, 2 * kMiB, 3, 1, 200000 + 10000 * i,
-                        201000 + 10000 * i);
+    text += memcpy_line(950 + i, 50 + i, 2, 2 * kMiB, 3, 1, 200000 + 10000 * i, 201000 + 10000 * i);
   }
   // One batch copying both ways: it reads pageable memory too, so it is pageable-async's.
   text += api("R", "batch", 60, 300000, 301000, kSiteA, "cudaMemcpyBatchAsync_v12080");
@@ -348,9 +348,8 @@ TEST(DoctorPageableAsyncD2h, APythonProgramGetsPyTorchsFix) {
 // A 64 MiB page-locked pool on NUMA node `node`, four 16 MiB copies from it, and one 4 MiB
 // pageable copy whose pages lie on `node` too.
 std::string numa_program(int node) {
-  std::string text =
-      head() + site(kSiteA, "make_pool") + site(kSiteB, "upload") +
-      alloc(1, 10, 20, kPool, 64 * kMiB, kSiteA, node);
+  std::string text = head() + site(kSiteA, "make_pool") + site(kSiteB, "upload") +
+                     alloc(1, 10, 20, kPool, 64 * kMiB, kSiteA, node);
   for (unsigned i = 0; i < 4; ++i) {
     text += pinned_copy(10 + i, 100 + 1000 * i, kPool + i * 16 * kMiB, 16 * kMiB);
   }
@@ -406,7 +405,7 @@ TEST(DoctorNuma, TwoNodesBuffersOffTheGpusNodeAndTheirCostAtBothPlacements) {
   EXPECT_EQ(f->counted, "copies");
   EXPECT_EQ(f->count, 5u);
   EXPECT_EQ(f->bytes, 68 * kMiB);
-  EXPECT_FALSE(f->lost_ms);  // no case at both placements yet
+  EXPECT_FALSE(f->lost_ms);        // no case at both placements yet
   ASSERT_EQ(f->sites.size(), 2u);  // the pool where it was allocated, the pageable copy's site
   EXPECT_NE(f->evidence[0].find("page-locked buffers on NUMA node 1: 1 (64 MiB); pageable "
                                 "copies of 1 MiB or more whose pages lie there: 1; the GPU sits "
@@ -504,8 +503,7 @@ TEST(DoctorHeadline, OneFindingNoEstimateAndNone) {
   DoctorAnalysis a = analyse_doctor(record_with(t), t);  // wall time unknown: not said
   EXPECT_EQ(a.headline, "Fix this finding (pageable-async) and save about 3.0 ms.");
   a = analyse_doctor(record_with(t, false), t);
-  EXPECT_EQ(a.headline,
-            "1 finding, none with a time estimate (no rates for it in the record).");
+  EXPECT_EQ(a.headline, "1 finding, none with a time estimate (no rates for it in the record).");
   EXPECT_FALSE(a.saved_ms);
   t = parse_doctor_events(head());
   a = analyse_doctor(record_with(t), t);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -84,14 +85,19 @@ TEST(DoctorGpu, PageableAsyncCopiesBothDirectionsAreCountedWithTheirBytes) {
   PINBENCH_REQUIRE_GPU();
   const DoctorRun r = doctor("pageable-async", programs() + " pageable-async");
   EXPECT_EQ(r.code, 0);
+  // To the device: pageable-async; into pageable memory: pageable-async-d2h, a finding of its own.
   const DoctorFinding* f = r.find("pageable-async");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->count, 12u);
-  EXPECT_EQ(f->bytes, 12 * 4 * kMiB);
+  EXPECT_EQ(f->count, 8u);
+  EXPECT_EQ(f->bytes, 8 * 4 * kMiB);
   ASSERT_TRUE(f->lost_ms.has_value());  // the calibration gave rates
   EXPECT_GT(*f->lost_ms, 0.0);
-  ASSERT_FALSE(f->sites.empty());
-  EXPECT_EQ(f->sites.size(), 2u);  // the h2d loop and the d2h loop
+  EXPECT_EQ(f->sites.size(), 1u);  // the h2d loop
+  const DoctorFinding* d = r.find("pageable-async-d2h");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->count, 4u);
+  EXPECT_EQ(d->bytes, 4 * 4 * kMiB);
+  EXPECT_EQ(d->sites.size(), 1u);  // the d2h loop
   EXPECT_EQ(r.analysis.kernels, 8u);
   EXPECT_EQ(r.find("pageable-sync-loop"), nullptr);
 }
@@ -237,6 +243,157 @@ TEST(DoctorGpu, TorchPinnedCopiesAreNotFlagged) {
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.find("pageable-async"), nullptr);
   EXPECT_GE(r.analysis.copy_calls, 10u);
+}
+
+// --- Issue 23: the findings one GPU and one NUMA node allow (doctor_pitfalls' later modes) ---
+
+// Where each finding's call site lies: a native site names the program's source file.
+bool names_program(const DoctorFinding& f) {
+  return !f.sites.empty() && f.sites.front().where.find("doctor_pitfalls.cu") != std::string::npos;
+}
+
+TEST(DoctorGpu, PinnedMemoryHeldBeyondWhatItsCopiesUse) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("pinned-unused", programs() + " pinned-unused");
+  EXPECT_EQ(r.code, 0);
+  const DoctorFinding* f = r.find("pinned-unused");
+  ASSERT_NE(f, nullptr) << "copies must carry their host pointer (A line) for this finding";
+  EXPECT_EQ(f->count, 1u);
+  EXPECT_EQ(f->bytes, 60 * kMiB);  // 64 MiB page-locked, 4 MiB reached by the copies
+  EXPECT_TRUE(names_program(*f)) << f->sites.front().where;
+  EXPECT_EQ(r.find("pinning-critical-path"), nullptr);  // allocated before the first copy
+  EXPECT_EQ(r.find("sync-after-copy"), nullptr);        // one synchronisation after five copies
+}
+
+TEST(DoctorGpu, ASlowPinnedAllocationOnTheCriticalPathIsNamed) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("slow-pin", programs() + " slow-pin");
+  EXPECT_EQ(r.code, 0);
+  const DoctorFinding* f = r.find("pinning-critical-path");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 1u);  // the start-up cudaMallocHost is not on the path
+  EXPECT_EQ(f->bytes, 256 * kMiB);
+  EXPECT_GT(f->host_ms, kSlowPinningMs);
+  ASSERT_TRUE(f->lost_ms.has_value());
+  EXPECT_DOUBLE_EQ(*f->lost_ms, f->host_ms);
+  EXPECT_TRUE(names_program(*f)) << f->sites.front().where;
+  EXPECT_EQ(r.find("pinned-unused"), nullptr);  // both buffers copied whole
+}
+
+TEST(DoctorGpu, AStormOfSmallCopiesWithTheCalibratedCostOfABatch) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("storm", programs() + " storm");
+  EXPECT_EQ(r.code, 0);
+  const DoctorFinding* f = r.find("small-copy-storm");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 2000u);
+  EXPECT_EQ(f->bytes, 2000u * 4096u);
+  EXPECT_EQ(f->sites.size(), 1u);
+  // The calibration measured 256 copies of 4 KiB three ways, each gated.
+  int small = 0;
+  for (const Case& c : r.record.cases) {
+    if (c.part != kSmallCopyPart) continue;
+    ++small;
+    EXPECT_TRUE(c.verified) << c.method;
+    EXPECT_EQ(c.bytes, kSmallCopyBatch * 4096u) << c.method;
+  }
+  EXPECT_EQ(small, 3);
+  ASSERT_TRUE(f->lost_ms.has_value()) << "no batched figure: " << r.record.note;
+  EXPECT_GE(*f->lost_ms, 0.0);
+  EXPECT_EQ(r.find("pinned-unused"), nullptr);  // the buffer is exactly what the copies use
+  EXPECT_EQ(r.find("pageable-async"), nullptr);
+}
+
+TEST(DoctorGpu, ASynchronisationAfterEveryCopy) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("sync-each", programs() + " sync-each");
+  EXPECT_EQ(r.code, 0);
+  const DoctorFinding* f = r.find("sync-after-copy");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 10u);
+  EXPECT_EQ(f->bytes, 10 * kMiB);
+  ASSERT_TRUE(f->lost_ms.has_value());
+  EXPECT_GE(*f->lost_ms, 0.0);
+  EXPECT_EQ(r.find("small-copy-storm"), nullptr);
+}
+
+TEST(DoctorGpu, DeviceToHostCopiesIntoPageableMemoryAskedAsAsynchronous) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r =
+      doctor("pageable-d2h", programs() + " pageable-d2h", "--fail-on pageable-async-d2h");
+  EXPECT_EQ(r.code, 1);  // --fail-on names the new finding
+  const DoctorFinding* f = r.find("pageable-async-d2h");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 6u);
+  EXPECT_EQ(f->bytes, 6 * 2 * kMiB);
+  ASSERT_EQ(f->sites.size(), 1u);
+  EXPECT_TRUE(names_program(*f)) << f->sites.front().where;
+  ASSERT_TRUE(f->lost_ms.has_value());
+  EXPECT_EQ(r.find("pageable-async"), nullptr);
+  EXPECT_FALSE(r.analysis.headline.empty());
+}
+
+// The H200 machine has one NUMA node: placement is not judged, and the report says why.
+TEST(DoctorGpu, OnOneNumaNodePlacementIsNotJudged) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("numa", programs() + " pinned-unused");
+  const MachineInfo& m = r.record.machine;
+  EXPECT_LE(m.pageable_memory_access_uses_host_page_tables, m.pageable_memory_access);
+  if (m.host_numa_nodes != 1) GTEST_SKIP() << "this host has " << m.host_numa_nodes << " nodes";
+  EXPECT_EQ(r.find("numa-placement"), nullptr);
+  const auto it = std::find_if(r.analysis.not_judged.begin(), r.analysis.not_judged.end(),
+                               [](const DoctorNotJudged& n) { return n.id == "numa-placement"; });
+  ASSERT_NE(it, r.analysis.not_judged.end());
+  EXPECT_NE(it->reason.find("one NUMA node"), std::string::npos) << it->reason;
+  for (const Case& c : r.record.cases) EXPECT_NE(c.part, kNumaPart);  // nothing measured
+}
+
+TEST(DoctorGpu, TorchPinMemoryOfOddSizesIsRoundedUpAndHeldBeyondUse) {
+  PINBENCH_REQUIRE_GPU();
+  if (!have_torch()) GTEST_SKIP() << "no python3 with a CUDA torch";
+  const DoctorRun r = doctor("torch-pin-odd", "python3 " + scripts() + "/torch_pin_odd.py");
+  EXPECT_EQ(r.code, 0);
+  const DoctorFinding* f = r.find("pinned-unused");
+  ASSERT_NE(f, nullptr);
+  // 5, 9 and 17 MiB pinned as 8, 16 and 32 MiB by PyTorch's caching host allocator.
+  EXPECT_EQ(f->count, 3u);
+  EXPECT_EQ(f->bytes, (3 + 7 + 15) * kMiB);
+  ASSERT_FALSE(f->sites.empty());
+  EXPECT_NE(f->sites.front().where.find("torch_pin_odd.py:7"), std::string::npos)
+      << f->sites.front().where;
+  EXPECT_NE(f->fix_code.find("cudaHostRegister"), std::string::npos);  // PyTorch's fix
+  EXPECT_EQ(r.find("pageable-async"), nullptr);
+}
+
+TEST(DoctorGpu, TorchCpuCopiesInALoopAreFlaggedAndNonBlockingOnesAreNot) {
+  PINBENCH_REQUIRE_GPU();
+  if (!have_torch()) GTEST_SKIP() << "no python3 with a CUDA torch";
+  const DoctorRun r = doctor("torch-d2h", "python3 " + scripts() + "/torch_d2h.py");
+  EXPECT_EQ(r.code, 0);
+  // .cpu(): PyTorch's cudaMemcpyAsync into pageable memory, then cudaStreamSynchronize.
+  const DoctorFinding* f = r.find("pageable-async-d2h");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 10u);
+  EXPECT_EQ(f->bytes, 10 * 4 * kMiB);
+  ASSERT_EQ(f->sites.size(), 1u);
+  EXPECT_NE(f->sites.front().where.find("torch_d2h.py:8"), std::string::npos)
+      << f->sites.front().where;
+  const DoctorFinding* s = r.find("sync-after-copy");
+  ASSERT_NE(s, nullptr);
+  ASSERT_FALSE(s->sites.empty());
+  EXPECT_NE(s->sites.front().where.find("torch_d2h.py:8"), std::string::npos)
+      << s->sites.front().where;
+  EXPECT_EQ(s->sites.front().count, 10u);
+  // .to("cpu", non_blocking=True) copies into memory PyTorch page-locks for it: none of them is
+  // in a pageable finding, and all 20 copies went to the host.
+  EXPECT_EQ(r.analysis.bytes_d2h, 20 * 4 * kMiB);
+  for (const DoctorFinding& g : r.analysis.findings) {
+    for (const DoctorSiteCost& site : g.sites) {
+      if (g.id.rfind("pageable", 0) == 0) {
+        EXPECT_EQ(site.where.find("torch_d2h.py:10"), std::string::npos) << g.id;
+      }
+    }
+  }
 }
 
 }  // namespace

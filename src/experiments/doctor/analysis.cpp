@@ -41,26 +41,37 @@ double host_ms(const DoctorCall& c) {
   return static_cast<double>(c.end_ns - c.start_ns) / 1e6;
 }
 
-// The record's case nearest `bytes` (in log size) of a direction and memory kind, with figures.
-// The case of `direction` and `memory` whose size is nearest `bytes` (in log2), with a rate; of
-// the staged engine's cases (kAccelMethod) when `engine`, else of the others.
-const Case* nearest(const RunRecord& r, const std::string& direction, const std::string& memory,
-                    std::uint64_t bytes, bool engine = false) {
-  const Case* best = nullptr;
+// The item of `items` that `fits` whose size (`size_of`) is nearest `bytes` in log2, or nullptr.
+template <class T, class Fits, class Size>
+const T* nearest_in_size(const std::vector<T>& items, std::uint64_t bytes, const Fits& fits,
+                         const Size& size_of) {
+  const double want = std::log2(static_cast<double>(std::max<std::uint64_t>(bytes, 1)));
+  const T* best = nullptr;
   double best_gap = 0;
-  for (const Case& c : r.cases) {
-    if (c.direction != direction || c.memory != memory || (c.method == kAccelMethod) != engine ||
-        c.part == kSmallCopyPart || c.part == kNumaPart || !figures_of(c).gb_per_s) {
-      continue;
-    }
-    const double gap = std::fabs(std::log2(static_cast<double>(c.bytes)) -
-                                 std::log2(static_cast<double>(std::max<std::uint64_t>(bytes, 1))));
+  for (const T& item : items) {
+    if (!fits(item)) continue;
+    const double gap = std::fabs(std::log2(static_cast<double>(size_of(item))) - want);
     if (best == nullptr || gap < best_gap) {
-      best = &c;
+      best = &item;
       best_gap = gap;
     }
   }
   return best;
+}
+
+// The case of `direction` and `memory` whose size is nearest `bytes` (in log2), with a rate; of
+// the staged engine's cases (kAccelMethod) when `engine`, else of the others (never the
+// small-copy or NUMA parts, which measure something else).
+const Case* nearest(const RunRecord& r, const std::string& direction, const std::string& memory,
+                    std::uint64_t bytes, bool engine = false) {
+  return nearest_in_size(
+      r.cases, bytes,
+      [&](const Case& c) {
+        return c.direction == direction && c.memory == memory &&
+               (c.method == kAccelMethod) == engine && c.part != kSmallCopyPart &&
+               c.part != kNumaPart && figures_of(c).gb_per_s;
+      },
+      [](const Case& c) { return c.bytes; });
 }
 
 // The call's host time under accel: its pageable copies at or above the engine's thresholds at
@@ -183,8 +194,8 @@ std::pair<std::string, std::vector<std::string>> describe(const DoctorTrace& t,
   if (s == nullptr || s->frames.empty()) {
     // Copies of page-locked memory keep no site (docs/doctor.md): they are told apart by what
     // the call was, at least.
-    const std::string what = doctor_api_name(c.api) +
-                             (c.direction.empty() ? "" : ", " + direction_words(c.direction));
+    const std::string what =
+        doctor_api_name(c.api) + (c.direction.empty() ? "" : ", " + direction_words(c.direction));
     return {"(no call site recorded: " + what + ")", {}};
   }
   std::vector<const DoctorFrame*> program;
@@ -366,8 +377,9 @@ bool judge_on_host_page_tables(const RunRecord& r, const std::vector<const Docto
                         "GB/s page-locked ({:.0f}%, under the {:.0f}% doctor takes for no "
                         "pitfall), so the finding stands",
                         why, worst_pageable, worst_pinned, 100 * *worst, 100 * kHmmNearPinned)
-          : why + "; no calibration measured both rates here, so the finding rests on the "
-                  "calls' own host time, unproven against this machine's page-locked rate");
+          : why +
+                "; no calibration measured both rates here, so the finding rests on the "
+                "calls' own host time, unproven against this machine's page-locked rate");
   return true;
 }
 
@@ -706,8 +718,9 @@ bool power_of_two(std::uint64_t n) {
 
 // "0.042", "12.3", "456": a time in ms to the figures worth saying.
 std::string about_ms(double ms) {
-  return ms < 1 ? fmt::format("{:.3f}", ms) : ms < 100 ? fmt::format("{:.1f}", ms)
-                                                       : fmt::format("{:.0f}", ms);
+  return ms < 1     ? fmt::format("{:.3f}", ms)
+         : ms < 100 ? fmt::format("{:.1f}", ms)
+                    : fmt::format("{:.0f}", ms);
 }
 
 std::string plural(std::uint64_t n, const char* one, const char* many) {
@@ -840,8 +853,9 @@ void finding_pinned_unused(const DoctorTrace& t, const PinnedRanges& pinned, Doc
   f.bytes = held - used;
   f.sites = ranked(sites);
   // What is held matters here, not time: the largest waste first.
-  std::stable_sort(f.sites.begin(), f.sites.end(),
-                   [](const DoctorSiteCost& x, const DoctorSiteCost& y) { return x.bytes > y.bytes; });
+  std::stable_sort(
+      f.sites.begin(), f.sites.end(),
+      [](const DoctorSiteCost& x, const DoctorSiteCost& y) { return x.bytes > y.bytes; });
   f.evidence.push_back(fmt::format(
       "{} at {} page-locked {}; the copies made from them reached {} at most (each "
       "allocation's high-water mark): {} ({:.0f}%) page-locked and never copied",
@@ -863,16 +877,17 @@ void finding_pinned_unused(const DoctorTrace& t, const PinnedRanges& pinned, Doc
   f.evidence.push_back(
       "no time is estimated: page-locked memory held costs the rest of the system memory it "
       "cannot swap or move, not this program time");
-  set_fix(f, t,
-          {"PyTorch's caching host allocator rounds every pinned block up to a power of two: pin "
-           "one buffer of the size the copies need and reuse it, registering exactly its bytes",
-           "buf = torch.empty(nbytes, dtype=torch.uint8)   # pageable, exactly nbytes, once\n"
-           "torch.cuda.cudart().cudaHostRegister(buf.data_ptr(), nbytes, 0)   # pin exactly it\n"
-           "buf.copy_(batch.view(-1).view(torch.uint8)); dev.copy_(buf, non_blocking=True)"},
-          {"Page-lock only what is copied: size each allocation, or pool, by what its copies "
-           "reach, not by a rounded-up or worst-case size; grow a pool on demand, off the "
-           "critical path",
-           "cudaHostAlloc(&buf, bytes_copied, cudaHostAllocDefault);  // not the next power of two"});
+  set_fix(
+      f, t,
+      {"PyTorch's caching host allocator rounds every pinned block up to a power of two: pin "
+       "one buffer of the size the copies need and reuse it, registering exactly its bytes",
+       "buf = torch.empty(nbytes, dtype=torch.uint8)   # pageable, exactly nbytes, once\n"
+       "torch.cuda.cudart().cudaHostRegister(buf.data_ptr(), nbytes, 0)   # pin exactly it\n"
+       "buf.copy_(batch.view(-1).view(torch.uint8)); dev.copy_(buf, non_blocking=True)"},
+      {"Page-lock only what is copied: size each allocation, or pool, by what its copies "
+       "reach, not by a rounded-up or worst-case size; grow a pool on demand, off the "
+       "critical path",
+       "cudaHostAlloc(&buf, bytes_copied, cudaHostAllocDefault);  // not the next power of two"});
   a.findings.push_back(std::move(f));
 }
 
@@ -1007,18 +1022,12 @@ std::vector<DoctorSmallCopyRate> small_copy_rates(const RunRecord& r) {
 // one call per copy and one batch cost.
 const DoctorSmallCopyRate* nearest_small(const std::vector<DoctorSmallCopyRate>& rates,
                                          const std::string& direction, std::uint64_t bytes) {
-  const DoctorSmallCopyRate* best = nullptr;
-  double best_gap = 0;
-  for (const DoctorSmallCopyRate& r : rates) {
-    if (r.direction != direction || !r.each_ms || !r.batched_ms) continue;
-    const double gap = std::fabs(std::log2(static_cast<double>(r.copy_bytes)) -
-                                 std::log2(static_cast<double>(std::max<std::uint64_t>(bytes, 1))));
-    if (best == nullptr || gap < best_gap) {
-      best = &r;
-      best_gap = gap;
-    }
-  }
-  return best;
+  return nearest_in_size(
+      rates, bytes,
+      [&](const DoctorSmallCopyRate& r) {
+        return r.direction == direction && r.each_ms && r.batched_ms;
+      },
+      [](const DoctorSmallCopyRate& r) { return r.copy_bytes; });
 }
 
 void finding_small_copy_storm(const DoctorTrace& t, DoctorAnalysis& a) {
@@ -1156,7 +1165,8 @@ void finding_sync_after_copy(const DoctorTrace& t, DoctorAnalysis& a) {
           list[i + 1].copy->thread == c.thread) {
         const auto here = copy_span(c), next = copy_span(*list[i + 1].copy);
         if (here && next) {
-          const double gap = static_cast<double>(std::max<std::int64_t>(0, next->first - here->second));
+          const double gap =
+              static_cast<double>(std::max<std::int64_t>(0, next->first - here->second));
           lost = std::min(gap, static_cast<double>(next->second - next->first)) / 1e6;
         }
       }
@@ -1182,21 +1192,22 @@ void finding_sync_after_copy(const DoctorTrace& t, DoctorAnalysis& a) {
       "work between the copies would run beside them: about {:.3f} ms saved (each gap between a "
       "copy's end and the next one's start, up to the next copy's own length)",
       *f.lost_ms));
-  set_fix(f, t,
-          {"Synchronise once per step, not per copy: .cpu(), .item() and "
-           "torch.cuda.synchronize() each wait; copy into page-locked tensors with "
-           "non_blocking=True and wait once, where the host reads the results",
-           "outs = [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) for t in tensors]  # once\n"
-           "for out, t in zip(outs, tensors):\n"
-           "    out.copy_(t, non_blocking=True)\n"
-           "torch.cuda.current_stream().synchronize()   # once, after the loop"},
-          {"Queue the copies and synchronise once after the loop; where the host needs each "
-           "result, double-buffer: issue copy i+1 before waiting on copy i's event",
-           "for (int i = 0; i < n; ++i) {\n"
-           "  cudaMemcpyAsync(dst[i], src[i], bytes, kind, stream);\n"
-           "  cudaEventRecord(done[i], stream);  // wait on done[i] only where buffer i is read\n"
-           "}\n"
-           "cudaStreamSynchronize(stream);  // once"});
+  set_fix(
+      f, t,
+      {"Synchronise once per step, not per copy: .cpu(), .item() and "
+       "torch.cuda.synchronize() each wait; copy into page-locked tensors with "
+       "non_blocking=True and wait once, where the host reads the results",
+       "outs = [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) for t in tensors]  # once\n"
+       "for out, t in zip(outs, tensors):\n"
+       "    out.copy_(t, non_blocking=True)\n"
+       "torch.cuda.current_stream().synchronize()   # once, after the loop"},
+      {"Queue the copies and synchronise once after the loop; where the host needs each "
+       "result, double-buffer: issue copy i+1 before waiting on copy i's event",
+       "for (int i = 0; i < n; ++i) {\n"
+       "  cudaMemcpyAsync(dst[i], src[i], bytes, kind, stream);\n"
+       "  cudaEventRecord(done[i], stream);  // wait on done[i] only where buffer i is read\n"
+       "}\n"
+       "cudaStreamSynchronize(stream);  // once"});
   a.findings.push_back(std::move(f));
 }
 
@@ -1210,7 +1221,7 @@ struct Misplaced {
 };
 
 struct NumaSeen {
-  std::string not_judged;  // why placement cannot be judged here, or ""
+  std::string not_judged;                  // why placement cannot be judged here, or ""
   std::vector<const DoctorCall*> buffers;  // page-locked buffers off the GPU's node
   std::vector<Misplaced> copies;
 };
@@ -1262,8 +1273,8 @@ std::vector<DoctorNumaRate> numa_rates(const RunRecord& r) {
   for (const Case& c : r.cases) {
     if (c.part != kNumaPart) continue;
     const int node = extra_int(c, "host_numa_node", -1);
-    out.push_back(
-        {c.direction, c.memory, c.bytes, node, node == r.machine.numa_node, figures_of(c).gb_per_s});
+    out.push_back({c.direction, c.memory, c.bytes, node, node == r.machine.numa_node,
+                   figures_of(c).gb_per_s});
   }
   return out;
 }
@@ -1272,17 +1283,12 @@ std::vector<DoctorNumaRate> numa_rates(const RunRecord& r) {
 // nearest `bytes` (log size).
 std::optional<double> numa_rate(const std::vector<DoctorNumaRate>& rates, const std::string& dir,
                                 const std::string& memory, int node, std::uint64_t bytes) {
-  const DoctorNumaRate* best = nullptr;
-  double best_gap = 0;
-  for (const DoctorNumaRate& r : rates) {
-    if (r.direction != dir || r.memory != memory || r.node != node || !r.gb_per_s) continue;
-    const double gap = std::fabs(std::log2(static_cast<double>(r.bytes)) -
-                                 std::log2(static_cast<double>(std::max<std::uint64_t>(bytes, 1))));
-    if (best == nullptr || gap < best_gap) {
-      best = &r;
-      best_gap = gap;
-    }
-  }
+  const DoctorNumaRate* best = nearest_in_size(
+      rates, bytes,
+      [&](const DoctorNumaRate& r) {
+        return r.direction == dir && r.memory == memory && r.node == node && r.gb_per_s;
+      },
+      [](const DoctorNumaRate& r) { return r.bytes; });
   return best != nullptr ? best->gb_per_s : std::nullopt;
 }
 
@@ -1307,18 +1313,19 @@ void finding_numa(const RunRecord& r, const DoctorTrace& t, const PinnedRanges& 
   for (const Misplaced& m : n.copies) {
     const std::uint64_t b = call_bytes(*m.copy);
     const std::string dir = call_direction(*m.copy);
-    const std::optional<double> near = numa_rate(a.numa_rates, dir, m.memory, r.machine.numa_node, b);
+    const std::optional<double> near =
+        numa_rate(a.numa_rates, dir, m.memory, r.machine.numa_node, b);
     const std::optional<double> far = numa_rate(a.numa_rates, dir, m.memory, m.node, b);
     std::optional<double> copy_lost;
     if (near && far) {
-      copy_lost = std::max(0.0, static_cast<double>(b) / (*far * 1e6) -
-                                    static_cast<double>(b) / (*near * 1e6));
+      copy_lost = std::max(
+          0.0, static_cast<double>(b) / (*far * 1e6) - static_cast<double>(b) / (*near * 1e6));
       lost += *copy_lost;
       if (shown.empty()) {
-        shown = fmt::format("{} {} {:.2f} GB/s with the host buffer on node {}, {:.2f} GB/s on "
-                            "node {}",
-                            direction_words(dir), m.memory, *near, r.machine.numa_node, *far,
-                            m.node);
+        shown = fmt::format(
+            "{} {} {:.2f} GB/s with the host buffer on node {}, {:.2f} GB/s on "
+            "node {}",
+            direction_words(dir), m.memory, *near, r.machine.numa_node, *far, m.node);
       }
     } else {
       all_lost = false;
@@ -1348,9 +1355,10 @@ void finding_numa(const RunRecord& r, const DoctorTrace& t, const PinnedRanges& 
       pageable_copies, r.machine.numa_node, plural(f.count, "copy", "copies"),
       format_size(f.bytes)));
   if (f.lost_ms) {
-    f.evidence.push_back(fmt::format("calibrated here at both placements ({}): about {:.3f} ms "
-                                     "of copy time lost to the distance",
-                                     shown, *f.lost_ms));
+    f.evidence.push_back(
+        fmt::format("calibrated here at both placements ({}): about {:.3f} ms "
+                    "of copy time lost to the distance",
+                    shown, *f.lost_ms));
   } else {
     f.evidence.push_back(
         "the record holds no calibration at both placements for these copies, so the time lost "
@@ -1367,6 +1375,18 @@ void finding_numa(const RunRecord& r, const DoctorTrace& t, const PinnedRanges& 
            "-m)\n"
            "// or, in the program: sched_setaffinity to the node's CPUs before cudaHostAlloc"});
   a.findings.push_back(std::move(f));
+}
+
+// The size whose weight (copies, or bytes moved) is the largest; the smallest such on a tie.
+std::uint64_t heaviest(const std::map<std::uint64_t, std::uint64_t>& weights) {
+  std::uint64_t best = 0, most = 0;
+  for (const auto& [size, weight] : weights) {
+    if (weight > most) {
+      best = size;
+      most = weight;
+    }
+  }
+  return best;
 }
 
 // The report's first line: what fixing the findings would save, of the program's wall time.
@@ -1393,7 +1413,8 @@ void say_headline(const DoctorTrace& t, DoctorAnalysis& a) {
       estimated == 1 ? std::string("this finding") : fmt::format("these {} findings", estimated),
       ids, about_ms(saved),
       t.wall_ms > 0 ? fmt::format(" of the program's {} ms", about_ms(t.wall_ms)) : std::string(),
-      without > 0 ? fmt::format("; {} {} no time estimate", without, without == 1 ? "more has" : "more have")
+      without > 0 ? fmt::format("; {} {} no time estimate", without,
+                                without == 1 ? "more has" : "more have")
                   : std::string());
 }
 
@@ -1401,9 +1422,9 @@ void say_headline(const DoctorTrace& t, DoctorAnalysis& a) {
 
 const std::vector<std::string>& doctor_finding_ids() {
   static const std::vector<std::string> ids = {
-      "pageable-async",        "pageable-async-d2h", "pageable-sync-loop", "alloc-churn",
-      "over-pinning",          "managed-migration",  "pinned-unused",      "pinning-critical-path",
-      "numa-placement",        "small-copy-storm",   "sync-after-copy"};
+      "pageable-async", "pageable-async-d2h", "pageable-sync-loop", "alloc-churn",
+      "over-pinning",   "managed-migration",  "pinned-unused",      "pinning-critical-path",
+      "numa-placement", "small-copy-storm",   "sync-after-copy"};
   return ids;
 }
 
@@ -1424,16 +1445,7 @@ DoctorCalibrationPlan doctor_calibration_plan(const MachineInfo& m, const Doctor
   for (const Storm& s : storms(t)) {
     for (const DoctorCall* c : s.calls) ++sizes[call_direction(*c)][call_bytes(*c)];
   }
-  for (const auto& [direction, counts] : sizes) {
-    std::uint64_t best = 0, seen = 0;
-    for (const auto& [bytes, n] : counts) {
-      if (n > seen) {
-        best = bytes;
-        seen = n;
-      }
-    }
-    plan.small.push_back({direction, best});
-  }
+  for (const auto& [direction, counts] : sizes) plan.small.push_back({direction, heaviest(counts)});
   // NUMA: the nodes involved, where the host has two or more and the GPU's is known.
   if (m.host_numa_nodes >= 2 && m.numa_node >= 0) {
     const PinnedRanges pinned = pinned_ranges(t);
@@ -1449,15 +1461,8 @@ DoctorCalibrationPlan doctor_calibration_plan(const MachineInfo& m, const Doctor
     }
     constexpr std::uint64_t kLeast = std::uint64_t{1} << 20, kMost = std::uint64_t{256} << 20;
     for (const auto& [key, by_size] : moved) {
-      std::uint64_t bytes = 0, most = 0;
-      for (const auto& [size, total] : by_size) {
-        if (total > most) {
-          bytes = size;
-          most = total;
-        }
-      }
-      DoctorCalibrationPlan::Numa numa{key.first, key.second,
-                                       std::clamp(bytes, kLeast, kMost), {m.numa_node}};
+      DoctorCalibrationPlan::Numa numa{
+          key.first, key.second, std::clamp(heaviest(by_size), kLeast, kMost), {m.numa_node}};
       for (int node : nodes[key]) numa.nodes.push_back(node);
       plan.numa.push_back(std::move(numa));
     }
@@ -1528,7 +1533,8 @@ DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
   // Ranked by the time a fix saves; findings without an estimate after them, by host time.
   std::stable_sort(a.findings.begin(), a.findings.end(),
                    [](const DoctorFinding& x, const DoctorFinding& y) {
-                     if (x.lost_ms.has_value() != y.lost_ms.has_value()) return x.lost_ms.has_value();
+                     if (x.lost_ms.has_value() != y.lost_ms.has_value())
+                       return x.lost_ms.has_value();
                      return x.lost_ms.value_or(x.host_ms) > y.lost_ms.value_or(y.host_ms);
                    });
   say_headline(t, a);

@@ -78,6 +78,8 @@ Timed sample_copy(const std::function<void()>& copy, bool h2d, const cuda::HostB
   } else {
     PINBENCH_CUDA_TRY(cudaMemcpy(device.data(), sent.data(), bytes, cudaMemcpyHostToDevice));
   }
+  // Done before the copies start on `stream`, a non-blocking stream that would not wait for it.
+  PINBENCH_CUDA_TRY(cudaDeviceSynchronize());
   Sampler sampler(StopRule::fixed(5), SampleClock::kHostClock);
   Timed t = sampler.run(
       [&](Sampler& s, int, int, Timed& out) {
@@ -135,18 +137,19 @@ void calibrate_small_copies(RunRecord& record, const DoctorCalibrationPlan::Smal
   attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
   std::size_t attr_index = 0;
   const auto batch = [&] {
-    return cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), count, &attr,
-                                &attr_index, 1, stream.get());
+    return cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), count, &attr, &attr_index,
+                                1, stream.get());
   };
   const std::string kind_gate_name = gate_name({"doctor", "small", small.direction}, bytes);
-  const bool kinds_ok = add_gate(record, kind_gate(kind_gate_name + "/kind", host,
-                                                   MemoryKind::kPinned));
+  const bool kinds_ok =
+      add_gate(record, kind_gate(kind_gate_name + "/kind", host, MemoryKind::kPinned));
   for (const std::string* method : {&kEachMethod, &kBatchMethod, &kContiguousMethod}) {
     if (stop_before_next_case(record)) return;
     std::function<void()> copy;
     if (*method == kEachMethod) {
       copy = [&] {
-        for (std::size_t i = 0; i < count; ++i) copy_async(h2d, host + i * each, dev + i * each, each, stream);
+        for (std::size_t i = 0; i < count; ++i)
+          copy_async(h2d, host + i * each, dev + i * each, each, stream);
       };
     } else if (*method == kBatchMethod) {
       // A driver without batches says so once, before any timing: no batched figure then.
@@ -162,15 +165,16 @@ void calibrate_small_copies(RunRecord& record, const DoctorCalibrationPlan::Smal
     } else {
       copy = [&] { copy_async(h2d, host, dev, bytes, stream); };
     }
-    const std::string gate = gate_name(
-        {"doctor", "small", small.direction,
-         *method == kEachMethod ? "each" : *method == kBatchMethod ? "batch" : "contiguous"},
-        bytes);
+    const std::string gate = gate_name({"doctor", "small", small.direction,
+                                        *method == kEachMethod    ? "each"
+                                        : *method == kBatchMethod ? "batch"
+                                                                  : "contiguous"},
+                                       bytes);
     Timed t = sample_copy(copy, h2d, sent, back, device, bytes, stream);
     add_gate(record, sampled_gate(gate, t, every_sample_detail(t.samples_ms.size(), bytes)));
-    Case c = make_case({kSmallCopyPart, small.direction, "pinned", *method, "host_clock", bytes,
-                        1, gate},
-                       t, kinds_ok);
+    Case c = make_case(
+        {kSmallCopyPart, small.direction, "pinned", *method, "host_clock", bytes, 1, gate}, t,
+        kinds_ok);
     c.extra["chunks"] = count;
     record.cases.push_back(std::move(c));
   }
@@ -212,10 +216,10 @@ void calibrate_numa(RunRecord& record, const DoctorCalibrationPlan::Numa& numa,
     Timed t = sample_copy([&] { copy_async(h2d, host, device.data(), bytes, stream); }, h2d, *sent,
                           *back, device, bytes, stream);
     add_gate(record, sampled_gate(gate, t, every_sample_detail(t.samples_ms.size(), bytes)));
-    Case c = make_case({kNumaPart, numa.direction, numa.memory,
-                        fmt::format("cudaMemcpyAsync, host node {}", node), "host_clock", bytes, 1,
-                        gate},
-                       t, kinds_ok);
+    Case c = make_case(
+        {kNumaPart, numa.direction, numa.memory, fmt::format("cudaMemcpyAsync, host node {}", node),
+         "host_clock", bytes, 1, gate},
+        t, kinds_ok);
     c.extra["host_numa_node"] = node;
     record.cases.push_back(std::move(c));
   }

@@ -38,8 +38,8 @@ std::string change(std::uint64_t a_count, std::uint64_t b_count, const std::stri
                       b_count > a_count ? "more" : "fewer", counted);
   }
   if (a_lost && b_lost && std::fabs(*b_lost - *a_lost) >= 0.0005) {
-    out += fmt::format("{}{:.3f} ms {} lost", out.empty() ? "" : ", ",
-                       std::fabs(*b_lost - *a_lost), *b_lost > *a_lost ? "more" : "less");
+    out += fmt::format("{}{:.3f} ms {} lost", out.empty() ? "" : ", ", std::fabs(*b_lost - *a_lost),
+                       *b_lost > *a_lost ? "more" : "less");
   }
   return out.empty() ? "same" : out;
 }
@@ -113,9 +113,7 @@ std::string render_doctor_comparison(const DoctorComparison& c) {
   TextTable t({"finding / call site", "A count", "B count", "A bytes", "B bytes", "A host ms",
                "B host ms", "A lost ms", "B lost ms", "change"},
               {false, true, true, true, true, true, true, true, true, false});
-  const auto count = [](const auto& v) {
-    return v ? std::to_string(v->count) : std::string("-");
-  };
+  const auto count = [](const auto& v) { return v ? std::to_string(v->count) : std::string("-"); };
   const auto bytes = [](const auto& v) { return v ? format_size(v->bytes) : std::string("-"); };
   const auto host = [](const auto& v) {
     return v ? fmt::format("{:.3f}", v->host_ms) : std::string("-");
@@ -123,16 +121,17 @@ std::string render_doctor_comparison(const DoctorComparison& c) {
   const auto lost = [](const auto& v) { return v ? ms_or_dash(v->lost_ms) : std::string("-"); };
   for (const DoctorFindingChange& f : c.findings) {
     const std::string counted = (f.a ? f.a : f.b)->counted;
-    const std::string what = !f.a   ? "new"
-                             : !f.b ? "gone"
-                                    : change(f.a->count, f.b->count, counted, f.a->lost_ms,
-                                             f.b->lost_ms);
+    const std::string what =
+        !f.a   ? "new"
+        : !f.b ? "gone"
+               : change(f.a->count, f.b->count, counted, f.a->lost_ms, f.b->lost_ms);
     t.add_row({f.id, count(f.a), count(f.b), bytes(f.a), bytes(f.b), host(f.a), host(f.b),
                lost(f.a), lost(f.b), what});
     for (const DoctorSiteChange& s : f.sites) {
       const std::string site_what =
-          !s.a ? "new" : !s.b ? "gone" : change(s.a->count, s.b->count, counted, s.a->lost_ms,
-                                                 s.b->lost_ms);
+          !s.a   ? "new"
+          : !s.b ? "gone"
+                 : change(s.a->count, s.b->count, counted, s.a->lost_ms, s.b->lost_ms);
       t.add_row({"  " + printable(s.where), count(s.a), count(s.b), bytes(s.a), bytes(s.b),
                  host(s.a), host(s.b), lost(s.a), lost(s.b), site_what});
     }

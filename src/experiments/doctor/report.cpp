@@ -118,9 +118,9 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
       for (const std::string& fr : s.frames) below += (below.empty() ? "" : " < ") + fr;
       ft.rows.push_back({s.where, std::to_string(s.count), format_size(s.bytes),
                          fmt::format("{:.3f}", s.host_ms), ms(s.lost_ms), below});
-      chart.bars.push_back({s.where, f.id, s.lost_ms,
-                            fmt::format("{}: {} {}, {}", f.id, s.count, f.counted,
-                                        format_size(s.bytes))});
+      chart.bars.push_back(
+          {s.where, f.id, s.lost_ms,
+           fmt::format("{}: {} {}, {}", f.id, s.count, f.counted, format_size(s.bytes))});
     }
     for (const std::string& e : f.evidence) ft.notes.push_back(e + ".");
     ft.notes.push_back("Fix: " + f.fix + ".");
@@ -133,11 +133,8 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
         "did.");
   }
   if (!a.not_judged.empty()) {
-    ReportTable nj;
-    nj.id = "doctor-not-judged";
-    nj.title = "Not judged";
-    nj.header = {"finding", "why"};
-    nj.numeric = {false, false};
+    ReportTable nj{
+        "doctor-not-judged", "Not judged", {"finding", "why"}, {false, false}, {}, {}, {}};
     for (const DoctorNotJudged& x : a.not_judged) nj.rows.push_back({x.id, x.reason});
     m.tables.push_back(std::move(nj));
   }
@@ -178,12 +175,14 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
         "lost against page-locked memory is not estimated (a dash).");
   }
   if (!a.small_copy_rates.empty()) {
-    ReportTable small;
-    small.id = "doctor-small-copies";
-    small.title = "Small copies, per copy to completion (from the calibration)";
-    small.header = {"direction", "copy size", "copies", "one call each us", "one batch us",
-                    "one contiguous copy us"};
-    small.numeric = {false, true, true, true, true, true};
+    ReportTable small{"doctor-small-copies",
+                      "Small copies, per copy to completion (from the calibration)",
+                      {"direction", "copy size", "copies", "one call each us", "one batch us",
+                       "one contiguous copy us"},
+                      {false, true, true, true, true, true},
+                      {},
+                      {},
+                      {}};
     const auto us = [](const std::optional<double>& v) {
       return v ? fmt::format("{:.2f}", 1000 * *v) : std::string("-");
     };
@@ -197,11 +196,13 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
     m.tables.push_back(std::move(small));
   }
   if (!a.numa_rates.empty()) {
-    ReportTable numa;
-    numa.id = "doctor-numa-rates";
-    numa.title = "Rates with the host buffer on each NUMA node (from the calibration)";
-    numa.header = {"direction", "memory", "size", "host node", "GB/s"};
-    numa.numeric = {false, false, true, true, true};
+    ReportTable numa{"doctor-numa-rates",
+                     "Rates with the host buffer on each NUMA node (from the calibration)",
+                     {"direction", "memory", "size", "host node", "GB/s"},
+                     {false, false, true, true, true},
+                     {},
+                     {},
+                     {}};
     for (const DoctorNumaRate& rt : a.numa_rates) {
       numa.rows.push_back({rt.direction, rt.memory, format_size(rt.bytes),
                            fmt::format("{}{}", rt.node, rt.gpu_node ? " (the GPU's)" : ""),

@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "framework/estimate.hpp"
-#include "experiments/lesson/prediction4.hpp"
-#include "framework/verdict.hpp"
 #include "experiments/lesson/plan.hpp"
+#include "experiments/lesson/prediction4.hpp"
+#include "framework/estimate.hpp"
 #include "framework/record.hpp"
+#include "framework/verdict.hpp"
 
 namespace pinbench {
 

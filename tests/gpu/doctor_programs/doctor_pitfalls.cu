@@ -219,6 +219,96 @@ int heavy() {
   return 0;
 }
 
+// 64 MiB page-locked once, of which five 4 MiB copies to the device use the first 4 MiB:
+// 60 MiB held beyond use.
+int pinned_unused() {
+  const std::size_t held = 64 * kMiB, used = 4 * kMiB;
+  void* host = nullptr;
+  check(cudaHostAlloc(&host, held, cudaHostAllocDefault), "cudaHostAlloc");
+  std::memset(host, 10, used);
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, used), "cudaMalloc");
+  cudaStream_t s;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  for (int i = 0; i < 5; ++i)
+    check(cudaMemcpyAsync(dev, host, used, cudaMemcpyHostToDevice, s), "h2d");
+  check(cudaStreamSynchronize(s), "sync");
+  check(cudaFreeHost(host), "cudaFreeHost");
+  return 0;
+}
+
+// A 1 MiB page-locked buffer at start-up and one copy from it; then, with the copies begun, a
+// 256 MiB cudaHostAlloc (well over 1 ms) and one copy of all of it.
+int slow_pin() {
+  void* small = nullptr;
+  check(cudaMallocHost(&small, kMiB), "cudaMallocHost");
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, 256 * kMiB), "cudaMalloc");
+  check(cudaMemcpy(dev, small, kMiB, cudaMemcpyHostToDevice), "h2d");
+  void* big = nullptr;
+  check(cudaHostAlloc(&big, 256 * kMiB, cudaHostAllocDefault), "cudaHostAlloc");
+  std::memset(big, 11, 256 * kMiB);
+  check(cudaMemcpy(dev, big, 256 * kMiB, cudaMemcpyHostToDevice), "h2d");
+  check(cudaFreeHost(big), "cudaFreeHost");
+  check(cudaFreeHost(small), "cudaFreeHost");
+  return 0;
+}
+
+// 2000 page-locked copies of 4 KiB to the device, one cudaMemcpyAsync each, one synchronisation
+// after them: a storm of small copies.
+int storm() {
+  const std::size_t each = 4096, count = 2000;
+  void* host = nullptr;
+  check(cudaMallocHost(&host, each * count), "cudaMallocHost");
+  std::memset(host, 12, each * count);
+  char* dev = nullptr;
+  check(cudaMalloc(&dev, each * count), "cudaMalloc");
+  cudaStream_t s;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  for (std::size_t i = 0; i < count; ++i) {
+    check(cudaMemcpyAsync(dev + i * each, static_cast<char*>(host) + i * each, each,
+                          cudaMemcpyHostToDevice, s),
+          "h2d");
+  }
+  check(cudaStreamSynchronize(s), "sync");
+  check(cudaFreeHost(host), "cudaFreeHost");
+  return 0;
+}
+
+// 10 page-locked copies of 1 MiB to the device, each followed by cudaStreamSynchronize.
+int sync_each() {
+  void* host = nullptr;
+  check(cudaMallocHost(&host, kMiB), "cudaMallocHost");
+  std::memset(host, 13, kMiB);
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, kMiB), "cudaMalloc");
+  cudaStream_t s;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  for (int i = 0; i < 10; ++i) {
+    check(cudaMemcpyAsync(dev, host, kMiB, cudaMemcpyHostToDevice, s), "h2d");
+    check(cudaStreamSynchronize(s), "sync");
+  }
+  check(cudaFreeHost(host), "cudaFreeHost");
+  return 0;
+}
+
+// 6 cudaMemcpyAsync of 2 MiB from the device into malloc'd memory, one synchronisation after.
+int pageable_d2h() {
+  const std::size_t bytes = 2 * kMiB;
+  char* host = static_cast<char*>(std::malloc(bytes));
+  std::memset(host, 14, bytes);
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, bytes), "cudaMalloc");
+  check(cudaMemset(dev, 1, bytes), "cudaMemset");
+  cudaStream_t s;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  for (int i = 0; i < 6; ++i)
+    check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s), "d2h");
+  check(cudaStreamSynchronize(s), "sync");
+  std::free(host);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -234,6 +324,11 @@ int main(int argc, char** argv) {
   if (mode == "crash") return crash();
   if (mode == "heavy") return heavy();
   if (mode == "exit7") return 7;
+  if (mode == "pinned-unused") return pinned_unused();
+  if (mode == "slow-pin") return slow_pin();
+  if (mode == "storm") return storm();
+  if (mode == "sync-each") return sync_each();
+  if (mode == "pageable-d2h") return pageable_d2h();
   std::fprintf(stderr, "usage: doctor_pitfalls MODE\n");
   return 2;
 }
