@@ -712,8 +712,11 @@ std::string call_direction(const DoctorCall& c) {
   return "";
 }
 
-bool power_of_two(std::uint64_t n) {
-  return n != 0 && (n & (n - 1)) == 0;
+// The power of two at or above `n` (a rounding allocator's block for n bytes).
+std::uint64_t rounded_up(std::uint64_t n) {
+  std::uint64_t p = 1;
+  while (p < n && p < (std::uint64_t{1} << 63)) p <<= 1;
+  return p;
 }
 
 // "0.042", "12.3", "456": a time in ms to the figures worth saying.
@@ -846,7 +849,8 @@ void finding_pinned_unused(const DoctorTrace& t, const PinnedRanges& pinned, Doc
       f.host_ms += host_ms(*r->alloc);
       add_to_site(sites, t, *r->alloc, r->alloc->bytes - r->high_water, host_ms(*r->alloc),
                   std::nullopt);
-      rounded = rounded && power_of_two(r->alloc->bytes) && !power_of_two(r->high_water);
+      rounded = rounded && rounded_up(r->high_water) == r->alloc->bytes &&
+                r->high_water != r->alloc->bytes;
     }
   }
   if (f.count == 0) return;
@@ -857,16 +861,16 @@ void finding_pinned_unused(const DoctorTrace& t, const PinnedRanges& pinned, Doc
       f.sites.begin(), f.sites.end(),
       [](const DoctorSiteCost& x, const DoctorSiteCost& y) { return x.bytes > y.bytes; });
   f.evidence.push_back(fmt::format(
-      "{} at {} page-locked {}; the copies made from them reached {} at most (each "
+      "{} at {} page-locked {}; the copies made from {} reached {} at most (each "
       "allocation's high-water mark): {} ({:.0f}%) page-locked and never copied",
       plural(f.count, "allocation", "allocations"), plural(f.sites.size(), "site", "sites"),
-      format_size(held), format_size(used), format_size(f.bytes),
+      format_size(held), f.count == 1 ? "it" : "them", format_size(used), format_size(f.bytes),
       100.0 * static_cast<double>(f.bytes) / static_cast<double>(held)));
   if (rounded) {
     f.evidence.push_back(
-        "every one of them is a power of two and what its copies used is not: an allocator that "
-        "rounds sizes up (PyTorch's caching host allocator rounds every block to the next power "
-        "of two) page-locked the difference");
+        "each is the power of two just above what its copies used: an allocator that rounds "
+        "sizes up (PyTorch's caching host allocator rounds every block to the next power of two) "
+        "page-locked the difference");
   }
   if (unseen > 0) {
     f.evidence.push_back(fmt::format(
@@ -928,13 +932,13 @@ void finding_pinning_critical_path(const DoctorTrace& t, const std::set<std::str
   f.lost_ms = f.host_ms;
   f.sites = ranked(sites);
   f.evidence.push_back(fmt::format(
-      "{} ({}) {} made after the program's copies had begun and held {} threads for {:.3f} "
-      "ms; page-locking takes a driver-wide lock, so other threads' CUDA calls can wait behind "
-      "it too",
+      "{} ({}) {} made after the program's copies had begun and held {} for {:.3f} ms; "
+      "page-locking takes a driver-wide lock, so other threads' CUDA calls can wait behind it "
+      "too",
       plural(f.count, "page-locked allocation or registration",
              "page-locked allocations and registrations"),
-      format_size(f.bytes), f.count == 1 ? "was" : "were", f.count == 1 ? "its" : "their",
-      f.host_ms));
+      format_size(f.bytes), f.count == 1 ? "was" : "were",
+      f.count == 1 ? "its thread" : "their threads", f.host_ms));
   if (!slow.empty()) {
     std::stable_sort(slow.begin(), slow.end(), [](const DoctorCall* x, const DoctorCall* y) {
       return host_ms(*x) > host_ms(*y);

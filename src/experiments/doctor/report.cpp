@@ -108,8 +108,14 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
   for (const DoctorFinding& f : a.findings) {
     ReportTable ft;
     ft.id = "finding-" + f.id;
+    // "1 call", "1 allocation", "1 copy": the unit without its plural ending.
+    const std::string counted = f.count != 1            ? f.counted
+                                : f.counted == "copies" ? std::string("copy")
+                                : f.counted.back() == 's'
+                                    ? f.counted.substr(0, f.counted.size() - 1)
+                                    : f.counted;
     ft.title = fmt::format("Finding {}: {} [{}]: {} {}, {}, {} ms host time, {} ms lost", ++n,
-                           f.title, f.id, f.count, f.counted, format_size(f.bytes),
+                           f.title, f.id, f.count, counted, format_size(f.bytes),
                            fmt::format("{:.3f}", f.host_ms), ms(f.lost_ms));
     ft.header = {"call site", f.counted, "bytes", "host ms", "lost ms", "called from"};
     ft.numeric = {false, true, true, true, true, false};
