@@ -165,6 +165,83 @@ TEST(DoctorParse, ASignalLineNamesTheSignalAndCopiesNoCallClaimedAreCounted) {
   EXPECT_EQ(t.unmatched_copies, 1u);
 }
 
+// A process that ended before its activity records were flushed: its calls still say what
+// they copied, and where their host memory lay.
+TEST(DoctorParse, CopiesWithoutActivityRecordsAreJudgedFromTheirCalls) {
+  std::string text = head();
+  text += api("R", "copy_async", 1, 10, 11, kSiteA, "cudaMemcpyAsync_v3020", 0x1000, kMiB, 10, 77,
+              'h', 'p', 0);
+  text +=
+      api("R", "copy", 2, 12, 13, kNone, "cudaMemcpy_v3020", 0x2000, 2 * kMiB, 10, 77, 'd', 'P');
+  text += api("R", "copy_async", 3, 14, 15, kNone, "cudaMemcpyAsync_v3020", 0, kMiB, 10, 77, '-',
+              '-');  // cudaMemcpyDefault: nothing to judge by
+  text += api("R", "copy_async", 4, 16, 17, kNone, "cudaMemcpyAsync_v3020", 0x3000, kMiB, 10, 77,
+              'h', 'p');
+  text += memcpy_line(904, 4, 1, kMiB, 1, 3, 16, 17);  // this one's record was flushed
+  const DoctorTrace t = parse_doctor_events(text + site(kSiteA, "step"));
+  ASSERT_EQ(t.calls.size(), 4u);
+  EXPECT_TRUE(t.calls[0].from_api);
+  ASSERT_EQ(t.calls[0].copies.size(), 1u);
+  EXPECT_EQ(t.calls[0].copies[0].direction, CopyDirection::kH2D);
+  EXPECT_EQ(t.calls[0].copies[0].src_kind, DriverMemoryKind::kPageable);
+  EXPECT_EQ(t.calls[0].copies[0].dst_kind, DriverMemoryKind::kDevice);
+  EXPECT_EQ(t.calls[0].copies[0].bytes, kMiB);
+  EXPECT_EQ(t.calls[0].copies[0].start_ns, t.calls[0].start_ns);
+  EXPECT_EQ(t.calls[0].ptr, 0x1000u);
+  EXPECT_EQ(t.calls[0].numa_node, 0);
+  EXPECT_TRUE(t.calls[1].from_api);
+  EXPECT_EQ(t.calls[1].copies[0].direction, CopyDirection::kD2H);
+  EXPECT_EQ(t.calls[1].copies[0].dst_kind, DriverMemoryKind::kPinned);
+  EXPECT_EQ(t.calls[1].numa_node, -1);
+  EXPECT_FALSE(t.calls[2].from_api);
+  EXPECT_TRUE(t.calls[2].copies.empty());
+  EXPECT_FALSE(t.calls[3].from_api);
+  EXPECT_EQ(t.calls[3].copies.size(), 1u);
+  ASSERT_FALSE(t.notes.empty());
+  EXPECT_NE(t.notes.back().find("2 copy call(s) lost their activity records"), std::string::npos)
+      << t.notes.back();
+  // The judged copy counts in the findings as a flushed one would.
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 2u);
+  EXPECT_EQ(f->bytes, 2 * kMiB);
+}
+
+TEST(DoctorParse, EachProcessAndHowItEnded) {
+  std::string text = head(10) + head(11) + head(12) + head(13);
+  text += "E\t10\texit\n";
+  text += "E\t11\texec\n";
+  text += head(11);  // the new image starts the collector again
+  text += "E\t11\texit\n";
+  text += "E\t12\t_exit\n";
+  // 13 said nothing: SIGKILL
+  text += "E\t14\tsignal 15\n";  // a process that never initialised CUDA but was signalled
+  const DoctorTrace t = parse_doctor_events(text);
+  ASSERT_EQ(t.process_list.size(), 5u);
+  EXPECT_EQ(t.process_list[0].end, "exit");
+  EXPECT_EQ(t.process_list[1].end, "exec, exit");
+  EXPECT_EQ(t.process_list[2].end, "_exit");
+  EXPECT_EQ(t.process_list[3].end, "");
+  EXPECT_EQ(t.process_list[4].end, "signal SIGTERM");
+  EXPECT_EQ(t.signal, "SIGTERM");
+  EXPECT_EQ(t.processes, 5);  // every H line: an exec'd image starts again
+}
+
+TEST(DoctorParse, TheCollectorFileKeepsWholeLinesAndDropsCutOnes) {
+  using namespace std::string_literals;
+  const std::string good = head() + pageable_loop(1);
+  // A hole a killed writer claimed and never filled, a line cut inside its copy, then more.
+  const std::string mapped = good + std::string(40, '\0') + "A\t10\tR\tcopy"s +
+                             std::string(30, '\0') + "E\t10\texit\n" + "K\t10\t1";
+  std::uint64_t cut = 0;
+  const std::string text = collector_lines(mapped, "E\t11\t_exit\n", cut);
+  EXPECT_EQ(cut, 2u);  // the cut line and the unfinished last one; the hole is no line
+  EXPECT_EQ(text, good + "E\t10\texit\n" + "E\t11\t_exit\n");
+  EXPECT_EQ(collector_lines("", "", cut), "");
+  EXPECT_EQ(cut, 0u);
+}
+
 TEST(DoctorParse, ABusyCuptiIsSaid) {
   const DoctorTrace t = parse_doctor_events(
       "N\t10\tcupti-busy\tCUPTI is held by another profiler or debugger (error 39)\n");
@@ -451,6 +528,40 @@ TEST(DoctorRecord, EveryBadFieldIsRefusedByName) {
   refused([](json& j) { j["doctor"]["sites"][0]["frames"][0]["offset"] = "12"; },
           "not a hexadecimal number");
   refused([](json& j) { j["doctor"].erase("calls"); }, "'doctor.calls' is missing");
+  refused([](json& j) { j["doctor"]["calls"][0]["host"] = "swap"; },
+          "'doctor.calls[0].host' is 'swap'");
+  refused([](json& j) { j["doctor"]["calls"][0]["direction"] = "up"; },
+          "'doctor.calls[0].direction' is 'up'");
+  refused([](json& j) { j["doctor"]["calls"][0]["numa_node"] = -2; },
+          "'doctor.calls[0].numa_node'");
+  refused(
+      [](json& j) {
+        j["doctor"]["process_list"] = json::array({json{{"end", "exit"}}});
+      },
+      "'doctor.process_list[0].pid' is missing");
+}
+
+TEST(DoctorRecord, WhatTheCallsSaidRoundTrips) {
+  std::string text = head() + head(11);
+  text += api("R", "copy_async", 1, 10, 11, kNone, "cudaMemcpyAsync_v3020", 0x1000, kMiB, 10, 77,
+              'h', 'p', 1);
+  text += api("R", "alloc", 2, 12, 13, kNone, "cudaHostAlloc_v3020", 0x8000, 4 * kMiB, 10, 77, '-',
+              '-', 0);
+  text += "E\t10\t_exit\n";
+  const DoctorTrace t = parse_doctor_events(text);
+  const RunRecord back = record_from_json(to_json(record_with(t)));
+  const DoctorTrace u = doctor_trace_from_json(back.doctor);
+  ASSERT_EQ(u.calls.size(), 2u);
+  EXPECT_EQ(u.calls[0].direction, "h2d");
+  EXPECT_EQ(u.calls[0].host, "pageable");
+  EXPECT_TRUE(u.calls[0].from_api);
+  EXPECT_EQ(u.calls[0].numa_node, 1);
+  EXPECT_EQ(u.calls[1].numa_node, 0);
+  EXPECT_EQ(u.calls[1].direction, "");
+  ASSERT_EQ(u.process_list.size(), 2u);
+  EXPECT_EQ(u.process_list[0].end, "_exit");
+  EXPECT_EQ(u.process_list[1].end, "");
+  EXPECT_EQ(to_json(u), to_json(t));
 }
 
 TEST(DoctorReport, TheModelHasAFindingTableAndAChartOfTimeLost) {

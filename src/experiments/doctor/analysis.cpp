@@ -185,6 +185,15 @@ std::pair<std::string, std::vector<std::string>> describe(const DoctorTrace& t,
     for (const DoctorFrame& f : s->frames) {
       if (!runtime_frame(f)) program.push_back(&f);
     }
+    // Where some frames have a line of debug information, the program's code is theirs: the
+    // frames before the first of them are a library's inside (a static runtime, a thread's
+    // start in the C++ library), and so are headers of the system's.
+    const auto own = [](const DoctorFrame* f) {
+      return f->line > 0 && f->file.rfind("/usr/include/", 0) != 0 &&
+             f->file.rfind("/usr/lib/", 0) != 0;
+    };
+    const auto first = std::find_if(program.begin(), program.end(), own);
+    if (first != program.end()) program.erase(program.begin(), first);
   }
   if (program.empty()) program.push_back(&s->frames.front());
   std::vector<std::string> below;

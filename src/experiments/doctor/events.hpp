@@ -14,6 +14,23 @@
 
 namespace pinbench::doctor_events {
 
+// The collector's file, which doctor creates and every process of the program maps shared: a
+// header whose `used` counter each writer advances atomically to claim room for a whole line,
+// then the lines. A line claimed but not written whole (the process was killed inside its
+// copy) holds NUL bytes, and the reader drops it. Writing is a copy into memory, no system call,
+// and the kernel keeps what was copied when the process dies, SIGKILL included. Lines that find
+// no room left go to the overflow file beside it (kOverflowSuffix), appended with write(2).
+struct EventFile {
+  static constexpr std::uint64_t kMagic = 0x3176652d64626e70ull;  // "pnbd-ev1", little-endian
+  static constexpr std::uint64_t kHeaderBytes = 4096;
+  static constexpr std::uint64_t kCapacity = std::uint64_t{1} << 30;  // sparse: costs what is used
+  static constexpr const char* kOverflowSuffix = ".more";
+  struct Header {
+    std::uint64_t magic;
+    std::uint64_t used;  // bytes claimed after the header; may pass kCapacity
+  };
+};
+
 constexpr char kSeparator = '\t';
 constexpr std::size_t kTagField = 0;
 constexpr std::size_t kPidField = 1;

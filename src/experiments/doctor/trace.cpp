@@ -383,6 +383,28 @@ DoctorTrace parse_doctor_events(std::string_view text) {
   return t;
 }
 
+std::string collector_lines(std::string_view lines, std::string_view overflow, std::uint64_t& cut) {
+  std::string out;
+  out.reserve(lines.size() + overflow.size());
+  cut = 0;
+  std::size_t from = 0;
+  while (from < lines.size()) {
+    const std::size_t end = lines.find_first_of(std::string_view("\n\0", 2), from);
+    if (end == std::string_view::npos) {  // claimed to the end, never finished
+      ++cut;
+      break;
+    }
+    if (lines[end] == '\n') {
+      out.append(lines.substr(from, end + 1 - from));
+    } else if (end > from) {
+      ++cut;  // a line that runs into NUL bytes: its writer died inside the copy
+    }
+    from = end + 1;
+  }
+  out.append(overflow);
+  return out;
+}
+
 // --- JSON -------------------------------------------------------------------------------------
 
 namespace {

@@ -17,6 +17,7 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,7 +66,6 @@ constexpr int kMaxFrames = 16;
 constexpr int kMaxPythonFrames = 8;
 
 pinbench::cuda::CuptiApi g_cupti;
-int g_fd = -1;
 int g_pid = 0;
 std::atomic<bool> g_flushing{false};
 std::atomic<bool> g_ended{false};
@@ -217,12 +217,18 @@ int tid() {
   return t_tid;
 }
 
-// One whole line per write(2): O_APPEND keeps the lines of every thread (and every process
-// that inherits the variable) apart.
-void write_all(const char* data, std::size_t len) {
-  if (g_fd < 0) return;
+// The collector's file (events.hpp, EventFile), mapped shared: a line is claimed by advancing the
+// header's counter and copied in, so lines of every thread and process stay whole and apart, and
+// survive the process. Without the mapping (or once it is full), lines are appended to the
+// overflow file with one write(2) each.
+events::EventFile::Header* g_header = nullptr;
+char* g_lines = nullptr;
+int g_overflow_fd = -1;
+std::string* g_overflow_path = nullptr;
+
+void append(int fd, const char* data, std::size_t len) {
   while (len > 0) {
-    const ssize_t n = ::write(g_fd, data, len);
+    const ssize_t n = ::write(fd, data, len);
     if (n < 0) {
       if (errno == EINTR) continue;
       return;
@@ -230,6 +236,22 @@ void write_all(const char* data, std::size_t len) {
     data += n;
     len -= static_cast<std::size_t>(n);
   }
+}
+
+void write_all(const char* data, std::size_t len) {
+  if (len == 0) return;
+  if (g_header != nullptr) {
+    const std::uint64_t at = __atomic_fetch_add(&g_header->used, len, __ATOMIC_RELAXED);
+    if (at + len <= events::EventFile::kCapacity) {
+      std::memcpy(g_lines + at, data, len);
+      return;
+    }
+  }
+  if (g_overflow_fd < 0 && g_overflow_path != nullptr) {
+    g_overflow_fd =
+        ::open(g_overflow_path->c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  }
+  if (g_overflow_fd >= 0) append(g_overflow_fd, data, len);
 }
 
 // Tabs and newlines would split a field or a line.
@@ -715,8 +737,20 @@ bool open_cupti(pinbench::cuda::CuptiApi& c, const char* candidates) {
 int start() {
   const char* path = std::getenv("PINBENCH_DOCTOR_EVENTS");
   if (path == nullptr || *path == '\0') return 1;  // not started by doctor: collect nothing
-  g_fd = ::open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (g_fd < 0) return 1;
+  g_overflow_path = new std::string(std::string(path) + events::EventFile::kOverflowSuffix);
+  const int fd = ::open(path, O_RDWR | O_CLOEXEC);
+  if (fd >= 0) {
+    void* map = mmap(nullptr, events::EventFile::kHeaderBytes + events::EventFile::kCapacity,
+                     PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (map != MAP_FAILED) {
+      auto* header = static_cast<events::EventFile::Header*>(map);
+      if (header->magic == events::EventFile::kMagic) {
+        g_header = header;
+        g_lines = static_cast<char*>(map) + events::EventFile::kHeaderBytes;
+      }
+    }
+  }
   g_pid = static_cast<int>(getpid());
   const char* gil = std::getenv("PINBENCH_DOCTOR_PYTHON_GIL");
   g_python_gil = gil == nullptr || std::strcmp(gil, "0") != 0;
@@ -805,7 +839,12 @@ int start() {
            static_cast<int>(k), static_cast<int>(r));
     }
   }
-  if (c.flush_period != nullptr) c.flush_period(100);
+  // Flushed every PINBENCH_DOCTOR_FLUSH_MS (doctor's --flush-ms; 100 unless said), or only at
+  // the end when it is 0.
+  const char* flush = std::getenv("PINBENCH_DOCTOR_FLUSH_MS");
+  const long flush_ms = flush != nullptr ? std::strtol(flush, nullptr, 10) : 100;
+  if (c.flush_period != nullptr && flush_ms > 0)
+    c.flush_period(static_cast<std::uint32_t>(flush_ms));
   std::atexit(at_exit);
   install_fatal_handlers();
   return 1;
