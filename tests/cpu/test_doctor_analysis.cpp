@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "experiments/doctor/analysis.hpp"
+#include "experiments/doctor/events.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"
@@ -226,6 +227,36 @@ TEST(DoctorParse, EachProcessAndHowItEnded) {
   EXPECT_EQ(t.process_list[4].end, "signal SIGTERM");
   EXPECT_EQ(t.signal, "SIGTERM");
   EXPECT_EQ(t.processes, 5);  // every H line: an exec'd image starts again
+}
+
+// The collector writes its A line without snprintf (events.hpp, LineOut): what it writes must
+// be what the parser reads, at the extremes too.
+TEST(DoctorParse, TheCollectorsApiLineReadsBack) {
+  char line[512];
+  const std::size_t n = doctor_events::Api::write(
+      line, sizeof line, 4242, true, doctor_events::kCopyAsync, 4000000000u, 77, 1000000 + 5000,
+      1000000 + 9000, -3, 0xdeadbeefcafeull, std::uint64_t{1} << 40, 0xab,
+      doctor_events::Api::kToHost, doctor_events::Api::kPageable, -1, "cudaMemcpyAsync_v3020");
+  ASSERT_GT(n, 0u);
+  EXPECT_EQ(std::string(line, n),
+            "A\t4242\tR\tcopy_async\t4000000000\t77\t1005000\t1009000\t-3\t0xdeadbeefcafe\t"
+            "1099511627776\t00000000000000ab\td\tp\t-1\tcudaMemcpyAsync_v3020\n");
+  const DoctorTrace t = parse_doctor_events("H\t4242\t130001\t1000000\n" + std::string(line, n));
+  ASSERT_EQ(t.calls.size(), 1u);
+  EXPECT_EQ(t.calls[0].status, -3);
+  EXPECT_EQ(t.calls[0].ptr, 0xdeadbeefcafeull);
+  EXPECT_EQ(t.calls[0].bytes, std::uint64_t{1} << 40);
+  EXPECT_EQ(t.calls[0].direction, "d2h");
+  EXPECT_EQ(t.calls[0].host, "pageable");
+  EXPECT_EQ(t.calls[0].numa_node, -1);
+  // A buffer too small still gets a line that ends with '\n' (and the parser skips it).
+  char small[24];
+  const std::size_t m =
+      doctor_events::Api::write(small, sizeof small, 1, false, doctor_events::kSync, 1, 1, 1, 2, 0,
+                                0, 0, 0, '-', '-', -1, "x");
+  ASSERT_EQ(m, sizeof small);
+  EXPECT_EQ(small[m - 1], '\n');
+  EXPECT_EQ(std::string(small, m).find('\n'), m - 1);
 }
 
 TEST(DoctorParse, TheCollectorFileKeepsWholeLinesAndDropsCutOnes) {

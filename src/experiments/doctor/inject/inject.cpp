@@ -133,39 +133,61 @@ char host_kind(std::uintptr_t p) {
   return events::Api::kPageable;
 }
 
-HostSide host_side_of(const std::string& name, const std::uintptr_t* params) {
+// How a copy API's parameters say what it copies: worked out once per callback id at start-up,
+// so a call reads its parameters without comparing names.
+enum class Shape : std::int8_t {
+  kUnsaid,          // not a copy whose parameters the collector reads
+  kRuntimeKind,     // cudaMemcpy, cudaMemcpyAsync: (dst, src, count, kind, ...)
+  kToDevice,        // cuMemcpyHtoD*: (dst, src, count, ...)
+  kToHost,          // cuMemcpyDtoH*
+  kDeviceToDevice,  // cuMemcpyDtoD*
+  kUnified          // cuMemcpy, cuMemcpyAsync: the pointers say
+};
+
+Shape shape_of(const std::string& name) {
+  if (name == "cudaMemcpy" || name == "cudaMemcpyAsync") return Shape::kRuntimeKind;
+  if (starts(name, "cuMemcpyHtoD")) return Shape::kToDevice;
+  if (starts(name, "cuMemcpyDtoH")) return Shape::kToHost;
+  if (starts(name, "cuMemcpyDtoD")) return Shape::kDeviceToDevice;
+  if (name == "cuMemcpy" || name == "cuMemcpyAsync") return Shape::kUnified;
+  return Shape::kUnsaid;
+}
+
+HostSide host_side_of(Shape shape, const std::uintptr_t* params) {
   using A = events::Api;
   HostSide h;
-  if (name == "cudaMemcpy" || name == "cudaMemcpyAsync") {  // (dst, src, count, kind, ...)
-    switch (params[3]) {
-      case 1:  // cudaMemcpyHostToDevice
+  switch (shape) {
+    case Shape::kRuntimeKind:
+      if (params[3] == 1) {  // cudaMemcpyHostToDevice
         h.direction = A::kToDevice;
         h.pointer = params[1];
-        break;
-      case 2:  // cudaMemcpyDeviceToHost
+      } else if (params[3] == 2) {  // cudaMemcpyDeviceToHost
         h.direction = A::kToHost;
         h.pointer = params[0];
-        break;
-      case 3:  // cudaMemcpyDeviceToDevice
+      } else if (params[3] == 3) {  // cudaMemcpyDeviceToDevice
         h.direction = A::kDeviceToDevice;
         h.host = A::kNoHost;
         return h;
-      default:  // cudaMemcpyDefault: the pointers say; a pinned end is enough to skip the site
+      } else {  // cudaMemcpyDefault: a pinned end is enough to skip the site
         if (in_pinned(params[0]) || in_pinned(params[1])) h.host = A::kPinned;
         return h;
-    }
-  } else if (starts(name, "cuMemcpyHtoD")) {
-    h.direction = A::kToDevice;
-    h.pointer = params[1];
-  } else if (starts(name, "cuMemcpyDtoH")) {
-    h.direction = A::kToHost;
-    h.pointer = params[0];
-  } else if (starts(name, "cuMemcpyDtoD")) {
-    h.direction = A::kDeviceToDevice;
-    h.host = A::kNoHost;
-    return h;
-  } else {
-    return h;
+      }
+      break;
+    case Shape::kToDevice:
+      h.direction = A::kToDevice;
+      h.pointer = params[1];
+      break;
+    case Shape::kToHost:
+      h.direction = A::kToHost;
+      h.pointer = params[0];
+      break;
+    case Shape::kDeviceToDevice:
+      h.direction = A::kDeviceToDevice;
+      h.host = A::kNoHost;
+      return h;
+    default:
+      if (in_pinned(params[0]) || in_pinned(params[1])) h.host = A::kPinned;
+      return h;
   }
   h.host = host_kind(h.pointer);
   return h;
@@ -204,10 +226,8 @@ int numa_node_of(std::uintptr_t p, std::uint64_t bytes) {
   return best;
 }
 
-std::int8_t g_runtime_host[CUPTI_RUNTIME_TRACE_CBID_SIZE];  // 1: host_side_of reads its params
-std::int8_t g_driver_host[CUPTI_DRIVER_TRACE_CBID_SIZE];
-std::string* g_runtime_base = nullptr;  // base names, per callback id
-std::string* g_driver_base = nullptr;
+Shape g_runtime_shape[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+Shape g_driver_shape[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
 thread_local int t_tid = 0;
 thread_local int t_in_runtime = 0;
@@ -545,9 +565,8 @@ void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
   HostSide side;
   int node = -1;
   if ((cls == kCopy || cls == kCopyAsync) && params != nullptr &&
-      (runtime ? g_runtime_host[cbid] : g_driver_host[cbid]) != 0) {
-    const std::string& base = runtime ? g_runtime_base[cbid] : g_driver_base[cbid];
-    side = host_side_of(base, params);
+      (runtime ? g_runtime_shape[cbid] : g_driver_shape[cbid]) != Shape::kUnsaid) {
+    side = host_side_of(runtime ? g_runtime_shape[cbid] : g_driver_shape[cbid], params);
     // A copy from page-locked memory can be in no finding; one between devices neither.
     wants_site = side.host != events::Api::kPinned && side.host != events::Api::kNoHost;
     if (side.pointer != 0) ptr = side.pointer;
@@ -763,8 +782,6 @@ int start() {
   }
   g_sites = new std::unordered_set<std::uint64_t>();
   g_pinned = new std::map<std::uintptr_t, std::uint64_t>();
-  g_runtime_base = new std::string[CUPTI_RUNTIME_TRACE_CBID_SIZE];
-  g_driver_base = new std::string[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
   pinbench::cuda::CuptiApi& c = g_cupti;
   if (!open_cupti(c, std::getenv("PINBENCH_DOCTOR_CUPTI"))) {
@@ -798,8 +815,7 @@ int start() {
     const std::string base = base_name(name);
     g_runtime_class[id] = classify(base);
     g_runtime_sized[id] = size_third(base);
-    g_runtime_host[id] = size_third(base) ? 1 : 0;
-    g_runtime_base[id] = base;
+    g_runtime_shape[id] = shape_of(base);
     if (g_runtime_class[id] > 0) c.enable_callback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
   }
   for (std::uint32_t id = 0; id < CUPTI_DRIVER_TRACE_CBID_SIZE; ++id) {
@@ -809,8 +825,7 @@ int start() {
     const std::string base = base_name(name);
     g_driver_class[id] = classify(base);
     g_driver_sized[id] = size_third(base);
-    g_driver_host[id] = size_third(base) ? 1 : 0;
-    g_driver_base[id] = base;
+    g_driver_shape[id] = shape_of(base);
     if (g_driver_class[id] > 0) c.enable_callback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
   }
 
