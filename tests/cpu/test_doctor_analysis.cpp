@@ -273,6 +273,50 @@ TEST(DoctorParse, TheCollectorFileKeepsWholeLinesAndDropsCutOnes) {
   EXPECT_EQ(cut, 0u);
 }
 
+TEST(DoctorParse, AnExecdImageJoinsItsOwnCopies) {
+  // The same pid, two images: the second's correlation ids start again from the first's.
+  std::string text = head(10) + pageable_loop(2, kNone, 1);
+  text += "E\t10\texec\n" + head(10) + pageable_loop(1, kNone, 1) + "E\t10\texit\n";
+  const DoctorTrace t = parse_doctor_events(text);
+  ASSERT_EQ(t.calls.size(), 3u);
+  for (const DoctorCall& c : t.calls) {
+    ASSERT_EQ(c.copies.size(), 1u) << c.start_ns;
+    EXPECT_FALSE(c.from_api);
+  }
+  EXPECT_EQ(t.unmatched_copies, 0u);
+  ASSERT_EQ(t.process_list.size(), 1u);
+  EXPECT_EQ(t.process_list[0].end, "exec, exit");
+}
+
+TEST(DoctorAnalysis, AThreadsSiteIsNamedByItsLambdaNotTheThreadMachinery) {
+  DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "x") + pageable_loop(3));
+  // As symbolise leaves a static runtime's frame (no line, a neighbour's name removed or kept by
+  // an older pinbench) and a lambda inlined into std::thread's template.
+  DoctorFrame inside;
+  inside.module = "/bin/app";
+  inside.offset = 0x99;
+  inside.function = "std::error_code::default_error_condition() const";
+  DoctorFrame run;
+  run.module = "/bin/app";
+  run.offset = 0x1234;
+  run.function =
+      "std::thread::_State_impl<std::thread::_Invoker<std::tuple<(anonymous "
+      "namespace)::threads()::{lambda()#1}> > >::_M_run()";
+  run.file = "/src/app.cu";
+  run.line = 119;
+  DoctorFrame start;
+  start.module = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
+  start.offset = 0xecdb4;
+  t.sites[0].frames = {inside, run, start};
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "pageable-async");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->sites.size(), 1u);
+  EXPECT_EQ(f->sites[0].where, "threads()::{lambda()#1} (/src/app.cu:119)");
+  ASSERT_EQ(f->sites[0].frames.size(), 1u);
+  EXPECT_EQ(f->sites[0].frames[0], "libstdc++.so.6+0xecdb4");
+}
+
 TEST(DoctorParse, ABusyCuptiIsSaid) {
   const DoctorTrace t = parse_doctor_events(
       "N\t10\tcupti-busy\tCUPTI is held by another profiler or debugger (error 39)\n");

@@ -157,14 +157,16 @@ HostSide host_side_of(Shape shape, const std::uintptr_t* params) {
   using A = events::Api;
   HostSide h;
   switch (shape) {
-    case Shape::kRuntimeKind:
-      if (params[3] == 1) {  // cudaMemcpyHostToDevice
+    case Shape::kRuntimeKind: {
+      // The kind is an enum, 4 bytes in its 8-byte slot: the rest is padding, not zero.
+      const auto kind = static_cast<std::uint32_t>(params[3]);
+      if (kind == 1) {  // cudaMemcpyHostToDevice
         h.direction = A::kToDevice;
         h.pointer = params[1];
-      } else if (params[3] == 2) {  // cudaMemcpyDeviceToHost
+      } else if (kind == 2) {  // cudaMemcpyDeviceToHost
         h.direction = A::kToHost;
         h.pointer = params[0];
-      } else if (params[3] == 3) {  // cudaMemcpyDeviceToDevice
+      } else if (kind == 3) {  // cudaMemcpyDeviceToDevice
         h.direction = A::kDeviceToDevice;
         h.host = A::kNoHost;
         return h;
@@ -173,6 +175,7 @@ HostSide host_side_of(Shape shape, const std::uintptr_t* params) {
         return h;
       }
       break;
+    }
     case Shape::kToDevice:
       h.direction = A::kToDevice;
       h.pointer = params[1];
