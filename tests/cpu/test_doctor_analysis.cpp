@@ -259,6 +259,25 @@ TEST(DoctorParse, TheCollectorsApiLineReadsBack) {
   EXPECT_EQ(std::string(small, m).find('\n'), m - 1);
 }
 
+TEST(DoctorParse, TheCollectorsCopyAndKernelLinesReadBack) {
+  char copy[256], kernel[256];
+  const std::size_t c =
+      doctor_events::Memcpy::write(copy, sizeof copy, 10, 4000000000u, 7, 1, 4 * kMiB, 1, 3,
+                                   1000000 + 10000, 1000000 + 11000, 13, 0, 1);
+  EXPECT_EQ(std::string(copy, c),
+            "M\t10\t4000000000\t7\t1\t4194304\t1\t3\t1010000\t1011000\t13\t0\t1\n");
+  const std::size_t k = doctor_events::Kernel::write(kernel, sizeof kernel, 10, 9, 1000000 + 10000,
+                                                     1000000 + 20000, 14, "spin(int)");
+  EXPECT_EQ(std::string(kernel, k), "K\t10\t9\t1010000\t1020000\t14\tspin(int)\n");
+  const DoctorTrace t = parse_doctor_events(
+      head() + api("R", "copy_async", 7, 10, 11, kNone, "cudaMemcpyAsync_v3020") +
+      std::string(copy, c) + std::string(kernel, k));
+  ASSERT_EQ(t.calls.size(), 1u);
+  ASSERT_EQ(t.calls[0].copies.size(), 1u);
+  EXPECT_EQ(t.calls[0].copies[0].bytes, 4 * kMiB);
+  EXPECT_EQ(t.kernels_total, 1u);
+}
+
 TEST(DoctorParse, TheCollectorFileKeepsWholeLinesAndDropsCutOnes) {
   using namespace std::string_literals;
   const std::string good = head() + pageable_loop(1);

@@ -45,9 +45,9 @@ inline std::size_t finish_line(char* line, std::size_t size, int n) {
   return len;
 }
 
-// A line built field by field without snprintf, for the line written on every API call: the
-// collector's cost per call is the program's. It stops adding at the end of the buffer, and
-// line() then ends it with '\n' as finish_line does.
+// A line built field by field without snprintf, for the lines written for every call, copy and
+// kernel: the collector's cost per call is the program's. It stops adding at the end of the buffer,
+// and line() then ends it with '\n' as finish_line does.
 class LineOut {
  public:
   LineOut(char* line, std::size_t size)
@@ -251,13 +251,12 @@ struct Memcpy {
                            std::uint64_t bytes, unsigned src_kind, unsigned dst_kind,
                            std::uint64_t start_ns, std::uint64_t end_ns, std::uint32_t stream,
                            std::uint32_t device, unsigned flags) {
-    return finish_line(
-        line, size,
-        std::snprintf(line, size, "%c\t%d\t%u\t%u\t%u\t%llu\t%u\t%u\t%llu\t%llu\t%u\t%u\t%u\n",
-                      kTag, pid, correlation, runtime_correlation, copy_kind,
-                      static_cast<unsigned long long>(bytes), src_kind, dst_kind,
-                      static_cast<unsigned long long>(start_ns),
-                      static_cast<unsigned long long>(end_ns), stream, device, flags));
+    LineOut out(line, size);
+    out.ch(kTag).tab().whole_signed(pid).tab().whole(correlation).tab().whole(runtime_correlation);
+    out.tab().whole(copy_kind).tab().whole(bytes).tab().whole(src_kind).tab().whole(dst_kind);
+    out.tab().whole(start_ns).tab().whole(end_ns).tab().whole(stream).tab().whole(device).tab();
+    out.whole(flags);
+    return out.line();
   }
 };
 
@@ -268,10 +267,10 @@ struct Kernel {
   static std::size_t write(char* line, std::size_t size, int pid, std::uint32_t correlation,
                            std::uint64_t start_ns, std::uint64_t end_ns, std::uint32_t stream,
                            const char* name) {
-    return finish_line(line, size,
-                       std::snprintf(line, size, "%c\t%d\t%u\t%llu\t%llu\t%u\t%s\n", kTag, pid,
-                                     correlation, static_cast<unsigned long long>(start_ns),
-                                     static_cast<unsigned long long>(end_ns), stream, name));
+    LineOut out(line, size);
+    out.ch(kTag).tab().whole_signed(pid).tab().whole(correlation).tab().whole(start_ns).tab();
+    out.whole(end_ns).tab().whole(stream).tab().text(name);
+    return out.line();
   }
 };
 
