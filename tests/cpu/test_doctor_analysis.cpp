@@ -199,7 +199,7 @@ TEST(DoctorParse, CopiesWithoutActivityRecordsAreJudgedFromTheirCalls) {
   EXPECT_FALSE(t.calls[3].from_api);
   EXPECT_EQ(t.calls[3].copies.size(), 1u);
   ASSERT_FALSE(t.notes.empty());
-  EXPECT_NE(t.notes.back().find("2 copy call(s) lost their activity records"), std::string::npos)
+  EXPECT_NE(t.notes.back().find("2 copy call(s) have no activity record"), std::string::npos)
       << t.notes.back();
   // The judged copy counts in the findings as a flushed one would.
   const DoctorAnalysis a = analyse_doctor(record_with(t), t);

@@ -50,6 +50,7 @@ struct DoctorFlags : ProgramFlags {
   std::string trace, rates, fail_on;
   bool no_calibration = false;
   bool no_python_gil = false;
+  bool all_copies = false;
   int flush_ms = 100;  // how often the collector flushes CUPTI's activity records; 0: at the end
 };
 
@@ -219,6 +220,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
       "CUDA_INJECTION64_PATH=" + inject, "PINBENCH_DOCTOR_EVENTS=" + events_path,
       "PINBENCH_DOCTOR_CUPTI=" + cupti};
   if (flags.no_python_gil) env.push_back("PINBENCH_DOCTOR_PYTHON_GIL=0");
+  // A timeline shows every copy, so every copy's device times are kept for it.
+  if (flags.all_copies || !flags.trace.empty()) env.push_back("PINBENCH_DOCTOR_ALL_COPIES=1");
   env.push_back(fmt::format("PINBENCH_DOCTOR_FLUSH_MS={}", flags.flush_ms));
 
   const auto t0 = SteadyClock::now();
@@ -305,6 +308,9 @@ Command add_doctor(CLI::App& app) {
                   "Take the machine's rates from a sweep record instead of calibrating");
   sub->add_flag("--no-calibration", flags->no_calibration,
                 "Skip the calibration after the program: no estimate of time lost");
+  sub->add_flag("--all-copies", flags->all_copies,
+                "Record every copy's device times, page-locked ones too (the default pauses that "
+                "after 1024 page-locked copies in a row; --trace implies it)");
   sub->add_flag("--no-python-gil", flags->no_python_gil,
                 "Read Python frames only where the calling thread holds the GIL already");
   sub->add_option(

@@ -121,6 +121,7 @@ struct Note {
   static constexpr const char* kCuptiBusy = "cupti-busy";  // another profiler holds it
   static constexpr const char* kNoUnifiedMemory = "no-um";
   static constexpr const char* kActivity = "activity";  // an activity kind was not enabled
+  static constexpr const char* kQuiet = "quiet";        // page-locked copies' records were paused
   static std::size_t write(char* line, std::size_t size, int pid, const char* what,
                            const char* text) {
     return finish_line(line, size,

@@ -382,9 +382,10 @@ DoctorTrace parse_doctor_events(std::string_view text) {
       t.calls.begin(), t.calls.end(), [](const DoctorCall& c) { return c.from_api; }));
   if (lost > 0) {
     t.notes.push_back(fmt::format(
-        "{} copy call(s) lost their activity records (the process ended before they were "
-        "flushed) and were judged from the API side: bytes, direction and the host memory as "
-        "the collector saw it at the call",
+        "{} copy call(s) have no activity record (their process ended before it was flushed, or "
+        "page-locked copies' device times were not being recorded) and were judged from the "
+        "call itself: its bytes, direction and host memory as the collector saw them, its host "
+        "times",
         lost));
   }
   return t;
