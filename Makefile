@@ -65,7 +65,7 @@ fuzz:
 gpu-bundle: build
 	@mkdir -p .gpu
 	cp build/pinbench build/libpinbench_doctor_inject.so build/tests/pinbench_gpu_tests build/libpinbench_c.so \
-	  build/tests/pinbench_doctor_gpu_tests build/doctor_pitfalls build/libpinbench_accel.so \
+	  build/tests/pinbench_doctor_gpu_tests build/doctor_pitfalls build/doctor_ends build/libpinbench_accel.so \
 	  build/tests/pinbench_accel_gpu_tests build/accel_program build/accel_program_ptds .gpu/
 	# accel_program links the shared runtime and finds it beside itself ($$ORIGIN) first.
 	cp build/libcudart.so.13 .gpu/

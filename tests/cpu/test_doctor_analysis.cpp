@@ -9,6 +9,7 @@
 
 #include "doctor_fixtures.hpp"
 #include "experiments/doctor/analysis.hpp"
+#include "experiments/doctor/events.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"
@@ -68,6 +69,176 @@ TEST(DoctorParse, ASignalLineNamesTheSignalAndCopiesNoCallClaimedAreCounted) {
       parse_doctor_events(head() + memcpy_line(7, 7, 1, kMiB, 1, 3, 1, 2) + "E\t10\tsignal 11\n");
   EXPECT_EQ(t.signal, "SIGSEGV");
   EXPECT_EQ(t.unmatched_copies, 1u);
+}
+
+// A process that ended before its activity records were flushed: its calls still say what
+// they copied, and where their host memory lay.
+TEST(DoctorParse, CopiesWithoutActivityRecordsAreJudgedFromTheirCalls) {
+  std::string text = head();
+  text += api("R", "copy_async", 1, 10, 11, kSiteA, "cudaMemcpyAsync_v3020", 0x1000, kMiB, 10, 77,
+              'h', 'p', 0);
+  text +=
+      api("R", "copy", 2, 12, 13, kNone, "cudaMemcpy_v3020", 0x2000, 2 * kMiB, 10, 77, 'd', 'P');
+  text += api("R", "copy_async", 3, 14, 15, kNone, "cudaMemcpyAsync_v3020", 0, kMiB, 10, 77, '-',
+              '-');  // cudaMemcpyDefault: nothing to judge by
+  text += api("R", "copy_async", 4, 16, 17, kNone, "cudaMemcpyAsync_v3020", 0x3000, kMiB, 10, 77,
+              'h', 'p');
+  text += memcpy_line(904, 4, 1, kMiB, 1, 3, 16, 17);  // this one's record was flushed
+  const DoctorTrace t = parse_doctor_events(text + site(kSiteA, "step"));
+  ASSERT_EQ(t.calls.size(), 4u);
+  EXPECT_TRUE(t.calls[0].from_api);
+  ASSERT_EQ(t.calls[0].copies.size(), 1u);
+  EXPECT_EQ(t.calls[0].copies[0].direction, CopyDirection::kH2D);
+  EXPECT_EQ(t.calls[0].copies[0].src_kind, DriverMemoryKind::kPageable);
+  EXPECT_EQ(t.calls[0].copies[0].dst_kind, DriverMemoryKind::kDevice);
+  EXPECT_EQ(t.calls[0].copies[0].bytes, kMiB);
+  EXPECT_EQ(t.calls[0].copies[0].start_ns, t.calls[0].start_ns);
+  EXPECT_EQ(t.calls[0].ptr, 0x1000u);
+  EXPECT_EQ(t.calls[0].numa_node, 0);
+  EXPECT_TRUE(t.calls[1].from_api);
+  EXPECT_EQ(t.calls[1].copies[0].direction, CopyDirection::kD2H);
+  EXPECT_EQ(t.calls[1].copies[0].dst_kind, DriverMemoryKind::kPinned);
+  EXPECT_EQ(t.calls[1].numa_node, -1);
+  EXPECT_FALSE(t.calls[2].from_api);
+  EXPECT_TRUE(t.calls[2].copies.empty());
+  EXPECT_FALSE(t.calls[3].from_api);
+  EXPECT_EQ(t.calls[3].copies.size(), 1u);
+  ASSERT_FALSE(t.notes.empty());
+  EXPECT_NE(t.notes.back().find("2 copy call(s) have no activity record"), std::string::npos)
+      << t.notes.back();
+  // The judged copy counts in the findings as a flushed one would.
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 2u);
+  EXPECT_EQ(f->bytes, 2 * kMiB);
+}
+
+TEST(DoctorParse, EachProcessAndHowItEnded) {
+  std::string text = head(10) + head(11) + head(12) + head(13);
+  text += "E\t10\texit\n";
+  text += "E\t11\texec\n";
+  text += head(11);  // the new image starts the collector again
+  text += "E\t11\texit\n";
+  text += "E\t12\t_exit\n";
+  // 13 said nothing: SIGKILL
+  text += "E\t14\tsignal 15\n";  // a process that never initialised CUDA but was signalled
+  const DoctorTrace t = parse_doctor_events(text);
+  ASSERT_EQ(t.process_list.size(), 5u);
+  EXPECT_EQ(t.process_list[0].end, "exit");
+  EXPECT_EQ(t.process_list[1].end, "exec, exit");
+  EXPECT_EQ(t.process_list[2].end, "_exit");
+  EXPECT_EQ(t.process_list[3].end, "");
+  EXPECT_EQ(t.process_list[4].end, "signal SIGTERM");
+  EXPECT_EQ(t.signal, "SIGTERM");
+  EXPECT_EQ(t.processes, 5);  // every H line: an exec'd image starts again
+}
+
+// The collector writes its A line without snprintf (events.hpp, LineOut): what it writes must
+// be what the parser reads, at the extremes too.
+TEST(DoctorParse, TheCollectorsApiLineReadsBack) {
+  char line[512];
+  const std::size_t n = doctor_events::Api::write(
+      line, sizeof line, 4242, true, doctor_events::kCopyAsync, 4000000000u, 77, 1000000 + 5000,
+      1000000 + 9000, -3, 0xdeadbeefcafeull, std::uint64_t{1} << 40, 0xab,
+      doctor_events::Api::kToHost, doctor_events::Api::kPageable, -1, "cudaMemcpyAsync_v3020");
+  ASSERT_GT(n, 0u);
+  EXPECT_EQ(std::string(line, n),
+            "A\t4242\tR\tcopy_async\t4000000000\t77\t1005000\t1009000\t-3\t0xdeadbeefcafe\t"
+            "1099511627776\t00000000000000ab\td\tp\t-1\tcudaMemcpyAsync_v3020\n");
+  const DoctorTrace t = parse_doctor_events("H\t4242\t130001\t1000000\n" + std::string(line, n));
+  ASSERT_EQ(t.calls.size(), 1u);
+  EXPECT_EQ(t.calls[0].status, -3);
+  EXPECT_EQ(t.calls[0].ptr, 0xdeadbeefcafeull);
+  EXPECT_EQ(t.calls[0].bytes, std::uint64_t{1} << 40);
+  EXPECT_EQ(t.calls[0].direction, "d2h");
+  EXPECT_EQ(t.calls[0].host, "pageable");
+  EXPECT_EQ(t.calls[0].numa_node, -1);
+  // A buffer too small still gets a line that ends with '\n' (and the parser skips it).
+  char small[24];
+  const std::size_t m =
+      doctor_events::Api::write(small, sizeof small, 1, false, doctor_events::kSync, 1, 1, 1, 2, 0,
+                                0, 0, 0, '-', '-', -1, "x");
+  ASSERT_EQ(m, sizeof small);
+  EXPECT_EQ(small[m - 1], '\n');
+  EXPECT_EQ(std::string(small, m).find('\n'), m - 1);
+}
+
+TEST(DoctorParse, TheCollectorsCopyAndKernelLinesReadBack) {
+  char copy[256], kernel[256];
+  const std::size_t c =
+      doctor_events::Memcpy::write(copy, sizeof copy, 10, 4000000000u, 7, 1, 4 * kMiB, 1, 3,
+                                   1000000 + 10000, 1000000 + 11000, 13, 0, 1);
+  EXPECT_EQ(std::string(copy, c),
+            "M\t10\t4000000000\t7\t1\t4194304\t1\t3\t1010000\t1011000\t13\t0\t1\n");
+  const std::size_t k = doctor_events::Kernel::write(kernel, sizeof kernel, 10, 9, 1000000 + 10000,
+                                                     1000000 + 20000, 14, "spin(int)");
+  EXPECT_EQ(std::string(kernel, k), "K\t10\t9\t1010000\t1020000\t14\tspin(int)\n");
+  const DoctorTrace t = parse_doctor_events(
+      head() + api("R", "copy_async", 7, 10, 11, kNone, "cudaMemcpyAsync_v3020") +
+      std::string(copy, c) + std::string(kernel, k));
+  ASSERT_EQ(t.calls.size(), 1u);
+  ASSERT_EQ(t.calls[0].copies.size(), 1u);
+  EXPECT_EQ(t.calls[0].copies[0].bytes, 4 * kMiB);
+  EXPECT_EQ(t.kernels_total, 1u);
+}
+
+TEST(DoctorParse, TheCollectorFileKeepsWholeLinesAndDropsCutOnes) {
+  using namespace std::string_literals;
+  const std::string good = head() + pageable_loop(1);
+  // A hole a killed writer claimed and never filled, a line cut inside its copy, then more.
+  const std::string mapped = good + std::string(40, '\0') + "A\t10\tR\tcopy"s +
+                             std::string(30, '\0') + "E\t10\texit\n" + "K\t10\t1";
+  std::uint64_t cut = 0;
+  const std::string text = collector_lines(mapped, "E\t11\t_exit\n", cut);
+  EXPECT_EQ(cut, 2u);  // the cut line and the unfinished last one; the hole is no line
+  EXPECT_EQ(text, good + "E\t10\texit\n" + "E\t11\t_exit\n");
+  EXPECT_EQ(collector_lines("", "", cut), "");
+  EXPECT_EQ(cut, 0u);
+}
+
+TEST(DoctorParse, AnExecdImageJoinsItsOwnCopies) {
+  // The same pid, two images: the second's correlation ids start again from the first's.
+  std::string text = head(10) + pageable_loop(2, kNone, 1);
+  text += "E\t10\texec\n" + head(10) + pageable_loop(1, kNone, 1) + "E\t10\texit\n";
+  const DoctorTrace t = parse_doctor_events(text);
+  ASSERT_EQ(t.calls.size(), 3u);
+  for (const DoctorCall& c : t.calls) {
+    ASSERT_EQ(c.copies.size(), 1u) << c.start_ns;
+    EXPECT_FALSE(c.from_api);
+  }
+  EXPECT_EQ(t.unmatched_copies, 0u);
+  ASSERT_EQ(t.process_list.size(), 1u);
+  EXPECT_EQ(t.process_list[0].end, "exec, exit");
+}
+
+TEST(DoctorAnalysis, AThreadsSiteIsNamedByItsLambdaNotTheThreadMachinery) {
+  DoctorTrace t = parse_doctor_events(head() + site(kSiteA, "x") + pageable_loop(3));
+  // As symbolise leaves a static runtime's frame (no line, a neighbour's name removed or kept by
+  // an older pinbench) and a lambda inlined into std::thread's template.
+  DoctorFrame inside;
+  inside.module = "/bin/app";
+  inside.offset = 0x99;
+  inside.function = "std::error_code::default_error_condition() const";
+  DoctorFrame run;
+  run.module = "/bin/app";
+  run.offset = 0x1234;
+  run.function =
+      "std::thread::_State_impl<std::thread::_Invoker<std::tuple<(anonymous "
+      "namespace)::threads()::{lambda()#1}> > >::_M_run()";
+  run.file = "/src/app.cu";
+  run.line = 119;
+  DoctorFrame start;
+  start.module = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
+  start.offset = 0xecdb4;
+  t.sites[0].frames = {inside, run, start};
+  const DoctorAnalysis a = analyse_doctor(record_with(t), t);
+  const DoctorFinding* f = find(a, "pageable-async");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->sites.size(), 1u);
+  EXPECT_EQ(f->sites[0].where, "threads()::{lambda()#1} (/src/app.cu:119)");
+  ASSERT_EQ(f->sites[0].frames.size(), 1u);
+  EXPECT_EQ(f->sites[0].frames[0], "libstdc++.so.6+0xecdb4");
 }
 
 TEST(DoctorParse, ABusyCuptiIsSaid) {
@@ -356,6 +527,40 @@ TEST(DoctorRecord, EveryBadFieldIsRefusedByName) {
   refused([](json& j) { j["doctor"]["sites"][0]["frames"][0]["offset"] = "12"; },
           "not a hexadecimal number");
   refused([](json& j) { j["doctor"].erase("calls"); }, "'doctor.calls' is missing");
+  refused([](json& j) { j["doctor"]["calls"][0]["host"] = "swap"; },
+          "'doctor.calls[0].host' is 'swap'");
+  refused([](json& j) { j["doctor"]["calls"][0]["direction"] = "up"; },
+          "'doctor.calls[0].direction' is 'up'");
+  refused([](json& j) { j["doctor"]["calls"][0]["numa_node"] = -2; },
+          "'doctor.calls[0].numa_node'");
+  refused(
+      [](json& j) {
+        j["doctor"]["process_list"] = json::array({json{{"end", "exit"}}});
+      },
+      "'doctor.process_list[0].pid' is missing");
+}
+
+TEST(DoctorRecord, WhatTheCallsSaidRoundTrips) {
+  std::string text = head() + head(11);
+  text += api("R", "copy_async", 1, 10, 11, kNone, "cudaMemcpyAsync_v3020", 0x1000, kMiB, 10, 77,
+              'h', 'p', 1);
+  text += api("R", "alloc", 2, 12, 13, kNone, "cudaHostAlloc_v3020", 0x8000, 4 * kMiB, 10, 77, '-',
+              '-', 0);
+  text += "E\t10\t_exit\n";
+  const DoctorTrace t = parse_doctor_events(text);
+  const RunRecord back = record_from_json(to_json(record_with(t)));
+  const DoctorTrace u = doctor_trace_from_json(back.doctor);
+  ASSERT_EQ(u.calls.size(), 2u);
+  EXPECT_EQ(u.calls[0].direction, "h2d");
+  EXPECT_EQ(u.calls[0].host, "pageable");
+  EXPECT_TRUE(u.calls[0].from_api);
+  EXPECT_EQ(u.calls[0].numa_node, 1);
+  EXPECT_EQ(u.calls[1].numa_node, 0);
+  EXPECT_EQ(u.calls[1].direction, "");
+  ASSERT_EQ(u.process_list.size(), 2u);
+  EXPECT_EQ(u.process_list[0].end, "_exit");
+  EXPECT_EQ(u.process_list[1].end, "");
+  EXPECT_EQ(to_json(u), to_json(t));
 }
 
 TEST(DoctorReport, TheModelHasAFindingTableAndAChartOfTimeLost) {

@@ -3,6 +3,7 @@
 // and a committed H200 doctor record replays. The real binary.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -36,6 +37,29 @@ TEST(DoctorCli, BadInputIsOneLineAndExitTwo) {
                "--fail-on: unknown finding 'typo' (one of pageable-async, pageable-async-d2h, "
                "pageable-sync-loop, alloc-churn, over-pinning, managed-migration, pinned-unused, "
                "pinning-critical-path, numa-placement, small-copy-storm, sync-after-copy)");
+  const test::Result flush = test::run(kBin + "doctor --flush-ms -1 -- true");
+  EXPECT_EQ(flush.exit_code, 2) << flush.err;
+  EXPECT_EQ(flush.err.rfind("pinbench: error: --flush-ms", 0), 0u) << flush.err;
+  EXPECT_EQ(std::count(flush.err.begin(), flush.err.end(), '\n'), 1) << flush.err;
+}
+
+TEST(DoctorCli, EveryProcessHasTheLibraryAndExecAndUnderscoreExitStillWork) {
+  // The library is preloaded into every process (its _exit and exec family flush the collector
+  // first); in processes that never start the collector they only pass through.
+  const test::Result r = test::run(kBin + "doctor -- sh -c 'exec sh -c \"echo \\$LD_PRELOAD\"'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("libpinbench_doctor_inject.so"), std::string::npos) << r.out << r.err;
+  const test::Result quick = test::run(kBin + "doctor -- python3 -c 'import os; os._exit(3)'");
+  EXPECT_EQ(quick.exit_code, 3) << quick.err;
+  // A preload of the user's own stays, after doctor's.
+  const test::Result chained =
+      test::run("LD_PRELOAD=libm.so.6 " + kBin + "doctor -- sh -c 'echo $LD_PRELOAD'");
+  EXPECT_EQ(chained.exit_code, 0) << chained.err;
+  EXPECT_NE(chained.out.find("libpinbench_doctor_inject.so:libm.so.6"), std::string::npos)
+      << chained.out;
+  EXPECT_NE(chained.err.find("pinbench: note: LD_PRELOAD already names libm.so.6"),
+            std::string::npos)
+      << chained.err;
 }
 
 TEST(DoctorCli, TheProgramKeepsItsStdinStdoutArgumentsAndStatus) {

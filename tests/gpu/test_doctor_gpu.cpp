@@ -194,6 +194,142 @@ TEST(DoctorGpu, AProgramKilledBySegfaultKeepsEverythingSeen) {
   EXPECT_EQ(f->bytes, 3 * kMiB);  // the memory kinds came from activity flushed at the signal
 }
 
+// --- every process, however it ends (doctor_ends, torch_ends.py) ------------------------------
+
+std::string ends() {
+  return found("doctor_ends", PINBENCH_BUILD_DIR "/doctor_ends");
+}
+
+// The pageable copies to the device the record holds, and how many were judged from the API side.
+struct Seen {
+  std::uint64_t calls = 0, bytes = 0, from_api = 0;
+};
+Seen pageable_h2d(const DoctorTrace& t) {
+  Seen s;
+  for (const DoctorCall& c : t.calls) {
+    for (const Copy& k : c.copies) {
+      if (k.direction == CopyDirection::kH2D && k.src_kind == DriverMemoryKind::kPageable) {
+        ++s.calls;
+        s.bytes += k.bytes;
+        s.from_api += c.from_api ? 1 : 0;
+      }
+    }
+  }
+  return s;
+}
+
+std::string end_of(const DoctorTrace& t, std::size_t i) {
+  return i < t.process_list.size() ? t.process_list[i].end : "(no process)";
+}
+
+TEST(DoctorGpuEnds, ANormalExitKeepsEveryCopy) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("end-exit", ends() + " exit");
+  EXPECT_EQ(r.code, 0);
+  const Seen s = pageable_h2d(r.trace);
+  EXPECT_EQ(s.calls, 4u);
+  EXPECT_EQ(s.bytes, 4 * kMiB);
+  EXPECT_EQ(s.from_api, 0u);
+  ASSERT_EQ(r.trace.process_list.size(), 1u);
+  EXPECT_EQ(end_of(r.trace, 0), "exit");
+}
+
+TEST(DoctorGpuEnds, UnderscoreExitFlushesFirst) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("end-_exit", ends() + " _exit", "--flush-ms 0");
+  EXPECT_EQ(r.code, 0);
+  const Seen s = pageable_h2d(r.trace);
+  EXPECT_EQ(s.calls, 4u);
+  EXPECT_EQ(s.bytes, 4 * kMiB);
+  EXPECT_EQ(s.from_api, 0u);  // the activity records came from the flush in _exit
+  EXPECT_EQ(end_of(r.trace, 0), "_exit");
+  const DoctorFinding* f = r.find("pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 4u);
+}
+
+TEST(DoctorGpuEnds, ExecKeepsBothImages) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("end-exec", ends() + " exec", "--flush-ms 0");
+  EXPECT_EQ(r.code, 0);
+  const Seen s = pageable_h2d(r.trace);
+  EXPECT_EQ(s.calls, 6u);  // 4 before the exec, 2 after
+  EXPECT_EQ(s.bytes, 6 * kMiB);
+  EXPECT_EQ(s.from_api, 0u);
+  ASSERT_EQ(r.trace.process_list.size(), 1u);  // one pid, two images
+  EXPECT_EQ(end_of(r.trace, 0), "exec, exit");
+}
+
+TEST(DoctorGpuEnds, ASignalKeepsEverySeenCopy) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("end-signal", ends() + " signal", "--flush-ms 0");
+  EXPECT_EQ(r.code, 128 + 15);
+  const Seen s = pageable_h2d(r.trace);
+  EXPECT_EQ(s.calls, 4u);
+  EXPECT_EQ(s.from_api, 0u);
+  EXPECT_EQ(end_of(r.trace, 0), "signal SIGTERM");
+}
+
+TEST(DoctorGpuEnds, AChildKilledOutrightIsJudgedFromItsCalls) {
+  PINBENCH_REQUIRE_GPU();
+  // No periodic flush: the child's activity records die with it, its calls do not.
+  const DoctorRun r = doctor("end-kill-child", ends() + " kill-child", "--flush-ms 0");
+  EXPECT_EQ(r.code, 0);
+  const Seen s = pageable_h2d(r.trace);
+  EXPECT_EQ(s.calls, 8u);  // 5 in the killed child, 3 in the parent
+  EXPECT_EQ(s.bytes, 8 * kMiB);
+  EXPECT_EQ(s.from_api, 5u);
+  ASSERT_EQ(r.trace.process_list.size(), 2u);
+  int silent = 0;
+  for (const DoctorProcess& p : r.trace.process_list) silent += p.end.empty() ? 1 : 0;
+  EXPECT_EQ(silent, 1);  // the child said nothing as it died
+  const DoctorFinding* f = r.find("pageable-async");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 8u);
+  EXPECT_EQ(f->bytes, 8 * kMiB);
+}
+
+bool have_torch();
+
+TEST(DoctorGpuEnds, PythonOsExit) {
+  PINBENCH_REQUIRE_GPU();
+  if (!have_torch()) GTEST_SKIP() << "no python3 with a CUDA torch";
+  const DoctorRun r = doctor("end-torch-os-exit", "python3 " + scripts() + "/torch_ends.py os_exit",
+                             "--flush-ms 0");
+  EXPECT_EQ(r.code, 0);
+  const Seen s = pageable_h2d(r.trace);
+  EXPECT_EQ(s.calls, 4u);
+  EXPECT_EQ(s.bytes, 4 * kMiB);
+  EXPECT_EQ(s.from_api, 0u);
+  EXPECT_EQ(end_of(r.trace, 0), "_exit");
+}
+
+TEST(DoctorGpuEnds, PythonMultiprocessingWorkers) {
+  PINBENCH_REQUIRE_GPU();
+  if (!have_torch()) GTEST_SKIP() << "no python3 with a CUDA torch";
+  const DoctorRun r = doctor("end-torch-workers", "python3 " + scripts() + "/torch_ends.py workers",
+                             "--flush-ms 0");
+  EXPECT_EQ(r.code, 0);
+  const Seen s = pageable_h2d(r.trace);
+  EXPECT_EQ(s.calls, 10u);
+  EXPECT_EQ(s.bytes, 10 * kMiB);
+  EXPECT_EQ(s.from_api, 0u);
+  ASSERT_EQ(r.trace.process_list.size(), 2u);
+  for (const DoctorProcess& p : r.trace.process_list) EXPECT_EQ(p.end, "_exit") << p.pid;
+}
+
+TEST(DoctorGpuEnds, PythonExec) {
+  PINBENCH_REQUIRE_GPU();
+  if (!have_torch()) GTEST_SKIP() << "no python3 with a CUDA torch";
+  const DoctorRun r =
+      doctor("end-torch-exec", "python3 " + scripts() + "/torch_ends.py exec", "--flush-ms 0");
+  EXPECT_EQ(r.code, 0);
+  const Seen s = pageable_h2d(r.trace);
+  EXPECT_EQ(s.calls, 6u);
+  EXPECT_EQ(s.bytes, 6 * kMiB);
+  EXPECT_EQ(end_of(r.trace, 0), "exec, exit");
+}
+
 TEST(DoctorGpu, AProgramWithoutCudaMadeNoCudaCalls) {
   PINBENCH_REQUIRE_GPU();
   const DoctorRun r = doctor("no-cuda", "/bin/true");

@@ -159,6 +159,46 @@ double other_stream_busy_ms(const DoctorTrace& t, const std::vector<std::uint32_
   return covered_ms(spans, a, b);
 }
 
+// The lambda a C++ library template runs, from the template's name: code of the program's own
+// inlined into std::thread's (or std::function's) machinery is named by addr2line after the
+// template, "std::thread::_State_impl<...<(anonymous namespace)::work()::{lambda()#1}>
+// >::_M_run()", while the line is the lambda's. "" when the name holds no lambda.
+std::string lambda_in(const std::string& name) {
+  const std::size_t at = name.rfind("{lambda(");
+  if (at == std::string::npos) return "";
+  const std::size_t close = name.find('}', at);
+  if (close == std::string::npos) return "";
+  // Back from the lambda to where its qualified name starts: a '<', ',' or ' ' outside brackets.
+  std::size_t from = at;
+  int depth = 0;
+  while (from > 0) {
+    const char c = name[from - 1];
+    if (c == ')' || c == '>') ++depth;
+    if ((c == '(' || c == '<') && depth > 0) {
+      --depth;
+    } else if (depth == 0 && (c == '<' || c == ',' || c == ' ')) {
+      break;
+    }
+    --from;
+  }
+  std::string lambda = name.substr(from, close + 1 - from);
+  const std::string anonymous = "(anonymous namespace)::";
+  for (std::size_t a = lambda.find(anonymous); a != std::string::npos; a = lambda.find(anonymous))
+    lambda.erase(a, anonymous.size());
+  return lambda;
+}
+
+// The function a native frame's line lies in, as the program calls it.
+std::string function_of(const DoctorFrame& f) {
+  const bool library_template = f.function.rfind("std::", 0) == 0;
+  const bool own_line = f.line > 0 && f.file.rfind("/usr/", 0) != 0;
+  if (library_template && own_line) {
+    const std::string lambda = lambda_in(f.function);
+    if (!lambda.empty()) return lambda;
+  }
+  return f.function.empty() ? "?" : f.function;
+}
+
 std::string frame_text(const DoctorFrame& f) {
   if (f.python)
     return fmt::format("{}:{} in {}", f.file, f.line, f.function.empty() ? "?" : f.function);
@@ -167,7 +207,7 @@ std::string frame_text(const DoctorFrame& f) {
   if (slash != std::string::npos) module = module.substr(slash + 1);
   if (!f.file.empty()) {
     const std::string file = std::filesystem::path(f.file).lexically_normal().string();
-    return fmt::format("{} ({}:{})", f.function.empty() ? "?" : f.function, file, f.line);
+    return fmt::format("{} ({}:{})", function_of(f), file, f.line);
   }
   if (!f.function.empty()) return fmt::format("{} ({}+0x{:x})", f.function, module, f.offset);
   return fmt::format("{}+0x{:x}", module, f.offset);
@@ -206,6 +246,15 @@ std::pair<std::string, std::vector<std::string>> describe(const DoctorTrace& t,
     for (const DoctorFrame& f : s->frames) {
       if (!runtime_frame(f)) program.push_back(&f);
     }
+    // Where some frames have a line of debug information, the program's code is theirs: the
+    // frames before the first of them are a library's inside (a static runtime, a thread's
+    // start in the C++ library), and so are headers of the system's.
+    const auto own = [](const DoctorFrame* f) {
+      return f->line > 0 && f->file.rfind("/usr/include/", 0) != 0 &&
+             f->file.rfind("/usr/lib/", 0) != 0;
+    };
+    const auto first = std::find_if(program.begin(), program.end(), own);
+    if (first != program.end()) program.erase(program.begin(), first);
   }
   if (program.empty()) program.push_back(&s->frames.front());
   std::vector<std::string> below;

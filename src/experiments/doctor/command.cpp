@@ -2,8 +2,10 @@
 // library (src/experiments/doctor/inject/), then turns what it collected into a doctor record,
 // calibrates the machine's rates at the sizes the program copied, and prints the findings
 // (experiments/doctor/analysis.hpp). `--replay FILE` prints a recorded run.
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +27,7 @@
 #include "cuda/cupti_trace.hpp"
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/calibration.hpp"
+#include "experiments/doctor/events.hpp"
 #include "experiments/doctor/symbolise.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "framework/errors.hpp"
@@ -47,6 +50,8 @@ struct DoctorFlags : ProgramFlags {
   std::string trace, rates, fail_on;
   bool no_calibration = false;
   bool no_python_gil = false;
+  bool all_copies = false;
+  int flush_ms = 100;  // how often the collector flushes CUPTI's activity records; 0: at the end
 };
 
 std::vector<std::string> parse_fail_on(const std::string& list) {
@@ -113,6 +118,66 @@ int exit_for(const DoctorTrace& t, const RunRecord& record, const std::vector<st
   return 0;
 }
 
+// The collector's file (doctor_events::EventFile): its header, then room for the lines, sparse,
+// so it takes on disk what the program writes. Its path; InputError when it cannot be made.
+std::string create_collector_file() {
+  using File = doctor_events::EventFile;
+  const std::string dir = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp";
+  std::string path = dir + "/pinbench-doctor-XXXXXX";
+  const int fd = mkstemp(path.data());
+  const auto refuse = [&](const char* what) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) {
+      close(fd);
+      unlink(path.c_str());
+    }
+    throw InputError(fmt::format("cannot {} the collector's file in {}: {}", what, dir, why));
+  };
+  if (fd < 0) refuse("create");
+  const File::Header header{File::kMagic, 0};
+  if (pwrite(fd, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) refuse("write");
+  if (ftruncate(fd, static_cast<off_t>(File::kHeaderBytes + File::kCapacity)) != 0) {
+    refuse("size");
+  }
+  close(fd);
+  return path;
+}
+
+// What the program's processes wrote: the mapped file's lines as far as its counter says, then
+// the overflow file's. "" when neither can be read (the program never started the collector).
+std::string read_collector_file(const std::string& path, const std::string& overflow,
+                                std::uint64_t& cut) {
+  using File = doctor_events::EventFile;
+  cut = 0;
+  std::string lines;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    File::Header header{};
+    if (pread(fd, &header, sizeof header, 0) == static_cast<ssize_t>(sizeof header) &&
+        header.magic == File::kMagic) {
+      lines.resize(std::min(header.used, File::kCapacity));
+      std::size_t got = 0;
+      while (got < lines.size()) {
+        const ssize_t n = pread(fd, lines.data() + got, lines.size() - got,
+                                static_cast<off_t>(File::kHeaderBytes + got));
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+      }
+      lines.resize(got);
+    }
+    close(fd);
+  }
+  std::string more;
+  if (access(overflow.c_str(), F_OK) == 0) {
+    try {
+      more = read_input_file(overflow, std::uint64_t{1} << 34, "collector file");
+    } catch (const InputError&) {
+      more.clear();
+    }
+  }
+  return collector_lines(lines, more, cut);
+}
+
 int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   const std::vector<std::string> fail_on = parse_fail_on(flags.fail_on);
   if (!flags.replay.empty()) {
@@ -139,14 +204,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   if (!flags.rates.empty()) rates = load_rates(flags.rates);
 
   // The collector's file: created here, written by every process of the program, read after.
-  std::string dir = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp";
-  std::string events_path = dir + "/pinbench-doctor-XXXXXX";
-  const int fd = mkstemp(events_path.data());
-  if (fd < 0) {
-    throw InputError(
-        fmt::format("cannot create the collector's file in {}: {}", dir, std::strerror(errno)));
-  }
-  close(fd);
+  const std::string events_path = create_collector_file();
+  const std::string overflow_path = events_path + doctor_events::EventFile::kOverflowSuffix;
   std::string cupti;
   for (const std::string& c :
        cuda::cupti_candidates(std::getenv("CUPTI_PATH"), std::getenv("CUDA_HOME"))) {
@@ -161,6 +220,9 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
       "CUDA_INJECTION64_PATH=" + inject, "PINBENCH_DOCTOR_EVENTS=" + events_path,
       "PINBENCH_DOCTOR_CUPTI=" + cupti};
   if (flags.no_python_gil) env.push_back("PINBENCH_DOCTOR_PYTHON_GIL=0");
+  // A timeline shows every copy, so every copy's device times are kept for it.
+  if (flags.all_copies || !flags.trace.empty()) env.push_back("PINBENCH_DOCTOR_ALL_COPIES=1");
+  env.push_back(fmt::format("PINBENCH_DOCTOR_FLUSH_MS={}", flags.flush_ms));
 
   const auto t0 = SteadyClock::now();
   cli::ProgramExit done;
@@ -169,17 +231,19 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
                             {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH=", "LD_PRELOAD="}, env);
   } catch (...) {
     unlink(events_path.c_str());
+    unlink(overflow_path.c_str());
     throw;
   }
-  std::string text;
-  try {
-    text = read_input_file(events_path, std::uint64_t{1} << 34, "collector file");
-  } catch (const InputError&) {
-    text.clear();
-  }
+  std::uint64_t cut = 0;
+  const std::string text = read_collector_file(events_path, overflow_path, cut);
   unlink(events_path.c_str());
+  unlink(overflow_path.c_str());
 
   DoctorTrace t = parse_doctor_events(text);
+  if (cut > 0) {
+    t.notes.push_back(
+        fmt::format("{} event line(s) were cut short (a process died writing them)", cut));
+  }
   t.command = flags.program;
   t.exit_status = done.signal != 0 ? 0 : done.exit_status;
   if (done.signal != 0) t.signal = describe_signal(done.signal);
@@ -247,8 +311,17 @@ Command add_doctor(CLI::App& app) {
                   "Take the machine's rates from a sweep record instead of calibrating");
   sub->add_flag("--no-calibration", flags->no_calibration,
                 "Skip the calibration after the program: no estimate of time lost");
+  sub->add_flag("--all-copies", flags->all_copies,
+                "Record every copy's device times, page-locked ones too (the default pauses that "
+                "after 1024 page-locked copies in a row; --trace implies it)");
   sub->add_flag("--no-python-gil", flags->no_python_gil,
                 "Read Python frames only where the calling thread holds the GIL already");
+  sub->add_option(
+         "--flush-ms", flags->flush_ms,
+         "How often each process flushes CUPTI's activity records, in ms (default 100); 0: "
+         "only as it ends. A process killed outright loses what was not flushed, and its "
+         "copies are judged from the calls")
+      ->check(CLI::Range(0, 60000));
   sub->add_option("--fail-on", flags->fail_on,
                   "Exit 1 when one of these findings exists (comma-separated finding ids, as "
                   "the report shows them in brackets: docs/doctor.md lists them)");

@@ -14,6 +14,23 @@
 
 namespace pinbench::doctor_events {
 
+// The collector's file, which doctor creates and every process of the program maps shared: a
+// header whose `used` counter each writer advances atomically to claim room for a whole line,
+// then the lines. A line claimed but not written whole (the process was killed inside its
+// copy) holds NUL bytes, and the reader drops it. Writing is a copy into memory, no system call,
+// and the kernel keeps what was copied when the process dies, SIGKILL included. Lines that find
+// no room left go to the overflow file beside it (kOverflowSuffix), appended with write(2).
+struct EventFile {
+  static constexpr std::uint64_t kMagic = 0x3176652d64626e70ull;  // "pnbd-ev1", little-endian
+  static constexpr std::uint64_t kHeaderBytes = 4096;
+  static constexpr std::uint64_t kCapacity = std::uint64_t{1} << 30;  // sparse: costs what is used
+  static constexpr const char* kOverflowSuffix = ".more";
+  struct Header {
+    std::uint64_t magic;
+    std::uint64_t used;  // bytes claimed after the header; may pass kCapacity
+  };
+};
+
 constexpr char kSeparator = '\t';
 constexpr std::size_t kTagField = 0;
 constexpr std::size_t kPidField = 1;
@@ -27,6 +44,62 @@ inline std::size_t finish_line(char* line, std::size_t size, int n) {
   line[len - 1] = '\n';
   return len;
 }
+
+// A line built field by field without snprintf, for the lines written for every call, copy and
+// kernel: the collector's cost per call is the program's. It stops adding at the end of the buffer,
+// and line() then ends it with '\n' as finish_line does.
+class LineOut {
+ public:
+  LineOut(char* line, std::size_t size)
+      : at_(line), begin_(line), end_(line + (size > 0 ? size - 1 : 0)) {}
+  LineOut& ch(char c) {
+    if (at_ < end_) *at_++ = c;
+    return *this;
+  }
+  LineOut& tab() { return ch('\t'); }
+  LineOut& text(const char* s) {
+    while (*s != '\0' && at_ < end_) *at_++ = *s++;
+    return *this;
+  }
+  LineOut& whole(std::uint64_t v) {
+    char digits[20];
+    int n = 0;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    while (n > 0) ch(digits[--n]);
+    return *this;
+  }
+  LineOut& whole_signed(std::int64_t v) {
+    if (v >= 0) return whole(static_cast<std::uint64_t>(v));
+    ch('-');
+    return whole(static_cast<std::uint64_t>(-(v + 1)) + 1);
+  }
+  // Lower-case hexadecimal, at least `width` digits (at most 16).
+  LineOut& hex(std::uint64_t v, int width = 1) {
+    char digits[16];
+    int n = 0;
+    do {
+      digits[n++] = "0123456789abcdef"[v & 15];
+      v >>= 4;
+    } while (v != 0);
+    while (n < width && n < 16) digits[n++] = '0';
+    while (n > 0) ch(digits[--n]);
+    return *this;
+  }
+  // The line's length with its '\n'; 0 when the buffer holds no line.
+  std::size_t line() {
+    if (end_ <= begin_ || at_ == begin_) return 0;
+    *at_++ = '\n';  // room was kept for it
+    return static_cast<std::size_t>(at_ - begin_);
+  }
+
+ private:
+  char* at_;
+  char* begin_;
+  char* end_;
+};
 
 // H: a process initialised CUDA and CUPTI is collecting.
 struct Hello {
@@ -48,6 +121,7 @@ struct Note {
   static constexpr const char* kCuptiBusy = "cupti-busy";  // another profiler holds it
   static constexpr const char* kNoUnifiedMemory = "no-um";
   static constexpr const char* kActivity = "activity";  // an activity kind was not enabled
+  static constexpr const char* kQuiet = "quiet";        // page-locked copies' records were paused
   static std::size_t write(char* line, std::size_t size, int pid, const char* what,
                            const char* text) {
     return finish_line(line, size,
@@ -117,15 +191,13 @@ struct Api {
                            std::uint64_t end_ns, int status, std::uintptr_t pointer,
                            std::uint64_t bytes, std::uint64_t site, char direction, char host,
                            int node, const char* name) {
-    return finish_line(
-        line, size,
-        std::snprintf(
-            line, size,
-            "%c\t%d\t%c\t%s\t%u\t%d\t%llu\t%llu\t%d\t0x%zx\t%llu\t%016llx\t%c\t%c\t%d\t%s\n", kTag,
-            pid, runtime ? kRuntime : kDriver, call_class_name(call_class), correlation, thread,
-            static_cast<unsigned long long>(start_ns), static_cast<unsigned long long>(end_ns),
-            status, static_cast<std::size_t>(pointer), static_cast<unsigned long long>(bytes),
-            static_cast<unsigned long long>(site), direction, host, node, name));
+    LineOut out(line, size);
+    out.ch(kTag).tab().whole_signed(pid).tab().ch(runtime ? kRuntime : kDriver).tab();
+    out.text(call_class_name(call_class)).tab().whole(correlation).tab().whole_signed(thread);
+    out.tab().whole(start_ns).tab().whole(end_ns).tab().whole_signed(status).tab();
+    out.text("0x").hex(pointer).tab().whole(bytes).tab().hex(site, 16).tab().ch(direction);
+    out.tab().ch(host).tab().whole_signed(node).tab().text(name);
+    return out.line();
   }
 };
 
@@ -180,13 +252,12 @@ struct Memcpy {
                            std::uint64_t bytes, unsigned src_kind, unsigned dst_kind,
                            std::uint64_t start_ns, std::uint64_t end_ns, std::uint32_t stream,
                            std::uint32_t device, unsigned flags) {
-    return finish_line(
-        line, size,
-        std::snprintf(line, size, "%c\t%d\t%u\t%u\t%u\t%llu\t%u\t%u\t%llu\t%llu\t%u\t%u\t%u\n",
-                      kTag, pid, correlation, runtime_correlation, copy_kind,
-                      static_cast<unsigned long long>(bytes), src_kind, dst_kind,
-                      static_cast<unsigned long long>(start_ns),
-                      static_cast<unsigned long long>(end_ns), stream, device, flags));
+    LineOut out(line, size);
+    out.ch(kTag).tab().whole_signed(pid).tab().whole(correlation).tab().whole(runtime_correlation);
+    out.tab().whole(copy_kind).tab().whole(bytes).tab().whole(src_kind).tab().whole(dst_kind);
+    out.tab().whole(start_ns).tab().whole(end_ns).tab().whole(stream).tab().whole(device).tab();
+    out.whole(flags);
+    return out.line();
   }
 };
 
@@ -197,10 +268,10 @@ struct Kernel {
   static std::size_t write(char* line, std::size_t size, int pid, std::uint32_t correlation,
                            std::uint64_t start_ns, std::uint64_t end_ns, std::uint32_t stream,
                            const char* name) {
-    return finish_line(line, size,
-                       std::snprintf(line, size, "%c\t%d\t%u\t%llu\t%llu\t%u\t%s\n", kTag, pid,
-                                     correlation, static_cast<unsigned long long>(start_ns),
-                                     static_cast<unsigned long long>(end_ns), stream, name));
+    LineOut out(line, size);
+    out.ch(kTag).tab().whole_signed(pid).tab().whole(correlation).tab().whole(start_ns).tab();
+    out.whole(end_ns).tab().whole(stream).tab().text(name);
+    return out.line();
   }
 };
 

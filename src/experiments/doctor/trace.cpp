@@ -116,6 +116,7 @@ namespace {
 
 struct RawCopy {
   int pid;
+  int image;  // which image of the pid (an exec starts another, its ids from the start again)
   std::uint64_t corr, rcorr;
   Copy copy;
   std::uint64_t start, end;
@@ -137,7 +138,9 @@ DoctorTrace parse_doctor_events(std::string_view text) {
   };
   std::vector<RawMigration> migrations;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> call_times;  // raw start, end
-  std::map<int, std::string> ended;                                 // pid -> how
+  std::vector<int> call_images;                                     // each call's image
+  std::map<int, int> images;         // pid -> its H lines so far: an exec'd image says hello again
+  std::map<int, std::string> ended;  // pid -> how
   std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t skipped = 0;
   std::uint32_t cupti_version = 0;
@@ -169,6 +172,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
       ok = number(f[H::kCuptiVersion], version) && number(f[H::kClock], t0);
       if (ok) {
         ++t.processes;
+        ++images[pid];
         ended.emplace(pid, "");
         cupti_version = static_cast<std::uint32_t>(version);
         origin = std::min(origin, t0);
@@ -207,6 +211,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
         // The correlation id rides in start_ns until the join below.
         c.start_ns = static_cast<std::int64_t>(corr);
         call_times.emplace_back(start, std::max(start, end));
+        call_images.push_back(images[pid]);
         t.calls.push_back(std::move(c));
       }
     } else if (tag == ev::Site::kTag && f.size() >= ev::Site::kFirstFrame) {
@@ -250,6 +255,7 @@ DoctorTrace parse_doctor_events(std::string_view text) {
       using M = ev::Memcpy;
       RawCopy r{};
       r.pid = pid;
+      r.image = images[pid];
       std::uint64_t kind = 0, bytes = 0, src = 0, dst = 0, stream = 0;
       ok = number(f[M::kCorrelation], r.corr) && number(f[M::kRuntimeCorrelation], r.rcorr) &&
            number(f[M::kCopyKind], kind) && number(f[M::kBytes], bytes) &&
@@ -303,17 +309,18 @@ DoctorTrace parse_doctor_events(std::string_view text) {
   // Join copies to calls: a copy's runtimeCorrelationId names the runtime call that made it,
   // its correlationId the driver call; depending on the CUPTI release a runtime callback's id
   // is one or the other, so both are tried.
-  std::map<std::tuple<int, bool, std::uint64_t>, std::size_t> by_corr;
+  std::map<std::tuple<int, int, bool, std::uint64_t>, std::size_t> by_corr;
   for (std::size_t i = 0; i < t.calls.size(); ++i) {
     DoctorCall& c = t.calls[i];
-    by_corr[{c.pid, c.domain == "runtime", static_cast<std::uint64_t>(c.start_ns)}] = i;
+    by_corr[{c.pid, call_images[i], c.domain == "runtime",
+             static_cast<std::uint64_t>(c.start_ns)}] = i;
     c.start_ns = rel(call_times[i].first);
     c.end_ns = rel(call_times[i].second);
   }
   for (RawCopy& r : copies) {
     const auto find = [&](bool runtime, std::uint64_t id) -> DoctorCall* {
       if (id == 0) return nullptr;
-      const auto it = by_corr.find({r.pid, runtime, id});
+      const auto it = by_corr.find({r.pid, r.image, runtime, id});
       return it == by_corr.end() ? nullptr : &t.calls[it->second];
     };
     DoctorCall* call = find(true, r.rcorr);
@@ -375,12 +382,35 @@ DoctorTrace parse_doctor_events(std::string_view text) {
       t.calls.begin(), t.calls.end(), [](const DoctorCall& c) { return c.from_api; }));
   if (lost > 0) {
     t.notes.push_back(fmt::format(
-        "{} copy call(s) lost their activity records (the process ended before they were "
-        "flushed) and were judged from the API side: bytes, direction and the host memory as "
-        "the collector saw it at the call",
+        "{} copy call(s) have no activity record (their process ended before it was flushed, or "
+        "page-locked copies' device times were not being recorded) and were judged from the "
+        "call itself: its bytes, direction and host memory as the collector saw them, its host "
+        "times",
         lost));
   }
   return t;
+}
+
+std::string collector_lines(std::string_view lines, std::string_view overflow, std::uint64_t& cut) {
+  std::string out;
+  out.reserve(lines.size() + overflow.size());
+  cut = 0;
+  std::size_t from = 0;
+  while (from < lines.size()) {
+    const std::size_t end = lines.find_first_of(std::string_view("\n\0", 2), from);
+    if (end == std::string_view::npos) {  // claimed to the end, never finished
+      ++cut;
+      break;
+    }
+    if (lines[end] == '\n') {
+      out.append(lines.substr(from, end + 1 - from));
+    } else if (end > from) {
+      ++cut;  // a line that runs into NUL bytes: its writer died inside the copy
+    }
+    from = end + 1;
+  }
+  out.append(overflow);
+  return out;
 }
 
 // --- JSON -------------------------------------------------------------------------------------

@@ -117,6 +117,11 @@ constexpr std::size_t kMaxDoctorKernels = 200000;
 // writing it) and unknown lines are skipped and counted in the notes; nothing else is lost.
 DoctorTrace parse_doctor_events(std::string_view text);
 
+// The event lines of the collector's file (events.hpp, EventFile): `lines` is its region after
+// the header, as far as the header's counter says, `overflow` the overflow file's text. A line
+// claimed but not written whole (it runs into NUL bytes) is left out and counted in `cut`.
+std::string collector_lines(std::string_view lines, std::string_view overflow, std::uint64_t& cut);
+
 nlohmann::json to_json(const DoctorTrace& t);
 // Validates as record_from_json does: InputError naming the field ("doctor.calls[3].bytes").
 DoctorTrace doctor_trace_from_json(const nlohmann::json& j);

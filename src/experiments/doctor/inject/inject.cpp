@@ -17,6 +17,7 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,7 +66,6 @@ constexpr int kMaxFrames = 16;
 constexpr int kMaxPythonFrames = 8;
 
 pinbench::cuda::CuptiApi g_cupti;
-int g_fd = -1;
 int g_pid = 0;
 std::atomic<bool> g_flushing{false};
 std::atomic<bool> g_ended{false};
@@ -133,39 +133,64 @@ char host_kind(std::uintptr_t p) {
   return events::Api::kPageable;
 }
 
-HostSide host_side_of(const std::string& name, const std::uintptr_t* params) {
+// How a copy API's parameters say what it copies: worked out once per callback id at start-up,
+// so a call reads its parameters without comparing names.
+enum class Shape : std::int8_t {
+  kUnsaid,          // not a copy whose parameters the collector reads
+  kRuntimeKind,     // cudaMemcpy, cudaMemcpyAsync: (dst, src, count, kind, ...)
+  kToDevice,        // cuMemcpyHtoD*: (dst, src, count, ...)
+  kToHost,          // cuMemcpyDtoH*
+  kDeviceToDevice,  // cuMemcpyDtoD*
+  kUnified          // cuMemcpy, cuMemcpyAsync: the pointers say
+};
+
+Shape shape_of(const std::string& name) {
+  if (name == "cudaMemcpy" || name == "cudaMemcpyAsync") return Shape::kRuntimeKind;
+  if (starts(name, "cuMemcpyHtoD")) return Shape::kToDevice;
+  if (starts(name, "cuMemcpyDtoH")) return Shape::kToHost;
+  if (starts(name, "cuMemcpyDtoD")) return Shape::kDeviceToDevice;
+  if (name == "cuMemcpy" || name == "cuMemcpyAsync") return Shape::kUnified;
+  return Shape::kUnsaid;
+}
+
+HostSide host_side_of(Shape shape, const std::uintptr_t* params) {
   using A = events::Api;
   HostSide h;
-  if (name == "cudaMemcpy" || name == "cudaMemcpyAsync") {  // (dst, src, count, kind, ...)
-    switch (params[3]) {
-      case 1:  // cudaMemcpyHostToDevice
+  switch (shape) {
+    case Shape::kRuntimeKind: {
+      // The kind is an enum, 4 bytes in its 8-byte slot: the rest is padding, not zero.
+      const auto kind = static_cast<std::uint32_t>(params[3]);
+      if (kind == 1) {  // cudaMemcpyHostToDevice
         h.direction = A::kToDevice;
         h.pointer = params[1];
-        break;
-      case 2:  // cudaMemcpyDeviceToHost
+      } else if (kind == 2) {  // cudaMemcpyDeviceToHost
         h.direction = A::kToHost;
         h.pointer = params[0];
-        break;
-      case 3:  // cudaMemcpyDeviceToDevice
+      } else if (kind == 3) {  // cudaMemcpyDeviceToDevice
         h.direction = A::kDeviceToDevice;
         h.host = A::kNoHost;
         return h;
-      default:  // cudaMemcpyDefault: the pointers say; a pinned end is enough to skip the site
+      } else {  // cudaMemcpyDefault: a pinned end is enough to skip the site
         if (in_pinned(params[0]) || in_pinned(params[1])) h.host = A::kPinned;
         return h;
+      }
+      break;
     }
-  } else if (starts(name, "cuMemcpyHtoD")) {
-    h.direction = A::kToDevice;
-    h.pointer = params[1];
-  } else if (starts(name, "cuMemcpyDtoH")) {
-    h.direction = A::kToHost;
-    h.pointer = params[0];
-  } else if (starts(name, "cuMemcpyDtoD")) {
-    h.direction = A::kDeviceToDevice;
-    h.host = A::kNoHost;
-    return h;
-  } else {
-    return h;
+    case Shape::kToDevice:
+      h.direction = A::kToDevice;
+      h.pointer = params[1];
+      break;
+    case Shape::kToHost:
+      h.direction = A::kToHost;
+      h.pointer = params[0];
+      break;
+    case Shape::kDeviceToDevice:
+      h.direction = A::kDeviceToDevice;
+      h.host = A::kNoHost;
+      return h;
+    default:
+      if (in_pinned(params[0]) || in_pinned(params[1])) h.host = A::kPinned;
+      return h;
   }
   h.host = host_kind(h.pointer);
   return h;
@@ -204,10 +229,8 @@ int numa_node_of(std::uintptr_t p, std::uint64_t bytes) {
   return best;
 }
 
-std::int8_t g_runtime_host[CUPTI_RUNTIME_TRACE_CBID_SIZE];  // 1: host_side_of reads its params
-std::int8_t g_driver_host[CUPTI_DRIVER_TRACE_CBID_SIZE];
-std::string* g_runtime_base = nullptr;  // base names, per callback id
-std::string* g_driver_base = nullptr;
+Shape g_runtime_shape[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+Shape g_driver_shape[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
 thread_local int t_tid = 0;
 thread_local int t_in_runtime = 0;
@@ -217,12 +240,18 @@ int tid() {
   return t_tid;
 }
 
-// One whole line per write(2): O_APPEND keeps the lines of every thread (and every process
-// that inherits the variable) apart.
-void write_all(const char* data, std::size_t len) {
-  if (g_fd < 0) return;
+// The collector's file (events.hpp, EventFile), mapped shared: a line is claimed by advancing the
+// header's counter and copied in, so lines of every thread and process stay whole and apart, and
+// survive the process. Without the mapping (or once it is full), lines are appended to the
+// overflow file with one write(2) each.
+events::EventFile::Header* g_header = nullptr;
+char* g_lines = nullptr;
+int g_overflow_fd = -1;
+std::string* g_overflow_path = nullptr;
+
+void append(int fd, const char* data, std::size_t len) {
   while (len > 0) {
-    const ssize_t n = ::write(g_fd, data, len);
+    const ssize_t n = ::write(fd, data, len);
     if (n < 0) {
       if (errno == EINTR) continue;
       return;
@@ -230,6 +259,22 @@ void write_all(const char* data, std::size_t len) {
     data += n;
     len -= static_cast<std::size_t>(n);
   }
+}
+
+void write_all(const char* data, std::size_t len) {
+  if (len == 0) return;
+  if (g_header != nullptr) {
+    const std::uint64_t at = __atomic_fetch_add(&g_header->used, len, __ATOMIC_RELAXED);
+    if (at + len <= events::EventFile::kCapacity) {
+      std::memcpy(g_lines + at, data, len);
+      return;
+    }
+  }
+  if (g_overflow_fd < 0 && g_overflow_path != nullptr) {
+    g_overflow_fd =
+        ::open(g_overflow_path->c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  }
+  if (g_overflow_fd >= 0) append(g_overflow_fd, data, len);
 }
 
 // Tabs and newlines would split a field or a line.
@@ -467,6 +512,57 @@ std::uint64_t call_site() {
 
 // --- callbacks --------------------------------------------------------------------------------
 
+// CUPTI's memcpy activity records are the collector's largest cost (a copy-heavy program of
+// page-locked copies ran 1.13x with them, 1.04x without, on the H200), and a copy from a
+// page-locked range the process made can be in no finding: after kQuietCopies copies in a row
+// that the calls themselves show page-locked (or device to device), the process stops recording
+// copies' device times, and starts again at the entry of the first copy call that could be in a
+// finding, before the copy is made. Calls keep being written; a call without its record gets
+// its copy from what it said (trace.cpp). PINBENCH_DOCTOR_ALL_COPIES=1 (doctor's --all-copies,
+// and --trace) keeps every record.
+constexpr int kQuietCopies = 1024;
+bool g_all_copies = false;
+std::atomic<int> g_quiet{0};
+std::atomic<bool> g_recording{true};
+std::mutex g_recording_mu;
+
+void record_copies(bool on) {
+  if (g_recording.load(std::memory_order_relaxed) == on) return;
+  const std::lock_guard<std::mutex> lock(g_recording_mu);
+  if (g_recording.load() == on) return;
+  if (on) {
+    g_cupti.activity_enable(CUPTI_ACTIVITY_KIND_MEMCPY);
+  } else {
+    g_cupti.activity_disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    static bool said = false;
+    if (!said) {
+      said = true;
+      note(events::Note::kQuiet,
+           "after %d copies in a row from page-locked memory, copies' device times were recorded "
+           "only while copies that could be in a finding were made (--all-copies records every "
+           "one)",
+           kQuietCopies);
+    }
+  }
+  g_recording = on;
+}
+
+// At a copy call's entry: whether its copies need their device times recorded.
+void before_copy(bool runtime, CUpti_CallbackId cbid, int cls, const void* params) {
+  const Shape shape = runtime ? g_runtime_shape[cbid] : g_driver_shape[cbid];
+  bool quiet = false;
+  if (cls != kBatch && params != nullptr && shape != Shape::kUnsaid) {
+    const HostSide side = host_side_of(shape, static_cast<const std::uintptr_t*>(params));
+    quiet = side.host == events::Api::kPinned || side.host == events::Api::kNoHost;
+  }
+  if (!quiet) {
+    g_quiet.store(0, std::memory_order_relaxed);
+    record_copies(true);
+  } else if (g_quiet.fetch_add(1, std::memory_order_relaxed) + 1 >= kQuietCopies) {
+    record_copies(false);
+  }
+}
+
 void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
@@ -478,6 +574,9 @@ void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
     if (runtime) ++t_in_runtime;
     // A driver call made by a runtime call on this thread is that call, seen twice.
     if (!runtime && t_in_runtime > 0) return;
+    if (!g_all_copies && (cls == kCopy || cls == kCopyAsync || cls == kBatch)) {
+      before_copy(runtime, cbid, cls, cb->functionParams);
+    }
     if (cb->correlationData != nullptr) *cb->correlationData = now_ns();
     return;
   }
@@ -523,9 +622,8 @@ void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
   HostSide side;
   int node = -1;
   if ((cls == kCopy || cls == kCopyAsync) && params != nullptr &&
-      (runtime ? g_runtime_host[cbid] : g_driver_host[cbid]) != 0) {
-    const std::string& base = runtime ? g_runtime_base[cbid] : g_driver_base[cbid];
-    side = host_side_of(base, params);
+      (runtime ? g_runtime_shape[cbid] : g_driver_shape[cbid]) != Shape::kUnsaid) {
+    side = host_side_of(runtime ? g_runtime_shape[cbid] : g_driver_shape[cbid], params);
     // A copy from page-locked memory can be in no finding; one between devices neither.
     wants_site = side.host != events::Api::kPinned && side.host != events::Api::kNoHost;
     if (side.pointer != 0) ptr = side.pointer;
@@ -715,11 +813,25 @@ bool open_cupti(pinbench::cuda::CuptiApi& c, const char* candidates) {
 int start() {
   const char* path = std::getenv("PINBENCH_DOCTOR_EVENTS");
   if (path == nullptr || *path == '\0') return 1;  // not started by doctor: collect nothing
-  g_fd = ::open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (g_fd < 0) return 1;
+  g_overflow_path = new std::string(std::string(path) + events::EventFile::kOverflowSuffix);
+  const int fd = ::open(path, O_RDWR | O_CLOEXEC);
+  if (fd >= 0) {
+    void* map = mmap(nullptr, events::EventFile::kHeaderBytes + events::EventFile::kCapacity,
+                     PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (map != MAP_FAILED) {
+      auto* header = static_cast<events::EventFile::Header*>(map);
+      if (header->magic == events::EventFile::kMagic) {
+        g_header = header;
+        g_lines = static_cast<char*>(map) + events::EventFile::kHeaderBytes;
+      }
+    }
+  }
   g_pid = static_cast<int>(getpid());
   const char* gil = std::getenv("PINBENCH_DOCTOR_PYTHON_GIL");
   g_python_gil = gil == nullptr || std::strcmp(gil, "0") != 0;
+  const char* all = std::getenv("PINBENCH_DOCTOR_ALL_COPIES");
+  g_all_copies = all != nullptr && std::strcmp(all, "1") == 0;
   Dl_info self{};
   if (dladdr(reinterpret_cast<void*>(&start), &self) != 0) {
     g_self_base = reinterpret_cast<std::uintptr_t>(self.dli_fbase);
@@ -729,8 +841,6 @@ int start() {
   }
   g_sites = new std::unordered_set<std::uint64_t>();
   g_pinned = new std::map<std::uintptr_t, std::uint64_t>();
-  g_runtime_base = new std::string[CUPTI_RUNTIME_TRACE_CBID_SIZE];
-  g_driver_base = new std::string[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
   pinbench::cuda::CuptiApi& c = g_cupti;
   if (!open_cupti(c, std::getenv("PINBENCH_DOCTOR_CUPTI"))) {
@@ -764,8 +874,7 @@ int start() {
     const std::string base = base_name(name);
     g_runtime_class[id] = classify(base);
     g_runtime_sized[id] = size_third(base);
-    g_runtime_host[id] = size_third(base) ? 1 : 0;
-    g_runtime_base[id] = base;
+    g_runtime_shape[id] = shape_of(base);
     if (g_runtime_class[id] > 0) c.enable_callback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
   }
   for (std::uint32_t id = 0; id < CUPTI_DRIVER_TRACE_CBID_SIZE; ++id) {
@@ -775,8 +884,7 @@ int start() {
     const std::string base = base_name(name);
     g_driver_class[id] = classify(base);
     g_driver_sized[id] = size_third(base);
-    g_driver_host[id] = size_third(base) ? 1 : 0;
-    g_driver_base[id] = base;
+    g_driver_shape[id] = shape_of(base);
     if (g_driver_class[id] > 0) c.enable_callback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
   }
 
@@ -805,7 +913,12 @@ int start() {
            static_cast<int>(k), static_cast<int>(r));
     }
   }
-  if (c.flush_period != nullptr) c.flush_period(100);
+  // Flushed every PINBENCH_DOCTOR_FLUSH_MS (doctor's --flush-ms; 100 unless said), or only at
+  // the end when it is 0.
+  const char* flush = std::getenv("PINBENCH_DOCTOR_FLUSH_MS");
+  const long flush_ms = flush != nullptr ? std::strtol(flush, nullptr, 10) : 100;
+  if (c.flush_period != nullptr && flush_ms > 0)
+    c.flush_period(static_cast<std::uint32_t>(flush_ms));
   std::atexit(at_exit);
   install_fatal_handlers();
   return 1;
