@@ -113,6 +113,14 @@ struct StagedCopierStats {
   std::uint64_t direct_bytes = 0;
 };
 
+// One block of a batch (StagedCopier::copy_blocks_to_device, copy_blocks_to_host): `bytes` bytes
+// at `host_offset` in the host arena and at `device_offset` in the device arena.
+struct StagedBlock {
+  std::size_t host_offset = 0;
+  std::size_t device_offset = 0;
+  std::size_t bytes = 0;
+};
+
 class StagedCopier {
  public:
   // Checks the options (std::invalid_argument), pins the staging rings and starts the threads
@@ -141,6 +149,22 @@ class StagedCopier {
                                                 cudaStream_t stream = 0);
   [[nodiscard]] StagedCopy copy_to_host_async(void* dst, const void* src, std::size_t bytes,
                                               cudaStream_t stream = 0);
+
+  // Many blocks between a host arena and a device arena in one call (KV-cache pages, layers'
+  // weights, embedding rows), returning when every block is at its destination. From pageable
+  // memory the engine's host threads pack the blocks one after another into its staging
+  // buffers (to the device) or unpack them (to the host), and each buffer's blocks move in one
+  // cudaMemcpyBatchAsync: a device call per staging buffer, not per block. One block alone
+  // follows copy_to_device's rule (small: straight to cudaMemcpyAsync); page-locked or
+  // managed arenas get one cudaMemcpyAsync per block on `stream`. Blocks may have any size and
+  // alignment; destinations must not overlap one another (std::invalid_argument), sources may.
+  // The arguments are checked as copy_to_device checks them, over the span the blocks cover in
+  // each arena. On failure, StagedCopyError::bytes_done() counts whole blocks in the order given
+  // (and part of the next).
+  void copy_blocks_to_device(void* device_arena, const void* host_arena, const StagedBlock* blocks,
+                             std::size_t count, cudaStream_t stream = 0);
+  void copy_blocks_to_host(void* host_arena, const void* device_arena, const StagedBlock* blocks,
+                           std::size_t count, cudaStream_t stream = 0);
 
   const StagedCopyOptions& options() const;
   int device() const;

@@ -112,6 +112,40 @@ Chunk slice_of(std::size_t bytes, std::uintptr_t host_address, std::size_t count
   return {begin, cut(index + 1) - begin};
 }
 
+BatchPlan plan_batch(const std::vector<BatchBlock>& blocks, const ChunkPolicy& policy,
+                     std::size_t max_pieces) {
+  std::size_t total = 0;
+  for (const BatchBlock& b : blocks) total = saturating_add(total, b.bytes);
+  const std::vector<Chunk> sizes = plan_chunks(total, 0, policy);
+  BatchPlan plan;
+  const std::size_t n = blocks.size();
+  std::size_t block = 0;
+  std::size_t done = 0;  // bytes of blocks[block] already placed
+  const auto skip_finished = [&] {
+    while (block < n && done == blocks[block].bytes) {
+      ++block;
+      done = 0;
+    }
+  };
+  skip_finished();
+  for (std::size_t k = 0; block < n; ++k) {
+    // Past the planned sizes only when pieces closed chunks early: full staging buffers then.
+    const std::size_t room = k < sizes.size() ? sizes[k].bytes : policy.max_chunk_bytes;
+    BatchChunk c;
+    c.first_piece = plan.pieces.size();
+    while (block < n && c.bytes < room && c.pieces < std::max<std::size_t>(1, max_pieces)) {
+      const std::size_t take = std::min(blocks[block].bytes - done, room - c.bytes);
+      plan.pieces.push_back({block, done, c.bytes, take});
+      c.bytes += take;
+      ++c.pieces;
+      done += take;
+      skip_finished();
+    }
+    plan.chunks.push_back(c);
+  }
+  return plan;
+}
+
 std::size_t staging_bytes(const StagedCopyOptions& o) {
   const auto ring = [](const StagingRing& r) {
     return saturating_mul(r.chunk_bytes, static_cast<std::size_t>(std::max(0, r.depth)));

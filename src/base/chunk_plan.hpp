@@ -56,4 +56,43 @@ std::size_t slice_count(std::size_t bytes, int threads);
 Chunk slice_of(std::size_t bytes, std::uintptr_t host_address, std::size_t count, std::size_t index,
                std::size_t alignment = kHostPageBytes);
 
+// A batch of blocks (StagedCopier::copy_blocks_to_device, copy_blocks_to_host) travels packed:
+// the blocks one after another, cut into chunks as plan_chunks cuts a copy of their total, so
+// each staging buffer holds the whole or part of several blocks and moves them in one device
+// call. A block that crosses a chunk's end goes on at the start of the next chunk.
+struct BatchBlock {
+  std::size_t host_offset = 0;    // in the host arena
+  std::size_t device_offset = 0;  // in the device arena
+  std::size_t bytes = 0;
+};
+
+// A block's part in one chunk.
+struct BatchPiece {
+  std::size_t block = 0;   // its index in the batch
+  std::size_t offset = 0;  // from the block's first byte
+  std::size_t at = 0;      // from the chunk's first byte: its place in the staging buffer
+  std::size_t bytes = 0;
+  bool operator==(const BatchPiece& o) const {
+    return block == o.block && offset == o.offset && at == o.at && bytes == o.bytes;
+  }
+};
+
+struct BatchChunk {
+  std::size_t bytes = 0;
+  std::size_t first_piece = 0;  // into BatchPlan::pieces
+  std::size_t pieces = 0;
+};
+
+struct BatchPlan {
+  std::vector<BatchChunk> chunks;
+  std::vector<BatchPiece> pieces;  // chunk by chunk, in the batch's order
+};
+
+// The chunks of a batch: sized as plan_chunks sizes one copy of the blocks' total (the host
+// address taken as page-aligned), except that a chunk closes early once it holds `max_pieces`
+// pieces (at least 1). Blocks of 0 bytes get no piece. Every byte of every block lies in
+// exactly one piece.
+BatchPlan plan_batch(const std::vector<BatchBlock>& blocks, const ChunkPolicy& policy,
+                     std::size_t max_pieces);
+
 }  // namespace pinbench

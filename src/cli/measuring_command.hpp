@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/command_help.hpp"
@@ -32,6 +33,7 @@
 #include "cli/replay.hpp"
 #include "cli/trace_option.hpp"
 #include "framework/record.hpp"
+#include "framework/sampling.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench::cli {
@@ -142,6 +144,41 @@ typename ConfigOption<Config>::Bind sizes(std::vector<std::uint64_t> Config::*m,
   };
 }
 
+// A field of the stop rule (framework/sampling.hpp) that sits in the config's `stop`.
+template <class Config, class T>
+typename ConfigOption<Config>::Bind stop_rule(T StopRule::*m) {
+  return [m](CLI::App& sub, const std::string& flag, const std::string& help,
+             ConfigBinding<Config>& b) {
+    return sub.add_option(flag, b.bound().stop.*m, help)->capture_default_str();
+  };
+}
+
+// --max-spread: a percentage, where the stop rule holds a fraction.
+template <class Config>
+typename ConfigOption<Config>::Bind max_spread_percent() {
+  return [](CLI::App& sub, const std::string& flag, const std::string& help,
+            ConfigBinding<Config>& b) {
+    return sub
+        .add_option_function<double>(
+            flag, [&b](double percent) { b.bound().stop.max_spread = percent / 100.0; }, help)
+        ->default_str(fmt::format("{:g}", b.defaults().stop.max_spread * 100.0));
+  };
+}
+
+// --max-spread, --time-cap, --min-samples and --max-samples: the stop rule of a config whose
+// `stop` holds one (the sweep's, blocks').
+template <class Config>
+std::vector<ConfigOption<Config>> stop_rule_options() {
+  return {{"--max-spread", max_spread_percent<Config>(),
+           "Stop sampling when stddev/mean of the times is at most this many percent"},
+          {"--time-cap", stop_rule<Config>(&StopRule::time_cap_ms),
+           "Stop sampling a case after this many ms"},
+          {"--min-samples", stop_rule<Config>(&StopRule::min_samples),
+           "Never fewer timed samples per case"},
+          {"--max-samples", stop_rule<Config>(&StopRule::max_samples),
+           "Never more timed samples per case"}};
+}
+
 // The options every measuring subcommand has beside its experiment's own.
 struct MeasuringFlags {
   OutputPaths outputs;
@@ -170,6 +207,9 @@ class MeasuringCommand {
     return o.bind(*sub_, o.flag, o.help, state_->binding);
   }
   std::vector<CLI::Option*> options(std::initializer_list<ConfigOption<Config>> rows) {
+    return options(std::vector<ConfigOption<Config>>(rows));
+  }
+  std::vector<CLI::Option*> options(const std::vector<ConfigOption<Config>>& rows) {
     std::vector<CLI::Option*> added;
     for (const ConfigOption<Config>& o : rows) added.push_back(option(o));
     return added;
@@ -177,6 +217,12 @@ class MeasuringCommand {
 
   // Replays take these options too (lesson: --reference); every other is refused with --replay.
   void keep_in_replay(const CLI::Option* o) { state_->flags.replay.kept.push_back(o); }
+
+  // An output made from the record alone, written after a live run and a replay alike (blocks:
+  // --recommend); its option should be kept in replays.
+  void write_from_record(std::function<void(const RunRecord&)> write) {
+    state_->write_from_record = std::move(write);
+  }
 
   // Adds the outputs and the replay flags (after every other option, as replay needs) and
   // returns the command. It measures `measure(config, flags)`, or replays a record of
@@ -197,7 +243,8 @@ class MeasuringCommand {
                    state->flags.reference_path,
                    [state, measure] { return measure(state->binding.config(), state->flags); },
                    state->flags.outputs,
-                   {}});
+                   {},
+                   state->write_from_record});
             }};
   }
 
@@ -206,6 +253,7 @@ class MeasuringCommand {
     explicit State(Config defaults) : binding(std::move(defaults)) {}
     ConfigBinding<Config> binding;
     MeasuringFlags flags;
+    std::function<void(const RunRecord&)> write_from_record;
   };
 
   std::shared_ptr<State> state_;

@@ -71,8 +71,9 @@ std::vector<std::string> ignored_options(const CLI::App& sub, const ReplayFlags&
 }
 
 // `why` is the NoGpuError's message; the reason in it is the one the notice gives.
-int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const std::string& experiment,
+int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const MeasuringRun& run,
                   const std::string& why, const TextOptions& options) {
+  const std::string& experiment = run.experiments.front();
   const std::string prefix = "no usable GPU: ";
   const std::string no_gpu = why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why;
   const std::string dir = data_dir() + "/runs";
@@ -94,7 +95,9 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const std::stri
       no_gpu.c_str(), experiment_for(experiment).noun().c_str(),
       record.created_utc.substr(0, 10).c_str(), printable(record.machine.device_name).c_str(),
       path->c_str());
-  return print_run(record, options, true);
+  const int code = print_run(record, options, true);
+  if (run.write_from_record) run.write_from_record(record);
+  return code;
 }
 
 }  // namespace
@@ -158,7 +161,9 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
     const TextOptions options = print_options(run);
     std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay_path.c_str(),
                 printable(record.machine.device_name).c_str(), record.created_utc.c_str());
-    return print_run(record, options, true);
+    const int code = print_run(record, options, true);
+    if (run.write_from_record) run.write_from_record(record);
+    return code;
   }
   // A bad reference, or two outputs on one file, is exit 2 before minutes of measuring, not after.
   const TextOptions options = print_options(run);
@@ -170,11 +175,12 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
     record = run.measure();
   } catch (const NoGpuError& e) {
     if (flags.require_gpu) throw;
-    return replay_newest(sub, flags, run.experiments.front(), e.what(), options);
+    return replay_newest(sub, flags, run, e.what(), options);
   }
   const int code = print_run(*record, options);
   write_outputs(*record, run.outputs);
   if (run.write_more) run.write_more(*record);
+  if (run.write_from_record) run.write_from_record(*record);
   // An interrupted run still printed and wrote what it measured; its status says a signal came,
   // even when it came during the last case and the record is whole.
   return stop_requested() ? exit_code_for_signal(stop_signal()) : code;

@@ -53,6 +53,9 @@ struct MeasuringRun {
   OutputPaths outputs;  // written after the live run printed its record
   // The experiment's own outputs, written after those (check: --prometheus); may be empty.
   std::function<void(const RunRecord&)> write_more;
+  // Outputs that come from the record alone (blocks: --recommend), written after the record is
+  // printed whether it was measured or replayed; may be empty.
+  std::function<void(const RunRecord&)> write_from_record;
 };
 
 // --replay FILE: prints FILE's record, refused (InputError, before anything is printed) when it

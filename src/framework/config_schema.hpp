@@ -63,4 +63,13 @@ std::vector<ConfigField> joined(std::initializer_list<std::vector<ConfigField>> 
 // experiment that samples with it.
 const std::vector<ConfigField>& sampling_fields();
 
+// A list of a config's choices (memory kinds, directions, methods) as the names records carry:
+// each value's to_string.
+template <class T>
+nlohmann::json names_of(const std::vector<T>& values) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const T& v : values) out.push_back(to_string(v));
+  return out;
+}
+
 }  // namespace pinbench

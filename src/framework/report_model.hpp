@@ -55,6 +55,7 @@ struct HeatCell {
   std::optional<double> value;  // absent: no figure
   double shade = 0.0;           // 0..1, what the colour shows
   bool marked = false;          // the chosen cell (e.g. the best shape's)
+  std::string label;            // shown before the value (e.g. the method that won the cell)
 };
 
 struct ChartSpec {

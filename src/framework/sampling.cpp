@@ -1,5 +1,6 @@
 #include "framework/sampling.hpp"
 
+#include "framework/errors.hpp"
 #include "framework/stats.hpp"
 
 namespace pinbench {
@@ -18,6 +19,15 @@ StopRule StopRule::fixed(int n) {
   r.min_samples = n;
   r.max_samples = n;
   return r;
+}
+
+void StopRule::validate() const {
+  if (!(max_spread > 0.0)) throw InputError("the spread target must be above 0%");
+  if (!(time_cap_ms > 0.0)) throw InputError("the time cap must be above 0 ms");
+  if (min_samples < 2) throw InputError("at least 2 samples per case are needed");
+  if (max_samples < min_samples) {
+    throw InputError("the sample cap is below the minimum sample count");
+  }
 }
 
 const char* to_string(StopReason r) {

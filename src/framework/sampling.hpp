@@ -20,6 +20,9 @@ struct StopRule {
   // Exactly `n` samples: no spread target and no time cap.
   static StopRule fixed(int n);
   bool is_fixed() const { return max_spread <= 0.0; }
+  // A rule asked for on the command line, as the sweep's and blocks' are: a spread target and a
+  // time cap above 0, at least 2 samples, the cap not below the minimum. Throws InputError.
+  void validate() const;
 };
 
 // Why a case's sampling stopped. kCount: a fixed count was reached; kGateFailed: a sample's bytes

@@ -2,6 +2,7 @@
 // cudaEventRecord / cudaEventQuery for the ring slots' marks.
 #include "transfer/cuda_queue.hpp"
 
+#include "base/batch_copy.hpp"
 #include "base/cuda_error_text.hpp"
 
 namespace pinbench::transfer {
@@ -51,6 +52,27 @@ void CudaQueue::bind_thread() {
 
 void CudaQueue::copy(void* dst, const void* src, std::size_t bytes) {
   check_cuda(cudaMemcpyAsync(dst, src, bytes, kind_, stream_), "cudaMemcpyAsync");
+}
+
+void CudaQueue::copy_batch(void* const* dsts, const void* const* srcs, const std::size_t* sizes,
+                           std::size_t count) {
+  if (count == 1 || batch_missing_) {
+    DeviceQueue::copy_batch(dsts, srcs, sizes, count);
+    return;
+  }
+  // Page-locked staging on one side and device memory on the other: every copy reads its source
+  // in stream order, after the chunk's fill (to the device) or the device work before it.
+  cudaMemcpyAttributes attr = batch_copy_attributes(kind_ == cudaMemcpyHostToDevice,
+                                                    cudaMemcpySrcAccessOrderStream, device_);
+  std::size_t first = 0;
+  const cudaError_t err = cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &attr, &first, 1, stream_);
+  if (err == cudaErrorNotSupported || err == cudaErrorCallRequiresNewerDriver) {
+    (void)cudaGetLastError();
+    batch_missing_ = true;
+    DeviceQueue::copy_batch(dsts, srcs, sizes, count);
+    return;
+  }
+  check_cuda(err, "cudaMemcpyBatchAsync");
 }
 
 void CudaQueue::mark(int slot) {

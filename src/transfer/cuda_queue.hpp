@@ -31,6 +31,9 @@ class CudaQueue : public DeviceQueue {
 
   void bind_thread() override;
   void copy(void* dst, const void* src, std::size_t bytes) override;
+  // One cudaMemcpyBatchAsync; a loop of copy() where the runtime or driver has none.
+  void copy_batch(void* const* dsts, const void* const* srcs, const std::size_t* sizes,
+                  std::size_t count) override;
   void mark(int slot) override;
   bool reached(int slot) override;
   void drain() noexcept override;
@@ -40,6 +43,7 @@ class CudaQueue : public DeviceQueue {
   cudaMemcpyKind kind_;
   cudaStream_t stream_ = nullptr;
   std::vector<cudaEvent_t> events_;
+  bool batch_missing_ = false;  // cudaMemcpyBatchAsync said it is not supported here
 };
 
 }  // namespace pinbench::transfer

@@ -4,6 +4,7 @@
 // publish() and wake() touch them only when the sleepers' count says someone sleeps.
 #include "transfer/host_copy_pool.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -77,12 +78,32 @@ std::uint64_t HostCopyPool::publish(void* dst, const void* src, std::size_t byte
                                     std::uintptr_t host_address, Stores stores) {
   const std::uint64_t ticket = published_.load(std::memory_order_relaxed);
   Task& t = tasks_[ticket % tasks_.size()];
-  const std::size_t count = slice_count(bytes, slices_per_task_threads_);
   t.dst = static_cast<char*>(dst);
   t.src = static_cast<const char*>(src);
   t.bytes = bytes;
   t.host_address = host_address;
   t.stores = stores;
+  t.pieces = nullptr;
+  t.piece_count = 0;
+  return publish_task(t, ticket);
+}
+
+std::uint64_t HostCopyPool::publish_pieces(const HostPiece* pieces, std::size_t count,
+                                           std::size_t bytes, Stores stores) {
+  const std::uint64_t ticket = published_.load(std::memory_order_relaxed);
+  Task& t = tasks_[ticket % tasks_.size()];
+  t.dst = nullptr;
+  t.src = nullptr;
+  t.bytes = bytes;
+  t.host_address = 0;  // slices cut the packed range on its own 4 KiB marks
+  t.stores = stores;
+  t.pieces = pieces;
+  t.piece_count = count;
+  return publish_task(t, ticket);
+}
+
+std::uint64_t HostCopyPool::publish_task(Task& t, std::uint64_t ticket) {
+  const std::size_t count = slice_count(t.bytes, slices_per_task_threads_);
   t.remaining.store(static_cast<std::uint32_t>(count), std::memory_order_relaxed);
   // The claim word is what workers test; storing it last (release) publishes the fields above.
   t.claim.store(make_claim(ticket, count, 0), std::memory_order_release);
@@ -115,7 +136,11 @@ bool HostCopyPool::claim_and_copy(std::uint64_t cursor) {
       const Chunk s = slice_of(t.bytes, t.host_address, count, next);
       if (s.bytes > 0) {
         const EngineRange range(slice_name_);
-        copy_with(t.stores, t.dst + s.offset, t.src + s.offset, s.bytes);
+        if (t.pieces != nullptr) {
+          copy_packed(t, s);
+        } else {
+          copy_with(t.stores, t.dst + s.offset, t.src + s.offset, s.bytes);
+        }
       }
       // The last slice's copier tells the coordinator, which may be asleep waiting for it.
       if (t.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1 && done_ != nullptr) {
@@ -123,6 +148,20 @@ bool HostCopyPool::claim_and_copy(std::uint64_t cursor) {
       }
       return true;
     }
+  }
+}
+
+void HostCopyPool::copy_packed(const Task& t, const Chunk& slice) {
+  const HostPiece* const end = t.pieces + t.piece_count;
+  // The first piece that ends past the slice's start.
+  const HostPiece* p =
+      std::upper_bound(t.pieces, end, slice.offset,
+                       [](std::size_t at, const HostPiece& q) { return at < q.at + q.bytes; });
+  const std::size_t slice_end = slice.offset + slice.bytes;
+  for (; p != end && p->at < slice_end; ++p) {
+    const std::size_t from = std::max(slice.offset, p->at);
+    const std::size_t to = std::min(slice_end, p->at + p->bytes);
+    copy_with(t.stores, p->dst + (from - p->at), p->src + (from - p->at), to - from);
   }
 }
 

@@ -29,10 +29,20 @@
 #include <thread>
 #include <vector>
 
+#include "base/chunk_plan.hpp"
 #include "transfer/host_copy.hpp"
 #include "transfer/spin_wait.hpp"
 
 namespace pinbench::transfer {
+
+// One piece of a packed task (publish_pieces): `bytes` from `src` to `dst`, lying `at` bytes
+// into the task's packed range.
+struct HostPiece {
+  char* dst = nullptr;
+  const char* src = nullptr;
+  std::size_t bytes = 0;
+  std::size_t at = 0;
+};
 
 class HostCopyPool {
  public:
@@ -51,6 +61,14 @@ class HostCopyPool {
   // published `max_pending` tickets earlier is complete.
   std::uint64_t publish(void* dst, const void* src, std::size_t bytes, std::uintptr_t host_address,
                         Stores stores = Stores::kCached);
+
+  // Publishes the copies of `count` pieces that lie one after another in a packed range of
+  // `bytes` (a batch's chunk: gathering blocks into a staging buffer, or scattering them out of
+  // one), sorted by `at`. Slices cut the packed range as publish() cuts a copy, so threads share
+  // a chunk of many small blocks as they share a contiguous one. `pieces` must stay as they are
+  // until the task is complete.
+  std::uint64_t publish_pieces(const HostPiece* pieces, std::size_t count, std::size_t bytes,
+                               Stores stores = Stores::kCached);
 
   // Whether every slice of `ticket` has been copied. Once true, the copied bytes are visible to
   // the calling thread. Only for tickets published within the last `max_pending`.
@@ -76,7 +94,12 @@ class HostCopyPool {
     std::size_t bytes = 0;
     std::uintptr_t host_address = 0;
     Stores stores = Stores::kCached;
+    const HostPiece* pieces = nullptr;  // a packed task's pieces; nullptr: dst/src/bytes
+    std::size_t piece_count = 0;
   };
+
+  std::uint64_t publish_task(Task& t, std::uint64_t ticket);
+  static void copy_packed(const Task& t, const Chunk& slice);
 
   void work();
   bool claim_and_copy(std::uint64_t cursor);  // false: no slice of `cursor` left

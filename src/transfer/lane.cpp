@@ -6,6 +6,7 @@
 #include <chrono>
 #include <exception>
 #include <utility>
+#include <vector>
 
 namespace pinbench::transfer {
 namespace {
@@ -43,6 +44,9 @@ constexpr std::chrono::milliseconds kTailSpin{2};
 
 enum class Stage { kHost, kDevice, kDone };
 
+// The most pieces one chunk of a batch holds: one device call's copies, and one host task's.
+constexpr std::size_t kMaxBatchPieces = 4096;
+
 }  // namespace
 
 struct Lane::Run {
@@ -54,6 +58,8 @@ struct Lane::Run {
   bool failed = false;
   bool device_started = false;
   bool gap = false;  // a chunk retired without its bytes: later ones no longer extend the prefix
+  BatchPlan batch;   // a batch's pieces (Job::blocks), chunk by chunk
+  std::vector<HostPiece> host_pieces;  // their host copies, filled in as each chunk is admitted
 };
 
 struct Lane::Slot {
@@ -141,9 +147,82 @@ void Lane::fail(Run& run, int code, const std::string& message) {
   run.job.state->fail(code, message);
 }
 
+void Lane::queue_device_copy(Run& r, std::size_t index, char* staging) {
+  const bool to_device = shape_.flow == Flow::kToDevice;
+  if (!r.job.blocks) {
+    const Chunk& c = r.chunks[index];
+    if (to_device) {
+      queue_->copy(static_cast<char*>(r.job.dst) + c.offset, staging, c.bytes);
+    } else {
+      queue_->copy(staging, static_cast<const char*>(r.job.src) + c.offset, c.bytes);
+    }
+    return;
+  }
+  // A batch's chunk: each piece between its place in the staging buffer and its block's place
+  // in the device arena, all in one device call.
+  const BatchChunk& c = r.batch.chunks[index];
+  std::vector<void*> dsts(c.pieces);
+  std::vector<const void*> srcs(c.pieces);
+  std::vector<std::size_t> sizes(c.pieces);
+  for (std::size_t i = 0; i < c.pieces; ++i) {
+    const BatchPiece& p = r.batch.pieces[c.first_piece + i];
+    const BatchBlock& b = (*r.job.blocks)[p.block];
+    char* arena = static_cast<char*>(to_device ? r.job.dst : const_cast<void*>(r.job.src));
+    char* device = arena + b.device_offset + p.offset;
+    dsts[i] = to_device ? device : staging + p.at;
+    srcs[i] = to_device ? staging + p.at : device;
+    sizes[i] = p.bytes;
+  }
+  queue_->copy_batch(dsts.data(), srcs.data(), sizes.data(), c.pieces);
+}
+
+std::uint64_t Lane::publish_host(Run& r, std::size_t index, int slot) {
+  const bool to_device = shape_.flow == Flow::kToDevice;
+  const Chunk& c = r.chunks[index];
+  const Stores stores = stores_for(r, index);
+  char* staging = slot_memory(slot);
+  if (!r.job.blocks) {
+    char* dst = to_device ? staging : static_cast<char*>(r.job.dst) + c.offset;
+    const char* src = to_device ? static_cast<const char*>(r.job.src) + c.offset : staging;
+    const char* host = to_device ? src : dst;
+    return pool_.publish(dst, src, c.bytes, reinterpret_cast<std::uintptr_t>(host), stores);
+  }
+  // A batch's chunk: its pieces gathered from the host arena into the staging buffer, or
+  // scattered from it into the host arena.
+  const BatchChunk& b = r.batch.chunks[index];
+  char* arena = static_cast<char*>(to_device ? const_cast<void*>(r.job.src) : r.job.dst);
+  for (std::size_t i = b.first_piece; i < b.first_piece + b.pieces; ++i) {
+    const BatchPiece& p = r.batch.pieces[i];
+    char* host = arena + (*r.job.blocks)[p.block].host_offset + p.offset;
+    r.host_pieces[i] = {to_device ? staging + p.at : host, to_device ? host : staging + p.at,
+                        p.bytes, p.at};
+  }
+  return pool_.publish_pieces(r.host_pieces.data() + b.first_piece, b.pieces, b.bytes, stores);
+}
+
+void Lane::plan(Run& r) const {
+  if (!r.job.blocks) {
+    const auto* host =
+        static_cast<const char*>(shape_.flow == Flow::kToDevice ? r.job.src : r.job.dst);
+    r.chunks = plan_chunks(r.job.bytes, reinterpret_cast<std::uintptr_t>(host),
+                           {shape_.chunk_bytes, shape_.edge_chunk_bytes, kHostPageBytes,
+                            shape_.flow == Flow::kToHost});
+    return;
+  }
+  r.batch = plan_batch(
+      *r.job.blocks,
+      {shape_.chunk_bytes, shape_.edge_chunk_bytes, kHostPageBytes, shape_.flow == Flow::kToHost},
+      kMaxBatchPieces);
+  std::size_t offset = 0;
+  for (const BatchChunk& c : r.batch.chunks) {
+    r.chunks.push_back({offset, c.bytes});
+    offset += c.bytes;
+  }
+  r.host_pieces.resize(r.batch.pieces.size());
+}
+
 void Lane::issue_device(Slot& s) {
   Run& r = *s.run;
-  const Chunk& c = r.chunks[s.index];
   char* staging = slot_memory(s.slot);
   s.stage = Stage::kDone;  // unless the copy is queued below
   try {
@@ -151,11 +230,7 @@ void Lane::issue_device(Slot& s) {
       r.device_started = true;
       if (r.job.before_device) r.job.before_device();
     }
-    if (shape_.flow == Flow::kToDevice) {
-      queue_->copy(static_cast<char*>(r.job.dst) + c.offset, staging, c.bytes);
-    } else {
-      queue_->copy(staging, static_cast<const char*>(r.job.src) + c.offset, c.bytes);
-    }
+    queue_device_copy(r, s.index, staging);
   } catch (const TransferFailure& e) {
     fail(r, e.code(), e.what());
     return;
@@ -206,13 +281,10 @@ bool Lane::admit() {
     s.index = r->next++;
     s.slot = static_cast<int>(admitted_++ % static_cast<std::uint64_t>(shape_.depth));
     ++r->in_flight;
-    const Chunk& c = r->chunks[s.index];
     slots_.push_back(s);
     Slot& placed = slots_.back();
     if (shape_.flow == Flow::kToDevice) {
-      const char* src = static_cast<const char*>(r->job.src) + c.offset;
-      placed.ticket = pool_.publish(slot_memory(placed.slot), src, c.bytes,
-                                    reinterpret_cast<std::uintptr_t>(src), stores_for(*r, s.index));
+      placed.ticket = publish_host(*r, s.index, placed.slot);
       placed.stage = Stage::kHost;
     } else {
       issue_device(placed);
@@ -229,7 +301,6 @@ bool Lane::advance() {
   bool in_order = true;
   for (Slot& s : slots_) {
     Run& r = *s.run;
-    const Chunk& c = r.chunks[s.index];
     if (shape_.flow == Flow::kToDevice) {
       if (s.stage == Stage::kHost) {
         if (!in_order || !pool_.complete(s.ticket) ||
@@ -273,9 +344,7 @@ bool Lane::advance() {
       if (r.failed) {
         s.stage = Stage::kDone;  // arrived in staging, but its copy already failed
       } else {
-        char* dst = static_cast<char*>(r.job.dst) + c.offset;
-        s.ticket = pool_.publish(dst, slot_memory(s.slot), c.bytes,
-                                 reinterpret_cast<std::uintptr_t>(dst), stores_for(r, s.index));
+        s.ticket = publish_host(r, s.index, s.slot);
         s.stage = Stage::kHost;
       }
     } else if (s.stage == Stage::kHost && pool_.complete(s.ticket)) {
@@ -373,11 +442,7 @@ void Lane::coordinate() {
         continue;
       }
       try {
-        const auto* host =
-            static_cast<const char*>(shape_.flow == Flow::kToDevice ? r.job.src : r.job.dst);
-        r.chunks = plan_chunks(r.job.bytes, reinterpret_cast<std::uintptr_t>(host),
-                               {shape_.chunk_bytes, shape_.edge_chunk_bytes, kHostPageBytes,
-                                shape_.flow == Flow::kToHost});
+        plan(r);
       } catch (const std::exception& e) {
         fail(r, 0, e.what());
       }

@@ -57,6 +57,12 @@ class DeviceQueue {
   // Queues a copy of `bytes` from `src` to `dst` (staging to device, or device to staging).
   // Throws TransferFailure when it cannot be queued.
   virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
+  // Queues the `count` copies of a batch's chunk (dsts[i] <- srcs[i], sizes[i] bytes), in any
+  // order among themselves; by default one copy() each. Throws TransferFailure.
+  virtual void copy_batch(void* const* dsts, const void* const* srcs, const std::size_t* sizes,
+                          std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) copy(dsts[i], srcs[i], sizes[i]);
+  }
   // Queues mark `slot` (0 <= slot < depth) after everything queued so far. Throws
   // TransferFailure.
   virtual void mark(int slot) = 0;
@@ -86,6 +92,10 @@ struct Job {
   // May throw TransferFailure.
   std::function<void()> after_device;
   std::shared_ptr<CopyState> state;
+  // A batch: when set, `dst` and `src` are the two arenas (device and host, or host and device)
+  // and the copy moves these blocks packed one after another through the staging buffers
+  // (plan_batch); `bytes` is their sum.
+  std::shared_ptr<const std::vector<BatchBlock>> blocks;
 };
 
 struct LaneShape {
@@ -134,6 +144,9 @@ class Lane {
   bool retire();
   void fail(Run& run, int code, const std::string& message);
   void issue_device(Slot& s);
+  void queue_device_copy(Run& r, std::size_t index, char* staging);
+  std::uint64_t publish_host(Run& r, std::size_t index, int slot);
+  void plan(Run& r) const;
   void finish_runs();
   char* slot_memory(int slot) const;
   Stores stores_for(const Run& run, std::size_t index) const;

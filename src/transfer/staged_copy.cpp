@@ -22,8 +22,10 @@
 
 #include <cuda.h>  // types of the one driver entry point looked up at run time, nothing linked
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -420,11 +422,20 @@ struct StagedCopier::Impl {
     check_cuda(cudaStreamWaitEvent(stream, previous->done, 0), "cudaStreamWaitEvent");
   }
 
-  // A copy cudaMemcpyAsync makes alone: small, or page-locked or managed host memory. The
-  // synchronous calls wait for it with the stream and need no event, so a small copy costs
-  // little more than the driver's own call.
-  StagedCopy direct(bool to_dev, HostMemory host, void* dst, const void* src, std::size_t bytes,
+  // One copy the driver makes alone (a batch's block, or a whole copy).
+  struct Piece {
+    void* dst;
+    const void* src;
+    std::size_t bytes;
+  };
+
+  // Copies cudaMemcpyAsync makes alone, one call each: small, or page-locked or managed host
+  // memory. The synchronous calls wait for them with the stream and need no event, so a small
+  // copy costs little more than the driver's own call.
+  StagedCopy direct(bool to_dev, HostMemory host, const std::vector<Piece>& pieces,
                     cudaStream_t stream, bool synchronous, const char* what) {
+    std::size_t bytes = 0;
+    for (const Piece& p : pieces) bytes += p.bytes;
     auto state = std::make_shared<StagedCopy::State>();
     state->bytes = bytes;
     state->what = what;
@@ -437,11 +448,16 @@ struct StagedCopier::Impl {
     } catch (const transfer::TransferFailure& e) {
       state->throw_failure(static_cast<cudaError_t>(e.code()), e.what(), 0);
     }
-    cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream);
-    if (err != cudaSuccess) {
-      state->throw_failure(err, describe_cuda_error("cudaMemcpyAsync", err), 0);
+    cudaError_t err = cudaSuccess;
+    for (const Piece& p : pieces) {
+      err = cudaMemcpyAsync(p.dst, p.src, p.bytes, kind, stream);
+      if (err != cudaSuccess) {
+        // What was queued before it may still be in flight: let it land before saying so.
+        (void)cudaStreamSynchronize(stream);
+        state->throw_failure(err, describe_cuda_error("cudaMemcpyAsync", err), 0);
+      }
     }
-    direct_copies.fetch_add(1, std::memory_order_relaxed);
+    direct_copies.fetch_add(pieces.size(), std::memory_order_relaxed);
     direct_bytes.fetch_add(bytes, std::memory_order_relaxed);
     if (synchronous) {
       err = cudaStreamSynchronize(stream);
@@ -459,7 +475,8 @@ struct StagedCopier::Impl {
   }
 
   StagedCopy staged(bool to_dev, void* dst, const void* src, std::size_t bytes, cudaStream_t stream,
-                    const char* what) {
+                    const char* what,
+                    std::shared_ptr<const std::vector<BatchBlock>> blocks = nullptr) {
     check_stream(stream, what);
     auto state = std::make_shared<StagedCopy::State>();
     state->bytes = bytes;
@@ -492,11 +509,16 @@ struct StagedCopier::Impl {
       check_cuda(cudaEventRecord(state->done, lane_stream), "cudaEventRecord");
     };
     job.state = state->progress;
+    job.blocks = std::move(blocks);
     staged_copies.fetch_add(1, std::memory_order_relaxed);
     staged_bytes.fetch_add(bytes, std::memory_order_relaxed);
     (to_dev ? to_device : to_host)->submit(std::move(job));
     return StagedCopy(std::move(state));
   }
+
+  // copy_blocks_to_device, copy_blocks_to_host.
+  void blocks(transfer::Flow flow, void* dst_arena, const void* src_arena, const StagedBlock* list,
+              std::size_t count, cudaStream_t stream);
 
   // How a call returns: at once, once the copy is complete, or (to the device) once the source
   // has been read and `stream` waits for the copy's end.
@@ -535,7 +557,7 @@ struct StagedCopier::Impl {
       // kSourceRead asks; from page-locked memory it returns at once, so the call waits.
       const bool wait = returns == Return::kComplete ||
                         (returns == Return::kSourceRead && host != HostMemory::kPageable);
-      return direct(to_dev, host, dst, src, bytes, stream, wait, what);
+      return direct(to_dev, host, {{dst, src, bytes}}, stream, wait, what);
     }
     StagedCopy copy = staged(to_dev, dst, src, bytes, stream, what);
     transfer::Lane& lane = to_dev ? *to_device : *to_host;
@@ -558,6 +580,105 @@ struct StagedCopier::Impl {
     return copy;
   }
 };
+
+namespace {
+
+// The span [first, end) of an arena that a batch's blocks cover on one side.
+struct Span {
+  std::size_t first = std::numeric_limits<std::size_t>::max();
+  std::size_t end = 0;
+  void add(std::size_t offset, std::size_t bytes) {
+    first = std::min(first, offset);
+    end = std::max(end, offset + bytes);
+  }
+};
+
+}  // namespace
+
+void StagedCopier::Impl::blocks(transfer::Flow flow, void* dst_arena, const void* src_arena,
+                                const StagedBlock* list, std::size_t count, cudaStream_t stream) {
+  const bool to_dev = flow == transfer::Flow::kToDevice;
+  const char* what = to_dev ? "batch of blocks to the device" : "batch of blocks to the host";
+  if (count == 0) return;
+  if (list == nullptr) throw bad_argument(what, "the block list is null");
+  if (dst_arena == nullptr) throw bad_argument(what, "the destination arena is null");
+  if (src_arena == nullptr) throw bad_argument(what, "the source arena is null");
+  auto batch = std::make_shared<std::vector<BatchBlock>>();
+  batch->reserve(count);
+  std::vector<std::pair<std::size_t, std::size_t>> written;  // (offset, block) in the destination
+  Span host_span, device_span;
+  std::size_t total = 0;
+  const std::size_t most = std::numeric_limits<std::size_t>::max();
+  for (std::size_t i = 0; i < count; ++i) {
+    const StagedBlock& b = list[i];
+    batch->push_back({b.host_offset, b.device_offset, b.bytes});
+    if (b.bytes == 0) continue;
+    if (b.host_offset > most - b.bytes || b.device_offset > most - b.bytes ||
+        total > most - b.bytes) {
+      throw bad_argument(what,
+                         "block " + std::to_string(i) + " runs past the end of the address space");
+    }
+    total += b.bytes;
+    host_span.add(b.host_offset, b.bytes);
+    device_span.add(b.device_offset, b.bytes);
+    written.emplace_back(to_dev ? b.device_offset : b.host_offset, i);
+  }
+  if (total == 0) return;
+  std::sort(written.begin(), written.end());
+  for (std::size_t k = 1; k < written.size(); ++k) {
+    const StagedBlock& before = list[written[k - 1].second];
+    const std::size_t end = (to_dev ? before.device_offset : before.host_offset) + before.bytes;
+    if (written[k].first < end) {
+      throw bad_argument(what, "blocks " + std::to_string(written[k - 1].second) + " and " +
+                                   std::to_string(written[k].second) +
+                                   " overlap in the destination");
+    }
+  }
+  char* host_arena = static_cast<char*>(to_dev ? const_cast<void*>(src_arena) : dst_arena);
+  char* device_arena = static_cast<char*>(to_dev ? dst_arena : const_cast<void*>(src_arena));
+  if (reinterpret_cast<std::uintptr_t>(host_arena) > most - host_span.end ||
+      reinterpret_cast<std::uintptr_t>(device_arena) > most - device_span.end) {
+    throw bad_argument(what, "the blocks run past the end of the address space");
+  }
+
+  const EngineRange range(to_dev ? "blocks to device" : "blocks to host");
+  const DeviceGuard guard(device);
+  const HostMemory kind = check_host(host_arena + host_span.first, host_span.end - host_span.first,
+                                     what, to_dev ? "source arena" : "destination arena");
+  check_device(device_arena + device_span.first, device_span.end - device_span.first, what,
+               to_dev ? "destination arena" : "source arena");
+  const StagingRing& ring = to_dev ? options.to_device : options.to_host;
+  if (kind != HostMemory::kPageable || (written.size() == 1 && total < ring.direct_below_bytes)) {
+    std::vector<Piece> pieces;
+    pieces.reserve(written.size());
+    for (const BatchBlock& b : *batch) {
+      if (b.bytes == 0) continue;
+      char* h = host_arena + b.host_offset;
+      char* d = device_arena + b.device_offset;
+      pieces.push_back({to_dev ? d : h, to_dev ? h : d, b.bytes});
+    }
+    direct(to_dev, kind, pieces, stream, true, what);
+    return;
+  }
+  StagedCopy copy = staged(to_dev, dst_arena, src_arena, total, stream, what, std::move(batch));
+  if (options.caller_copies) {
+    (to_dev ? *to_device : *to_host)
+        .help_until(*copy.state_->progress, transfer::Lane::Until::kFinished);
+  }
+  copy.wait();
+}
+
+void StagedCopier::copy_blocks_to_device(void* device_arena, const void* host_arena,
+                                         const StagedBlock* blocks, std::size_t count,
+                                         cudaStream_t stream) {
+  impl_->blocks(transfer::Flow::kToDevice, device_arena, host_arena, blocks, count, stream);
+}
+
+void StagedCopier::copy_blocks_to_host(void* host_arena, const void* device_arena,
+                                       const StagedBlock* blocks, std::size_t count,
+                                       cudaStream_t stream) {
+  impl_->blocks(transfer::Flow::kToHost, host_arena, device_arena, blocks, count, stream);
+}
 
 StagedCopier::StagedCopier(const StagedCopyOptions& options)
     : impl_(std::make_unique<Impl>(options)) {}

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/staged_options.hpp"
 #include "base/chunk_plan.hpp"
+#include "pinbench/staged_options.hpp"
 
 namespace pinbench {
 namespace {
@@ -207,6 +207,54 @@ TEST(StagedOptions, StagingBound) {
   o.max_staging_bytes = std::size_t{1} << 46;
   EXPECT_EQ(staging_bytes(o), std::size_t{1} << 47);
   expect_problem(o, "more than max_staging_bytes");
+}
+
+// A batch's blocks packed into chunks: every byte of every block in exactly one piece, pieces in
+// order and back to back within their chunk, chunks sized as one copy of the total would be, and
+// none holding more pieces than allowed.
+TEST(BatchPlan, EveryByteOfEveryBlockInExactlyOnePiece) {
+  const ChunkPolicy policy{8 * kMiB, 256 * kKiB, kHostPageBytes, true};
+  std::vector<BatchBlock> blocks;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < 300; ++i) {
+    const std::size_t bytes = i % 7 == 3 ? 0 : (i * 7919) % (3 * kMiB) + 1;
+    blocks.push_back({i * 3 * kMiB, i * 5 * kMiB, bytes});
+    total += bytes;
+  }
+  for (const std::size_t max_pieces : {std::size_t{1}, std::size_t{5}, std::size_t{4096}}) {
+    const BatchPlan plan = plan_batch(blocks, policy, max_pieces);
+    std::vector<std::size_t> covered(blocks.size(), 0);
+    std::size_t piece = 0;
+    std::size_t sum = 0;
+    for (const BatchChunk& c : plan.chunks) {
+      ASSERT_EQ(c.first_piece, piece);
+      ASSERT_GE(c.pieces, 1u);
+      ASSERT_LE(c.pieces, max_pieces);
+      ASSERT_LE(c.bytes, policy.max_chunk_bytes);
+      std::size_t at = 0;
+      for (std::size_t k = c.first_piece; k < c.first_piece + c.pieces; ++k) {
+        const BatchPiece& p = plan.pieces[k];
+        ASSERT_EQ(p.at, at);
+        ASSERT_GT(p.bytes, 0u);
+        ASSERT_EQ(p.offset, covered[p.block]) << "pieces of a block follow each other";
+        covered[p.block] += p.bytes;
+        at += p.bytes;
+      }
+      ASSERT_EQ(at, c.bytes);
+      piece += c.pieces;
+      sum += c.bytes;
+    }
+    EXPECT_EQ(piece, plan.pieces.size());
+    EXPECT_EQ(sum, total);
+    for (std::size_t i = 0; i < blocks.size(); ++i) EXPECT_EQ(covered[i], blocks[i].bytes) << i;
+  }
+  // With room for every piece, the chunks are those of one copy of the total.
+  const BatchPlan plan = plan_batch(blocks, policy, 1u << 20);
+  const std::vector<Chunk> one = plan_chunks(total, 0, policy);
+  ASSERT_EQ(plan.chunks.size(), one.size());
+  for (std::size_t i = 0; i < one.size(); ++i) EXPECT_EQ(plan.chunks[i].bytes, one[i].bytes) << i;
+  EXPECT_TRUE(plan_batch({}, policy, 8).chunks.empty());
+  EXPECT_TRUE(plan_batch({{0, 0, 0}, {5, 5, 0}}, policy, 8).chunks.empty());
 }
 
 TEST(StagedOptions, DeviceCheck) {

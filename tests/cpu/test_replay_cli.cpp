@@ -58,6 +58,7 @@ const std::map<std::string, Kind> kKinds = {
     {"accel", {"accel", "pinbench accel: ", "Accel"}},
     {"check", {"check", "pinbench check: ", "Check"}},
     {"host", {"host", "pinbench host: ", "Host"}},
+    {"blocks", {"blocks", "pinbench report: blocks on ", "Blocks"}},
     // A fleet is put together, not measured: no device in its header, no wall time.
     {"fleet", {"fleet", "pinbench fleet: ", ""}},
 };

@@ -437,6 +437,25 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
   return cudaSuccess;
 }
 
+cudaError_t cudaMemcpyBatchAsync(void* const* dsts, const void* const* srcs, const size_t* sizes,
+                                 size_t count, cudaMemcpyAttributes*, size_t*, size_t,
+                                 cudaStream_t stream) {
+  // As the runtime: the copies in stream order after earlier work (here one after another).
+  for (size_t i = 0; i < count; ++i) {
+    bool device_dst = false;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      const Allocation* d = find(dsts[i]);
+      device_dst = d != nullptr && d->type == cudaMemoryTypeDevice;
+    }
+    const cudaError_t e =
+        cudaMemcpyAsync(dsts[i], srcs[i], sizes[i],
+                        device_dst ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
   const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, nullptr);
   if (e != cudaSuccess) return e;

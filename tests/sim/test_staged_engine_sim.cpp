@@ -461,5 +461,102 @@ TEST_F(SimEngine, ADirectCopyThatCannotStartThrowsAtTheCall) {
   }
 }
 
+// Batches of blocks (copy_blocks_to_device, copy_blocks_to_host): scattered blocks of every size
+// from a byte to several chunks, more blocks than one chunk's pieces, through small rings and the
+// standard ones, each block exact and nothing else written; page-locked arenas go direct.
+TEST_F(SimEngine, BatchesOfBlocksLandExactlyWhereTheyBelong) {
+  const std::size_t arena = 6 * kMiB;
+  const std::vector<char> src = pattern(arena, 5);
+  DeviceMemory dev(arena);
+  std::vector<char> back(arena);
+  PinnedMemory pinned(arena);
+  std::memcpy(pinned.data(), src.data(), arena);
+  SimStream stream;
+  StagedCopier standard;
+  StagedCopier small(small_rings());
+  // Blocks of 1 byte up to more than two of the small rings' chunks, laid out apart, in an
+  // order that is not the arenas' order; and 5000 blocks of 96 bytes (more pieces than a chunk
+  // holds, so chunks close early).
+  std::vector<StagedBlock> mixed;
+  std::size_t host_at = 0;
+  const std::vector<std::size_t> sizes = {1, 4095, 4096, 70 * kKiB + 3, 600 * kKiB, 13, 300 * kKiB};
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    mixed.push_back({host_at, (sizes.size() - 1 - i) * 700 * kKiB + i, sizes[i]});
+    host_at += sizes[i] + 4099;
+  }
+  std::vector<StagedBlock> many;
+  for (std::size_t i = 0; i < 5000; ++i) many.push_back({i * 200, (4999 - i) * 128, 96});
+  for (StagedCopier* copier : {&standard, &small}) {
+    for (const std::vector<StagedBlock>* blocks : {&mixed, &many}) {
+      std::memset(dev.data(), 0x11, arena);
+      copier->copy_blocks_to_device(dev.data(), src.data(), blocks->data(), blocks->size(),
+                                    stream.s);
+      std::vector<char> want(arena, 0x11);
+      for (const StagedBlock& b : *blocks) {
+        std::memcpy(want.data() + b.device_offset, src.data() + b.host_offset, b.bytes);
+      }
+      ASSERT_EQ(std::memcmp(dev.data(), want.data(), arena), 0) << blocks->size();
+      std::fill(back.begin(), back.end(), 0x22);
+      copier->copy_blocks_to_host(back.data(), dev.data(), blocks->data(), blocks->size(),
+                                  stream.s);
+      std::vector<char> host_want(arena, 0x22);
+      for (const StagedBlock& b : *blocks) {
+        std::memcpy(host_want.data() + b.host_offset, dev.data() + b.device_offset, b.bytes);
+      }
+      ASSERT_EQ(std::memcmp(back.data(), host_want.data(), arena), 0) << blocks->size();
+    }
+  }
+  EXPECT_GE(small.stats().staged_copies, 4u);
+  // From page-locked memory: one driver copy per block, and the same bytes.
+  const std::uint64_t direct_before = standard.stats().direct_copies;
+  std::memset(dev.data(), 0x11, arena);
+  standard.copy_blocks_to_device(dev.data(), pinned.data(), mixed.data(), mixed.size(), stream.s);
+  for (const StagedBlock& b : mixed) {
+    ASSERT_EQ(std::memcmp(dev.data() + b.device_offset, src.data() + b.host_offset, b.bytes), 0);
+  }
+  EXPECT_EQ(standard.stats().direct_copies - direct_before, mixed.size());
+}
+
+TEST_F(SimEngine, BadBatchesAreRefusedBeforeAnythingMoves) {
+  StagedCopier copier;
+  std::vector<char> host(64 * kKiB, 1);
+  DeviceMemory dev(64 * kKiB);
+  SimStream stream;
+  const StagedBlock overlapping[] = {{0, 0, 4096}, {8192, 4000, 100}};
+  EXPECT_THROW(copier.copy_blocks_to_device(dev.data(), host.data(), overlapping, 2, stream.s),
+               std::invalid_argument);
+  // On the host side the same two blocks do not overlap, so the other way is fine.
+  EXPECT_NO_THROW(copier.copy_blocks_to_host(host.data(), dev.data(), overlapping, 2, stream.s));
+  const StagedBlock past_the_end[] = {{0, 60 * kKiB, 8 * kKiB}};
+  EXPECT_THROW(copier.copy_blocks_to_device(dev.data(), host.data(), past_the_end, 1, stream.s),
+               std::invalid_argument);
+  EXPECT_THROW(copier.copy_blocks_to_device(dev.data(), host.data(), nullptr, 1, stream.s),
+               std::invalid_argument);
+  // Host memory where the device arena belongs.
+  EXPECT_THROW(
+      copier.copy_blocks_to_device(host.data(), host.data() + 4096, overlapping, 1, stream.s),
+      std::invalid_argument);
+  // Nothing to move is no error.
+  EXPECT_NO_THROW(copier.copy_blocks_to_device(dev.data(), host.data(), overlapping, 0, stream.s));
+}
+
+TEST_F(SimEngine, AFailedBatchSaysHowManyBlocksArrived) {
+  StagedCopier copier(small_rings());
+  const std::vector<char> src = pattern(4 * kMiB, 9);
+  DeviceMemory dev(4 * kMiB);
+  SimStream stream;
+  std::vector<StagedBlock> blocks;
+  for (std::size_t i = 0; i < 64; ++i) blocks.push_back({i * 64 * kKiB, i * 64 * kKiB, 64 * kKiB});
+  sim::fail_event_query_after(3);
+  try {
+    copier.copy_blocks_to_device(dev.data(), src.data(), blocks.data(), blocks.size(), stream.s);
+    FAIL() << "the batch should fail";
+  } catch (const StagedCopyError& e) {
+    EXPECT_EQ(e.cuda_error(), cudaErrorLaunchFailure);
+    EXPECT_LT(e.bytes_done(), 4 * kMiB);
+    EXPECT_EQ(e.bytes(), 4 * kMiB);
+  }
+}
+
 }  // namespace
 }  // namespace pinbench

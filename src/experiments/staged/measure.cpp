@@ -37,6 +37,7 @@
 
 #include <fmt/format.h>
 
+#include "base/batch_copy.hpp"
 #include "base/chunk_plan.hpp"
 #include "base/cuda_error_text.hpp"
 #include "base/nvtx_domain.hpp"
@@ -246,16 +247,7 @@ struct Methods {
     const void* srcs[1] = {l.to_device ? static_cast<const void*>(l.host)
                                        : static_cast<const void*>(l.device)};
     std::size_t sizes[1] = {l.bytes};
-    cudaMemcpyAttributes attr{};
-    attr.srcAccessOrder = order;
-    // The location hints only matter for managed memory and HMM systems; set, they say the
-    // obvious.
-    cudaMemLocation host{};
-    host.type = cudaMemLocationTypeHost;
-    cudaMemLocation device{};
-    device.type = cudaMemLocationTypeDevice;
-    attr.srcLocHint = l.to_device ? host : device;
-    attr.dstLocHint = l.to_device ? device : host;
+    cudaMemcpyAttributes attr = batch_copy_attributes(l.to_device, order, cuda::selected_device());
     std::size_t first[1] = {0};
     PINBENCH_CUDA_TRY(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, first, 1, stream));
     sync();

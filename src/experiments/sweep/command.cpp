@@ -11,30 +11,6 @@ namespace pinbench::experiments::sweep {
 
 using namespace pinbench::cli;
 
-namespace {
-
-// The stop rule's fields, which sit one level down in the config.
-template <class T>
-ConfigOption<SweepConfig>::Bind stop_rule(T StopRule::*m) {
-  return [m](CLI::App& sub, const std::string& flag, const std::string& help,
-             ConfigBinding<SweepConfig>& b) {
-    return sub.add_option(flag, b.bound().stop.*m, help)->capture_default_str();
-  };
-}
-
-// --max-spread is a percentage; the stop rule holds a fraction.
-ConfigOption<SweepConfig>::Bind max_spread_percent() {
-  return [](CLI::App& sub, const std::string& flag, const std::string& help,
-            ConfigBinding<SweepConfig>& b) {
-    return sub
-        .add_option_function<double>(
-            flag, [&b](double percent) { b.bound().stop.max_spread = percent / 100.0; }, help)
-        ->default_str(fmt::format("{:g}", b.defaults().stop.max_spread * 100.0));
-  };
-}
-
-}  // namespace
-
 std::vector<Command> commands(CLI::App& app) {
   using C = SweepConfig;
   MeasuringCommand<C> sweep(app, "sweep", C::defaults());
@@ -50,11 +26,6 @@ std::vector<Command> commands(CLI::App& app) {
       {"--sizes", text(&C::sizes, parse_sizes, size_range_default(4 * kKiB, 256 * kMiB, 4)),
        "A list (4KiB,1MiB) or a range START:END:xF or :+STEP"},
       {"--warmups", value(&C::warmups), "Untimed copies before each case"},
-      {"--max-spread", max_spread_percent(),
-       "Stop sampling when stddev/mean of the times is at most this many percent"},
-      {"--time-cap", stop_rule(&StopRule::time_cap_ms), "Stop sampling a case after this many ms"},
-      {"--min-samples", stop_rule(&StopRule::min_samples), "Never fewer timed samples per case"},
-      {"--max-samples", stop_rule(&StopRule::max_samples), "Never more timed samples per case"},
       {"--pin-cost",
        text<C>(size_default(C{}.pin_cost_bytes),
                [](C& c, const std::string& v) {
@@ -65,6 +36,7 @@ std::vector<Command> commands(CLI::App& app) {
        "Do not bind the allocating thread to the GPU's NUMA node"},
       {"--force", flag(&C::force), "Allow pinning more than half of host memory"},
   });
+  sweep.options(stop_rule_options<C>());
   return {sweep.measure(kTables | kTrace, [](C c, const MeasuringFlags& f) {
     c.normalize();
     c.validate();

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "framework/config_schema.hpp"
 #include "framework/errors.hpp"
 #include "framework/stats.hpp"
 #include "framework/text.hpp"
@@ -90,24 +91,13 @@ void SweepConfig::validate() const {
   if (methods.empty()) throw InputError("no copy method to measure");
   if (sizes.empty()) throw InputError("no size to measure");
   if (warmups < 0) throw InputError("warm-up count cannot be negative");
-  if (!(stop.max_spread > 0.0)) throw InputError("the spread target must be above 0%");
-  if (!(stop.time_cap_ms > 0.0)) throw InputError("the time cap must be above 0 ms");
-  if (stop.min_samples < 2) throw InputError("at least 2 samples per case are needed");
-  if (stop.max_samples < stop.min_samples) {
-    throw InputError("the sample cap is below the minimum sample count");
-  }
+  stop.validate();
 }
 
 nlohmann::json to_json(const SweepConfig& c) {
-  nlohmann::json kinds = nlohmann::json::array();
-  for (MemoryKind k : c.kinds) kinds.push_back(to_string(k));
-  nlohmann::json dirs = nlohmann::json::array();
-  for (Direction d : c.directions) dirs.push_back(to_string(d));
-  nlohmann::json methods = nlohmann::json::array();
-  for (CopyMethod m : c.methods) methods.push_back(to_string(m));
-  return {{"kinds", kinds},
-          {"directions", dirs},
-          {"methods", methods},
+  return {{"kinds", names_of(c.kinds)},
+          {"directions", names_of(c.directions)},
+          {"methods", names_of(c.methods)},
           {"sizes_bytes", c.sizes},
           {"warmups", c.warmups},
           {"max_spread", c.stop.max_spread},

@@ -173,7 +173,9 @@ std::string chart_svg(const ChartSpec& spec) {
       chart.column_groups = spec.column_groups;
       for (const auto& row : spec.cells) {
         std::vector<HeatmapChart::Cell> cells;
-        for (const HeatCell& cell : row) cells.push_back({cell.value, cell.shade, cell.marked});
+        for (const HeatCell& cell : row) {
+          cells.push_back({cell.value, cell.shade, cell.marked, cell.label});
+        }
         chart.cells.push_back(std::move(cells));
       }
       return render_heatmap(chart);

@@ -485,16 +485,28 @@ std::string render_share_chart(const ShareChart& chart) {
 
 std::string render_heatmap(const HeatmapChart& chart) {
   using Cell = HeatmapChart::Cell;
-  constexpr double kCellW = 76, kCellH = 26;
+  constexpr double kCellH = 26;
+  const auto cell_text = [&](const Cell& cell) {
+    const std::string value = format_fixed(*cell.value, chart.decimals);
+    return cell.label.empty() ? value : cell.label + " " + value;
+  };
+  double cell_w = 76;
+  bool any_marked = false;
+  for (const auto& row : chart.cells) {
+    for (const Cell& cell : row) {
+      if (cell.value) cell_w = std::max(cell_w, text_width(cell_text(cell), 11) + 14);
+      any_marked = any_marked || cell.marked;
+    }
+  }
+  const std::string outline = any_marked ? " Orange outline: the chosen shape." : "";
   double label_px = 80;
   for (const std::string& l : chart.row_labels) label_px = std::max(label_px, text_width(l, 12));
   const double left = 12 + label_px + 12;
   const std::size_t n_cols = chart.column_labels.size();
   const double grid_top = 84;
   const std::string footnote =
-      fmt::format("Shading: {} (pale: {:.1f}%, deep: 100%). Orange outline: the chosen shape.",
-                  chart.shade_title, 0.0);
-  const double width = std::max({640.0, left + kCellW * static_cast<double>(n_cols) + 28,
+      fmt::format("Shading: {} (pale: {:.1f}%, deep: 100%).{}", chart.shade_title, 0.0, outline);
+  const double width = std::max({640.0, left + cell_w * static_cast<double>(n_cols) + 28,
                                  text_width(chart.title, 15) + 24, text_width(footnote, 12) + 24});
   const double bottom = grid_top + kCellH * static_cast<double>(chart.cells.size());
   const double height = bottom + 58;
@@ -518,7 +530,7 @@ std::string render_heatmap(const HeatmapChart& chart) {
   out += title_text(chart.title, width);
   double x = left;
   for (const auto& [heading, span] : chart.column_groups) {
-    const double w = kCellW * static_cast<double>(span);
+    const double w = cell_w * static_cast<double>(span);
     out += fmt::format(
         "<text x=\"{}\" y=\"50\" font-size=\"13\" font-weight=\"600\" text-anchor=\"middle\" "
         "fill=\"{}\">{}</text>\n<line x1=\"{}\" y1=\"56\" x2=\"{}\" y2=\"56\" stroke=\"{}\"/>\n",
@@ -528,7 +540,7 @@ std::string render_heatmap(const HeatmapChart& chart) {
   for (std::size_t j = 0; j < n_cols; ++j) {
     out += fmt::format(
         "<text x=\"{}\" y=\"74\" font-size=\"11\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
-        c(left + kCellW * (static_cast<double>(j) + 0.5)), kAxisColour,
+        c(left + cell_w * (static_cast<double>(j) + 0.5)), kAxisColour,
         xml_escape(chart.column_labels[j]));
   }
   std::string marks;
@@ -541,42 +553,44 @@ std::string render_heatmap(const HeatmapChart& chart) {
         xml_escape(i < chart.row_labels.size() ? chart.row_labels[i] : std::string()));
     for (std::size_t j = 0; j < chart.cells[i].size() && j < n_cols; ++j) {
       const Cell& cell = chart.cells[i][j];
-      const double cx = left + kCellW * static_cast<double>(j);
+      const double cx = left + cell_w * static_cast<double>(j);
       if (!cell.value) {
         out += fmt::format(
             "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" "
             "stroke=\"{}\"/><text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"11\" "
             "text-anchor=\"middle\" fill=\"{}\">—</text>\n",
-            c(cx), c(y), c(kCellW), c(kCellH), kGridColour, c(cx + kCellW / 2), c(y + kCellH / 2),
+            c(cx), c(y), c(cell_w), c(kCellH), kGridColour, c(cx + cell_w / 2), c(y + kCellH / 2),
             kAxisColour);
         continue;
       }
       const auto [colour, dark] = fill(cell.shade);
       const std::string value = format_fixed(*cell.value, chart.decimals);
+      const std::string shown = cell_text(cell);
       out += fmt::format(
           "<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
-          "stroke=\"#ffffff\"><title>{}, {}: {}{} ({:.1f}% of the best)</title></rect>"
+          "stroke=\"#ffffff\"><title>{}, {}: {}{}{} ({:.1f}% of the best)</title></rect>"
           "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"11\" text-anchor=\"middle\" "
           "fill=\"{}\" pointer-events=\"none\">{}</text>\n",
-          c(cx), c(y), c(kCellW), c(kCellH), colour,
+          c(cx), c(y), c(cell_w), c(kCellH), colour,
           xml_escape(i < chart.row_labels.size() ? chart.row_labels[i] : std::string()),
-          xml_escape(chart.column_labels[j]), value, xml_escape(chart.value_suffix),
-          100 * cell.shade, c(cx + kCellW / 2), c(y + kCellH / 2), dark ? "#ffffff" : kTextColour,
-          value);
+          xml_escape(chart.column_labels[j]),
+          cell.label.empty() ? std::string() : xml_escape(cell.label) + " ", value,
+          xml_escape(chart.value_suffix), 100 * cell.shade, c(cx + cell_w / 2), c(y + kCellH / 2),
+          dark ? "#ffffff" : kTextColour, xml_escape(shown));
       if (cell.marked) {
         // Drawn after every cell, so no neighbour paints over the outline.
         marks += fmt::format(
             "<rect class=\"best\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
             "stroke=\"#D55E00\" stroke-width=\"3\"/>\n",
-            c(cx + 1.5), c(y + 1.5), c(kCellW - 3), c(kCellH - 3));
+            c(cx + 1.5), c(y + 1.5), c(cell_w - 3), c(kCellH - 3));
       }
     }
   }
   out += marks;
   out += fmt::format(
       "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">Shading: {} (pale: {:.1f}%, deep: "
-      "100%). Orange outline: the chosen shape.</text>\n",
-      c(12), c(height - 16), kTextColour, xml_escape(chart.shade_title), 100 * lo);
+      "100%).{}</text>\n",
+      c(12), c(height - 16), kTextColour, xml_escape(chart.shade_title), 100 * lo, outline);
   return out + "</svg>\n";
 }
 

@@ -96,6 +96,7 @@ struct HeatmapChart : ChartText {
     std::optional<double> value;
     double shade = 0;
     bool marked = false;
+    std::string label;  // shown before the value; the cells widen to hold it
   };
   std::vector<std::vector<Cell>> cells;
 };

@@ -18,6 +18,7 @@
 #define cudaGetLastError PINBENCH_ACCEL_RENAMED(cudaGetLastError)
 #define cudaHostAlloc PINBENCH_ACCEL_RENAMED(cudaHostAlloc)
 #define cudaMemcpyAsync PINBENCH_ACCEL_RENAMED(cudaMemcpyAsync)
+#define cudaMemcpyBatchAsync PINBENCH_ACCEL_RENAMED(cudaMemcpyBatchAsync)
 #define cudaPeekAtLastError PINBENCH_ACCEL_RENAMED(cudaPeekAtLastError)
 #define cudaPointerGetAttributes PINBENCH_ACCEL_RENAMED(cudaPointerGetAttributes)
 #define cudaSetDevice PINBENCH_ACCEL_RENAMED(cudaSetDevice)

@@ -1,0 +1,431 @@
+// The blocks analysis (analysis.hpp): cells from the record's cases, the fastest method of each,
+// the rules of where each method wins, and the cost of a call.
+#include "experiments/blocks/analysis.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "experiments/blocks/plan.hpp"
+#include "framework/case_figures.hpp"
+#include "framework/report_tables.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench {
+namespace {
+
+const char* const kReference = to_string(BlocksMethod::kContiguous);
+// Closer than this, host-clock medians of the copy engine's methods trade places from run to run.
+constexpr double kTie = kBlocksTie;
+
+std::size_t index_of(std::vector<std::string>& names, const std::string& name) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return static_cast<std::size_t>(it - names.begin());
+  names.push_back(name);
+  return names.size() - 1;
+}
+
+void rank(BlocksCell& cell) {
+  std::vector<const BlocksRate*> ranked;
+  for (const BlocksRate& r : cell.rates) {
+    if (r.method != kReference && r.gb_per_s) ranked.push_back(&r);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const BlocksRate* x, const BlocksRate* y) {
+    return *x->gb_per_s > *y->gb_per_s;
+  });
+  if (ranked.empty()) return;
+  cell.fastest = ranked[0]->method;
+  if (ranked.size() > 1) {
+    cell.next = ranked[1]->method;
+    cell.margin = *ranked[0]->gb_per_s / *ranked[1]->gb_per_s;
+  }
+  if (const BlocksRate* ref = cell.rate_of(kReference); ref != nullptr && ref->gb_per_s) {
+    cell.of_contiguous = *ranked[0]->gb_per_s / *ref->gb_per_s;
+  }
+}
+
+std::optional<double> ratio(const BlocksCell& cell, const std::string& a, const std::string& b) {
+  const BlocksRate* x = cell.rate_of(a);
+  const BlocksRate* y = cell.rate_of(b);
+  if (x == nullptr || y == nullptr || !x->gb_per_s || !y->gb_per_s) return std::nullopt;
+  return *x->gb_per_s / *y->gb_per_s;
+}
+
+// The lower middle of (figure, cell) pairs by figure: one cell's own figure, never an average.
+template <typename Holder>
+void set_median(Holder& h, std::vector<std::pair<double, const BlocksCell*>> v) {
+  h.margin_cells = v.size();
+  if (v.empty()) return;
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  const auto& m = v[(v.size() - 1) / 2];
+  h.margin = m.first;
+  h.margin_cell = m.second;
+}
+
+std::vector<std::uint64_t> sorted_unique(std::vector<std::uint64_t> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+// Whether `m` is as good as the fastest method in `cell`: within kTie of its rate.
+bool good(const BlocksCell& cell, const std::string& m) {
+  const BlocksRate* r = cell.rate_of(m);
+  const BlocksRate* best = cell.rate_of(cell.fastest);
+  return r != nullptr && best != nullptr && r->gb_per_s && *r->gb_per_s * kTie >= *best->gb_per_s;
+}
+
+// The rate of the best method but `m` (the reference apart) over `m`'s, inverted: how far `m`
+// stands above (or below) every other method in the cell.
+std::optional<double> over_the_rest(const BlocksCell& cell, const std::string& m) {
+  const BlocksRate* r = cell.rate_of(m);
+  double best = 0;
+  for (const BlocksRate& o : cell.rates) {
+    if (o.method != m && o.method != kReference && o.gb_per_s) best = std::max(best, *o.gb_per_s);
+  }
+  if (r == nullptr || !r->gb_per_s || best <= 0) return std::nullopt;
+  return *r->gb_per_s / best;
+}
+
+// The best rule for `m` over the cells not yet claimed: the rectangle of measured sizes and
+// counts that adds most cells picked well (ties: the one holding more cells, so bounds reach the
+// measured edges). Its gain is 0 when no rectangle adds one.
+std::pair<int, BlocksRule> best_rule(const std::string& m, const std::string& fallback,
+                                     const std::vector<const BlocksCell*>& cells,
+                                     const std::vector<bool>& claimed,
+                                     const std::vector<std::uint64_t>& sizes,
+                                     const std::vector<std::uint64_t>& counts) {
+  int best_gain = 0;
+  std::size_t best_cells = 0;
+  BlocksRule best;
+  for (std::size_t s0 = 0; s0 < sizes.size(); ++s0) {
+    for (std::size_t s1 = s0; s1 < sizes.size(); ++s1) {
+      for (std::size_t n0 = 0; n0 < counts.size(); ++n0) {
+        for (std::size_t n1 = n0; n1 < counts.size(); ++n1) {
+          int gain = 0;
+          std::size_t inside = 0;
+          for (std::size_t i = 0; i < cells.size(); ++i) {
+            const BlocksCell& cell = *cells[i];
+            if (claimed[i] || cell.block_bytes < sizes[s0] || cell.block_bytes > sizes[s1] ||
+                cell.count < counts[n0] || cell.count > counts[n1]) {
+              continue;
+            }
+            ++inside;
+            gain += (good(cell, m) ? 1 : 0) - (good(cell, fallback) ? 1 : 0);
+          }
+          if (gain > best_gain || (gain == best_gain && gain > 0 && inside > best_cells)) {
+            best_gain = gain;
+            best_cells = inside;
+            best = BlocksRule();
+            best.method = m;
+            if (s0 > 0) best.min_block_bytes = sizes[s0];
+            if (s1 + 1 < sizes.size()) best.max_block_bytes = sizes[s1];
+            if (n0 > 0) best.min_blocks = counts[n0];
+            if (n1 + 1 < counts.size()) best.max_blocks = counts[n1];
+          }
+        }
+      }
+    }
+  }
+  return {best_gain, best};
+}
+
+// The rules of one group. A method is picked well in a cell when it is the fastest or within
+// kTie of it, so two methods a hair apart are not told apart on noise. The default is the method
+// picked well in most cells (ties: more outright wins, then the methods' order); then, while one
+// adds a cell picked well, the rule (a method and a rectangle of measured sizes and counts) that
+// adds most, taken first-match over the cells no earlier rule holds.
+BlocksCrossover crossover(const std::vector<const BlocksCell*>& group,
+                          const std::vector<std::string>& methods) {
+  BlocksCrossover c;
+  c.direction = group.front()->direction;
+  c.memory = group.front()->memory;
+  std::vector<const BlocksCell*> won;
+  std::vector<std::uint64_t> sizes, counts;
+  for (const BlocksCell* cell : group) {
+    sizes.push_back(cell->block_bytes);
+    counts.push_back(cell->count);
+    if (!cell->fastest.empty()) won.push_back(cell);
+  }
+  sizes = sorted_unique(sizes);
+  counts = sorted_unique(counts);
+  c.smallest_block = sizes.front();
+  c.largest_block = sizes.back();
+  c.fewest = counts.front();
+  c.most = counts.back();
+  c.cells = won.size();
+  if (won.empty()) return c;
+  std::vector<std::pair<std::size_t, std::size_t>> score(methods.size());  // (good, wins)
+  for (const BlocksCell* cell : won) {
+    for (std::size_t i = 0; i < methods.size(); ++i) {
+      score[i].first += good(*cell, methods[i]) ? 1 : 0;
+      score[i].second += cell->fastest == methods[i] ? 1 : 0;
+    }
+  }
+  std::size_t first = 0;  // the first of the best scores, in the methods' order
+  for (std::size_t i = 1; i < methods.size(); ++i) {
+    if (score[i] > score[first]) first = i;
+  }
+  c.fallback = methods[first];
+
+  std::vector<bool> claimed(won.size(), false);
+  while (true) {
+    int best_gain = 0;
+    BlocksRule best;
+    for (const std::string& m : methods) {
+      if (m == c.fallback) continue;
+      auto [gain, rule] = best_rule(m, c.fallback, won, claimed, sizes, counts);
+      if (gain > best_gain) {
+        best_gain = gain;
+        best = std::move(rule);
+      }
+    }
+    if (best_gain <= 0) break;
+    std::vector<std::pair<double, const BlocksCell*>> margins;
+    for (std::size_t i = 0; i < won.size(); ++i) {
+      const BlocksCell& cell = *won[i];
+      if (claimed[i] || !best.covers(cell.block_bytes, cell.count)) continue;
+      claimed[i] = true;
+      if (!good(cell, best.method)) continue;
+      ++best.wins;
+      if (const auto r = ratio(cell, best.method, c.fallback)) margins.emplace_back(*r, &cell);
+    }
+    set_median(best, std::move(margins));
+    c.rules.push_back(std::move(best));
+  }
+
+  std::vector<std::pair<double, const BlocksCell*>> margins;
+  for (const BlocksCell* cell : won) {
+    const std::string picked = c.pick(cell->block_bytes, cell->count);
+    if (!good(*cell, picked)) continue;
+    ++c.right;
+    if (picked != c.fallback) continue;
+    if (const auto r = over_the_rest(*cell, picked)) margins.emplace_back(*r, cell);
+  }
+  set_median(c, std::move(margins));
+  return c;
+}
+
+std::vector<BlocksCallCost> call_costs(const std::vector<const BlocksCell*>& group,
+                                       const std::vector<std::string>& methods) {
+  std::vector<BlocksCallCost> out;
+  std::uint64_t smallest = group.front()->block_bytes;
+  for (const BlocksCell* cell : group) smallest = std::min(smallest, cell->block_bytes);
+  for (const std::string& m : methods) {
+    const BlocksCell* few = nullptr;
+    const BlocksCell* many = nullptr;
+    for (const BlocksCell* cell : group) {
+      const BlocksRate* r = cell->rate_of(m);
+      if (cell->block_bytes != smallest || r == nullptr || !r->ms) continue;
+      if (few == nullptr || cell->count < few->count) few = cell;
+      if (many == nullptr || cell->count > many->count) many = cell;
+    }
+    if (few == nullptr) continue;
+    BlocksCallCost cost;
+    cost.direction = few->direction;
+    cost.memory = few->memory;
+    cost.method = m;
+    cost.block_bytes = smallest;
+    cost.fewest = few->count;
+    cost.most = many->count;
+    const BlocksRate& f = *few->rate_of(m);
+    const BlocksRate& n = *many->rate_of(m);
+    cost.fewest_us = *f.ms * 1000.0;
+    if (many->count > few->count) {
+      cost.per_block_us = (*n.ms - *f.ms) * 1000.0 / static_cast<double>(many->count - few->count);
+    }
+    cost.calls = n.calls;
+    if (n.call_ms && n.calls > 0)
+      cost.per_call_us = *n.call_ms * 1000.0 / static_cast<double>(n.calls);
+    out.push_back(cost);
+  }
+  return out;
+}
+
+std::string size_words(const BlocksRule& r) {
+  if (r.min_block_bytes && r.max_block_bytes) {
+    return *r.min_block_bytes == *r.max_block_bytes
+               ? fmt::format("blocks of {}", exact_size(*r.min_block_bytes))
+               : fmt::format("blocks of {} to {}", exact_size(*r.min_block_bytes),
+                             exact_size(*r.max_block_bytes));
+  }
+  if (r.max_block_bytes) return fmt::format("blocks of {} or less", exact_size(*r.max_block_bytes));
+  if (r.min_block_bytes) return fmt::format("blocks of {} or more", exact_size(*r.min_block_bytes));
+  return "blocks of any size";
+}
+
+std::string count_words(const BlocksRule& r) {
+  const auto blocks = [](std::uint64_t n) { return n == 1 ? "block" : "blocks"; };
+  if (r.min_blocks && r.max_blocks) {
+    return *r.min_blocks == *r.max_blocks
+               ? fmt::format("{} {}", *r.min_blocks, blocks(*r.min_blocks))
+               : fmt::format("{} to {} blocks", *r.min_blocks, *r.max_blocks);
+  }
+  if (r.min_blocks) return fmt::format("{} blocks or more", *r.min_blocks);
+  if (r.max_blocks) return fmt::format("at most {} {}", *r.max_blocks, blocks(*r.max_blocks));
+  return "any number of blocks";
+}
+
+std::string median_words(std::size_t cells, const BlocksCell* cell) {
+  return cells == 1 ? fmt::format("at {}", cell_words(cell->block_bytes, cell->count))
+                    : fmt::format("median of {} cells: {}", cells,
+                                  cell_words(cell->block_bytes, cell->count));
+}
+
+}  // namespace
+
+const BlocksRate* BlocksCell::rate_of(const std::string& method) const {
+  for (const BlocksRate& r : rates) {
+    if (r.method == method) return &r;
+  }
+  return nullptr;
+}
+
+bool BlocksRule::covers(std::uint64_t block_bytes, std::uint64_t count) const {
+  return (!min_block_bytes || block_bytes >= *min_block_bytes) &&
+         (!max_block_bytes || block_bytes <= *max_block_bytes) &&
+         (!min_blocks || count >= *min_blocks) && (!max_blocks || count <= *max_blocks);
+}
+
+std::string BlocksCrossover::pick(std::uint64_t block_bytes, std::uint64_t count) const {
+  for (const BlocksRule& r : rules) {
+    if (r.covers(block_bytes, count)) return r.method;
+  }
+  return fallback;
+}
+
+std::string cell_words(std::uint64_t block_bytes, std::uint64_t count) {
+  return fmt::format("{} x {}", exact_size(block_bytes), count);
+}
+
+BlocksAnalysis analyse_blocks(const RunRecord& record) {
+  BlocksAnalysis a;
+  std::vector<std::string> directions, memories;
+  using Key = std::tuple<std::size_t, std::size_t, std::uint64_t, std::uint64_t>;
+  std::map<Key, BlocksCell> cells;
+  for (const Case& c : record.cases_of("blocks")) {
+    const std::uint64_t count = std::max<std::uint64_t>(1, extra_u64(c, "blocks", 1));
+    const std::uint64_t block = extra_u64(c, "block_bytes", c.bytes / count);
+    const Key key{index_of(directions, c.direction), index_of(memories, c.memory), block, count};
+    BlocksCell& cell = cells[key];
+    cell.direction = c.direction;
+    cell.memory = c.memory;
+    cell.block_bytes = block;
+    cell.count = count;
+    index_of(a.methods, c.method);
+    const CaseFigures f = figures_of(c);
+    BlocksRate r;
+    r.method = c.method;
+    r.gb_per_s = f.gb_per_s;
+    if (f.samples) r.ms = f.samples->median;
+    r.call_ms = f.call_median_ms;
+    r.calls = extra_u64(c, "calls", 0);
+    r.gate = c.gate;
+    cell.rates.push_back(r);
+  }
+  for (auto& [key, cell] : cells) {
+    rank(cell);
+    a.cells.push_back(std::move(cell));
+  }
+  // The methods in their own order (plan.hpp), the reference last; a name pinbench does not
+  // know (a newer record's) after them.
+  const auto rank_of = [](const std::string& m) {
+    const std::vector<BlocksMethod> all = all_blocks_methods();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (m == to_string(all[i])) return i;
+    }
+    return all.size();
+  };
+  std::stable_sort(
+      a.methods.begin(), a.methods.end(),
+      [&](const std::string& x, const std::string& y) { return rank_of(x) < rank_of(y); });
+  std::vector<std::string> winners;  // methods that may win: every one but the reference
+  for (const std::string& m : a.methods) {
+    if (m != kReference) winners.push_back(m);
+  }
+  for (std::size_t i = 0; i < a.cells.size();) {
+    std::vector<const BlocksCell*> group;
+    std::size_t j = i;
+    for (; j < a.cells.size() && a.cells[j].direction == a.cells[i].direction &&
+           a.cells[j].memory == a.cells[i].memory;
+         ++j) {
+      group.push_back(&a.cells[j]);
+    }
+    a.crossovers.push_back(crossover(group, winners));
+    for (BlocksCallCost& cost : call_costs(group, a.methods)) a.costs.push_back(cost);
+    i = j;
+  }
+  return a;
+}
+
+std::string crossover_words(const BlocksCrossover& c) {
+  std::string head = direction_words(c.direction);
+  if (!head.empty()) head[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(head[0])));
+  head += fmt::format(", {} memory: ", c.memory);
+  if (c.cells == 0) return head + "no method has a figure.";
+  std::vector<std::string> parts;
+  for (const BlocksRule& r : c.rules) {
+    std::string part = fmt::format("with {} and {}, {}", size_words(r), count_words(r), r.method);
+    if (r.margin) {
+      part += fmt::format(", at {:.2f}x {} ({})", *r.margin, c.fallback,
+                          median_words(r.margin_cells, r.margin_cell));
+    }
+    parts.push_back(part);
+  }
+  std::string fallback = parts.empty() ? c.fallback + " throughout" : "elsewhere " + c.fallback;
+  if (c.margin) {
+    fallback += fmt::format(", at {:.2f}x the best other method ({})", *c.margin,
+                            median_words(c.margin_cells, c.margin_cell));
+  }
+  parts.push_back(fallback);
+  std::string out = head;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i];
+  return out + fmt::format(
+                   ". These rules pick the fastest method, or one within {:.0f}% of it, in {} of "
+                   "{} cells.",
+                   (kTie - 1) * 100, c.right, c.cells);
+}
+
+nlohmann::json recommend_json(const RunRecord& record, const BlocksAnalysis& a) {
+  nlohmann::json choices = nlohmann::json::array();
+  for (const BlocksCrossover& c : a.crossovers) {
+    if (c.cells == 0) continue;
+    nlohmann::json rules = nlohmann::json::array();
+    for (const BlocksRule& r : c.rules) {
+      nlohmann::json j = {{"method", r.method}};
+      if (r.min_block_bytes) j["min_block_bytes"] = *r.min_block_bytes;
+      if (r.max_block_bytes) j["max_block_bytes"] = *r.max_block_bytes;
+      if (r.min_blocks) j["min_blocks"] = *r.min_blocks;
+      if (r.max_blocks) j["max_blocks"] = *r.max_blocks;
+      if (r.margin) j["margin"] = std::round(*r.margin * 1000.0) / 1000.0;
+      rules.push_back(j);
+    }
+    choices.push_back({{"direction", c.direction},
+                       {"memory", c.memory},
+                       {"default", c.fallback},
+                       {"rules", rules},
+                       {"measured",
+                        {{"min_block_bytes", c.smallest_block},
+                         {"max_block_bytes", c.largest_block},
+                         {"min_blocks", c.fewest},
+                         {"max_blocks", c.most}}},
+                       {"cells", c.cells},
+                       {"cells_picked_well", c.right}});
+  }
+  return {{"schema", "pinbench.blocks-recommend"},
+          {"version", 1},
+          {"good_within", std::round((kTie - 1) * 1000.0) / 1000.0},
+          {"measured_on",
+           {{"device", record.machine.device_name},
+            {"driver_version", record.machine.driver_version},
+            {"created_utc", record.created_utc},
+            {"pinbench_version", record.pinbench_version}}},
+          {"choices", choices}};
+}
+
+}  // namespace pinbench

@@ -1,0 +1,61 @@
+// `pinbench blocks`: many scattered blocks moved by every method, both ways, from page-locked and
+// pageable memory; --recommend FILE writes where each method wins as JSON.
+#include <fmt/format.h>
+
+#include "cli/defaults.hpp"
+#include "cli/measuring_command.hpp"
+#include "cli/progress.hpp"
+#include "experiments/blocks/analysis.hpp"
+#include "experiments/blocks/measure.hpp"
+#include "experiments/blocks/plan.hpp"
+#include "experiments/sweep/plan.hpp"
+#include "framework/text_file.hpp"
+
+namespace pinbench::experiments::blocks {
+
+using namespace pinbench::cli;
+
+std::vector<Command> commands(CLI::App& app) {
+  using C = BlocksConfig;
+  MeasuringCommand<C> blocks(app, "blocks", C::defaults());
+  std::string method_names;
+  for (BlocksMethod m : all_blocks_methods()) {
+    method_names += (method_names.empty() ? "" : ",") + std::string(to_string(m));
+  }
+  blocks.options({
+      {"--sizes", text(&C::block_sizes, parse_sizes, size_range_default(4 * kKiB, 4 * kMiB, 4)),
+       "Block sizes: a list (4KiB,1MiB) or a range START:END:xF"},
+      {"--counts", text(&C::counts, parse_block_counts, "1:4096:x4"),
+       fmt::format("Blocks per call: a list (1,16) or a range START:END:xF, each 1 to {}",
+                   kMaxBlocks)},
+      {"--budget", size(&C::budget_bytes), "The most bytes one cell moves (blocks x size)"},
+      {"--directions", text(&C::directions, parse_directions, "h2d,d2h"), "h2d, d2h"},
+      {"--memory", text(&C::memory, parse_blocks_memory, "pinned,pageable"),
+       "Host memory of the arenas: pinned, pageable"},
+      {"--methods", text(&C::methods, parse_blocks_methods, method_names),
+       "Ways to move the blocks, comma-separated"},
+      {"--sms", value(&C::sms), "SMs the kernel may use, at most the device's (0: all of them)"},
+      {"--seed", value(&C::seed), "Seed of the blocks' placement in the arenas"},
+      {"--warmups", value(&C::warmups), "Untimed runs before each case"},
+      {"--force", flag(&C::force), "Allow pinning more than half of host memory"},
+  });
+  blocks.options(stop_rule_options<C>());
+  auto recommend = std::make_shared<std::string>();
+  blocks.keep_in_replay(
+      blocks.sub()
+          .add_option("--recommend", *recommend,
+                      "Write where each method wins, per direction and memory kind, as JSON a "
+                      "serving engine can read (docs/blocks.md); with a replay too")
+          ->type_name("FILE"));
+  blocks.write_from_record([recommend](const RunRecord& record) {
+    if (recommend->empty()) return;
+    write_text_file(*recommend, recommend_json(record, analyse_blocks(record)).dump(2) + "\n");
+  });
+  return {blocks.measure(kTables, [](C c, const MeasuringFlags&) {
+    c.normalize();
+    c.validate();
+    return with_progress([&] { return run_blocks(c, terminal_progress); });
+  })};
+}
+
+}  // namespace pinbench::experiments::blocks

@@ -1,0 +1,316 @@
+// The blocks record as the registry sees it: its config, and its section of the report model: a
+// table per direction and memory kind (every method's rate in every cell, the fastest and its
+// margin), which method to pick where, as rules and in words, the cost of a call, a heatmap of
+// the winner per direction and the rate against block size per method.
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "experiments/blocks/analysis.hpp"
+#include "framework/experiment.hpp"
+#include "framework/report_tables.hpp"
+#include "framework/units.hpp"
+
+namespace pinbench::experiments::blocks {
+namespace {
+
+// A method's name in a heatmap cell, short enough for a grid of fourteen columns.
+std::string short_name(const std::string& method) {
+  if (method == "batch-stream") return "batch/s";
+  if (method == "batch-during-call") return "batch/c";
+  if (method == "batch-any") return "batch/a";
+  return method;
+}
+
+std::string us_cell(const std::optional<double>& us) {
+  return figure_cell(us, "{:.1f}");
+}
+
+std::string group_title(const BlocksCrossover& c) {
+  std::string words = direction_words(c.direction);
+  if (!words.empty())
+    words[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(words[0])));
+  return fmt::format("{}, {} memory", words, c.memory);
+}
+
+std::vector<const BlocksCell*> cells_of(const BlocksAnalysis& a, const BlocksCrossover& c) {
+  std::vector<const BlocksCell*> out;
+  for (const BlocksCell& cell : a.cells) {
+    if (cell.direction == c.direction && cell.memory == c.memory) out.push_back(&cell);
+  }
+  return out;
+}
+
+std::vector<std::string> methods_of(const BlocksAnalysis& a,
+                                    const std::vector<const BlocksCell*>& cells) {
+  std::vector<std::string> out;
+  for (const std::string& m : a.methods) {
+    for (const BlocksCell* cell : cells) {
+      if (cell->rate_of(m) != nullptr) {
+        out.push_back(m);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+void add_rate_table(ReportModel& m, const BlocksAnalysis& a, const BlocksCrossover& c) {
+  const std::vector<const BlocksCell*> cells = cells_of(a, c);
+  const std::vector<std::string> methods = methods_of(a, cells);
+  ReportTable t;
+  t.id = fmt::format("blocks-{}-{}", c.direction, c.memory);
+  t.title = group_title(c) + ": GB/s by method";
+  t.header = {"block", "blocks"};
+  for (const std::string& method : methods) t.header.push_back(method);
+  for (const char* h : {"fastest", "margin", "of contiguous"}) t.header.push_back(h);
+  t.numeric.assign(t.header.size(), true);
+  t.numeric[0] = false;
+  t.numeric[t.header.size() - 3] = false;
+  for (const BlocksCell* cell : cells) {
+    std::vector<std::string> row{exact_size(cell->block_bytes), std::to_string(cell->count)};
+    for (const std::string& method : methods) {
+      const BlocksRate* r = cell->rate_of(method);
+      row.push_back(figure_cell(r != nullptr ? r->gb_per_s : std::nullopt));
+    }
+    row.push_back(cell->fastest.empty() ? kDash : cell->fastest);
+    row.push_back(ratio_cell(cell->margin));
+    row.push_back(ratio_cell(cell->of_contiguous));
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(
+      "GB/s: the cell's bytes (blocks x block) over the median time from the first call to the "
+      "copy's completion. margin: the fastest method's rate over the next one's; of contiguous: "
+      "over one contiguous copy of the same bytes, the reference (never a winner).");
+  m.tables.push_back(std::move(t));
+}
+
+void add_crossover_table(ReportModel& m, const BlocksAnalysis& a) {
+  ReportTable t;
+  t.id = "blocks-crossover";
+  t.title = "Which method to pick, by block size and count";
+  t.header = {"direction", "memory", "default", "rules, the first that holds", "picked well"};
+  t.numeric = {false, false, false, false, true};
+  for (const BlocksCrossover& c : a.crossovers) {
+    std::string rules;
+    for (const BlocksRule& r : c.rules) {
+      std::vector<std::string> bounds;
+      if (r.min_block_bytes) bounds.push_back("block >= " + exact_size(*r.min_block_bytes));
+      if (r.max_block_bytes) bounds.push_back("block <= " + exact_size(*r.max_block_bytes));
+      if (r.min_blocks) bounds.push_back(fmt::format("blocks >= {}", *r.min_blocks));
+      if (r.max_blocks) bounds.push_back(fmt::format("blocks <= {}", *r.max_blocks));
+      std::string joined;
+      for (const std::string& b : bounds) joined += (joined.empty() ? "" : ", ") + b;
+      rules += fmt::format("{}{} if {}", rules.empty() ? "" : "; ", r.method,
+                           joined.empty() ? "always" : joined);
+    }
+    t.rows.push_back({c.direction, c.memory, c.fallback.empty() ? kDash : c.fallback,
+                      rules.empty() ? "none" : rules, fmt::format("{} of {}", c.right, c.cells)});
+    t.notes.push_back(crossover_words(c));
+  }
+  t.notes.push_back(fmt::format(
+      "A method is picked well in a cell when it is the fastest there or within {:.0f}% of it. A "
+      "rule names a method for the cells its bounds hold (inclusive; a bound at the edge of what "
+      "was measured is left open); the default takes the rest. A ratio quoted is the median "
+      "cell's, so it is one cell's own figure. `--recommend FILE` writes these rules as JSON "
+      "(docs/blocks.md).",
+      (kBlocksTie - 1) * 100));
+  m.tables.push_back(std::move(t));
+}
+
+void add_cost_table(ReportModel& m, const BlocksAnalysis& a) {
+  if (a.costs.empty()) return;
+  ReportTable t;
+  t.id = "blocks-call-cost";
+  t.title = "What a call costs, at the smallest block size";
+  t.header = {"direction",          "memory", "method", "block",      "fewest", "µs, fewest",
+              "µs per added block", "most",   "calls",  "µs per call"};
+  t.numeric = {false, false, false, false, true, true, true, true, true, true};
+  for (const BlocksCallCost& c : a.costs) {
+    t.rows.push_back({c.direction, c.memory, c.method, exact_size(c.block_bytes),
+                      std::to_string(c.fewest), us_cell(c.fewest_us), us_cell(c.per_block_us),
+                      std::to_string(c.most), std::to_string(c.calls), us_cell(c.per_call_us)});
+  }
+  t.notes.push_back(
+      "µs, fewest: microseconds from the first call to completion with the fewest blocks; per "
+      "added block: what each further block adds, up to the most blocks measured; per call: "
+      "the time the calls held the thread with the most blocks, over the calls made (a loop "
+      "makes one per block, the kernel two: its table and its launch).");
+  m.tables.push_back(std::move(t));
+}
+
+// One heatmap per direction: block sizes down, counts across, memory kinds side by side; each
+// cell names the fastest method and its rate, shaded by that rate's share of the chart's best.
+void add_heatmaps(ReportModel& m, const BlocksAnalysis& a) {
+  std::vector<std::string> directions;
+  for (const BlocksCrossover& c : a.crossovers) {
+    if (std::find(directions.begin(), directions.end(), c.direction) == directions.end()) {
+      directions.push_back(c.direction);
+    }
+  }
+  for (const std::string& d : directions) {
+    std::vector<std::uint64_t> sizes;
+    std::vector<std::pair<std::string, std::uint64_t>> columns;  // (memory, count)
+    double best = 0;
+    for (const BlocksCrossover& c : a.crossovers) {
+      if (c.direction != d) continue;
+      std::vector<std::uint64_t> counts;
+      for (const BlocksCell* cell : cells_of(a, c)) {
+        if (std::find(sizes.begin(), sizes.end(), cell->block_bytes) == sizes.end()) {
+          sizes.push_back(cell->block_bytes);
+        }
+        if (std::find(counts.begin(), counts.end(), cell->count) == counts.end()) {
+          counts.push_back(cell->count);
+        }
+        if (const BlocksRate* r = cell->rate_of(cell->fastest); r != nullptr && r->gb_per_s) {
+          best = std::max(best, *r->gb_per_s);
+        }
+      }
+      std::sort(counts.begin(), counts.end());
+      for (std::uint64_t n : counts) columns.emplace_back(c.memory, n);
+    }
+    std::sort(sizes.begin(), sizes.end());
+    ChartSpec heat =
+        make_chart(ChartKind::kHeatmap, "blocks-winners-" + d,
+                   fmt::format("The fastest method per cell, {} (GB/s)", direction_words(d)));
+    heat.value_suffix = " GB/s";
+    heat.decimals = 1;
+    heat.wide = true;
+    heat.shade_title = "the winner's rate as a share of the best in this chart";
+    heat.caption =
+        "Rows: block size; columns: blocks per call, page-locked and pageable memory apart. Each "
+        "cell: the fastest method (batch/s, batch/c, batch/a: cudaMemcpyBatchAsync with the "
+        "source read in stream order, during the call, at any time) and its rate; ~: the next "
+        "method is within 3%.";
+    for (const auto& [memory, count] : columns) {
+      heat.column_labels.push_back(std::to_string(count));
+      if (heat.column_groups.empty() || heat.column_groups.back().first != memory) {
+        heat.column_groups.emplace_back(memory, 0);
+      }
+      ++heat.column_groups.back().second;
+    }
+    for (std::uint64_t size : sizes) {
+      heat.row_labels.push_back(exact_size(size));
+      std::vector<HeatCell> row;
+      for (const auto& [memory, count] : columns) {
+        HeatCell cell;
+        for (const BlocksCell& c : a.cells) {
+          if (c.direction != d || c.memory != memory || c.block_bytes != size || c.count != count ||
+              c.fastest.empty()) {
+            continue;
+          }
+          cell.value = c.rate_of(c.fastest)->gb_per_s;
+          cell.shade = best > 0 && cell.value ? *cell.value / best : 0.0;
+          // "~": the next method is within the tie, so either is as good a pick.
+          cell.label = short_name(c.fastest) + (c.margin && *c.margin < kBlocksTie ? "~" : "");
+        }
+        row.push_back(cell);
+      }
+      heat.cells.push_back(std::move(row));
+    }
+    add_chart(m, std::move(heat));
+  }
+}
+
+// Rate against block size, one line per method, at the largest count measured at every size of
+// the group (so each line spans every size).
+void add_size_chart(ReportModel& m, const BlocksAnalysis& a, const BlocksCrossover& c) {
+  const std::vector<const BlocksCell*> cells = cells_of(a, c);
+  std::vector<std::uint64_t> sizes;
+  for (const BlocksCell* cell : cells) {
+    if (std::find(sizes.begin(), sizes.end(), cell->block_bytes) == sizes.end()) {
+      sizes.push_back(cell->block_bytes);
+    }
+  }
+  std::uint64_t count = 0;
+  for (const BlocksCell* cell : cells) {
+    const bool everywhere = std::all_of(sizes.begin(), sizes.end(), [&](std::uint64_t s) {
+      return std::any_of(cells.begin(), cells.end(), [&](const BlocksCell* o) {
+        return o->block_bytes == s && o->count == cell->count;
+      });
+    });
+    if (everywhere) count = std::max(count, cell->count);
+  }
+  if (count == 0) return;
+  ChartSpec chart =
+      make_chart(ChartKind::kSize, fmt::format("blocks-rate-{}-{}", c.direction, c.memory),
+                 fmt::format("{}: rate against block size, {} blocks", group_title(c), count));
+  chart.axis_title = "median rate (GB/s = 10^9 bytes/s)";
+  chart.value_suffix = " GB/s";
+  for (const std::string& method : methods_of(a, cells)) {
+    ChartSeriesSpec s{method, method, {}};
+    for (const BlocksCell* cell : cells) {
+      if (cell->count != count) continue;
+      const BlocksRate* r = cell->rate_of(method);
+      s.points.emplace_back(cell->block_bytes, r != nullptr ? r->gb_per_s : std::nullopt);
+    }
+    std::sort(s.points.begin(), s.points.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    chart.series.push_back(std::move(s));
+  }
+  add_chart(m, std::move(chart),
+            fmt::format("Each method at {} blocks per call, by block size; contiguous is one copy "
+                        "of the same bytes, the reference.",
+                        count));
+}
+
+void build_blocks(const RunRecord& r, ReportModel& m) {
+  m.section = analyse_blocks(r);
+  const BlocksAnalysis& a = section<BlocksAnalysis>(m);
+  for (const BlocksCrossover& c : a.crossovers) add_rate_table(m, a, c);
+  add_crossover_table(m, a);
+  add_cost_table(m, a);
+  add_heatmaps(m, a);
+  for (const BlocksCrossover& c : a.crossovers) add_size_chart(m, a, c);
+  add_skipped(r, m, {"direction", "memory", "method", "reason"});
+}
+
+class Blocks final : public Experiment {
+ public:
+  std::string name() const override { return "blocks"; }
+  std::string command() const override { return "pinbench blocks"; }
+  std::string label() const override { return "Blocks"; }
+  std::string noun() const override { return "blocks run"; }
+  const std::vector<ConfigField>& config_fields() const override {
+    static const std::vector<ConfigField> fields =
+        joined({sampling_fields(),
+                {{"block_sizes_bytes", FieldKind::kSizes},
+                 {"counts", FieldKind::kCounts},
+                 {"budget_bytes", FieldKind::kSize},
+                 {"arena_bytes", FieldKind::kSize},
+                 {"seed", FieldKind::kBigCount},
+                 {"directions", FieldKind::kTexts},
+                 {"kinds", FieldKind::kTexts},
+                 {"methods", FieldKind::kTexts},
+                 {"sms_asked", FieldKind::kCount},
+                 {"sms", FieldKind::kCount},
+                 {"threads_per_block", FieldKind::kCount},
+                 {"tile_bytes", FieldKind::kSize},
+                 {"warmups", FieldKind::kCount},
+                 {"engine", FieldKind::kEngine},
+                 {"timing", FieldKind::kText},
+                 {"skipped", FieldKind::kObjects},
+                 {"direction", FieldKind::kText},
+                 {"memory", FieldKind::kText},
+                 {"method", FieldKind::kText},
+                 {"reason", FieldKind::kText}}});
+    return fields;
+  }
+  void analyse(const RunRecord& record, ReportModel& model) const override {
+    build_blocks(record, model);
+  }
+  std::string gates_meaning() const override {
+    return "every sample delivered every block's bytes exactly, and every host arena is the "
+           "memory kind it claims.";
+  }
+};
+
+}  // namespace
+
+std::vector<const Experiment*> kinds() {
+  static const Blocks blocks;
+  return {&blocks};
+}
+
+}  // namespace pinbench::experiments::blocks

@@ -1,0 +1,430 @@
+// `pinbench blocks`: for each direction, host-memory kind, cell and method, the cell's blocks are
+// placed in a host arena and a device arena by place_blocks (the record's seed), and moved by the
+// method: a cudaMemcpyAsync per block, one cudaMemcpyBatchAsync with each source access order, a
+// gather/scatter kernel over mapped page-locked memory (its block table copied to the device
+// within the sample), the staged engine's batch call, and one contiguous copy of the same bytes
+// from the arenas' first byte (the reference). Every sample is timed with the host clock from the
+// first call to the copy's completion, every method alike (the driver may hold the thread inside
+// a call from pageable memory, so only that clock is fair to all), and the time the calls held
+// the thread is kept as the sample's call time. Before each sample the destination blocks are
+// cleared; after it every block is checked byte for byte against the bytes its source held: on
+// the device by a compare kernel over the blocks, on the host with memcmp.
+#include "experiments/blocks/measure.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/batch_copy.hpp"
+#include "cuda/buffers.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device.hpp"
+#include "cuda/stream.hpp"
+#include "experiments/blocks/kernels.cuh"
+#include "experiments/staged/plan.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/errors.hpp"
+#include "framework/host_info.hpp"
+#include "framework/pattern.hpp"
+#include "framework/units.hpp"
+#include "measure/run_record.hpp"
+#include "measure/sampler.hpp"
+#include "pinbench/staged_copy.hpp"
+
+namespace pinbench {
+namespace {
+
+constexpr std::uint64_t kPatternSeed = 0xB10C5;
+
+// Where the blocks of one case sit: offsets into the two arenas, all of one size. The contiguous
+// reference is one block of the cell's bytes at the start of both arenas.
+struct Layout {
+  std::uint64_t block_bytes = 0;
+  std::vector<std::uint64_t> host_offsets, device_offsets;
+};
+
+struct HostArenas {
+  MemoryKind kind;
+  cuda::HostBuffer src;  // holds the pattern: the source to the device
+  cuda::HostBuffer dst;  // the destination to the host
+};
+
+// Everything a run allocates once.
+struct Rig {
+  Rig(const BlocksConfig& c, std::uint64_t arena_bytes, bool engine)
+      : arena(arena_bytes),
+        pattern(arena_bytes, MemoryKind::kPageable),
+        dev_src(arena_bytes),
+        dev_dst(arena_bytes) {
+    fill_pattern(pattern.data(), arena, kPatternSeed);
+    for (MemoryKind k : c.memory) {
+      host.push_back({k, cuda::HostBuffer(arena, k), cuda::HostBuffer(arena, k)});
+      std::memcpy(host.back().src.data(), pattern.data(), arena);
+    }
+    PINBENCH_CUDA_TRY(cudaMemcpy(dev_src.data(), pattern.data(), arena, cudaMemcpyHostToDevice));
+    std::uint64_t most = 1;
+    for (std::uint64_t n : c.counts) most = std::max(most, n);
+    table_bytes = most * sizeof(cuda::BlockCopy);
+    table_host = cuda::HostBuffer(table_bytes, MemoryKind::kPinned);
+    table_dev = cuda::DeviceBuffer(table_bytes);
+    check_dev = cuda::DeviceBuffer(table_bytes);
+    if (engine) copier.emplace();
+  }
+  HostArenas& arenas(MemoryKind k) {
+    for (HostArenas& a : host) {
+      if (a.kind == k) return a;
+    }
+    throw std::logic_error("no arenas of that kind");
+  }
+
+  std::uint64_t arena;
+  cuda::HostBuffer pattern;  // pageable: what every source arena holds
+  std::vector<HostArenas> host;
+  cuda::DeviceBuffer dev_src;  // holds the pattern: the source to the host
+  cuda::DeviceBuffer dev_dst;
+  cuda::Stream stream;
+  std::uint64_t table_bytes = 0;
+  cuda::HostBuffer table_host;  // page-locked: the kernel's block table, copied within a sample
+  cuda::DeviceBuffer table_dev;
+  cuda::DeviceBuffer check_dev;  // the check's table: (expected, written) per block
+  cuda::DeviceBuffer counter{sizeof(unsigned long long)};
+  cuda::HostBuffer counter_host{sizeof(unsigned long long), MemoryKind::kPinned};
+  std::optional<StagedCopier> copier;
+};
+
+// One case's blocks as each method needs them, and how to check them.
+struct Leg {
+  bool to_device = true;
+  std::size_t block_bytes = 0;
+  std::vector<void*> dsts;
+  std::vector<const void*> srcs;
+  std::vector<std::size_t> sizes;
+  std::vector<cuda::BlockCopy> table;  // the ends as the kernel reaches them
+  std::vector<StagedBlock> staged;
+  void* host_arena = nullptr;  // the engine's two arenas
+  void* device_arena = nullptr;
+  std::vector<cuda::BlockCopy> check;  // to the device: (expected, written) on the device
+  std::vector<const char*> expected;   // to the host: the bytes each destination must hold
+  bool aligned16 = false;
+};
+
+Leg make_leg(Rig& rig, bool to_device, MemoryKind kind, const Layout& layout) {
+  HostArenas& a = rig.arenas(kind);
+  char* host = static_cast<char*>(to_device ? a.src.data() : a.dst.data());
+  // How the kernel reaches the host arena: mapped page-locked memory, or pageable memory itself
+  // where the device can reach it (the kernel runs on pageable memory only there).
+  char* host_dev = !is_page_locked(kind) ? host
+                                         : static_cast<char*>(to_device ? a.src.device_pointer()
+                                                                        : a.dst.device_pointer());
+  char* device = static_cast<char*>(to_device ? rig.dev_dst.data() : rig.dev_src.data());
+  Leg l;
+  l.to_device = to_device;
+  l.block_bytes = layout.block_bytes;
+  l.host_arena = host;
+  l.device_arena = device;
+  l.aligned16 = layout.block_bytes % 16 == 0;
+  const auto* pattern = static_cast<const char*>(rig.pattern.data());
+  const auto* dev_pattern = static_cast<const char*>(rig.dev_src.data());
+  for (std::size_t i = 0; i < layout.host_offsets.size(); ++i) {
+    const std::uint64_t h = layout.host_offsets[i];
+    const std::uint64_t d = layout.device_offsets[i];
+    l.dsts.push_back(to_device ? device + d : host + h);
+    l.srcs.push_back(to_device ? host + h : device + d);
+    l.sizes.push_back(layout.block_bytes);
+    l.table.push_back(to_device ? cuda::BlockCopy{host_dev + h, device + d}
+                                : cuda::BlockCopy{device + d, host_dev + h});
+    l.staged.push_back({h, d, layout.block_bytes});
+    if (to_device) {
+      l.check.push_back({dev_pattern + h, device + d});
+    } else {
+      l.expected.push_back(pattern + d);
+    }
+  }
+  return l;
+}
+
+cudaMemcpySrcAccessOrder access_order(BlocksMethod m) {
+  return m == BlocksMethod::kBatchDuringCall ? cudaMemcpySrcAccessOrderDuringApiCall
+         : m == BlocksMethod::kBatchAny      ? cudaMemcpySrcAccessOrderAny
+                                             : cudaMemcpySrcAccessOrderStream;
+}
+
+// The calls of one method, queued on the rig's stream (the engine's call returns when done);
+// returns how many API calls it made. `sms`: the kernel's thread blocks, at most one per SM.
+struct Mover {
+  Rig& rig;
+  unsigned sms = 0;
+  unsigned grid_used = 0;  // the kernel's last launch
+
+  std::size_t run(BlocksMethod m, const Leg& l) {
+    const cudaStream_t s = rig.stream.get();
+    const cudaMemcpyKind kind = l.to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    const std::size_t n = l.dsts.size();
+    switch (m) {
+      case BlocksMethod::kLoop:
+      case BlocksMethod::kContiguous:
+        for (std::size_t i = 0; i < n; ++i) {
+          PINBENCH_CUDA_TRY(cudaMemcpyAsync(l.dsts[i], l.srcs[i], l.sizes[i], kind, s));
+        }
+        return n;
+      case BlocksMethod::kBatchStream:
+      case BlocksMethod::kBatchDuringCall:
+      case BlocksMethod::kBatchAny: {
+        cudaMemcpyAttributes attr =
+            batch_copy_attributes(l.to_device, access_order(m), cuda::selected_device());
+        std::size_t first = 0;
+        PINBENCH_CUDA_TRY(cudaMemcpyBatchAsync(l.dsts.data(), l.srcs.data(), l.sizes.data(), n,
+                                               &attr, &first, 1, s));
+        return 1;
+      }
+      case BlocksMethod::kKernel:
+        PINBENCH_CUDA_TRY(cudaMemcpyAsync(rig.table_dev.data(), rig.table_host.data(),
+                                          n * sizeof(cuda::BlockCopy), cudaMemcpyHostToDevice, s));
+        grid_used =
+            cuda::launch_block_copy(static_cast<const cuda::BlockCopy*>(rig.table_dev.data()), n,
+                                    l.block_bytes, sms, l.aligned16, s);
+        return 2;
+      case BlocksMethod::kStaged:
+        if (l.to_device) {
+          rig.copier->copy_blocks_to_device(l.device_arena, l.host_arena, l.staged.data(), n, s);
+        } else {
+          rig.copier->copy_blocks_to_host(l.host_arena, l.device_arena, l.staged.data(), n, s);
+        }
+        return 1;
+    }
+    return 0;
+  }
+};
+
+void clear(Rig& rig, const Leg& l) {
+  if (l.to_device) {
+    PINBENCH_CUDA_TRY(cudaMemsetAsync(rig.dev_dst.data(), 0, rig.arena, rig.stream.get()));
+    rig.stream.synchronize();
+    return;
+  }
+  for (std::size_t i = 0; i < l.dsts.size(); ++i) std::memset(l.dsts[i], 0, l.sizes[i]);
+}
+
+// Changes one byte of the first block's destination (the test of the check itself).
+void corrupt(Rig& rig, const Leg& l) {
+  char* target = static_cast<char*>(l.dsts.front()) + l.block_bytes / 2;
+  if (l.to_device) {
+    // Two neighbours get two different values, so at least one differs from the pattern.
+    PINBENCH_CUDA_TRY(cudaMemsetAsync(target, 0xA5, 1, rig.stream.get()));
+    if (l.block_bytes > 1)
+      PINBENCH_CUDA_TRY(cudaMemsetAsync(target + 1, 0x5A, 1, rig.stream.get()));
+    rig.stream.synchronize();
+  } else {
+    *target = static_cast<char>(~*target);
+  }
+}
+
+// What is wrong with the blocks after a sample, or nothing.
+std::optional<std::string> check(Rig& rig, const Leg& l) {
+  if (l.to_device) {
+    const cudaStream_t s = rig.stream.get();
+    auto* counter = static_cast<unsigned long long*>(rig.counter.data());
+    PINBENCH_CUDA_TRY(cudaMemsetAsync(counter, 0, sizeof(*counter), s));
+    cuda::launch_block_compare(static_cast<const cuda::BlockCopy*>(rig.check_dev.data()),
+                               l.check.size(), l.block_bytes, l.aligned16, counter, s);
+    PINBENCH_CUDA_TRY(cudaMemcpyAsync(rig.counter_host.data(), counter, sizeof(*counter),
+                                      cudaMemcpyDeviceToHost, s));
+    rig.stream.synchronize();
+    const auto bad = *static_cast<const unsigned long long*>(rig.counter_host.data());
+    if (bad == 0) return std::nullopt;
+    return fmt::format("{} 4 KiB tile{} of the {} blocks differ from their sources", bad,
+                       bad == 1 ? "" : "s", l.check.size());
+  }
+  for (std::size_t i = 0; i < l.dsts.size(); ++i) {
+    if (const auto at = first_mismatch(l.dsts[i], l.expected[i], l.sizes[i])) {
+      return fmt::format("block {}: {}", i, mismatch_detail(*at, l.sizes[i]));
+    }
+  }
+  return std::nullopt;
+}
+
+// The tables a case's samples read: the kernel's (copied again within each sample) and the
+// check's, both written once before its warm-ups.
+void load_tables(Rig& rig, const Leg& l) {
+  std::memcpy(rig.table_host.data(), l.table.data(), l.table.size() * sizeof(cuda::BlockCopy));
+  if (l.to_device) {
+    PINBENCH_CUDA_TRY(cudaMemcpy(rig.check_dev.data(), l.check.data(),
+                                 l.check.size() * sizeof(cuda::BlockCopy), cudaMemcpyHostToDevice));
+  }
+}
+
+Timed measure_case(Rig& rig, Mover& mover, BlocksMethod m, const Leg& l, const BlocksConfig& config,
+                   const BlocksHooks& hooks, std::size_t& calls) {
+  Timed out;
+  try {
+    load_tables(rig, l);
+    Sampler sampler(config.stop, SampleClock::kHostClock);
+    out = sampler.run(
+        [&](Sampler& s, int sample, int, Timed& t) {
+          clear(rig, l);
+          s.start(0);
+          calls = mover.run(m, l);
+          t.call_ms.push_back(s.ms_since_start(0));
+          rig.stream.synchronize();
+          s.stop(0);
+          t.samples_ms.push_back(s.elapsed_ms(0));
+          if (sample == hooks.corrupt_sample) corrupt(rig, l);
+          if (const auto why = check(rig, l)) t.fail(fmt::format("sample {}: {}", sample, *why));
+        },
+        [&] {
+          for (int w = 0; w < config.warmups; ++w) {
+            mover.run(m, l);
+            rig.stream.synchronize();
+          }
+        });
+  } catch (const std::exception& e) {
+    out.fail(e.what());
+  }
+  return out;
+}
+
+// Why the driver will not move one block of `cell` by `m` this way at all, or "" when it will:
+// the method run once, untimed, on the cell's first block at the start of both arenas.
+std::string refused(Rig& rig, Mover& mover, BlocksMethod m, bool to_device, MemoryKind kind,
+                    const BlockCell& cell) {
+  try {
+    const Leg l = make_leg(rig, to_device, kind, {cell.block_bytes, {0}, {0}});
+    load_tables(rig, l);
+    mover.run(m, l);
+    rig.stream.synchronize();
+    return "";
+  } catch (const std::exception& e) {
+    return std::string("refused by the driver: ") + e.what();
+  }
+}
+
+Layout contiguous(const BlockCell& cell) {
+  return {cell.bytes(), {0}, {0}};
+}
+
+}  // namespace
+
+RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
+                     const BlocksHooks& hooks) {
+  const auto start = SteadyClock::now();
+  config.validate();
+  RunRecord record = start_record("blocks", to_json(config));
+  const int device_sms = record.machine.sm_count;
+  if (config.sms > device_sms) {
+    throw InputError(fmt::format("--sms {} is past this device's {} SMs", config.sms, device_sms));
+  }
+  const std::string problem = blocks_fit_problem(config, cuda::device_free_bytes(),
+                                                 host_memory_bytes(), host_available_bytes());
+  if (!problem.empty()) throw InputError(problem);
+
+  const bool pageable_access = record.machine.pageable_memory_access != 0;
+  const auto wants = [&](BlocksMethod m) {
+    return std::find(config.methods.begin(), config.methods.end(), m) != config.methods.end();
+  };
+  const bool engine =
+      wants(BlocksMethod::kStaged) && std::find(config.memory.begin(), config.memory.end(),
+                                                MemoryKind::kPageable) != config.memory.end();
+  const std::vector<BlockCell> cells = config.cells();
+  const std::uint64_t arena = config.arena_bytes();
+  progress(fmt::format("allocating two arenas of {} per memory kind and two on the device",
+                       format_size(arena)));
+  Rig rig(config, arena, engine);
+  Mover mover{rig, static_cast<unsigned>(config.sms > 0 ? config.sms : device_sms)};
+
+  record.config["sms"] = mover.sms;
+  record.config["kernel"] = {{"threads_per_block", 1024}, {"tile_bytes", 4096}};
+  if (engine) record.config["engine"] = to_json(rig.copier->options());
+  record.config["timing"] =
+      "host clock from the first call to the copy's completion, every method alike; the "
+      "kernel's samples include copying its block table (16 bytes a block) to the device";
+
+  std::vector<bool> kinds_ok;
+  for (HostArenas& a : rig.host) {
+    const std::string k = to_string(a.kind);
+    const bool src_ok = add_gate(record, kind_gate("kind/" + k + "-source", a.src.data(), a.kind));
+    const bool dst_ok =
+        add_gate(record, kind_gate("kind/" + k + "-destination", a.dst.data(), a.kind));
+    kinds_ok.push_back(src_ok && dst_ok);
+  }
+
+  // What runs in each direction and memory kind: every method asked for that moves that memory,
+  // less any the driver refuses outright (one block moved once before anything is timed); each
+  // left out is listed with its reason.
+  struct Group {
+    Direction direction;
+    std::size_t kind;  // into rig.host, in config.memory's order
+    std::vector<BlocksMethod> methods;
+  };
+  nlohmann::json skipped = nlohmann::json::array();
+  std::vector<Group> groups;
+  std::size_t total = 0;
+  for (Direction d : config.directions) {
+    for (std::size_t k = 0; k < config.memory.size(); ++k) {
+      const MemoryKind kind = config.memory[k];
+      Group g{d, k, {}};
+      for (BlocksMethod m : config.methods) {
+        std::string why = method_not_for(m, kind, pageable_access);
+        if (why.empty()) why = refused(rig, mover, m, d == Direction::kH2D, kind, cells.front());
+        if (why.empty()) {
+          g.methods.push_back(m);
+          continue;
+        }
+        skipped.push_back({{"direction", to_string(d)},
+                           {"memory", to_string(kind)},
+                           {"method", to_string(m)},
+                           {"reason", why}});
+      }
+      total += g.methods.size() * cells.size();
+      groups.push_back(std::move(g));
+    }
+  }
+  record.config["skipped"] = skipped;
+
+  std::size_t n = 0;
+  for (const Group& g : groups) {
+    const Direction d = g.direction;
+    const bool to_device = d == Direction::kH2D;
+    const MemoryKind kind = config.memory[g.kind];
+    for (const BlockCell& cell : cells) {
+      const BlockPlacement placed = place_blocks(cell, arena, config.seed);
+      const Layout scattered{cell.block_bytes, placed.host_offsets, placed.device_offsets};
+      for (BlocksMethod m : g.methods) {
+        if (stop_before_next_case(record)) break;
+        progress(fmt::format("[{}/{}] {} {} {} x {} {}", ++n, total, to_string(d), to_string(kind),
+                             format_size(cell.block_bytes), cell.count, to_string(m)));
+        const Leg leg = make_leg(rig, to_device, kind,
+                                 m == BlocksMethod::kContiguous ? contiguous(cell) : scattered);
+        std::size_t calls = 0;
+        mover.grid_used = 0;
+        const Timed r = measure_case(rig, mover, m, leg, config, hooks, calls);
+        const CaseSpec spec{
+            "blocks",
+            to_string(d),
+            to_string(kind),
+            to_string(m),
+            "host_clock",
+            cell.bytes(),
+            config.warmups,
+            gate_name({"blocks", to_string(d), to_string(kind), to_string(m)}, cell_token(cell))};
+        Case c = make_case(spec, r, kinds_ok[g.kind]);
+        c.extra = {{"block_bytes", cell.block_bytes}, {"blocks", cell.count}, {"calls", calls}};
+        if (m == BlocksMethod::kKernel) c.extra["sms"] = mover.grid_used;
+        record.gates.push_back(sampled_gate(
+            c.gate, r,
+            fmt::format("every one of {} samples delivered all {} blocks of {}",
+                        r.samples_ms.size(), cell.count, exact_size(cell.block_bytes))));
+        record.cases.push_back(std::move(c));
+      }
+      if (record.incomplete) break;
+    }
+    if (record.incomplete) break;
+  }
+  finish_record(record, start);
+  return record;
+}
+
+}  // namespace pinbench
