@@ -24,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include "base/batch_copy.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
@@ -133,8 +134,8 @@ void calibrate_small_copies(RunRecord& record, const DoctorCalibrationPlan::Smal
     dsts[i] = h2d ? static_cast<void*>(dev + i * each) : host + i * each;
     srcs[i] = h2d ? static_cast<const void*>(host + i * each) : dev + i * each;
   }
-  cudaMemcpyAttributes attr{};
-  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  cudaMemcpyAttributes attr =
+      batch_copy_attributes(h2d, cudaMemcpySrcAccessOrderStream, cuda::selected_device());
   std::size_t attr_index = 0;
   const auto batch = [&] {
     return cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), count, &attr, &attr_index,
