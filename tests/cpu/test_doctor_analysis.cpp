@@ -241,6 +241,33 @@ TEST(DoctorAnalysis, AThreadsSiteIsNamedByItsLambdaNotTheThreadMachinery) {
   EXPECT_EQ(f->sites[0].frames[0], "libstdc++.so.6+0xecdb4");
 }
 
+TEST(DoctorReport, EachProcessIsCountedWithHowItEnded) {
+  std::string text = head(10) + head(11);
+  text += pageable_loop(2, kNone, 1);  // pid 10, from activity records
+  text += api("R", "copy_async", 5, 90, 91, kNone, "cudaMemcpyAsync_v3020", 0x1000, kMiB, 11, 78,
+              'h', 'p');  // pid 11, killed before its record was flushed
+  text += "E\t10\texit\n";
+  const DoctorTrace t = parse_doctor_events(text);
+  const RunRecord r = record_with(t);
+  const DoctorAnalysis a = analyse_doctor(r, t);
+  ASSERT_EQ(a.processes.size(), 2u);
+  EXPECT_EQ(a.processes[0].pid, 10);
+  EXPECT_EQ(a.processes[0].end, "exit");
+  EXPECT_EQ(a.processes[0].copy_calls, 2u);
+  EXPECT_EQ(a.processes[0].bytes, 8 * kMiB);
+  EXPECT_EQ(a.processes[0].from_api, 0u);
+  EXPECT_EQ(a.processes[1].end, "");
+  EXPECT_EQ(a.processes[1].copy_calls, 1u);
+  EXPECT_EQ(a.processes[1].from_api, 1u);
+  const ReportModel m = analyse(r);
+  const auto table = std::find_if(m.tables.begin(), m.tables.end(),
+                                  [](const ReportTable& x) { return x.id == "doctor-processes"; });
+  ASSERT_NE(table, m.tables.end());
+  ASSERT_EQ(table->rows.size(), 2u);
+  EXPECT_EQ(table->rows[1][1], "without a word (SIGKILL, or an end no hook saw)");
+  EXPECT_EQ(table->rows[1][4], "1");
+}
+
 TEST(DoctorParse, ABusyCuptiIsSaid) {
   const DoctorTrace t = parse_doctor_events(
       "N\t10\tcupti-busy\tCUPTI is held by another profiler or debugger (error 39)\n");

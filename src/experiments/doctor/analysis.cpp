@@ -1543,6 +1543,16 @@ DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
     }
   }
   if (t.wall_ms > 0) a.blocked_share = a.pageable_blocked_ms / t.wall_ms;
+  for (const DoctorProcess& p : t.process_list) a.processes.push_back({p.pid, p.end, 0, 0, 0});
+  for (const DoctorCall& c : t.calls) {
+    if (!is_copy(c)) continue;
+    const auto it = std::find_if(a.processes.begin(), a.processes.end(),
+                                 [&](const DoctorProcessCount& p) { return p.pid == c.pid; });
+    if (it == a.processes.end()) continue;
+    ++it->copy_calls;
+    it->bytes += host_bytes(c);
+    it->from_api += c.from_api ? 1 : 0;
+  }
   for (const auto& [key, unused] : sizes) {
     DoctorRate rate{key.first, key.second, {}, {}, {}, {}};
     if (const Case* c = nearest(r, key.first, "pageable", key.second)) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/doctor/events.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "framework/record.hpp"
 
@@ -80,6 +81,14 @@ struct DoctorRate {
   std::optional<double> engine_gb_per_s;  // pageable memory through the staged engine (accel)
 };
 
+// One process of the program as the summary counts it: how it ended (DoctorProcess::end) and
+// what its copy calls moved, with how many of them were judged from the calls themselves.
+struct DoctorProcessCount {
+  int pid = 0;
+  std::string end;
+  std::uint64_t copy_calls = 0, bytes = 0, from_api = 0;
+};
+
 struct DoctorAnalysis {
   bool no_cuda = false;  // no process initialised CUDA under the injection library
   std::uint64_t copy_calls = 0, pageable_copy_calls = 0;
@@ -87,8 +96,9 @@ struct DoctorAnalysis {
   std::uint64_t kernels = 0, syncs = 0, pinned_allocations = 0;
   std::uint64_t peak_pinned_bytes = 0;
   double pageable_blocked_ms = 0.0;
-  std::optional<double> blocked_share;  // of the program's wall time
-  std::vector<DoctorFinding> findings;  // ranked by time lost, then host time
+  std::optional<double> blocked_share;        // of the program's wall time
+  std::vector<DoctorProcessCount> processes;  // by pid, from the record's process_list
+  std::vector<DoctorFinding> findings;        // ranked by time lost, then host time
   std::vector<DoctorNotJudged> not_judged;
   // The report's first line: "Fix these 2 findings (...) and save about 12.3 ms of the program's
   // 456.7 ms."; empty without a finding.
@@ -128,7 +138,7 @@ constexpr std::uint64_t kPinnedUnusedMinBytes = std::uint64_t{1} << 20;
 // reported when their host time reaches this; each call above it is named as slow.
 constexpr double kSlowPinningMs = 1.0;
 // small-copy-storm: a call site of at least kStormCalls copies each smaller than kSmallCopyBytes.
-constexpr std::uint64_t kSmallCopyBytes = std::uint64_t{64} << 10;
+constexpr std::uint64_t kSmallCopyBytes = doctor_events::kSmallCopyBytes;
 constexpr std::uint64_t kStormCalls = 100;
 // The small-copy calibration's copies per sample.
 constexpr std::uint64_t kSmallCopyBatch = 256;

@@ -133,6 +133,10 @@ struct Note {
 // read at the call (the A line's kNode).
 constexpr std::uint64_t kNumaSampleBytes = std::uint64_t{1} << 20;
 
+// A copy smaller than this can be part of a storm of small copies (analysis.hpp): the collector
+// keeps its call site even when it is page-locked.
+constexpr std::uint64_t kSmallCopyBytes = std::uint64_t{64} << 10;
+
 // The class of an API call, as an A line names it and the record's calls keep it ("kind").
 enum CallClass : std::int8_t {
   kIgnore = 0,

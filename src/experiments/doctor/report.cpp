@@ -94,6 +94,24 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
         100 * *a.blocked_share));
   }
   m.tables.push_back(std::move(summary));
+  if (!a.processes.empty()) {
+    ReportTable processes;
+    processes.id = "doctor-processes";
+    processes.title = "Each process, and how it ended";
+    processes.header = {"pid", "ended", "copy calls", "bytes", "judged from the call"};
+    processes.numeric = {true, false, true, true, true};
+    for (const DoctorProcessCount& p : a.processes) {
+      processes.rows.push_back(
+          {std::to_string(p.pid),
+           p.end.empty() ? "without a word (SIGKILL, or an end no hook saw)" : p.end,
+           std::to_string(p.copy_calls), format_size(p.bytes), std::to_string(p.from_api)});
+    }
+    processes.notes.push_back(
+        "A copy judged from the call had no activity record: its process ended before it was "
+        "flushed, or page-locked copies' device times were paused; its bytes, direction and host "
+        "memory are what the call said.");
+    m.tables.push_back(std::move(processes));
+  }
 
   ChartSpec chart;
   chart.kind = ChartKind::kBars;

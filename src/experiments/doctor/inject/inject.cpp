@@ -624,8 +624,10 @@ void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
   if ((cls == kCopy || cls == kCopyAsync) && params != nullptr &&
       (runtime ? g_runtime_shape[cbid] : g_driver_shape[cbid]) != Shape::kUnsaid) {
     side = host_side_of(runtime ? g_runtime_shape[cbid] : g_driver_shape[cbid], params);
-    // A copy from page-locked memory can be in no finding; one between devices neither.
-    wants_site = side.host != events::Api::kPinned && side.host != events::Api::kNoHost;
+    // A copy between devices can be in no finding, nor one from page-locked memory unless it is
+    // small enough to be part of a storm of small copies.
+    wants_site = side.host != events::Api::kNoHost &&
+                 (side.host != events::Api::kPinned || bytes < events::kSmallCopyBytes);
     if (side.pointer != 0) ptr = side.pointer;
     if (side.host == events::Api::kPageable && bytes >= events::kNumaSampleBytes) {
       node = numa_node_of(side.pointer, bytes);
