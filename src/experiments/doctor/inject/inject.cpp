@@ -982,6 +982,17 @@ int gather(const char* first, va_list args, const char** argv) {
   return n;
 }
 
+// execl, execlp and execle: their arguments (and execle's environment after them) gathered,
+// then `exec(argv, envp)`.
+template <typename Exec>
+int exec_listed(const char* first, va_list args, bool environment, const Exec& exec) {
+  const char* argv[kMaxExecArgs];
+  const int n = gather(first, args, argv);
+  if (n < 0) return -1;
+  char* const* envp = environment ? va_arg(args, char* const*) : nullptr;
+  return exec(const_cast<char* const*>(argv), envp);
+}
+
 }  // namespace
 
 extern "C" {
@@ -1014,34 +1025,31 @@ __attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], c
 }
 
 __attribute__((visibility("default"))) int execl(const char* path, const char* arg, ...) {
-  const char* argv[kMaxExecArgs];
   va_list args;
   va_start(args, arg);
-  const int n = gather(arg, args, argv);
+  const int result = exec_listed(
+      arg, args, false, [path](char* const* argv, char* const*) { return execv(path, argv); });
   va_end(args);
-  if (n < 0) return -1;
-  return execv(path, const_cast<char* const*>(argv));
+  return result;
 }
 
 __attribute__((visibility("default"))) int execlp(const char* file, const char* arg, ...) {
-  const char* argv[kMaxExecArgs];
   va_list args;
   va_start(args, arg);
-  const int n = gather(arg, args, argv);
+  const int result = exec_listed(
+      arg, args, false, [file](char* const* argv, char* const*) { return execvp(file, argv); });
   va_end(args);
-  if (n < 0) return -1;
-  return execvp(file, const_cast<char* const*>(argv));
+  return result;
 }
 
 __attribute__((visibility("default"))) int execle(const char* path, const char* arg, ...) {
-  const char* argv[kMaxExecArgs];
   va_list args;
   va_start(args, arg);
-  const int n = gather(arg, args, argv);
-  char* const* envp = n < 0 ? nullptr : va_arg(args, char* const*);
+  const int result = exec_listed(arg, args, true, [path](char* const* argv, char* const* envp) {
+    return execve(path, argv, envp);
+  });
   va_end(args);
-  if (n < 0) return -1;
-  return execve(path, const_cast<char* const*>(argv), envp);
+  return result;
 }
 
 __attribute__((visibility("default"))) int InitializeInjection(void) {
