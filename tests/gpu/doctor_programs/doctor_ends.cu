@@ -17,16 +17,12 @@
 #include <cstring>
 #include <string>
 
+#include "check.cuh"
+
 namespace {
 
-constexpr std::size_t kMiB = std::size_t{1} << 20;
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(3);
-  }
-}
+using doctor_programs::check;
+using doctor_programs::kMiB;
 
 // n pageable copies of 1 MiB to the device, each one done before the next.
 void copies(int n) {

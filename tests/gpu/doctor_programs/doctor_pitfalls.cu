@@ -12,16 +12,12 @@
 #include <thread>
 #include <vector>
 
+#include "check.cuh"
+
 namespace {
 
-constexpr std::size_t kMiB = std::size_t{1} << 20;
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(3);
-  }
-}
+using doctor_programs::check;
+using doctor_programs::kMiB;
 
 __global__ void spin(unsigned long long cycles) {
   const unsigned long long t0 = clock64();
