@@ -111,6 +111,19 @@ struct StagedCopierStats {
   std::uint64_t direct_copies = 0;  // straight to cudaMemcpyAsync
   std::uint64_t staged_bytes = 0;
   std::uint64_t direct_bytes = 0;
+  // The budget the host threads were sized to, and how many there are (shared by both lanes).
+  int cpu_budget = 0;
+  int host_threads = 0;
+  // What each direction got of them: seconds spent copying its slices, by the shared threads
+  // and by callers helping, and the slices copied.
+  double to_device_thread_s = 0.0;
+  double to_host_thread_s = 0.0;
+  std::uint64_t to_device_slices = 0;
+  std::uint64_t to_host_slices = 0;
+  // Copies to the host whose destination was found fresh and faulted in during the DMA, and
+  // those of them whose range took huge pages.
+  std::uint64_t prefaulted_copies = 0;
+  std::uint64_t huge_page_copies = 0;
 };
 
 // One block of a batch (StagedCopier::copy_blocks_to_device, copy_blocks_to_host): `bytes` bytes

@@ -20,7 +20,8 @@ struct StagingRing {
   std::size_t chunk_bytes = 0;  // each staging buffer, and so the largest chunk of a copy
   int depth = 0;                // staging buffers in the ring (at least 2, so one can fill while
                                 // another moves)
-  int threads = 0;              // host threads copying between pageable memory and the ring
+  int threads = 0;              // the host threads one chunk is cut for: its slices let this
+                                // many of the engine's shared threads copy it at once
   // Copies in this direction smaller than this go straight to cudaMemcpyAsync: for them the
   // driver's own staging finishes before the engine's threads have passed a chunk along. 0:
   // stage every pageable copy.
@@ -67,6 +68,25 @@ struct StagedCopyOptions {
   // The thread of a synchronous call (copy_to_device, copy_to_host) copies slices between
   // pageable memory and staging alongside the host threads while it waits, instead of sleeping.
   bool caller_copies = true;
+  // ... and, with nothing to copy, does the lane coordinator's work itself (admits chunks,
+  // queues their DMA, sees their marks), so a copy after a pause starts without waiting for the
+  // coordinator to wake and ends as soon as its last DMA's mark is reached. Needs caller_copies.
+  bool caller_drives = true;
+  // The host threads both directions share. 0 sizes them to the machine: the CPUs this process
+  // may use (its affinity mask, and a cgroup CPU quota where one is set) less the two lanes'
+  // coordinators and a synchronous caller, at most the two rings' `threads` together. A number
+  // asks for that many, still never more than that budget: threads beyond the CPUs only take
+  // turns, and a turn lost mid-chunk stalls the ring.
+  int host_threads = 0;
+  // Copies to the host of at least this many bytes whose destination has never been written
+  // (most of its pages do not exist yet: `.cpu()`, a new numpy.empty) have its pages faulted in
+  // by the host threads while each chunk's DMA runs, instead of one at a time by the drain. No
+  // byte of the destination changes and nothing outside it is touched. 0: never.
+  std::size_t prefault_from_bytes = 2u << 20;
+  // ... and ask Linux for transparent huge pages on the 2 MiB-aligned interior of such a
+  // destination (MADV_HUGEPAGE, where the system allows it on request): one fault then maps
+  // 2 MiB instead of 4 KiB. The advice stays on the caller's range after the copy.
+  bool fresh_huge_pages = true;
   // The device the engine copies to and from; -1 takes the calling thread's current device.
   int device = -1;
 };

@@ -171,6 +171,10 @@ std::string staged_options_problem(const StagedCopyOptions& o) {
            std::to_string(o.to_host.depth) + " to the host), more than max_staging_bytes (" +
            bytes_text(o.max_staging_bytes) + ")";
   }
+  if (o.host_threads < 0 || o.host_threads > 1024) {
+    return "host_threads must be 0 (sized to the machine) or 1 to 1024, not " +
+           std::to_string(o.host_threads);
+  }
   if (o.device < -1) {
     return "device must be -1 (the current device) or a device number, not " +
            std::to_string(o.device);

@@ -50,6 +50,26 @@ void CudaQueue::bind_thread() {
   check_cuda(cudaThreadExchangeStreamCaptureMode(&relaxed), "cudaThreadExchangeStreamCaptureMode");
 }
 
+namespace {
+// The capture mode a driving caller's thread had, put back by caller_end on the same thread.
+thread_local cudaStreamCaptureMode caller_mode = cudaStreamCaptureModeGlobal;
+}  // namespace
+
+void CudaQueue::caller_begin() noexcept {
+  // The caller's thread has the engine's device current (the call's DeviceGuard); like the
+  // coordinator it must be free to query the lane's events while another thread captures.
+  caller_mode = cudaStreamCaptureModeRelaxed;
+  if (cudaThreadExchangeStreamCaptureMode(&caller_mode) != cudaSuccess) {
+    (void)cudaGetLastError();
+    caller_mode = cudaStreamCaptureModeRelaxed;
+  }
+}
+
+void CudaQueue::caller_end() noexcept {
+  cudaStreamCaptureMode mode = caller_mode;
+  if (cudaThreadExchangeStreamCaptureMode(&mode) != cudaSuccess) (void)cudaGetLastError();
+}
+
 void CudaQueue::copy(void* dst, const void* src, std::size_t bytes) {
   check_cuda(cudaMemcpyAsync(dst, src, bytes, kind_, stream_), "cudaMemcpyAsync");
 }

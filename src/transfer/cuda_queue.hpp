@@ -30,6 +30,8 @@ class CudaQueue : public DeviceQueue {
   cudaStream_t stream() const { return stream_; }
 
   void bind_thread() override;
+  void caller_begin() noexcept override;
+  void caller_end() noexcept override;
   void copy(void* dst, const void* src, std::size_t bytes) override;
   // One cudaMemcpyBatchAsync; a loop of copy() where the runtime or driver has none.
   void copy_batch(void* const* dsts, const void* const* srcs, const std::size_t* sizes,

@@ -1,5 +1,7 @@
-// The lane's host copy workers (host_copy_pool.hpp). Lock-free on the hot path: publishing a
+// The engine's host copy workers (host_copy_pool.hpp). Lock-free on the hot path: publishing a
 // task is two atomic stores, claiming a slice one compare-and-swap, finishing it one decrement.
+// A worker keeps a cursor per channel and takes the channels' tickets in turn, one task at a
+// time from each, so a pipeline's fills and drains share the threads as their chunks come.
 // The mutex and condition variable are only for workers that ran out of work and went to sleep;
 // publish() and wake() touch them only when the sleepers' count says someone sleeps.
 #include "transfer/host_copy_pool.hpp"
@@ -7,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "base/chunk_plan.hpp"
 #include "base/nvtx_domain.hpp"
@@ -44,12 +47,10 @@ std::size_t claim_next(std::uint64_t v) {
 
 }  // namespace
 
-HostCopyPool::HostCopyPool(int threads, int max_pending, const char* slice_name, Doorbell* done)
-    : slices_per_task_threads_(threads),
-      slice_name_(slice_name),
-      tasks_(static_cast<std::size_t>(max_pending)),
-      done_(done) {
-  workers_.reserve(static_cast<std::size_t>(threads));
+HostCopyPool::HostCopyPool(int threads, const std::vector<ChannelSpec>& channels) {
+  channels_.reserve(channels.size());
+  for (const ChannelSpec& spec : channels) channels_.push_back(std::make_unique<Channel>(spec));
+  workers_.reserve(static_cast<std::size_t>(std::max(0, threads)));
   try {
     for (int i = 0; i < threads; ++i) {
       workers_.emplace_back([this] {
@@ -74,55 +75,81 @@ HostCopyPool::~HostCopyPool() {
   for (std::thread& t : workers_) t.join();
 }
 
+HostCopyPool::Task& HostCopyPool::next_task(int channel) {
+  Channel& c = *channels_[static_cast<std::size_t>(channel)];
+  return c.tasks[c.published.load(std::memory_order_relaxed) % c.tasks.size()];
+}
+
 std::uint64_t HostCopyPool::publish(void* dst, const void* src, std::size_t bytes,
-                                    std::uintptr_t host_address, Stores stores) {
-  const std::uint64_t ticket = published_.load(std::memory_order_relaxed);
-  Task& t = tasks_[ticket % tasks_.size()];
+                                    std::uintptr_t host_address, Stores stores, int channel) {
+  Task& t = next_task(channel);
   t.dst = static_cast<char*>(dst);
   t.src = static_cast<const char*>(src);
   t.bytes = bytes;
   t.host_address = host_address;
   t.stores = stores;
+  t.work = Work::kCopy;
   t.pieces = nullptr;
   t.piece_count = 0;
-  return publish_task(t, ticket);
+  return publish_task(channel, t);
+}
+
+std::uint64_t HostCopyPool::publish_touch(void* dst, std::size_t bytes, int channel) {
+  Task& t = next_task(channel);
+  t.dst = static_cast<char*>(dst);
+  t.src = nullptr;
+  t.bytes = bytes;
+  t.host_address = reinterpret_cast<std::uintptr_t>(dst);
+  t.stores = Stores::kCached;
+  t.work = Work::kTouch;
+  t.pieces = nullptr;
+  t.piece_count = 0;
+  return publish_task(channel, t);
 }
 
 std::uint64_t HostCopyPool::publish_pieces(const HostPiece* pieces, std::size_t count,
-                                           std::size_t bytes, Stores stores) {
-  const std::uint64_t ticket = published_.load(std::memory_order_relaxed);
-  Task& t = tasks_[ticket % tasks_.size()];
+                                           std::size_t bytes, Stores stores, int channel) {
+  Task& t = next_task(channel);
   t.dst = nullptr;
   t.src = nullptr;
   t.bytes = bytes;
   t.host_address = 0;  // slices cut the packed range on its own 4 KiB marks
   t.stores = stores;
+  t.work = Work::kPieces;
   t.pieces = pieces;
   t.piece_count = count;
-  return publish_task(t, ticket);
+  return publish_task(channel, t);
 }
 
-std::uint64_t HostCopyPool::publish_task(Task& t, std::uint64_t ticket) {
-  const std::size_t count = slice_count(t.bytes, slices_per_task_threads_);
+std::uint64_t HostCopyPool::publish_task(int channel, Task& t) {
+  Channel& c = *channels_[static_cast<std::size_t>(channel)];
+  const std::uint64_t ticket = c.published.load(std::memory_order_relaxed);
+  const std::size_t count = slice_count(t.bytes, c.spec.threads);
   t.remaining.store(static_cast<std::uint32_t>(count), std::memory_order_relaxed);
   // The claim word is what workers test; storing it last (release) publishes the fields above.
   t.claim.store(make_claim(ticket, count, 0), std::memory_order_release);
-  published_.store(ticket + 1, std::memory_order_seq_cst);
+  c.published.store(ticket + 1, std::memory_order_seq_cst);
   // Pairs with the sleeper's increment-then-check in wait_for_work: either the worker sees the
   // new ticket, or this thread sees the sleeper and wakes it.
   notify_sleepers();
   return ticket;
 }
 
-bool HostCopyPool::complete(std::uint64_t ticket) const {
-  const Task& t = tasks_[ticket % tasks_.size()];
+bool HostCopyPool::complete(std::uint64_t ticket, int channel) const {
+  const Channel& c = *channels_[static_cast<std::size_t>(channel)];
+  const Task& t = c.tasks[ticket % c.tasks.size()];
   return t.remaining.load(std::memory_order_acquire) == 0 &&
          claim_ticket(t.claim.load(std::memory_order_acquire)) ==
              static_cast<std::uint32_t>(ticket);
 }
 
-bool HostCopyPool::claim_and_copy(std::uint64_t cursor) {
-  Task& t = tasks_[cursor % tasks_.size()];
+HostCopyPool::ChannelStats HostCopyPool::stats(int channel) const {
+  const Channel& c = *channels_[static_cast<std::size_t>(channel)];
+  return {c.slices.load(std::memory_order_relaxed), c.busy_ns.load(std::memory_order_relaxed)};
+}
+
+bool HostCopyPool::claim_and_copy(Channel& c, std::uint64_t cursor) {
+  Task& t = c.tasks[cursor % c.tasks.size()];
   std::uint64_t v = t.claim.load(std::memory_order_acquire);
   while (true) {
     // A newer ticket in the record means this one finished long ago.
@@ -135,16 +162,31 @@ bool HostCopyPool::claim_and_copy(std::uint64_t cursor) {
       // The task cannot be reused before this slice is counted off, so its fields hold still.
       const Chunk s = slice_of(t.bytes, t.host_address, count, next);
       if (s.bytes > 0) {
-        const EngineRange range(slice_name_);
-        if (t.pieces != nullptr) {
-          copy_packed(t, s);
-        } else {
-          copy_with(t.stores, t.dst + s.offset, t.src + s.offset, s.bytes);
+        const auto began = std::chrono::steady_clock::now();
+        {
+          const EngineRange range(t.work == Work::kTouch ? "prefault" : c.spec.slice_name);
+          switch (t.work) {
+            case Work::kCopy:
+              copy_with(t.stores, t.dst + s.offset, t.src + s.offset, s.bytes);
+              break;
+            case Work::kPieces:
+              copy_packed(t, s);
+              break;
+            case Work::kTouch:
+              touch(t, s);
+              break;
+          }
         }
+        const auto took = std::chrono::steady_clock::now() - began;
+        c.busy_ns.fetch_add(
+            static_cast<std::uint64_t>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()),
+            std::memory_order_relaxed);
+        c.slices.fetch_add(1, std::memory_order_relaxed);
       }
       // The last slice's copier tells the coordinator, which may be asleep waiting for it.
-      if (t.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1 && done_ != nullptr) {
-        done_->ring();
+      if (t.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1 && c.spec.done != nullptr) {
+        c.spec.done->ring();
       }
       return true;
     }
@@ -165,9 +207,21 @@ void HostCopyPool::copy_packed(const Task& t, const Chunk& slice) {
   }
 }
 
-bool HostCopyPool::has_work(std::uint64_t cursor) const {
-  return published_.load(std::memory_order_acquire) > cursor ||
-         stop_.load(std::memory_order_acquire);
+void HostCopyPool::touch(const Task& t, const Chunk& slice) {
+  // One byte of each page the slice covers, inside the range: a compare-and-swap of the byte
+  // with itself writes it (so the page is faulted in writable) and changes nothing. A plain
+  // read and write back could lose a byte another thread wrote in between; an atomic OR of
+  // zero may be compiled to a fenced load, which faults the page in read-only.
+  char* const first = t.dst + slice.offset;
+  char* const end = first + slice.bytes;
+  for (char* p = first; p < end;) {
+    char expected = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(p, &expected, expected, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+    }
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+    p = reinterpret_cast<char*>((a | (kHostPageBytes - 1)) + 1);
+  }
 }
 
 void HostCopyPool::wake() {
@@ -176,62 +230,77 @@ void HostCopyPool::wake() {
 }
 
 void HostCopyPool::notify_sleepers() {
-  // The caller changed its word (published_ or wakes_, sequentially consistent) before this
-  // load; a sleeper counts itself before it reads the words. So either the sleeper sees the
-  // change, or this thread sees the sleeper. Taking the mutex after the sleeper counted itself
-  // means it is inside wait by the time the notification comes (it holds the mutex from its
-  // count until wait releases it); notifying after unlocking spares the woken workers a wait
-  // for the mutex this thread would still hold.
+  // The caller changed its word (a channel's published count or wakes_, sequentially
+  // consistent) before this load; a sleeper counts itself before it reads the words. So either
+  // the sleeper sees the change, or this thread sees the sleeper. Taking the mutex after the
+  // sleeper counted itself means it is inside wait by the time the notification comes (it holds
+  // the mutex from its count until wait releases it); notifying after unlocking spares the woken
+  // workers a wait for the mutex this thread would still hold.
   if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
   { const std::lock_guard<std::mutex> lock(sleep_mutex_); }
   wake_.notify_all();
 }
 
-bool HostCopyPool::help_one() {
-  const std::uint64_t published = published_.load(std::memory_order_acquire);
-  const std::uint64_t depth = tasks_.size();
+bool HostCopyPool::help_one(int channel) {
+  Channel& c = *channels_[static_cast<std::size_t>(channel)];
+  const std::uint64_t published = c.published.load(std::memory_order_acquire);
+  const std::uint64_t depth = c.tasks.size();
   for (std::uint64_t t = published > depth ? published - depth : 0; t < published; ++t) {
-    if (claim_and_copy(t)) return true;
+    if (claim_and_copy(c, t)) return true;
   }
   return false;
 }
 
-void HostCopyPool::wait_for_work(std::uint64_t cursor) {
+bool HostCopyPool::has_work(const std::vector<std::uint64_t>& cursors) const {
+  if (stop_.load(std::memory_order_acquire)) return true;
+  for (std::size_t i = 0; i < channels_.size(); ++i) {
+    if (channels_[i]->published.load(std::memory_order_acquire) > cursors[i]) return true;
+  }
+  return false;
+}
+
+void HostCopyPool::wait_for_work(const std::vector<std::uint64_t>& cursors) {
   std::chrono::microseconds spin = kIdleSpin;
   // A wake() from now on counts, even one made while this worker still spins.
   std::uint64_t wakes = wakes_.load(std::memory_order_seq_cst);
   while (true) {
-    if (spin_until([&] { return has_work(cursor); }, spin)) return;
-    std::unique_lock<std::mutex> lock(sleep_mutex_);
-    sleepers_.fetch_add(1, std::memory_order_seq_cst);
-    // Pairs with publish() and wake(): each changes its word, then looks for sleepers.
-    wake_.wait(lock, [&] {
-      return published_.load(std::memory_order_seq_cst) > cursor ||
-             stop_.load(std::memory_order_seq_cst) ||
-             wakes_.load(std::memory_order_seq_cst) != wakes;
-    });
-    sleepers_.fetch_sub(1, std::memory_order_seq_cst);
-    if (has_work(cursor)) return;
+    if (spin_until([&] { return has_work(cursors); }, spin)) return;
+    {
+      const EngineRange asleep("asleep");
+      std::unique_lock<std::mutex> lock(sleep_mutex_);
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      // Pairs with publish_task() and wake(): each changes its word, then looks for sleepers.
+      wake_.wait(lock, [&] {
+        return has_work(cursors) || wakes_.load(std::memory_order_seq_cst) != wakes;
+      });
+      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+    }
+    if (has_work(cursors)) return;
     wakes = wakes_.load(std::memory_order_seq_cst);
     spin = kWokenSpin;  // woken ahead of a copy: its first task is on its way
   }
 }
 
 void HostCopyPool::work() {
-  std::uint64_t cursor = 0;
+  std::vector<std::uint64_t> cursors(channels_.size(), 0);
+  std::size_t turn = 0;
   while (true) {
-    if (published_.load(std::memory_order_acquire) <= cursor) {
-      wait_for_work(cursor);
-      if (published_.load(std::memory_order_acquire) <= cursor &&
-          stop_.load(std::memory_order_acquire)) {
-        return;
+    bool found = false;
+    for (std::size_t k = 0; k < channels_.size() && !found; ++k) {
+      const std::size_t i = (turn + k) % channels_.size();
+      Channel& c = *channels_[i];
+      if (c.published.load(std::memory_order_acquire) <= cursors[i]) continue;
+      // Copy slices of this ticket until none is left, then move on: to the next channel
+      // first, so a lane whose chunks keep coming does not starve the other.
+      while (claim_and_copy(c, cursors[i])) {
       }
-      continue;
+      ++cursors[i];
+      turn = i + 1;
+      found = true;
     }
-    // Copy slices of this ticket until none is left, then look at the next one.
-    while (claim_and_copy(cursor)) {
-    }
-    ++cursor;
+    if (found) continue;
+    if (stop_.load(std::memory_order_acquire)) return;  // every channel's tickets are passed
+    wait_for_work(cursors);
   }
 }
 

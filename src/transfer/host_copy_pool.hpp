@@ -1,4 +1,9 @@
-// The host threads of one lane: they copy chunks between pageable memory and staging buffers.
+// The staged engine's host threads: they copy chunks between pageable memory and staging buffers
+// for both of the engine's lanes. One pool serves both directions (cpu_budget.hpp sizes it), so
+// a copy in one direction alone gets every thread, and a pipeline moving both ways at once
+// shares them as the chunks come, instead of each direction keeping threads the other needs.
+// Each lane publishes into a channel of its own: a ring of tasks that only its coordinator
+// writes, so every channel keeps the single-producer rules below.
 //
 // The lane's coordinator publishes a task per chunk (a memcpy of up to a staging buffer) and
 // never copies itself; the workers claim the task's slices one at a time (core/chunk_plan.hpp
@@ -46,11 +51,28 @@ struct HostPiece {
 
 class HostCopyPool {
  public:
-  // `threads` workers; at most `max_pending` published tasks may be incomplete at a time.
-  // `slice_name` names each slice's NVTX range ("fill", "drain"); a string literal. `done`, when
-  // given, is rung each time a task's last slice has been copied; it must outlive the pool.
+  // One producer's ring of tasks.
+  struct ChannelSpec {
+    int max_pending = 1;  // published tasks that may be incomplete at a time
+    int threads = 1;      // the threads a task is cut for (slice_count): its slices
+    // Names each slice's NVTX range ("fill", "drain"); a string literal.
+    const char* slice_name = "host copy";
+    // Rung each time a task's last slice has been copied, when given; must outlive the pool.
+    Doorbell* done = nullptr;
+  };
+  // What a channel's tasks took: slices copied and the threads' time inside them.
+  struct ChannelStats {
+    std::uint64_t slices = 0;
+    std::uint64_t busy_ns = 0;
+  };
+
+  // `threads` workers serving every channel (0: only helpers copy).
+  HostCopyPool(int threads, const std::vector<ChannelSpec>& channels);
+  // One channel: `threads` workers, tasks cut for them; at most `max_pending` published tasks
+  // may be incomplete at a time.
   HostCopyPool(int threads, int max_pending, const char* slice_name = "host copy",
-               Doorbell* done = nullptr);
+               Doorbell* done = nullptr)
+      : HostCopyPool(threads, {ChannelSpec{max_pending, threads, slice_name, done}}) {}
   ~HostCopyPool();  // joins the workers; every published task must be complete by then
   HostCopyPool(const HostCopyPool&) = delete;
   HostCopyPool& operator=(const HostCopyPool&) = delete;
@@ -60,7 +82,12 @@ class HostCopyPool {
   // is written (host_copy.hpp). The caller guarantees that the task
   // published `max_pending` tickets earlier is complete.
   std::uint64_t publish(void* dst, const void* src, std::size_t bytes, std::uintptr_t host_address,
-                        Stores stores = Stores::kCached);
+                        Stores stores = Stores::kCached, int channel = 0);
+
+  // Publishes a task that makes `bytes` at `dst` writable without changing a byte: each page is
+  // written once with the value it holds (an atomic compare-and-swap), so pages never touched
+  // before are faulted in by several threads at once, ahead of the copy that fills them.
+  std::uint64_t publish_touch(void* dst, std::size_t bytes, int channel = 0);
 
   // Publishes the copies of `count` pieces that lie one after another in a packed range of
   // `bytes` (a batch's chunk: gathering blocks into a staging buffer, or scattering them out of
@@ -68,23 +95,25 @@ class HostCopyPool {
   // a chunk of many small blocks as they share a contiguous one. `pieces` must stay as they are
   // until the task is complete.
   std::uint64_t publish_pieces(const HostPiece* pieces, std::size_t count, std::size_t bytes,
-                               Stores stores = Stores::kCached);
+                               Stores stores = Stores::kCached, int channel = 0);
 
   // Whether every slice of `ticket` has been copied. Once true, the copied bytes are visible to
   // the calling thread. Only for tickets published within the last `max_pending`.
-  bool complete(std::uint64_t ticket) const;
+  bool complete(std::uint64_t ticket, int channel = 0) const;
 
   // A copy is coming: sleeping workers wake now and spin for kWokenSpin, so they are awake when
   // its first task is published instead of only starting to wake then. Any thread.
   void wake();
 
-  // Copies one unclaimed slice of any published task on the calling thread, as a worker would;
-  // false when no slice is left to claim. Any thread, while the pool exists.
-  bool help_one();
+  // Copies one unclaimed slice of any published task of `channel` on the calling thread, as a
+  // worker would; false when no slice is left to claim. Any thread, while the pool exists.
+  bool help_one(int channel = 0);
 
   int threads() const { return static_cast<int>(workers_.size()); }
+  ChannelStats stats(int channel) const;
 
  private:
+  enum class Work { kCopy, kPieces, kTouch };
   struct Task {
     // ticket (32 bits) << 32 | slice count (16 bits) << 16 | next unclaimed slice (16 bits)
     std::atomic<std::uint64_t> claim{~std::uint64_t{0}};
@@ -94,25 +123,34 @@ class HostCopyPool {
     std::size_t bytes = 0;
     std::uintptr_t host_address = 0;
     Stores stores = Stores::kCached;
-    const HostPiece* pieces = nullptr;  // a packed task's pieces; nullptr: dst/src/bytes
+    Work work = Work::kCopy;
+    const HostPiece* pieces = nullptr;  // a packed task's pieces
     std::size_t piece_count = 0;
   };
+  struct Channel {
+    explicit Channel(const ChannelSpec& s)
+        : spec(s), tasks(static_cast<std::size_t>(s.max_pending > 0 ? s.max_pending : 1)) {}
+    const ChannelSpec spec;
+    std::vector<Task> tasks;
+    std::atomic<std::uint64_t> published{0};
+    std::atomic<std::uint64_t> slices{0};
+    std::atomic<std::uint64_t> busy_ns{0};
+  };
 
-  std::uint64_t publish_task(Task& t, std::uint64_t ticket);
+  Task& next_task(int channel);
+  std::uint64_t publish_task(int channel, Task& t);
   static void copy_packed(const Task& t, const Chunk& slice);
+  static void touch(const Task& t, const Chunk& slice);
 
   void work();
-  bool claim_and_copy(std::uint64_t cursor);  // false: no slice of `cursor` left
-  void wait_for_work(std::uint64_t cursor);
+  // Copies slices of ticket `cursor` of `c` while any is left; false when none was.
+  bool claim_and_copy(Channel& c, std::uint64_t cursor);
+  void wait_for_work(const std::vector<std::uint64_t>& cursors);
   void notify_sleepers();
-  bool has_work(std::uint64_t cursor) const;
+  bool has_work(const std::vector<std::uint64_t>& cursors) const;
 
-  const int slices_per_task_threads_;
-  const char* const slice_name_;
-  std::vector<Task> tasks_;
-  std::atomic<std::uint64_t> published_{0};
+  std::vector<std::unique_ptr<Channel>> channels_;
   std::atomic<bool> stop_{false};
-  Doorbell* const done_;
   std::atomic<int> sleepers_{0};
   std::atomic<std::uint64_t> wakes_{0};  // calls of wake()
   std::mutex sleep_mutex_;

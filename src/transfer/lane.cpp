@@ -3,8 +3,11 @@
 // every chunk as far as it can go without blocking.
 #include "transfer/lane.hpp"
 
+#include "base/nvtx_domain.hpp"
+
 #include <chrono>
 #include <exception>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -60,6 +63,7 @@ struct Lane::Run {
   bool gap = false;  // a chunk retired without its bytes: later ones no longer extend the prefix
   BatchPlan batch;   // a batch's pieces (Job::blocks), chunk by chunk
   std::vector<HostPiece> host_pieces;  // their host copies, filled in as each chunk is admitted
+  bool prefault = false;  // to the host: each chunk's destination is faulted in during its DMA
 };
 
 struct Lane::Slot {
@@ -69,14 +73,35 @@ struct Lane::Slot {
   Stage stage = Stage::kHost;
   std::uint64_t ticket = 0;  // the pool task, while stage is kHost
   bool ok = false;           // both stages done without error: the chunk's bytes arrived
+  bool touching = false;     // to the host: its destination's prefault task is `touch`
+  std::uint64_t touch = 0;
 };
+
+HostCopyPool::ChannelSpec Lane::channel_spec(const LaneShape& shape, Doorbell* done) {
+  return {2 * shape.depth, shape.threads, shape.flow == Flow::kToDevice ? "fill" : "drain", done};
+}
+
+Lane::Lane(const LaneShape& shape, void* staging, std::unique_ptr<DeviceQueue> queue,
+           HostCopyPool& pool, int channel, Doorbell& doorbell)
+    : shape_(shape),
+      staging_(static_cast<char*>(staging)),
+      queue_(std::move(queue)),
+      doorbell_(doorbell),
+      pool_(pool),
+      channel_(channel) {
+  coordinator_ = std::thread([this] { coordinate(); });
+}
 
 Lane::Lane(const LaneShape& shape, void* staging, std::unique_ptr<DeviceQueue> queue)
     : shape_(shape),
       staging_(static_cast<char*>(staging)),
       queue_(std::move(queue)),
-      pool_(shape.threads, shape.depth, shape.flow == Flow::kToDevice ? "fill" : "drain",
-            &doorbell_) {
+      doorbell_(own_doorbell_),
+      own_pool_(std::make_unique<HostCopyPool>(
+          shape.threads,
+          std::vector<HostCopyPool::ChannelSpec>{channel_spec(shape, &own_doorbell_)})),
+      pool_(*own_pool_),
+      channel_(0) {
   coordinator_ = std::thread([this] { coordinate(); });
 }
 
@@ -103,17 +128,30 @@ void Lane::submit(Job job) {
 }
 
 void Lane::help_until(const CopyState& state, Until until) {
-  // Helps while slices keep coming, pausing between looks; stops looking after kHelpSpin without
-  // a slice while device work is still to be queued, or kTailSpin once it is all queued, and
-  // then waits for the copy on its condition variable.
+  // Helps while slices keep coming, pausing between looks, and (caller_drives) runs the
+  // coordinator's pass itself whenever the coordinator is not in one: the copy's first chunks
+  // start without waiting for the coordinator to wake, and its end is seen as soon as the last
+  // DMA's mark is reached. Stops looking after kHelpSpin without progress while device work is
+  // still to be queued, or kTailSpin once it is all queued, and then waits for the copy on its
+  // condition variable.
   const auto reached = [&] {
     return state.finished() || (until == Until::kDeviceWorkQueued && state.device_work_queued());
   };
+  if (shape_.caller_drives) queue_->caller_begin();
   auto last_help = Clock::now();
   for (unsigned n = 1; !reached(); ++n) {
-    if (pool_.help_one()) {
+    if (pool_.help_one(channel_)) {
       last_help = Clock::now();
       continue;
+    }
+    if (shape_.caller_drives && drive_.try_lock()) {
+      bool stop = false;
+      const bool moved = pass(&stop);
+      drive_.unlock();
+      if (moved) {
+        last_help = Clock::now();
+        continue;
+      }
     }
     cpu_relax();
     if (n % 16 != 0) continue;
@@ -123,6 +161,11 @@ void Lane::help_until(const CopyState& state, Until until) {
       break;
     }
   }
+  if (shape_.caller_drives) {
+    queue_->caller_end();
+    doorbell_.ring();  // the coordinator may have slept while this thread drove
+  }
+  const EngineRange waits("caller waits");
   if (until == Until::kDeviceWorkQueued) {
     state.wait_device_work_queued();
   } else {
@@ -185,7 +228,8 @@ std::uint64_t Lane::publish_host(Run& r, std::size_t index, int slot) {
     char* dst = to_device ? staging : static_cast<char*>(r.job.dst) + c.offset;
     const char* src = to_device ? static_cast<const char*>(r.job.src) + c.offset : staging;
     const char* host = to_device ? src : dst;
-    return pool_.publish(dst, src, c.bytes, reinterpret_cast<std::uintptr_t>(host), stores);
+    return pool_.publish(dst, src, c.bytes, reinterpret_cast<std::uintptr_t>(host), stores,
+                         channel_);
   }
   // A batch's chunk: its pieces gathered from the host arena into the staging buffer, or
   // scattered from it into the host arena.
@@ -197,7 +241,8 @@ std::uint64_t Lane::publish_host(Run& r, std::size_t index, int slot) {
     r.host_pieces[i] = {to_device ? staging + p.at : host, to_device ? host : staging + p.at,
                         p.bytes, p.at};
   }
-  return pool_.publish_pieces(r.host_pieces.data() + b.first_piece, b.pieces, b.bytes, stores);
+  return pool_.publish_pieces(r.host_pieces.data() + b.first_piece, b.pieces, b.bytes, stores,
+                                channel_);
 }
 
 void Lane::plan(Run& r) const {
@@ -207,6 +252,13 @@ void Lane::plan(Run& r) const {
     r.chunks = plan_chunks(r.job.bytes, reinterpret_cast<std::uintptr_t>(host),
                            {shape_.chunk_bytes, shape_.edge_chunk_bytes, kHostPageBytes,
                             shape_.flow == Flow::kToHost});
+    if (shape_.flow == Flow::kToHost && shape_.prefault_from_bytes != 0 &&
+        r.job.bytes >= shape_.prefault_from_bytes) {
+      const FreshDestination d = prepare_destination(r.job.dst, r.job.bytes, shape_.huge_pages);
+      r.prefault = d.fresh;
+      if (d.fresh) prefaulted_.fetch_add(1, std::memory_order_relaxed);
+      if (d.huge) huge_.fetch_add(1, std::memory_order_relaxed);
+    }
     return;
   }
   r.batch = plan_batch(
@@ -222,6 +274,7 @@ void Lane::plan(Run& r) const {
 }
 
 void Lane::issue_device(Slot& s) {
+  const EngineRange range("queue dma");
   Run& r = *s.run;
   char* staging = slot_memory(s.slot);
   s.stage = Stage::kDone;  // unless the copy is queued below
@@ -288,6 +341,13 @@ bool Lane::admit() {
       placed.stage = Stage::kHost;
     } else {
       issue_device(placed);
+      if (r->prefault && placed.stage == Stage::kDevice) {
+        // The destination's pages are faulted in while the DMA runs; the drain waits for it.
+        const Chunk& c = r->chunks[s.index];
+        placed.touch = pool_.publish_touch(static_cast<char*>(r->job.dst) + c.offset, c.bytes,
+                                           channel_);
+        placed.touching = true;
+      }
     }
     progress = true;
   }
@@ -303,7 +363,7 @@ bool Lane::advance() {
     Run& r = *s.run;
     if (shape_.flow == Flow::kToDevice) {
       if (s.stage == Stage::kHost) {
-        if (!in_order || !pool_.complete(s.ticket) ||
+        if (!in_order || !pool_.complete(s.ticket, channel_) ||
             (!r.device_started && !r.failed && r.job.device_ready && !r.job.device_ready())) {
           in_order = false;
           continue;
@@ -317,6 +377,7 @@ bool Lane::advance() {
       } else if (s.stage == Stage::kDevice) {
         try {
           if (!queue_->reached(s.slot)) continue;
+          const EngineRange seen("dma seen");
           s.ok = true;
         } catch (const TransferFailure& e) {
           fail(r, e.code(), e.what());
@@ -329,11 +390,16 @@ bool Lane::advance() {
     // To the host.
     if (s.stage == Stage::kDevice) {
       if (!in_order) continue;
+      if (s.touching && !pool_.complete(s.touch, channel_)) {
+        in_order = false;
+        continue;
+      }
       try {
         if (!queue_->reached(s.slot)) {
           in_order = false;
           continue;
         }
+        const EngineRange seen("dma seen");
       } catch (const TransferFailure& e) {
         fail(r, e.code(), e.what());
         s.stage = Stage::kDone;
@@ -347,7 +413,7 @@ bool Lane::advance() {
         s.ticket = publish_host(r, s.index, s.slot);
         s.stage = Stage::kHost;
       }
-    } else if (s.stage == Stage::kHost && pool_.complete(s.ticket)) {
+    } else if (s.stage == Stage::kHost && pool_.complete(s.ticket, channel_)) {
       s.stage = Stage::kDone;  // drained: the bytes are in the caller's memory
       s.ok = true;
       progress = true;
@@ -394,65 +460,84 @@ bool Lane::step() {
 }
 
 void Lane::wait_for_submission() {
+  // A caller driving the lane may have taken a copy that it leaves in flight: it rings, and
+  // idle_ says so.
   const auto submitted = [&] {
     return pending_.load(std::memory_order_acquire) != 0 ||
-           stopping_.load(std::memory_order_acquire);
+           stopping_.load(std::memory_order_acquire) || !idle_.load(std::memory_order_acquire);
   };
   if (spin_until(submitted, kIdleSpin)) return;
   while (true) {
     // Read before looking: a submission after the look rings, and the sleep ends at once.
     const std::uint64_t seen = doorbell_.rings();
     if (submitted()) return;
+    const EngineRange asleep("coordinator asleep");
     doorbell_.sleep(seen, std::chrono::nanoseconds::max(), submitted);
   }
 }
 
+bool Lane::pass(bool* stop) {
+  *stop = false;
+  std::deque<Job> taken;
+  if (pending_.load(std::memory_order_acquire) != 0 || (slots_.empty() && runs_.empty())) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (slots_.empty() && runs_.empty() && submitted_.empty()) {
+      *stop = stop_;  // stopping, and nothing left to do
+      idle_.store(true, std::memory_order_release);
+      return false;
+    }
+    taken.swap(submitted_);
+    pending_.store(0, std::memory_order_release);
+  }
+  for (Job& job : taken) {
+    runs_.emplace_back();
+    Run& r = runs_.back();
+    r.job = std::move(job);
+    if (!unbound_.empty()) {
+      fail(r, unbound_code_, unbound_);
+      continue;
+    }
+    try {
+      const EngineRange range("plan");
+      plan(r);
+    } catch (const std::exception& e) {
+      fail(r, 0, e.what());
+    }
+  }
+  const bool progressed = step() || !taken.empty();
+  idle_.store(slots_.empty() && runs_.empty(), std::memory_order_release);
+  return progressed;
+}
+
 void Lane::coordinate() {
   use_short_timer_slack();
-  std::string unbound;  // why the coordinator cannot use the device, if it cannot
-  int unbound_code = 0;
   try {
     queue_->bind_thread();
   } catch (const TransferFailure& e) {
-    unbound = e.what();
-    unbound_code = e.code();
+    const std::lock_guard<std::mutex> lock(drive_);
+    unbound_ = e.what();
+    unbound_code_ = e.code();
   }
   auto last_progress = Clock::now();
   while (true) {
-    if (slots_.empty() && runs_.empty()) wait_for_submission();
+    if (idle_.load(std::memory_order_acquire)) wait_for_submission();
     // Read before this pass looks at anything: a task finishing or a copy submitted from now on
     // ends the nap below at once.
     const std::uint64_t rings = doorbell_.rings();
-    std::deque<Job> taken;
-    if (pending_.load(std::memory_order_acquire) != 0 || (slots_.empty() && runs_.empty())) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (slots_.empty() && runs_.empty() && submitted_.empty()) {
-        if (stop_) return;  // stopping, and nothing left to do
-        continue;
-      }
-      taken.swap(submitted_);
-      pending_.store(0, std::memory_order_release);
+    bool progressed = false;
+    bool stop = false;
+    bool idle = false;
+    {
+      const std::lock_guard<std::mutex> lock(drive_);
+      progressed = pass(&stop);
+      idle = slots_.empty() && runs_.empty();
     }
-    for (Job& job : taken) {
-      runs_.emplace_back();
-      Run& r = runs_.back();
-      r.job = std::move(job);
-      if (!unbound.empty()) {
-        fail(r, unbound_code, unbound);
-        continue;
-      }
-      try {
-        plan(r);
-      } catch (const std::exception& e) {
-        fail(r, 0, e.what());
-      }
-    }
-    const bool progressed = step();
-    if (progressed || !taken.empty()) {
+    if (stop) return;
+    if (progressed) {
       last_progress = Clock::now();
       continue;
     }
-    if (slots_.empty() && runs_.empty()) continue;  // every copy finished: idle from here
+    if (idle) continue;  // every copy finished: idle from here
     const auto quiet = Clock::now() - last_progress;
     if (quiet < kPollSpin) {
       for (int i = 0; i < kPausesPerPoll; ++i) cpu_relax();

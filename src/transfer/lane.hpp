@@ -40,6 +40,7 @@
 
 #include "base/chunk_plan.hpp"
 #include "transfer/copy_state.hpp"
+#include "transfer/fresh_pages.hpp"
 #include "transfer/host_copy_pool.hpp"
 #include "transfer/spin_wait.hpp"
 
@@ -72,6 +73,10 @@ class DeviceQueue {
   // Waits for everything queued; errors are swallowed. For when a mark could not be queued and
   // the lane cannot otherwise know when a staging buffer is free again.
   virtual void drain() noexcept = 0;
+  // Around the time a caller's thread drives the lane (Lane::help_until): what bind_thread()
+  // does for the coordinator, undone after. Must not throw.
+  virtual void caller_begin() noexcept {}
+  virtual void caller_end() noexcept {}
 };
 
 // One copy handed to a lane.
@@ -108,11 +113,23 @@ struct LaneShape {
   // the host); `edge_stores` for a copy's first chunks below chunk_bytes and its last two.
   Stores stores = Stores::kCached;
   Stores edge_stores = Stores::kCached;
+  // To the host, from this size: a destination whose pages mostly do not exist yet is faulted
+  // in by the host threads while each chunk's DMA runs (fresh_pages.hpp); 0: never.
+  std::size_t prefault_from_bytes = 0;
+  bool huge_pages = false;  // and its aligned interior asks for transparent huge pages
+  // A synchronous caller that has no slice to copy moves the lane's chunks itself (the
+  // coordinator's work) instead of waiting for the coordinator to wake and see them.
+  bool caller_drives = false;
 };
 
 class Lane {
  public:
-  // `staging` holds depth * chunk_bytes bytes and outlives the lane.
+  // `staging` holds depth * chunk_bytes bytes and outlives the lane. The lane's host copies go
+  // to channel `channel` of `pool`, made with channel_spec(shape, &doorbell); the pool and the
+  // doorbell outlive the lane, and the doorbell is this lane's alone.
+  Lane(const LaneShape& shape, void* staging, std::unique_ptr<DeviceQueue> queue,
+       HostCopyPool& pool, int channel, Doorbell& doorbell);
+  // With a pool of its own: shape.threads workers.
   Lane(const LaneShape& shape, void* staging, std::unique_ptr<DeviceQueue> queue);
   // Finishes every copy submitted so far (they complete normally), then joins its threads.
   ~Lane();
@@ -132,12 +149,23 @@ class Lane {
 
   const LaneShape& shape() const { return shape_; }
 
+  // What the lane's pool channel is made with: room for a chunk's prefault and its drain per
+  // ring slot, tasks cut for shape.threads, and `done` rung as each task completes.
+  static HostCopyPool::ChannelSpec channel_spec(const LaneShape& shape, Doorbell* done);
+
+  // Copies whose destination was found fresh and prefaulted, and those given huge pages.
+  std::uint64_t prefaulted_copies() const { return prefaulted_.load(std::memory_order_relaxed); }
+  std::uint64_t huge_page_copies() const { return huge_.load(std::memory_order_relaxed); }
+
  private:
   struct Run;
   struct Slot;
 
   void coordinate();
   void wait_for_submission();
+  // One pass of the coordinator's work, by whichever thread holds drive_: takes submitted copies
+  // and moves every chunk as far as it can. `stop` is set when the lane is stopping and empty.
+  bool pass(bool* stop);
   bool step();
   bool admit();
   bool advance();
@@ -157,8 +185,20 @@ class Lane {
 
   // Rung by submit(), by the destructor and by the pool as each task completes: what the
   // coordinator sleeps on. Declared before the pool, which rings it until it is destroyed.
-  Doorbell doorbell_;
-  HostCopyPool pool_;
+  Doorbell own_doorbell_;  // when the lane was not given one
+  Doorbell& doorbell_;
+  std::unique_ptr<HostCopyPool> own_pool_;  // likewise
+  HostCopyPool& pool_;
+  const int channel_;
+  std::atomic<std::uint64_t> prefaulted_{0};
+  std::atomic<std::uint64_t> huge_{0};
+
+  // Held by the thread that runs a pass: the coordinator, or a synchronous caller driving the
+  // lane. Guards the coordinator-only state below.
+  std::mutex drive_;
+  std::atomic<bool> idle_{true};  // no copy taken and none in flight, as of the last pass
+  std::string unbound_;           // why the coordinator cannot use the device, if it cannot
+  int unbound_code_ = 0;
 
   std::mutex mutex_;  // guards submitted_ and stop_
   std::deque<Job> submitted_;
@@ -166,7 +206,7 @@ class Lane {
   std::atomic<int> pending_{0};        // submitted_.size(), readable without the mutex
   std::atomic<bool> stopping_{false};  // stop_, likewise
 
-  // Coordinator-only state.
+  // The coordinator's state, guarded by drive_.
   std::list<Run> runs_;     // copies taken from submitted_, oldest first
   std::deque<Slot> slots_;  // chunks in flight, oldest first; at most depth
   std::uint64_t admitted_ = 0;

@@ -35,6 +35,7 @@
 
 #include "base/nvtx_domain.hpp"
 #include "transfer/copy_state.hpp"
+#include "transfer/cpu_budget.hpp"
 #include "transfer/cuda_queue.hpp"
 #include "transfer/host_copy.hpp"
 #include "transfer/lane.hpp"
@@ -235,6 +236,12 @@ struct StagedCopier::Impl {
   PinnedBlock to_host_staging;
   transfer::CudaQueue* to_device_queue = nullptr;  // owned by its lane
   transfer::CudaQueue* to_host_queue = nullptr;
+  transfer::CpuBudget budget;
+  // The host threads both lanes share (cpu_budget.hpp), and the lanes' doorbells its channels
+  // ring; declared before the lanes, which use them until they have stopped.
+  transfer::Doorbell to_device_bell;
+  transfer::Doorbell to_host_bell;
+  std::unique_ptr<transfer::HostCopyPool> pool;
   std::unique_ptr<transfer::Lane> to_device;
   std::unique_ptr<transfer::Lane> to_host;
 
@@ -278,23 +285,21 @@ struct StagedCopier::Impl {
     allocate_staging(to_host_staging,
                      o.to_host.chunk_bytes * static_cast<std::size_t>(o.to_host.depth),
                      "device-to-host");
-    to_device = make_lane(transfer::Flow::kToDevice, o.to_device, to_device_staging.ptr,
-                          cudaMemcpyHostToDevice, to_device_queue);
-    to_host = make_lane(transfer::Flow::kToHost, o.to_host, to_host_staging.ptr,
-                        cudaMemcpyDeviceToHost, to_host_queue);
+    const transfer::LaneShape in = shape(transfer::Flow::kToDevice, o.to_device);
+    const transfer::LaneShape out = shape(transfer::Flow::kToHost, o.to_host);
+    budget = transfer::cpu_budget();
+    pool = std::make_unique<transfer::HostCopyPool>(
+        transfer::host_threads_for(budget, o.host_threads, o.to_device.threads + o.to_host.threads),
+        std::vector<transfer::HostCopyPool::ChannelSpec>{
+            transfer::Lane::channel_spec(in, &to_device_bell),
+            transfer::Lane::channel_spec(out, &to_host_bell)});
+    to_device = make_lane(in, 0, to_device_bell, to_device_staging.ptr, cudaMemcpyHostToDevice,
+                          to_device_queue);
+    to_host = make_lane(out, 1, to_host_bell, to_host_staging.ptr, cudaMemcpyDeviceToHost,
+                        to_host_queue);
   }
 
-  std::unique_ptr<transfer::Lane> make_lane(transfer::Flow flow, const StagingRing& ring,
-                                            void* staging, cudaMemcpyKind kind,
-                                            transfer::CudaQueue*& queue_out) {
-    std::unique_ptr<transfer::CudaQueue> queue;
-    try {
-      queue = std::make_unique<transfer::CudaQueue>(device, ring.depth, kind);
-    } catch (const transfer::TransferFailure& e) {
-      throw StagedCopyError(std::string("pinbench: ") + e.what(),
-                            static_cast<cudaError_t>(e.code()), 0, 0);
-    }
-    queue_out = queue.get();
+  transfer::LaneShape shape(transfer::Flow flow, const StagingRing& ring) const {
     transfer::LaneShape shape;
     shape.flow = flow;
     shape.chunk_bytes = ring.chunk_bytes;
@@ -306,11 +311,30 @@ struct StagedCopier::Impl {
     };
     if (flow == transfer::Flow::kToHost) {
       shape.stores = shape.edge_stores = streaming(options.streaming_drain);
+      shape.prefault_from_bytes = options.prefault_from_bytes;
+      shape.huge_pages = options.fresh_huge_pages;
     } else {
       shape.stores = transfer::Stores::kCached;
       shape.edge_stores = streaming(options.streaming_fill_edges);
     }
-    return std::make_unique<transfer::Lane>(shape, staging, std::move(queue));
+    shape.caller_drives = options.caller_copies && options.caller_drives;
+    return shape;
+  }
+
+  std::unique_ptr<transfer::Lane> make_lane(const transfer::LaneShape& shape, int channel,
+                                            transfer::Doorbell& bell, void* staging,
+                                            cudaMemcpyKind kind,
+                                            transfer::CudaQueue*& queue_out) {
+    std::unique_ptr<transfer::CudaQueue> queue;
+    try {
+      queue = std::make_unique<transfer::CudaQueue>(device, shape.depth, kind);
+    } catch (const transfer::TransferFailure& e) {
+      throw StagedCopyError(std::string("pinbench: ") + e.what(),
+                            static_cast<cudaError_t>(e.code()), 0, 0);
+    }
+    queue_out = queue.get();
+    return std::make_unique<transfer::Lane>(shape, staging, std::move(queue), *pool, channel,
+                                            bell);
   }
 
   void check_stream(cudaStream_t stream, const char* what) const {
@@ -717,6 +741,16 @@ StagedCopierStats StagedCopier::stats() const {
   out.direct_copies = impl_->direct_copies.load(std::memory_order_relaxed);
   out.staged_bytes = impl_->staged_bytes.load(std::memory_order_relaxed);
   out.direct_bytes = impl_->direct_bytes.load(std::memory_order_relaxed);
+  out.cpu_budget = impl_->budget.usable;
+  out.host_threads = impl_->pool->threads();
+  const auto in = impl_->pool->stats(0);
+  const auto back = impl_->pool->stats(1);
+  out.to_device_thread_s = 1e-9 * static_cast<double>(in.busy_ns);
+  out.to_host_thread_s = 1e-9 * static_cast<double>(back.busy_ns);
+  out.to_device_slices = in.slices;
+  out.to_host_slices = back.slices;
+  out.prefaulted_copies = impl_->to_host->prefaulted_copies();
+  out.huge_page_copies = impl_->to_host->huge_page_copies();
   return out;
 }
 

@@ -135,7 +135,8 @@ class FakeQueue : public DeviceQueue {
 struct TestLane {
   TestLane(Flow flow, FakeQueue::Knobs knobs = {}, int depth = 3, int threads = 3,
            std::size_t chunk = 64 * kKiB, std::size_t edge = 4 * kKiB,
-           Stores stores = Stores::kCached, Stores edge_stores = Stores::kCached)
+           Stores stores = Stores::kCached, Stores edge_stores = Stores::kCached,
+           bool caller_drives = false)
       : staging(chunk * static_cast<std::size_t>(depth)) {
     auto q = std::make_unique<FakeQueue>(depth, knobs);
     queue = q.get();
@@ -147,6 +148,7 @@ struct TestLane {
     shape.edge_chunk_bytes = edge;
     shape.stores = stores;
     shape.edge_stores = edge_stores;
+    shape.caller_drives = caller_drives;
     lane = std::make_unique<Lane>(shape, staging.data(), std::move(q));
   }
 
@@ -398,10 +400,12 @@ TEST(HostCopyPoolHelp, AHelperAloneCopiesEverySlice) {
 
 // Callers that help while they wait, on several threads at once, in both directions: every copy
 // arrives intact and each waiter returns once its own copy is finished.
-TEST(StagedLane, CallersThatHelpWhileTheyWaitKeepEveryCopyExact) {
+// Driving callers (LaneShape::caller_drives) run the coordinator's passes too, under the same
+// lock: the same copies, the same bytes.
+void expect_helping_callers_exact(bool caller_drives) {
   for (Flow flow : {Flow::kToDevice, Flow::kToHost}) {
     TestLane lane(flow, {std::chrono::microseconds(5)}, 3, 2, 64 * kKiB, 4 * kKiB, Stores::kCached,
-                  Stores::kStreaming);
+                  Stores::kStreaming, caller_drives);
     std::vector<std::thread> callers;
     std::atomic<int> bad{0};
     for (int t = 0; t < 4; ++t) {
@@ -422,6 +426,103 @@ TEST(StagedLane, CallersThatHelpWhileTheyWaitKeepEveryCopyExact) {
     for (std::thread& c : callers) c.join();
     EXPECT_EQ(bad.load(), 0) << (flow == Flow::kToDevice ? "to the device" : "to the host");
   }
+}
+
+TEST(StagedLane, CallersThatHelpWhileTheyWaitKeepEveryCopyExact) {
+  expect_helping_callers_exact(false);
+}
+
+TEST(StagedLane, CallersThatDriveTheLaneKeepEveryCopyExact) {
+  expect_helping_callers_exact(true);
+}
+
+// A driving caller that gives up before its copy's device work is queued (the lane waits for
+// something else first) leaves the copy in flight: the coordinator must take it over, or the
+// copy would never finish.
+TEST(StagedLane, ACopyADrivingCallerLeavesInFlightStillFinishes) {
+  TestLane lane(Flow::kToDevice, {std::chrono::microseconds(5)}, 3, 2, 64 * kKiB, 4 * kKiB,
+                Stores::kCached, Stores::kCached, true);
+  const std::vector<char> src = pattern(2 * kMiB + 9, 41);
+  std::vector<char> dst(src.size(), 0);
+  std::atomic<bool> ready{false};
+  Job job;
+  job.dst = dst.data();
+  job.src = src.data();
+  job.bytes = src.size();
+  job.device_ready = [&] { return ready.load(); };
+  job.state = std::make_shared<CopyState>(src.size());
+  auto state = job.state;
+  lane.lane->submit(std::move(job));
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past the caller's kHelpSpin
+    ready.store(true);
+  });
+  lane.lane->help_until(*state, Lane::Until::kFinished);
+  release.join();
+  EXPECT_TRUE(state->finished());
+  EXPECT_FALSE(state->failed());
+  EXPECT_EQ(std::memcmp(dst.data(), src.data(), src.size()), 0);
+}
+
+// Two lanes, one each way, on one pool of two threads (the engine's shared host threads): both
+// directions move at once, every byte arrives, and the pool counts what each channel took.
+TEST(StagedLane, TwoLanesShareOnePoolOfThreads) {
+  LaneShape up;
+  up.flow = Flow::kToDevice;
+  up.chunk_bytes = 64 * kKiB;
+  up.depth = 3;
+  up.threads = 2;
+  up.edge_chunk_bytes = 4 * kKiB;
+  LaneShape down = up;
+  down.flow = Flow::kToHost;
+  down.depth = 4;
+  Doorbell up_bell, down_bell;
+  HostCopyPool pool(2, {Lane::channel_spec(up, &up_bell), Lane::channel_spec(down, &down_bell)});
+  std::vector<char> up_staging(up.chunk_bytes * 3), down_staging(down.chunk_bytes * 4);
+  const FakeQueue::Knobs slow{std::chrono::microseconds(10)};
+  {
+    Lane to_device(up, up_staging.data(), std::make_unique<FakeQueue>(3, slow), pool, 0, up_bell);
+    Lane to_host(down, down_staging.data(), std::make_unique<FakeQueue>(4, slow), pool, 1,
+                 down_bell);
+    const std::vector<char> src = pattern(3 * kMiB + 11, 51);
+    const std::vector<char> dev_src = pattern(3 * kMiB + 11, 52);
+    std::vector<char> dev(src.size(), 0), back(src.size(), 0);
+    const auto copy = [](Lane& lane, void* dst, const void* from, std::size_t n) {
+      Job job;
+      job.dst = dst;
+      job.src = from;
+      job.bytes = n;
+      job.state = std::make_shared<CopyState>(n);
+      auto state = job.state;
+      lane.submit(std::move(job));
+      return state;
+    };
+    for (int round = 0; round < 3; ++round) {
+      auto a = copy(to_device, dev.data(), src.data(), src.size());
+      auto b = copy(to_host, back.data(), dev_src.data(), dev_src.size());
+      a->wait_finished();
+      b->wait_finished();
+      ASSERT_FALSE(a->failed()) << a->message();
+      ASSERT_FALSE(b->failed()) << b->message();
+      ASSERT_EQ(std::memcmp(dev.data(), src.data(), src.size()), 0) << round;
+      ASSERT_EQ(std::memcmp(back.data(), dev_src.data(), dev_src.size()), 0) << round;
+    }
+  }
+  EXPECT_GT(pool.stats(0).slices, 0u);
+  EXPECT_GT(pool.stats(1).slices, 0u);
+  EXPECT_GT(pool.stats(0).busy_ns, 0u);
+}
+
+// A touch task writes every page of its range with the byte it holds: nothing changes, and the
+// bytes around the range are not written either.
+TEST(HostCopyPoolHelp, ATouchChangesNoByte) {
+  HostCopyPool pool(2, 4);
+  std::vector<char> v = pattern(3 * kMiB + 4099, 61);
+  const std::vector<char> before = v;
+  const std::uint64_t t = pool.publish_touch(v.data() + 3, v.size() - 7);
+  while (!pool.complete(t)) pool.help_one();
+  EXPECT_EQ(v, before);
+  EXPECT_GT(pool.stats(0).slices, 0u);
 }
 
 // An idle lane costs nothing: once its threads' spins have ended they sleep, so over a quiet

@@ -3,6 +3,8 @@
 // check that does not need a GPU, on every machine and under the sanitizers. Device memory is
 // host memory here, so results are compared in place.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +18,7 @@
 #include "framework/pattern.hpp"
 #include "pinbench/staged_copy.hpp"
 #include "sim_cudart.hpp"
+#include "transfer/fresh_pages.hpp"
 #include "transfer/testing.hpp"
 
 namespace pinbench {
@@ -108,6 +111,79 @@ TEST_F(SimEngine, RoundTripsAreByteExactAndTouchNothingElse) {
       }
     }
   }
+}
+
+// Anonymous memory never written: its pages do not exist until something writes them.
+struct FreshMapping {
+  explicit FreshMapping(std::size_t n) : bytes(n) {
+    ptr = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(ptr, MAP_FAILED);
+    // Where the system gives huge pages unasked ("always"), a fault near the range's edge could
+    // map the 2 MiB around it: only what the engine asks for may get huge pages here.
+    (void)madvise(ptr, n, MADV_NOHUGEPAGE);
+  }
+  ~FreshMapping() { munmap(ptr, bytes); }
+  char* data() const { return static_cast<char*>(ptr); }
+  // How many of the pages of [p, p + n) (page-aligned) are resident.
+  static std::size_t resident(const char* p, std::size_t n) {
+    std::vector<unsigned char> in(n / 4096);
+    EXPECT_EQ(mincore(const_cast<char*>(p), n, in.data()), 0);
+    return static_cast<std::size_t>(std::count_if(in.begin(), in.end(),
+                                                  [](unsigned char c) { return (c & 1) != 0; }));
+  }
+  void* ptr = nullptr;
+  std::size_t bytes;
+};
+
+// A copy to the host into memory never written (a new `.cpu()` tensor): the engine faults its
+// pages in ahead of the drain. Every byte arrives; the pages of the same mapping outside the
+// copy's range, never touched by the caller, are still not there afterwards; the same copy into
+// memory already written is not prefaulted, nor with the option off.
+TEST_F(SimEngine, FreshDestinationsArePrefaultedAndNothingElseIsTouched) {
+  const std::size_t n = 9 * kMiB + 123;
+  const std::vector<char> src = pattern(n, 71);
+  DeviceMemory dev(n);
+  std::memcpy(dev.data(), src.data(), n);
+  SimStream stream;
+  StagedCopyOptions o = small_rings();
+  o.prefault_from_bytes = kMiB;
+  for (bool huge : {false, true}) {
+    o.fresh_huge_pages = huge;
+    StagedCopier copier(o);
+    const std::size_t before = 3 * kMiB;  // untouched room on either side of the copy
+    FreshMapping m(before + n + 4096 + before);
+    ASSERT_EQ(transfer::sample_residency(m.data() + before + 77, n).resident, 0);
+    copier.copy_to_host(m.data() + before + 77, dev.data(), n, stream.s);
+    ASSERT_EQ(std::memcmp(m.data() + before + 77, src.data(), n), 0) << huge;
+    EXPECT_EQ(copier.stats().prefaulted_copies, 1u) << huge;
+    if (!huge) EXPECT_EQ(copier.stats().huge_page_copies, 0u);
+    // Pages entirely outside [dst, dst + n): the caller's, untouched.
+    EXPECT_EQ(FreshMapping::resident(m.data(), before), 0u) << huge;
+    const std::size_t tail = (before + 77 + n + 4095) / 4096 * 4096;
+    EXPECT_EQ(FreshMapping::resident(m.data() + tail, m.bytes - tail), 0u) << huge;
+    // Memory written before: no prefault.
+    copier.copy_to_host(m.data() + before + 77, dev.data(), n, stream.s);
+    EXPECT_EQ(copier.stats().prefaulted_copies, 1u) << huge;
+  }
+  o.prefault_from_bytes = 0;
+  StagedCopier off(o);
+  FreshMapping m(n + 4096);
+  off.copy_to_host(m.data(), dev.data(), n, stream.s);
+  EXPECT_EQ(std::memcmp(m.data(), src.data(), n), 0);
+  EXPECT_EQ(off.stats().prefaulted_copies, 0u);
+}
+
+// The engine's host threads are sized to this process's CPUs and shared by both directions.
+TEST_F(SimEngine, HostThreadsFitTheBudget) {
+  StagedCopier copier;
+  const StagedCopierStats s = copier.stats();
+  EXPECT_GE(s.cpu_budget, 1);
+  EXPECT_GE(s.host_threads, 1);
+  EXPECT_LE(s.host_threads, std::max(1, s.cpu_budget - 3));
+  StagedCopyOptions o = small_rings();
+  o.host_threads = 1000;  // asked for more than the machine has: the budget still holds
+  StagedCopier greedy(o);
+  EXPECT_LE(greedy.stats().host_threads, std::max(1, greedy.stats().cpu_budget - 3));
 }
 
 TEST_F(SimEngine, PathsFollowSizeAndMemoryKind) {

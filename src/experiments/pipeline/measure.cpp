@@ -39,6 +39,7 @@
 #include "framework/host_info.hpp"
 #include "framework/stats.hpp"
 #include "framework/units.hpp"
+#include "measure/engine_stats.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
@@ -490,6 +491,7 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
       record.cases.push_back(std::move(c));
     }
   }
+  if (copier) put_engine_threads(record.config["engine"], copier->stats());
   finish_record(record, start);
   return record;
 }

@@ -33,6 +33,10 @@ EngineFlags::EngineFlags() {
   no_streaming_drain = !o.streaming_drain;
   no_streaming_fill_edges = !o.streaming_fill_edges;
   no_caller_copies = !o.caller_copies;
+  no_caller_drives = !o.caller_drives;
+  host_threads = o.host_threads;
+  prefault_from = size_or_zero_default(o.prefault_from_bytes);
+  no_huge_pages = !o.fresh_huge_pages;
 }
 
 RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
@@ -80,6 +84,19 @@ RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
   sub->add_flag("--no-caller-copies", f.no_caller_copies,
                 "Engine: the thread of a synchronous copy only waits, instead of copying slices "
                 "alongside the host threads");
+  sub->add_flag("--no-caller-drives", f.no_caller_drives,
+                "Engine: the thread of a synchronous copy copies slices but leaves queuing the "
+                "DMA and seeing it end to the lane's coordinator thread");
+  sub->add_option("--host-threads", f.host_threads,
+                  "Engine: host copy threads shared by both directions (0: the CPUs this process "
+                  "may use, less three; never more than that)")
+      ->capture_default_str();
+  sub->add_option("--prefault-from", f.prefault_from,
+                  "Engine: copies to the host from this size into memory never written before "
+                  "have its pages faulted in by the host threads during the DMA (0: never)")
+      ->capture_default_str();
+  sub->add_flag("--no-huge-pages", f.no_huge_pages,
+                "Engine: do not ask for transparent huge pages on such a destination");
   return ring;
 }
 
@@ -94,6 +111,10 @@ StagedCopyOptions engine_options(const EngineFlags& f) {
   o.streaming_drain = !f.no_streaming_drain;
   o.streaming_fill_edges = !f.no_streaming_fill_edges;
   o.caller_copies = !f.no_caller_copies;
+  o.caller_drives = !f.no_caller_drives;
+  o.host_threads = f.host_threads;
+  o.prefault_from_bytes = static_cast<std::size_t>(size_or_zero(f.prefault_from));
+  o.fresh_huge_pages = !f.no_huge_pages;
   o.device = 0;  // every pinbench measurement runs on device 0
   return o;
 }

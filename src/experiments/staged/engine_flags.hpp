@@ -27,6 +27,10 @@ struct EngineFlags {
   bool no_streaming_drain = false;
   bool no_streaming_fill_edges = false;
   bool no_caller_copies = false;
+  bool no_caller_drives = false;
+  int host_threads = 0;
+  std::string prefault_from;
+  bool no_huge_pages = false;
 };
 
 // The ring's flags, which --tune replaces with its grid.

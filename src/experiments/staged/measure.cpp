@@ -53,6 +53,7 @@
 #include "framework/host_info.hpp"
 #include "framework/pattern.hpp"
 #include "framework/units.hpp"
+#include "measure/engine_stats.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
@@ -660,6 +661,7 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
     put_engine_cpu(j, idle);
     record.config["idle_engine"] = j;
   }
+  put_engine_threads(record.config["engine"], copier.stats());
   finish_record(record, start);
   return record;
 }
