@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a function's signature or a struct's layout changes. */
-#define PINBENCH_C_ABI_VERSION 2
+#define PINBENCH_C_ABI_VERSION 3
 
 typedef enum pinbench_status {
   PINBENCH_OK = 0,
@@ -51,6 +51,10 @@ typedef struct pinbench_options {
   int caller_copies;        /* 0 or 1 */
   int device;               /* -1: the calling thread's current device */
   int streaming_fill_edges; /* 0 or 1 (ABI 2) */
+  int caller_drives;        /* 0 or 1 (ABI 3) */
+  int host_threads;         /* 0: sized to the machine (ABI 3) */
+  size_t prefault_from_bytes; /* 0: never (ABI 3) */
+  int fresh_huge_pages;     /* 0 or 1 (ABI 3) */
 } pinbench_options;
 
 int pinbench_abi_version(void);

@@ -204,8 +204,10 @@ class StagedCopier:
     """pinbench::StagedCopier: staging rings pinned once, host threads that move pageable
     memory through them. Keyword options are StagedCopyOptions' (h2d_chunk_bytes, h2d_depth,
     h2d_threads, h2d_direct_below_bytes, d2h_chunk_bytes, d2h_depth, d2h_threads,
-    d2h_direct_below_bytes, edge_chunk_bytes, max_staging_bytes, streaming_drain, streaming_fill_edges, caller_copies); `device` is the CUDA ordinal (None: the
-    current device). Raises NoGpuError without a usable GPU."""
+    d2h_direct_below_bytes, edge_chunk_bytes, max_staging_bytes, streaming_drain,
+    streaming_fill_edges, caller_copies, caller_drives, host_threads, prefault_from_bytes,
+    fresh_huge_pages); `device` is the CUDA ordinal (None: the current device). Raises
+    NoGpuError without a usable GPU."""
 
     def __init__(self, device=None, **options):
         L = _load()

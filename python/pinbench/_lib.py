@@ -5,7 +5,7 @@ import ctypes
 import os
 import threading
 
-ABI_VERSION = 2  # PINBENCH_C_ABI_VERSION this package was written for
+ABI_VERSION = 3  # PINBENCH_C_ABI_VERSION this package was written for
 
 OK, INVALID_ARGUMENT, NO_GPU, CUDA_ERROR, INPUT_ERROR, INTERNAL_ERROR = range(6)
 
@@ -53,6 +53,10 @@ class Options(ctypes.Structure):
         ("caller_copies", ctypes.c_int),
         ("device", ctypes.c_int),
         ("streaming_fill_edges", ctypes.c_int),
+        ("caller_drives", ctypes.c_int),
+        ("host_threads", ctypes.c_int),
+        ("prefault_from_bytes", ctypes.c_size_t),
+        ("fresh_huge_pages", ctypes.c_int),
     ]
 
 

@@ -60,10 +60,11 @@ def engine_options(text):
     for (ring, field), name in _ENGINE_KEYS.items():
         if ring in j and field in j[ring]:
             out[name] = int(j[ring][field])
-    for name in ("edge_chunk_bytes", "max_staging_bytes"):
+    for name in ("edge_chunk_bytes", "max_staging_bytes", "host_threads", "prefault_from_bytes"):
         if name in j:
             out[name] = int(j[name])
-    for name in ("streaming_drain", "streaming_fill_edges", "caller_copies"):
+    for name in ("streaming_drain", "streaming_fill_edges", "caller_copies", "caller_drives",
+                 "fresh_huge_pages"):
         if name in j:
             out[name] = bool(j[name])
     return out

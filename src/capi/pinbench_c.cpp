@@ -94,6 +94,10 @@ pinbench::StagedCopyOptions to_options(const pinbench_options& o) {
   out.caller_copies = o.caller_copies != 0;
   out.device = o.device;
   out.streaming_fill_edges = o.streaming_fill_edges != 0;
+  out.caller_drives = o.caller_drives != 0;
+  out.host_threads = o.host_threads;
+  out.prefault_from_bytes = o.prefault_from_bytes;
+  out.fresh_huge_pages = o.fresh_huge_pages != 0;
   return out;
 }
 
@@ -159,6 +163,10 @@ void pinbench_default_options(pinbench_options* out) {
   out->caller_copies = o.caller_copies ? 1 : 0;
   out->device = o.device;
   out->streaming_fill_edges = o.streaming_fill_edges ? 1 : 0;
+  out->caller_drives = o.caller_drives ? 1 : 0;
+  out->host_threads = o.host_threads;
+  out->prefault_from_bytes = o.prefault_from_bytes;
+  out->fresh_huge_pages = o.fresh_huge_pages ? 1 : 0;
 }
 
 pinbench_status pinbench_device_count(int* count) {

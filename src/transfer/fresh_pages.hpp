@@ -18,6 +18,9 @@
 
 namespace pinbench::transfer {
 
+// The span a touch slice covers (whole page-table pages: see Lane::look_at_destination).
+constexpr std::size_t kTouchAlignment = std::size_t{2} << 20;
+
 struct FreshDestination {
   bool fresh = false;  // most sampled pages were not resident: prefault while the DMA runs
   bool huge = false;   // MADV_HUGEPAGE was applied to the range's aligned interior
@@ -35,7 +38,7 @@ struct Residency {
   int sampled = 0;
   int resident = 0;
 };
-constexpr int kFreshSamples = 32;
+constexpr int kFreshSamples = 8;
 Residency sample_residency(const void* dst, std::size_t bytes);
 
 }  // namespace pinbench::transfer

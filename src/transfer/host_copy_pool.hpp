@@ -87,7 +87,9 @@ class HostCopyPool {
   // Publishes a task that makes `bytes` at `dst` writable without changing a byte: each page is
   // written once with the value it holds (an atomic compare-and-swap), so pages never touched
   // before are faulted in by several threads at once, ahead of the copy that fills them.
-  std::uint64_t publish_touch(void* dst, std::size_t bytes, int channel = 0);
+  // Its slices fall on `alignment` boundaries of dst (a power of two, 4 KiB or more).
+  std::uint64_t publish_touch(void* dst, std::size_t bytes, std::size_t alignment,
+                              int channel = 0);
 
   // Publishes the copies of `count` pieces that lie one after another in a packed range of
   // `bytes` (a batch's chunk: gathering blocks into a staging buffer, or scattering them out of
@@ -123,6 +125,7 @@ class HostCopyPool {
     std::size_t bytes = 0;
     std::uintptr_t host_address = 0;
     Stores stores = Stores::kCached;
+    std::size_t alignment = kHostPageBytes;  // where slices may be cut, on host_address
     Work work = Work::kCopy;
     const HostPiece* pieces = nullptr;  // a packed task's pieces
     std::size_t piece_count = 0;

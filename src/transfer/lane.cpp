@@ -63,7 +63,12 @@ struct Lane::Run {
   bool gap = false;  // a chunk retired without its bytes: later ones no longer extend the prefix
   BatchPlan batch;   // a batch's pieces (Job::blocks), chunk by chunk
   std::vector<HostPiece> host_pieces;  // their host copies, filled in as each chunk is admitted
-  bool prefault = false;  // to the host: each chunk's destination is faulted in during its DMA
+  // To the host: whether to look at the destination's pages (once the first DMA is queued, so
+  // the look costs the copy nothing), and whether each chunk's destination is then faulted in
+  // during its DMA.
+  bool check_fresh = false;
+  bool prefault = false;
+  std::size_t touch_alignment = kHostPageBytes;
 };
 
 struct Lane::Slot {
@@ -115,13 +120,15 @@ Lane::~Lane() {
   coordinator_.join();
 }
 
-void Lane::submit(Job job) {
+void Lane::submit(Job job, bool caller_drives) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     submitted_.push_back(std::move(job));
     pending_.fetch_add(1, std::memory_order_release);
   }
-  doorbell_.ring();  // a system call only when the coordinator sleeps
+  // A system call only when the coordinator sleeps. A caller that drives takes the copy itself,
+  // and rings when it stops driving if the copy is still in flight.
+  if (!caller_drives || !shape_.caller_drives) doorbell_.ring();
   // Wake the host threads now, alongside the coordinator, rather than once it publishes the
   // first chunk: after idle, waking one after the other costs hundreds of microseconds.
   pool_.wake();
@@ -140,18 +147,17 @@ void Lane::help_until(const CopyState& state, Until until) {
   if (shape_.caller_drives) queue_->caller_begin();
   auto last_help = Clock::now();
   for (unsigned n = 1; !reached(); ++n) {
-    if (pool_.help_one(channel_)) {
-      last_help = Clock::now();
-      continue;
-    }
+    // A pass between any two slices: a filled chunk's DMA is queued at once, not once this
+    // thread has run out of slices to copy.
+    bool moved = false;
     if (shape_.caller_drives && drive_.try_lock()) {
       bool stop = false;
-      const bool moved = pass(&stop);
+      moved = pass(&stop);
       drive_.unlock();
-      if (moved) {
-        last_help = Clock::now();
-        continue;
-      }
+    }
+    if (pool_.help_one(channel_) || moved) {
+      last_help = Clock::now();
+      continue;
     }
     cpu_relax();
     if (n % 16 != 0) continue;
@@ -174,9 +180,13 @@ void Lane::help_until(const CopyState& state, Until until) {
 }
 
 Stores Lane::stores_for(const Run& run, std::size_t index) const {
-  // The ramp's chunks, and the last two: to the device the copy engine reads each soon after its
-  // fill, before later fills have pushed its lines out of the filling cores' caches.
-  const bool edge = run.chunks[index].bytes < shape_.chunk_bytes || index + 2 >= run.chunks.size();
+  // The ramp's chunks, and the last `depth`: to the device the copy engine reads each soon after
+  // its fill, before later fills have pushed its lines out of the filling cores' caches. The
+  // host side fills faster than the copy engine drains the ring, so once the last chunk is
+  // filled the ring holds `depth` chunks no later fill will push out (an H200 trace, 2026-12-02:
+  // with only the last two streamed, the three before them moved at 29 to 46 GB/s).
+  const bool edge = run.chunks[index].bytes < shape_.chunk_bytes ||
+                    index + static_cast<std::size_t>(shape_.depth) >= run.chunks.size();
   return edge ? shape_.edge_stores : shape_.stores;
 }
 
@@ -245,20 +255,15 @@ std::uint64_t Lane::publish_host(Run& r, std::size_t index, int slot) {
                                 channel_);
 }
 
-void Lane::plan(Run& r) const {
+void Lane::plan(Run& r) {
   if (!r.job.blocks) {
     const auto* host =
         static_cast<const char*>(shape_.flow == Flow::kToDevice ? r.job.src : r.job.dst);
     r.chunks = plan_chunks(r.job.bytes, reinterpret_cast<std::uintptr_t>(host),
                            {shape_.chunk_bytes, shape_.edge_chunk_bytes, kHostPageBytes,
                             shape_.flow == Flow::kToHost});
-    if (shape_.flow == Flow::kToHost && shape_.prefault_from_bytes != 0 &&
-        r.job.bytes >= shape_.prefault_from_bytes) {
-      const FreshDestination d = prepare_destination(r.job.dst, r.job.bytes, shape_.huge_pages);
-      r.prefault = d.fresh;
-      if (d.fresh) prefaulted_.fetch_add(1, std::memory_order_relaxed);
-      if (d.huge) huge_.fetch_add(1, std::memory_order_relaxed);
-    }
+    r.check_fresh = shape_.flow == Flow::kToHost && shape_.prefault_from_bytes != 0 &&
+                    r.job.bytes >= shape_.prefault_from_bytes;
     return;
   }
   r.batch = plan_batch(
@@ -312,6 +317,21 @@ void Lane::issue_device(Slot& s) {
   }
 }
 
+void Lane::look_at_destination(Run& r) {
+  r.check_fresh = false;
+  const EngineRange range("fresh?");
+  const FreshDestination d = prepare_destination(r.job.dst, r.job.bytes, shape_.huge_pages);
+  // Without huge pages each fault maps 4 KiB, and the host threads faulting the pages in ahead
+  // of the drain were slower than the drain faulting them itself (the H200, 2026-12-02: 64 MiB
+  // at 2.7 GB/s against 10.4).
+  r.prefault = d.fresh && d.huge;
+  // Faulting in a page takes a lock of the page table that maps its 2 MiB, so threads touching
+  // pages of one 2 MiB range take turns: each touch slice covers whole 2 MiB ranges.
+  r.touch_alignment = kTouchAlignment;
+  if (r.prefault) prefaulted_.fetch_add(1, std::memory_order_relaxed);
+  if (d.huge) huge_.fetch_add(1, std::memory_order_relaxed);
+}
+
 bool Lane::admit() {
   bool progress = false;
   while (slots_.size() < static_cast<std::size_t>(shape_.depth)) {
@@ -341,11 +361,12 @@ bool Lane::admit() {
       placed.stage = Stage::kHost;
     } else {
       issue_device(placed);
+      if (r->check_fresh) look_at_destination(*r);
       if (r->prefault && placed.stage == Stage::kDevice) {
         // The destination's pages are faulted in while the DMA runs; the drain waits for it.
         const Chunk& c = r->chunks[s.index];
         placed.touch = pool_.publish_touch(static_cast<char*>(r->job.dst) + c.offset, c.bytes,
-                                           channel_);
+                                           r->touch_alignment, channel_);
         placed.touching = true;
       }
     }

@@ -136,8 +136,10 @@ class Lane {
   Lane(const Lane&) = delete;
   Lane& operator=(const Lane&) = delete;
 
-  // Thread-safe. Copies run in the order they were submitted.
-  void submit(Job job);
+  // Thread-safe. Copies run in the order they were submitted. `caller_drives`: the submitting
+  // thread goes straight on to help_until with shape().caller_drives, so the coordinator is not
+  // woken for it (a sleeping thread's wake-up costs the waker a system call).
+  void submit(Job job, bool caller_drives = false);
 
   // Blocks until `state` is finished (or, kDeviceWorkQueued, until every device operation of it
   // is queued), copying host slices of this lane's chunks on the calling thread while there are
@@ -174,7 +176,8 @@ class Lane {
   void issue_device(Slot& s);
   void queue_device_copy(Run& r, std::size_t index, char* staging);
   std::uint64_t publish_host(Run& r, std::size_t index, int slot);
-  void plan(Run& r) const;
+  void plan(Run& r);
+  void look_at_destination(Run& r);
   void finish_runs();
   char* slot_memory(int slot) const;
   Stores stores_for(const Run& run, std::size_t index) const;

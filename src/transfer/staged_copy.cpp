@@ -498,8 +498,9 @@ struct StagedCopier::Impl {
     return StagedCopy(std::move(state));
   }
 
+  // `caller_helps`: the calling thread helps the lane until the copy ends (help_until).
   StagedCopy staged(bool to_dev, void* dst, const void* src, std::size_t bytes, cudaStream_t stream,
-                    const char* what,
+                    const char* what, bool caller_helps,
                     std::shared_ptr<const std::vector<BatchBlock>> blocks = nullptr) {
     check_stream(stream, what);
     auto state = std::make_shared<StagedCopy::State>();
@@ -536,7 +537,7 @@ struct StagedCopier::Impl {
     job.blocks = std::move(blocks);
     staged_copies.fetch_add(1, std::memory_order_relaxed);
     staged_bytes.fetch_add(bytes, std::memory_order_relaxed);
-    (to_dev ? to_device : to_host)->submit(std::move(job));
+    (to_dev ? to_device : to_host)->submit(std::move(job), caller_helps);
     return StagedCopy(std::move(state));
   }
 
@@ -583,7 +584,8 @@ struct StagedCopier::Impl {
                         (returns == Return::kSourceRead && host != HostMemory::kPageable);
       return direct(to_dev, host, {{dst, src, bytes}}, stream, wait, what);
     }
-    StagedCopy copy = staged(to_dev, dst, src, bytes, stream, what);
+    StagedCopy copy = staged(to_dev, dst, src, bytes, stream, what,
+                             returns != Return::kAtOnce && options.caller_copies);
     transfer::Lane& lane = to_dev ? *to_device : *to_host;
     if (returns == Return::kSourceRead) {
       // The source is read once every chunk is staged, which is when the last DMA is queued.
@@ -684,7 +686,9 @@ void StagedCopier::Impl::blocks(transfer::Flow flow, void* dst_arena, const void
     direct(to_dev, kind, pieces, stream, true, what);
     return;
   }
-  StagedCopy copy = staged(to_dev, dst_arena, src_arena, total, stream, what, std::move(batch));
+  StagedCopy copy =
+      staged(to_dev, dst_arena, src_arena, total, stream, what, options.caller_copies,
+             std::move(batch));
   if (options.caller_copies) {
     (to_dev ? *to_device : *to_host)
         .help_until(*copy.state_->progress, transfer::Lane::Until::kFinished);

@@ -64,7 +64,7 @@ TEST(StagedPlan, Defaults) {
   EXPECT_EQ(c.odd_sizes,
             (std::vector<std::uint64_t>{4 * kKiB + 3, kMiB + 13, 64 * kMiB + 5, kGiB - 1}));
   EXPECT_EQ(c.largest(), kGiB + 2);  // 1 GiB - 1 at a 3-byte offset
-  EXPECT_EQ(c.methods.size(), 10u);
+  EXPECT_EQ(c.methods.size(), 11u);
   EXPECT_EQ(to_json(c)["engine"]["staging_bytes"], 80 * kMiB);
 }
 
@@ -72,7 +72,7 @@ TEST(StagedPlan, MethodNames) {
   for (StagedMethod m : all_staged_methods()) EXPECT_EQ(parse_staged_method(to_string(m)), m);
   EXPECT_EQ(parse_staged_methods("staged, pinned,staged").size(), 2u);
   expect_input_error([] { parse_staged_methods("staged,teleport"); },
-                     "unknown method 'teleport' (choose from staged, staged-back-to-back, pinned");
+                     "unknown method 'teleport' (choose from staged, staged-back-to-back, staged-fresh, pinned");
   expect_input_error([] { parse_staged_methods(""); }, "the method list is empty");
 }
 

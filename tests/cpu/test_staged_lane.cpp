@@ -519,7 +519,7 @@ TEST(HostCopyPoolHelp, ATouchChangesNoByte) {
   HostCopyPool pool(2, 4);
   std::vector<char> v = pattern(3 * kMiB + 4099, 61);
   const std::vector<char> before = v;
-  const std::uint64_t t = pool.publish_touch(v.data() + 3, v.size() - 7);
+  const std::uint64_t t = pool.publish_touch(v.data() + 3, v.size() - 7, 2 * kMiB);
   while (!pool.complete(t)) pool.help_one();
   EXPECT_EQ(v, before);
   EXPECT_GT(pool.stats(0).slices, 0u);

@@ -155,15 +155,18 @@ TEST_F(SimEngine, FreshDestinationsArePrefaultedAndNothingElseIsTouched) {
     ASSERT_EQ(transfer::sample_residency(m.data() + before + 77, n).resident, 0);
     copier.copy_to_host(m.data() + before + 77, dev.data(), n, stream.s);
     ASSERT_EQ(std::memcmp(m.data() + before + 77, src.data(), n), 0) << huge;
-    EXPECT_EQ(copier.stats().prefaulted_copies, 1u) << huge;
+    // Prefaulted where the range took huge pages (which the system may refuse); without them
+    // the drain faults the pages itself.
+    EXPECT_EQ(copier.stats().prefaulted_copies, copier.stats().huge_page_copies) << huge;
     if (!huge) EXPECT_EQ(copier.stats().huge_page_copies, 0u);
     // Pages entirely outside [dst, dst + n): the caller's, untouched.
     EXPECT_EQ(FreshMapping::resident(m.data(), before), 0u) << huge;
     const std::size_t tail = (before + 77 + n + 4095) / 4096 * 4096;
     EXPECT_EQ(FreshMapping::resident(m.data() + tail, m.bytes - tail), 0u) << huge;
     // Memory written before: no prefault.
+    const std::uint64_t prefaulted = copier.stats().prefaulted_copies;
     copier.copy_to_host(m.data() + before + 77, dev.data(), n, stream.s);
-    EXPECT_EQ(copier.stats().prefaulted_copies, 1u) << huge;
+    EXPECT_EQ(copier.stats().prefaulted_copies, prefaulted) << huge;
   }
   o.prefault_from_bytes = 0;
   StagedCopier off(o);

@@ -24,6 +24,7 @@
 // caller's, and whatever CUDA's own threads do; the other teams of the run sleep meanwhile.
 #include "experiments/staged/measure.hpp"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -206,6 +207,34 @@ struct Buffers {
   cuda::DeviceBuffer ref;       // the reference bytes on the device: the d2h source
 };
 
+// Memory never written: an anonymous mapping made anew before each sample (outside the timing),
+// as a new `.cpu()` tensor or numpy.empty of this size gets it from the allocator.
+class FreshHost {
+ public:
+  explicit FreshHost(std::size_t bytes) : bytes_(bytes) { renew(); }
+  ~FreshHost() { release(); }
+  FreshHost(const FreshHost&) = delete;
+  FreshHost& operator=(const FreshHost&) = delete;
+  void renew() {
+    release();
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      throw std::runtime_error(
+          fmt::format("could not map {} of fresh memory", format_size(bytes_)));
+    }
+    p_ = static_cast<char*>(p);
+  }
+  char* data() const { return p_; }
+
+ private:
+  void release() {
+    if (p_ != nullptr) (void)munmap(p_, bytes_);
+    p_ = nullptr;
+  }
+  std::size_t bytes_;
+  char* p_ = nullptr;
+};
+
 // One case's two ends and what its destination must hold afterwards.
 struct Leg {
   bool to_device = true;
@@ -213,6 +242,10 @@ struct Leg {
   void* device = nullptr;  // destination (h2d) or source (d2h)
   const void* expected = nullptr;
   std::size_t bytes = 0;
+  // staged-fresh: the destination is this mapping, `host_offset` into it, mapped anew by clear()
+  std::shared_ptr<FreshHost> fresh;
+  std::size_t host_offset = 0;
+  void* host_end() const { return fresh ? fresh->data() + host_offset : host; }
 };
 
 Leg make_leg(Buffers& b, Direction d, StagedMethod m, std::size_t bytes, std::uint64_t host_off,
@@ -225,6 +258,11 @@ Leg make_leg(Buffers& b, Direction d, StagedMethod m, std::size_t bytes, std::ui
     l.host = static_cast<char*>(h.data()) + host_off;
     l.device = static_cast<char*>(b.dev.data()) + dev_off;
     l.expected = static_cast<const char*>(b.src.data()) + host_off;
+  } else if (m == StagedMethod::kStagedFresh) {
+    l.fresh = std::make_shared<FreshHost>(bytes + host_off);
+    l.host_offset = host_off;
+    l.device = static_cast<char*>(b.ref.data()) + dev_off;
+    l.expected = static_cast<const char*>(b.src.data()) + dev_off;
   } else {
     cuda::HostBuffer& h = m == StagedMethod::kPinned ? b.pinned_aux : b.dst;
     l.host = static_cast<char*>(h.data()) + host_off;
@@ -244,8 +282,8 @@ struct Methods {
   void sync() const { PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream)); }
 
   void batch(const Leg& l, cudaMemcpySrcAccessOrder order) const {
-    void* dsts[1] = {l.to_device ? l.device : l.host};
-    const void* srcs[1] = {l.to_device ? static_cast<const void*>(l.host)
+    void* dsts[1] = {l.to_device ? l.device : l.host_end()};
+    const void* srcs[1] = {l.to_device ? static_cast<const void*>(l.host_end())
                                        : static_cast<const void*>(l.device)};
     std::size_t sizes[1] = {l.bytes};
     cudaMemcpyAttributes attr = batch_copy_attributes(l.to_device, order, cuda::selected_device());
@@ -257,11 +295,12 @@ struct Methods {
   // One copy of the leg by method `m`, returned from when it has completed.
   void run(StagedMethod m, const Leg& l) {
     const cudaMemcpyKind kind = l.to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
-    void* dst = l.to_device ? l.device : l.host;
-    const void* src = l.to_device ? l.host : l.device;
+    void* dst = l.to_device ? l.device : l.host_end();
+    const void* src = l.to_device ? l.host_end() : l.device;
     switch (m) {
       case StagedMethod::kStaged:
-      case StagedMethod::kStagedBackToBack: {
+      case StagedMethod::kStagedBackToBack:
+      case StagedMethod::kStagedFresh: {
         // The synchronous call, as a program that wants the data now would make it.
         const std::uint64_t before = copier->stats().staged_copies;
         if (l.to_device) {
@@ -310,6 +349,8 @@ void clear(const Leg& l, cudaStream_t stream) {
   if (l.to_device) {
     PINBENCH_CUDA_TRY(cudaMemsetAsync(l.device, 0, l.bytes, stream));
     PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
+  } else if (l.fresh) {
+    l.fresh->renew();  // never written: nothing to clear, and no page of it exists yet
   } else {
     std::memset(l.host, 0, l.bytes);
   }
@@ -317,7 +358,7 @@ void clear(const Leg& l, cudaStream_t stream) {
 
 // The offset of the first byte of the leg's destination that differs from the reference, if any.
 std::optional<std::size_t> check(const Leg& l, Buffers& b, cudaStream_t stream) {
-  if (!l.to_device) return first_mismatch(l.host, l.expected, l.bytes);
+  if (!l.to_device) return first_mismatch(l.host_end(), l.expected, l.bytes);
   PINBENCH_CUDA_TRY(
       cudaMemcpyAsync(b.pinned_aux.data(), l.device, l.bytes, cudaMemcpyDeviceToHost, stream));
   PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -568,8 +609,13 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
       "other page-locked data the same way for the whole host copy (host-under-dma), at every "
       "aligned size from 1 MiB";
 
+  const bool fresh = std::find(methods_run.begin(), methods_run.end(),
+                               StagedMethod::kStagedFresh) != methods_run.end();
+  const bool h2d = std::find(config.directions.begin(), config.directions.end(),
+                             Direction::kH2D) != config.directions.end();
   const std::size_t total =
-      config.directions.size() * (sizes.size() * methods_run.size() + 2 * bound_sizes.size());
+      config.directions.size() * (sizes.size() * methods_run.size() + 2 * bound_sizes.size()) -
+      (fresh && h2d ? sizes.size() : 0);
   std::size_t n = 0;
   for (Direction d : config.directions) {
     const bool to_device = d == Direction::kH2D;
@@ -605,6 +651,7 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
     if (record.incomplete) break;
     for (const Size& s : sizes) {
       for (StagedMethod m : methods_run) {
+        if (m == StagedMethod::kStagedFresh && to_device) continue;  // a destination method
         if (stop_before_next_case(record)) break;
         ++n;
         progress(fmt::format("[{}/{}] {} {} {}{}", n, total, to_string(d), to_string(m),
@@ -613,7 +660,8 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
         const bool back_to_back = m == StagedMethod::kStagedBackToBack;
         const PhaseRange range(fmt::format("staged {} {} {}", to_string(d), to_string(m),
                                            size_token(s.bytes, s.host_off, s.dev_off)));
-        const bool engine = m == StagedMethod::kStaged || back_to_back;
+        const bool engine =
+            m == StagedMethod::kStaged || back_to_back || m == StagedMethod::kStagedFresh;
         EngineCpu cpu;
         Timed r = measure(methods, m, leg, b, config.warmups, config.iterations, !back_to_back,
                           engine ? &cpu : nullptr);

@@ -23,6 +23,7 @@ struct MethodName {
 constexpr MethodName kMethods[] = {
     {StagedMethod::kStaged, "staged"},
     {StagedMethod::kStagedBackToBack, "staged-back-to-back"},
+    {StagedMethod::kStagedFresh, "staged-fresh"},
     {StagedMethod::kPinned, "pinned"},
     {StagedMethod::kPageableDriver, "pageable-driver"},
     {StagedMethod::kBatchStream, "batch-async-stream"},

@@ -23,6 +23,9 @@ enum class StagedMethod {
                       // sample's byte check), as a program that copies now and then sees it
   kStagedBackToBack,  // "staged-back-to-back": the same, copies one after another, as a program
                       // that streams data sees it; only the last copy's bytes are checked
+  kStagedFresh,       // "staged-fresh": the engine's call to the host into memory never written
+                      // before, mapped anew for each sample, as `.cpu()` or numpy.empty gives
+                      // it (to the host only)
   kPinned,            // "pinned": cudaMemcpyAsync from page-locked memory, the ceiling
   kPageableDriver,    // "pageable-driver": cudaMemcpyAsync from pageable memory
   kBatchStream,       // "batch-async-stream": cudaMemcpyBatchAsync, source accessed in stream order

@@ -23,6 +23,7 @@ struct Column {
 constexpr Column kColumns[] = {
     {"staged", "staged"},
     {"staged-back-to-back", "staged b2b"},
+    {"staged-fresh", "staged fresh"},
     {"pinned", "pinned"},
     {"pageable-driver", "driver"},
     {"batch-async-stream", "batch:stream"},
@@ -278,6 +279,10 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
       "copy, cudaHostUnregister; pinned = cudaMemcpyAsync from page-locked memory (the ceiling). "
       "'staged path' says whether the engine staged the copy or passed it straight to the "
       "driver.\n";
+  if (std::find(a.methods.begin(), a.methods.end(), "staged-fresh") != a.methods.end()) {
+    out += "  staged fresh = the engine's call to the host into memory never written before, "
+           "mapped anew for each sample (as .cpu() or numpy.empty gives it).\n";
+  }
   if (any_bound) {
     out +=
         "  host = the engine's host threads alone, in its shape; host+dma = the same threads while "
