@@ -69,6 +69,8 @@ FreshDestination prepare_destination(void* dst, std::size_t bytes, bool huge_pag
   // Advice only: memory that cannot take it (a file mapping, say) is left as it is.
   if (end > begin && madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) == 0) {
     out.huge = true;
+    out.huge_begin = begin - a;
+    out.huge_end = end - a;
   }
 #else
   (void)huge_pages;

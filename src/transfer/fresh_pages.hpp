@@ -24,6 +24,11 @@ constexpr std::size_t kTouchAlignment = std::size_t{2} << 20;
 struct FreshDestination {
   bool fresh = false;  // most sampled pages were not resident: prefault while the DMA runs
   bool huge = false;   // MADV_HUGEPAGE was applied to the range's aligned interior
+  // That interior, as offsets from dst: [huge_begin, huge_end). Outside it (at most 2 MiB at
+  // each end) pages stay 4 KiB, and the drain's threads fault them in as they write, many at a
+  // time; one thread touching them ahead would fault them one by one.
+  std::size_t huge_begin = 0;
+  std::size_t huge_end = 0;
 };
 
 // Looks at up to `kFreshSamples` pages of [dst, dst + bytes) with mincore() and, when most are

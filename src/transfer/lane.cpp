@@ -3,13 +3,14 @@
 // every chunk as far as it can go without blocking.
 #include "transfer/lane.hpp"
 
-#include "base/nvtx_domain.hpp"
-
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "base/nvtx_domain.hpp"
 
 namespace pinbench::transfer {
 namespace {
@@ -68,7 +69,8 @@ struct Lane::Run {
   // during its DMA.
   bool check_fresh = false;
   bool prefault = false;
-  std::size_t touch_alignment = kHostPageBytes;
+  std::size_t touch_begin = 0;  // the part prefaulted, as offsets into the destination
+  std::size_t touch_end = 0;
 };
 
 struct Lane::Slot {
@@ -325,9 +327,8 @@ void Lane::look_at_destination(Run& r) {
   // of the drain were slower than the drain faulting them itself (the H200, 2026-12-02: 64 MiB
   // at 2.7 GB/s against 10.4).
   r.prefault = d.fresh && d.huge;
-  // Faulting in a page takes a lock of the page table that maps its 2 MiB, so threads touching
-  // pages of one 2 MiB range take turns: each touch slice covers whole 2 MiB ranges.
-  r.touch_alignment = kTouchAlignment;
+  r.touch_begin = d.huge_begin;
+  r.touch_end = d.huge_end;
   if (r.prefault) prefaulted_.fetch_add(1, std::memory_order_relaxed);
   if (d.huge) huge_.fetch_add(1, std::memory_order_relaxed);
 }
@@ -362,11 +363,15 @@ bool Lane::admit() {
     } else {
       issue_device(placed);
       if (r->check_fresh) look_at_destination(*r);
-      if (r->prefault && placed.stage == Stage::kDevice) {
-        // The destination's pages are faulted in while the DMA runs; the drain waits for it.
-        const Chunk& c = r->chunks[s.index];
-        placed.touch = pool_.publish_touch(static_cast<char*>(r->job.dst) + c.offset, c.bytes,
-                                           r->touch_alignment, channel_);
+      const Chunk& c = r->chunks[s.index];
+      const std::size_t from = std::max(c.offset, r->touch_begin);
+      const std::size_t to = std::min(c.offset + c.bytes, r->touch_end);
+      if (r->prefault && placed.stage == Stage::kDevice && from < to) {
+        // The chunk's huge pages are faulted in while its DMA runs; the drain waits for them.
+        // Faulting a page in takes the lock of the page table that maps its 2 MiB, so threads
+        // touching one 2 MiB range would take turns: each slice covers whole huge pages.
+        placed.touch = pool_.publish_touch(static_cast<char*>(r->job.dst) + from, to - from,
+                                           kTouchAlignment, channel_);
         placed.touching = true;
       }
     }

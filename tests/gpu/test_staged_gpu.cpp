@@ -1,10 +1,13 @@
 // The staged copy engine on a real GPU: byte-exact round trips over many sizes and alignments
-// through the default engine and through a small-ring engine that stages everything; ordering
+// through the default engine and through a small-ring engine that stages everything, and into
+// memory never written before (the fresh-destination path); ordering
 // with the caller's stream; four threads on one engine; bad arguments refused before anything
 // moves; a failed staging allocation; destruction with copies in flight.
 //
 // PINBENCH_TEST_MAX_BYTES (e.g. 16777216) leaves out larger round trips, so the suite runs
 // under compute-sanitizer in a couple of minutes (README.md, "Running on a GPU machine").
+#include <sys/mman.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -120,6 +123,49 @@ TEST(GpuStaged, RoundTripsAreByteExactOverSizesAndOffsets) {
   }
   // The legacy default stream works too.
   rt.run(standard, std::min<std::size_t>(sizes.back(), 5 * kMiB + 1), 3, 0, nullptr);
+}
+
+// Copies back into memory never written (an anonymous mapping made for each copy, as `.cpu()`
+// gets it): every byte arrives, no byte of the mapping around the range is written, and the
+// engine says which copies it prefaulted (those whose range could take huge pages).
+TEST(GpuStaged, CopiesIntoFreshMemoryAreByteExact) {
+  PINBENCH_REQUIRE_GPU();
+  std::vector<std::size_t> sizes;
+  for (std::size_t n : {3 * kMiB + 5, 64 * kMiB + 3, 200 * kMiB + 4097}) {
+    if (n <= max_test_bytes()) sizes.push_back(n);
+  }
+  if (sizes.empty()) GTEST_SKIP() << "PINBENCH_TEST_MAX_BYTES leaves out every size";
+  RoundTrip rt(sizes.back());
+  auto* d = static_cast<unsigned char*>(rt.dev.data());
+  PINBENCH_CUDA_TRY(cudaMemcpy(d, rt.src.data(), rt.capacity, cudaMemcpyHostToDevice));
+  cuda::Stream stream;
+  StagedCopier copier;
+  StagedCopier small(small_rings());
+  std::uint64_t huge_before = 0;
+  for (StagedCopier* c : {&copier, &small}) {
+    for (std::size_t n : sizes) {
+      for (std::size_t off : {std::size_t{0}, std::size_t{3}, std::size_t{4095}}) {
+        const std::size_t map_bytes = n + off + 3 * kGuard;
+        void* m = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        ASSERT_NE(m, MAP_FAILED);
+        auto* host = static_cast<unsigned char*>(m) + kGuard + off;
+        const std::size_t dev_off = (off * 7) % 4099;
+        c->copy_to_host(host, d + dev_off, n, stream.get());
+        const auto* expected = static_cast<const unsigned char*>(rt.src.data()) + dev_off;
+        EXPECT_FALSE(first_mismatch(host, expected, n).has_value()) << n << "+" << off;
+        // Never written by anyone: still zero (a page outside the range may exist, zero-filled).
+        EXPECT_TRUE(all_bytes(static_cast<unsigned char*>(m), kGuard + off, 0)) << n << "+" << off;
+        EXPECT_TRUE(all_bytes(host + n, map_bytes - kGuard - off - n, 0)) << n << "+" << off;
+        munmap(m, map_bytes);
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+    const StagedCopierStats st = c->stats();
+    EXPECT_EQ(st.prefaulted_copies, st.huge_page_copies);
+    huge_before += st.huge_page_copies;
+  }
+  RecordProperty("huge_page_copies", static_cast<int>(huge_before));
 }
 
 TEST(GpuStaged, PathsAreChosenBySizeAndMemoryKind) {

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The staged engine's goals on a GPU machine, in one call (docs/results.md, "The engine at the
+# host's bound"): nvbandwidth for the physical reference; five `pinbench staged` and five
+# `pinbench pipeline` runs back to back (records staged-N.json, pipeline-N.json); the build
+# before the change beside it on the same sizes; PyTorch's copy paths without accel and under
+# each build's accel; each build's engine from its Python package; each build's blocks batch
+# through the engine; and the timeline traces of one 64 MiB copy each way and of the pipeline
+# (scripts/engine-timeline.py reads them). vmstat runs beside it all. Usage:
+#   OUT=dir scripts/engine-h200.sh NEW_DIR [OLD_DIR]
+# Each DIR holds pinbench, libpinbench_accel.so and libpinbench_c.so; OLD_DIR also python/ (its
+# build's Python package) and NEW_DIR nvbandwidth, where there is one. Everything lands in
+# OUT/engine.tgz (a device call brings back only a few files).
+set -uo pipefail
+new=${1:?usage: engine-h200.sh NEW_DIR [OLD_DIR]}
+old=${2:-}
+final=${OUT:-.}
+out=$(mktemp -d)
+vmstat 1 >"$out/vmstat.txt" 2>&1 &
+vm=$!
+log() { echo "$(date +%T) $*" >>"$out/timeline.txt"; }
+sizes="--sizes 64MiB,256MiB,1GiB --odd-sizes none"
+engine_methods="--methods staged,staged-back-to-back,staged-fresh,pinned"
+nproc >"$out/machine.txt"
+cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag \
+  >>"$out/machine.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current \
+  --format=csv >>"$out/machine.txt" 2>&1
+
+if [ -x "$new/nvbandwidth" ]; then
+  log nvbandwidth
+  "$new/nvbandwidth" -t host_to_device_memcpy_ce device_to_host_memcpy_ce >"$out/nvbandwidth.txt" 2>&1
+fi
+
+for i in 1 2 3 4 5; do
+  log "staged $i"
+  "$new/pinbench" staged $engine_methods $sizes --json "$out/staged-$i.json" >"$out/staged-$i.txt" 2>&1
+  log "pipeline $i"
+  "$new/pinbench" pipeline --streams 2 --json "$out/pipeline-$i.json" >"$out/pipeline-$i.txt" 2>&1
+done
+
+if [ -n "$old" ]; then
+  log "old staged"
+  "$old/pinbench" staged --methods staged,staged-back-to-back,pinned $sizes \
+    --json "$out/old-staged.json" >"$out/old-staged.txt" 2>&1
+  for i in 1 2; do
+    log "old pipeline $i"
+    "$old/pinbench" pipeline --streams 2 --json "$out/old-pipeline-$i.json" \
+      >"$out/old-pipeline-$i.txt" 2>&1
+  done
+fi
+
+# PyTorch's own copy paths: without accel, then under each build's accel.
+torch_paths=(python3 tests/python/accel_torch.py --sizes 64MiB,256MiB,1GiB --reps 5)
+log "torch plain"
+timeout 150 "${torch_paths[@]}" >"$out/torch-plain.txt" 2>&1
+for b in new old; do
+  dir=$new
+  [ "$b" = old ] && dir=$old
+  [ -z "$dir" ] && continue
+  log "torch $b"
+  timeout 150 "$dir/pinbench" accel --json "$out/accel-torch-$b.json" -- "${torch_paths[@]}" \
+    >"$out/torch-$b.txt" 2>"$out/torch-$b.report.txt"
+done
+
+# Each build's engine from its Python package, into existing tensors (accel_bench's figure).
+for b in new old; do
+  dir=$new
+  pkg=python
+  [ "$b" = old ] && dir=$old && pkg=$old/python
+  [ -z "$dir" ] && continue
+  log "python $b"
+  PYTHONPATH=$pkg:tests/bench PINBENCH_LIBRARY=$dir/libpinbench_c.so timeout 120 python3 -c '
+import json, sys
+from accel_bench import engine_rates
+r = engine_rates([64 << 20, 256 << 20, 1 << 30])
+print(json.dumps({f"{k[0]} {k[1] >> 20} MiB": v for k, v in r.items()}))
+' >"$out/python-$b.txt" 2>&1
+done
+
+# The blocks batch through the engine, pageable memory.
+for b in new old; do
+  dir=$new
+  [ "$b" = old ] && dir=$old
+  [ -z "$dir" ] && continue
+  log "blocks $b"
+  "$dir/pinbench" blocks --methods staged --memory pageable --sizes 4KiB,64KiB,1MiB \
+    --counts 16,256,4096 --json "$out/blocks-$b.json" >"$out/blocks-$b.txt" 2>&1
+done
+
+log "traces"
+"$new/pinbench" staged --methods staged,staged-back-to-back,staged-fresh,pinned --sizes 64MiB \
+  --odd-sizes none --iterations 8 --trace "$out/staged64.trace.json" \
+  --json "$out/staged64-traced.json" >"$out/staged64-traced.txt" 2>&1
+"$new/pinbench" pipeline --streams 2 --iterations 3 --trace "$out/pipeline.trace.json" \
+  --json "$out/pipeline-traced.json" >"$out/pipeline-traced.txt" 2>&1
+log end
+kill "$vm" 2>/dev/null
+
+for i in 1 2 3 4 5; do
+  printf 'pipeline %s: ' "$i"
+  grep -E "^  (pinned|staged) +2 " "$out/pipeline-$i.txt" | awk '{printf "%s %s ms  ", $1, $5}'
+  echo
+done
+grep -h "^SUM" "$out/nvbandwidth.txt" 2>/dev/null
+tar czf "$final/engine.tgz" -C "$out" .
