@@ -9,7 +9,8 @@
 #   OUT=dir scripts/engine-h200.sh NEW_DIR [OLD_DIR]
 # Each DIR holds pinbench, libpinbench_accel.so and libpinbench_c.so; OLD_DIR also python/ (its
 # build's Python package) and NEW_DIR nvbandwidth, where there is one. Everything lands in
-# OUT/engine.tgz (a device call brings back only a few files).
+# OUT/engine.tgz (a device call brings back only a few files). ITERATIONS (default 10) sets the
+# staged runs' samples per case; TORCH_PLAIN=0 leaves out PyTorch without accel.
 set -uo pipefail
 new=${1:?usage: engine-h200.sh NEW_DIR [OLD_DIR]}
 old=${2:-}
@@ -19,7 +20,7 @@ vmstat 1 >"$out/vmstat.txt" 2>&1 &
 vm=$!
 log() { echo "$(date +%T) $*" >>"$out/timeline.txt"; }
 sizes="--sizes 64MiB,256MiB,1GiB --odd-sizes none"
-engine_methods="--methods staged,staged-back-to-back,staged-fresh,pinned"
+engine_methods="--methods staged,staged-back-to-back,staged-fresh,pinned --iterations ${ITERATIONS:-10}"
 nproc >"$out/machine.txt"
 cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag \
   >>"$out/machine.txt" 2>&1
@@ -40,7 +41,8 @@ done
 
 if [ -n "$old" ]; then
   log "old staged"
-  "$old/pinbench" staged --methods staged,staged-back-to-back,pinned $sizes \
+  "$old/pinbench" staged --methods staged,staged-back-to-back,pinned --iterations ${ITERATIONS:-10} \
+    $sizes \
     --json "$out/old-staged.json" >"$out/old-staged.txt" 2>&1
   for i in 1 2; do
     log "old pipeline $i"
@@ -51,8 +53,10 @@ fi
 
 # PyTorch's own copy paths: without accel, then under each build's accel.
 torch_paths=(python3 tests/python/accel_torch.py --sizes 64MiB,256MiB,1GiB --reps 5)
-log "torch plain"
-timeout 150 "${torch_paths[@]}" >"$out/torch-plain.txt" 2>&1
+if [ "${TORCH_PLAIN:-1}" != 0 ]; then
+  log "torch plain"
+  timeout 150 "${torch_paths[@]}" >"$out/torch-plain.txt" 2>&1
+fi
 for b in new old; do
   dir=$new
   [ "$b" = old ] && dir=$old

@@ -38,12 +38,13 @@ struct FreshDestination {
 FreshDestination prepare_destination(void* dst, std::size_t bytes, bool huge_pages);
 
 // How many of the pages sampled over [dst, dst + bytes) are resident, and how many were
-// sampled (at most kFreshSamples, spread evenly, the first and last included).
+// sampled: up to kFreshSamples spread evenly, the first included, until a majority of them
+// agrees (a page of memory in use answers in three looks).
 struct Residency {
   int sampled = 0;
   int resident = 0;
 };
-constexpr int kFreshSamples = 8;
+constexpr int kFreshSamples = 5;
 Residency sample_residency(const void* dst, std::size_t bytes);
 
 }  // namespace pinbench::transfer
