@@ -39,10 +39,7 @@ Residency sample_residency(const void* dst, std::size_t bytes) {
   const auto last = (reinterpret_cast<std::uintptr_t>(dst) + bytes - 1) & ~(kHostPageBytes - 1);
   const std::uintptr_t pages = (last - first) / kHostPageBytes + 1;
   const std::uintptr_t samples = pages < kFreshSamples ? pages : kFreshSamples;
-  // Each look is a system call: stop once a majority of the samples has agreed.
-  const int majority = static_cast<int>(samples) / 2 + 1;
   for (std::uintptr_t i = 0; i < samples; ++i) {
-    if (r.resident >= majority || r.sampled - r.resident >= majority) break;
     const std::uintptr_t page = samples == 1 ? 0 : i * (pages - 1) / (samples - 1);
     unsigned char in_core = 0;
     if (mincore(reinterpret_cast<void*>(first + page * kHostPageBytes), kHostPageBytes,

@@ -38,13 +38,12 @@ struct FreshDestination {
 FreshDestination prepare_destination(void* dst, std::size_t bytes, bool huge_pages);
 
 // How many of the pages sampled over [dst, dst + bytes) are resident, and how many were
-// sampled: up to kFreshSamples spread evenly, the first included, until a majority of them
-// agrees (a page of memory in use answers in three looks).
+// sampled (at most kFreshSamples, spread evenly, the first and last included).
 struct Residency {
   int sampled = 0;
   int resident = 0;
 };
-constexpr int kFreshSamples = 5;
+constexpr int kFreshSamples = 8;
 Residency sample_residency(const void* dst, std::size_t bytes);
 
 }  // namespace pinbench::transfer

@@ -52,11 +52,10 @@ HostCopyPool::HostCopyPool(int threads, const std::vector<ChannelSpec>& channels
   for (const ChannelSpec& spec : channels) channels_.push_back(std::make_unique<Channel>(spec));
   workers_.reserve(static_cast<std::size_t>(std::max(0, threads)));
   try {
-    workers_count_ = threads;
     for (int i = 0; i < threads; ++i) {
-      workers_.emplace_back([this, i] {
+      workers_.emplace_back([this] {
         use_short_timer_slack();
-        work(i);
+        work();
       });
     }
   } catch (...) {
@@ -296,24 +295,8 @@ void HostCopyPool::wait_for_work(const std::vector<std::uint64_t>& cursors) {
   }
 }
 
-bool worker_serves(std::size_t channel, int index, int share, int workers) {
-  // Why a direction gets only its share (the H200, 2026-12-02): one direction's copies with all
-  // 13 of the machine's threads ran slower than with 8 (64 MiB to the host 44-46 GB/s against
-  // 48-50): the threads beyond what the copy engine needs only add to the memory traffic and
-  // to the caches the copy engine must snoop, while the pipeline, both ways at once, ran faster
-  // with 13 than with 8 shared.
-  if (share <= 0 || share >= workers) return true;
-  return channel % 2 == 0 ? index < share : index >= workers - share;
-}
-
-void HostCopyPool::work(int index) {
-  // A channel this thread does not serve keeps a cursor no ticket reaches.
+void HostCopyPool::work() {
   std::vector<std::uint64_t> cursors(channels_.size(), 0);
-  for (std::size_t i = 0; i < channels_.size(); ++i) {
-    if (!worker_serves(i, index, channels_[i]->spec.threads, workers_count_)) {
-      cursors[i] = ~std::uint64_t{0};
-    }
-  }
   std::size_t turn = 0;
   while (true) {
     bool found = false;

@@ -49,21 +49,12 @@ struct HostPiece {
   std::size_t at = 0;
 };
 
-// Whether worker `index` of `workers` copies channel `channel`'s tasks when that channel's share
-// is `share` threads (ChannelSpec::threads): the first `share` workers for even channels, the last
-// `share` for odd ones, every worker when the share is 0 or covers them all.
-bool worker_serves(std::size_t channel, int index, int share, int workers);
-
 class HostCopyPool {
  public:
   // One producer's ring of tasks.
   struct ChannelSpec {
     int max_pending = 1;  // published tasks that may be incomplete at a time
-    // The threads a task is cut for (slice_count), and the most of the pool's threads that copy
-    // this channel's tasks: the first `threads` of them for channel 0, the last for channel 1,
-    // so one direction alone never has more than its share busy, and two directions at once
-    // share the threads in the middle.
-    int threads = 1;
+    int threads = 1;      // the threads a task is cut for (slice_count): its slices
     // Names each slice's NVTX range ("fill", "drain"); a string literal.
     const char* slice_name = "host copy";
     // Rung each time a task's last slice has been copied, when given; must outlive the pool.
@@ -154,7 +145,7 @@ class HostCopyPool {
   static void copy_packed(const Task& t, const Chunk& slice);
   static void touch(const Task& t, const Chunk& slice);
 
-  void work(int index);
+  void work();
   // Copies slices of ticket `cursor` of `c` while any is left; false when none was.
   bool claim_and_copy(Channel& c, std::uint64_t cursor);
   void wait_for_work(const std::vector<std::uint64_t>& cursors);
@@ -162,7 +153,6 @@ class HostCopyPool {
   bool has_work(const std::vector<std::uint64_t>& cursors) const;
 
   std::vector<std::unique_ptr<Channel>> channels_;
-  int workers_count_ = 0;  // set before the first worker starts
   std::atomic<bool> stop_{false};
   std::atomic<int> sleepers_{0};
   std::atomic<std::uint64_t> wakes_{0};  // calls of wake()

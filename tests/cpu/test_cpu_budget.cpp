@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include "transfer/cpu_budget.hpp"
-#include "transfer/host_copy_pool.hpp"
 
 namespace pinbench::transfer {
 namespace {
@@ -56,30 +55,6 @@ TEST(CpuBudget, HostThreadsLeaveRoomForTheCoordinatorsAndTheCaller) {
   EXPECT_EQ(host_threads_for(budget_from(16, 0.0), 6, 16), 6);
   EXPECT_EQ(host_threads_for(budget_from(16, 0.0), 40, 16), 13);
   EXPECT_EQ(host_threads_for(budget_from(8, 0.0), 40, 16), 5);
-}
-
-// The lanes' shares of 13 threads (16 CPUs), 8 each: to the device the first 8, to the host the
-// last 8, so one direction alone keeps 8 busy and both at once 13, the middle 3 serving both.
-TEST(CpuBudget, EachLaneGetsItsShareAndTheyOverlapInTheMiddle) {
-  int up = 0, down = 0, both = 0;
-  for (int i = 0; i < 13; ++i) {
-    const bool a = worker_serves(0, i, 8, 13);
-    const bool b = worker_serves(1, i, 8, 13);
-    up += a;
-    down += b;
-    both += a && b;
-    EXPECT_TRUE(a || b) << i;  // no thread idles while both directions copy
-  }
-  EXPECT_EQ(up, 8);
-  EXPECT_EQ(down, 8);
-  EXPECT_EQ(both, 3);
-  // A budget smaller than a share: every thread serves every lane.
-  for (int i = 0; i < 5; ++i) {
-    EXPECT_TRUE(worker_serves(0, i, 8, 5));
-    EXPECT_TRUE(worker_serves(1, i, 8, 5));
-  }
-  // A share of 0 (a pool whose tasks are cut for no one in particular): all of them.
-  EXPECT_TRUE(worker_serves(1, 0, 0, 4));
 }
 
 TEST(CpuBudget, ThisProcessHasABudgetWithinItsCpus) {

@@ -513,6 +513,49 @@ TEST(StagedLane, TwoLanesShareOnePoolOfThreads) {
   EXPECT_GT(pool.stats(0).busy_ns, 0u);
 }
 
+// Copies that no caller helps (asynchronous ones, as the pipeline makes) must be copied by the
+// pool's threads alone, whichever of them a publish wakes: a pool that woke one sleeper per
+// publish and let some threads serve only one lane lost wake-ups (a wake-up taken by a thread
+// of the other lane) and the lane waited for ever (the H200, 2026-12-02, a build never merged).
+// Two lanes on four threads, each direction's copies in turn with every thread asleep before.
+TEST(StagedLane, CopiesNobodyHelpsFinishOnASharedPool) {
+  LaneShape up;
+  up.flow = Flow::kToDevice;
+  up.chunk_bytes = 64 * kKiB;
+  up.depth = 3;
+  up.threads = 2;
+  up.edge_chunk_bytes = 4 * kKiB;
+  LaneShape down = up;
+  down.flow = Flow::kToHost;
+  Doorbell up_bell, down_bell;
+  HostCopyPool pool(4, {Lane::channel_spec(up, &up_bell), Lane::channel_spec(down, &down_bell)});
+  std::vector<char> up_staging(up.chunk_bytes * 3), down_staging(down.chunk_bytes * 3);
+  Lane to_device(up, up_staging.data(), std::make_unique<FakeQueue>(3, FakeQueue::Knobs{}), pool,
+                 0, up_bell);
+  Lane to_host(down, down_staging.data(), std::make_unique<FakeQueue>(3, FakeQueue::Knobs{}),
+               pool, 1, down_bell);
+  const std::vector<char> src = pattern(kMiB + 7, 81);
+  std::vector<char> dst(src.size(), 0);
+  for (int round = 0; round < 20; ++round) {
+    for (Lane* lane : {&to_device, &to_host}) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));  // every thread asleep
+      Job job;
+      job.dst = dst.data();
+      job.src = src.data();
+      job.bytes = src.size();
+      job.state = std::make_shared<CopyState>(src.size());
+      auto state = job.state;
+      lane->submit(std::move(job));
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (!state->finished() && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      ASSERT_TRUE(state->finished()) << "round " << round << ": a copy nobody helped never ended";
+      ASSERT_EQ(std::memcmp(dst.data(), src.data(), src.size()), 0);
+    }
+  }
+}
+
 // A touch task writes every page of its range with the byte it holds: nothing changes, and the
 // bytes around the range are not written either.
 TEST(HostCopyPoolHelp, ATouchChangesNoByte) {
