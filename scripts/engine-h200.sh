@@ -106,4 +106,9 @@ for i in 1 2 3 4 5; do
   echo
 done
 grep -h "^SUM" "$out/nvbandwidth.txt" 2>/dev/null
+here=$(dirname "$0")
+for b in new old; do
+  [ -f "$out/torch-$b.txt" ] && [ -f "$out/torch-plain.txt" ] &&
+    python3 "$here/engine-bench-json.py" "$out" "$b"
+done
 tar czf "$final/engine.tgz" -C "$out" .

@@ -20,9 +20,10 @@ Figures are medians over the calls of each case, in microseconds.
 With --pipeline the trace is a pipeline's: each staged run's span (first fill to last drain) and
 the share of it each direction's DMA and host threads were busy.
 
-Usage: engine-timeline.py TRACE.json [--pipeline] [--json OUT]
+Usage: engine-timeline.py TRACE.json[.gz] [--pipeline] [--json OUT]
 """
 import argparse
+import gzip
 import json
 import statistics
 import sys
@@ -33,7 +34,8 @@ PHASE = "pinbench"
 
 
 def load(path):
-    with open(path) as f:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
         data = json.load(f)
     events = data["traceEvents"] if isinstance(data, dict) else data
     slices = [e for e in events if e.get("ph") == "X"]
