@@ -223,5 +223,24 @@ TEST(AccelCli, AReplayPrintsTheRecordedRun) {
   EXPECT_NE(r.out.find("routed: through the staged engine"), std::string::npos) << r.out;
 }
 
+// The outputs are checked before the program runs: its status and the record are never lost to
+// a --json that names a folder, and no output replaces the program.
+TEST(AccelCli, OutputsAreCheckedBeforeTheProgramRuns) {
+  const std::string dir = test::temp_dir();
+  const std::string marker = dir + "/ran";
+  expect_error(test::run(kBin + "accel --json " + dir + " -- touch " + marker),
+               "'" + dir +
+                   "' is a directory, not a regular file: pinbench writes reports only "
+                   "to regular files");
+  expect_error(test::run(kBin + "accel --json " + dir + "/no/such/x.json -- touch " + marker),
+               "cannot write '" + dir + "/no/such/x.json': No such file or directory");
+  std::filesystem::copy_file("/bin/true", dir + "/prog");
+  const std::string before = test::read_file(dir + "/prog");
+  expect_error(test::run(kBin + "accel --json " + dir + "/prog -- " + dir + "/prog"),
+               "the run record '" + dir + "/prog' would overwrite the program '" + dir + "/prog'");
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the program ran before the refusal";
+  EXPECT_EQ(test::read_file(dir + "/prog"), before);
+}
+
 }  // namespace
 }  // namespace pinbench::accel

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -429,6 +430,32 @@ TEST(BlocksCli, AReplayPrintsTheRecordAndWritesItsRecommendations) {
   // A replay takes no measuring option.
   expect_one_line_error(test::run(kBin + "blocks --replay " + dir + "/run.json --sms 4"),
                         "--replay excludes --sms");
+}
+
+// An output never replaces an input: --recommend naming the replayed record is refused before
+// anything is printed, and the record is as it was. A record with no cell to make rules of writes
+// none.
+TEST(BlocksCli, TheRecommendationNeverOverwritesTheRecordAndNeedsCells) {
+  const std::string dir = test::temp_dir();
+  save_record(make_blocks_record(), dir + "/run.json");
+  const std::string before = test::read_file(dir + "/run.json");
+  const test::Result same =
+      test::run(kBin + "blocks --replay " + dir + "/run.json --recommend " + dir + "/run.json");
+  expect_one_line_error(same, "the recommendation '" + dir +
+                                  "/run.json' would overwrite the "
+                                  "replayed record '" +
+                                  dir + "/run.json'");
+  EXPECT_EQ(same.out, "");
+  EXPECT_EQ(test::read_file(dir + "/run.json"), before);
+
+  RunRecord empty = make_blocks_record();
+  empty.cases.clear();
+  empty.gates.clear();
+  save_record(empty, dir + "/empty.json");
+  const test::Result none =
+      test::run(kBin + "blocks --replay " + dir + "/empty.json --recommend " + dir + "/rules.json");
+  expect_one_line_error(none, "no blocks cell with a verified figure");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/rules.json"));
 }
 
 }  // namespace

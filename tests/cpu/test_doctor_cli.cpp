@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -174,6 +175,29 @@ TEST(DoctorCli, ReplayRefusesOtherRecordsAndAProgram) {
                "--replay takes no program");
   expect_error(test::run(kBin + "doctor --replay " + pinned + " --json x.json"),
                "--replay excludes --json: a replay prints a recorded run");
+}
+
+// Every output is checked before the program runs, and none replaces an input: the rates record
+// or the program itself.
+TEST(DoctorCli, OutputsAreCheckedBeforeTheProgramRunsAndReplaceNoInput) {
+  const std::string dir = test::temp_dir();
+  const std::string marker = dir + "/ran";
+  const std::string folder = "'" + dir +
+                             "' is a directory, not a regular file: pinbench writes reports only "
+                             "to regular files";
+  expect_error(test::run(kBin + "doctor --json " + dir + " -- touch " + marker), folder);
+  expect_error(test::run(kBin + "doctor --trace " + dir + " -- touch " + marker), folder);
+  const std::string sweep = dir + "/sweep.json";
+  std::filesystem::copy_file(kRuns + "/sweep-pinned-h200-2026-11-30T162934Z.json", sweep);
+  const std::string rates = test::read_file(sweep);
+  expect_error(
+      test::run(kBin + "doctor --rates " + sweep + " --json " + sweep + " -- touch " + marker),
+      "the run record '" + sweep + "' would overwrite the rates record '" + sweep + "'");
+  EXPECT_EQ(test::read_file(sweep), rates);
+  std::filesystem::copy_file("/bin/true", dir + "/prog");
+  expect_error(test::run(kBin + "doctor --trace " + dir + "/prog -- " + dir + "/prog"),
+               "the trace '" + dir + "/prog' would overwrite the program '" + dir + "/prog'");
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the program ran before the refusal";
 }
 
 }  // namespace
