@@ -200,5 +200,16 @@ TEST(DoctorCli, OutputsAreCheckedBeforeTheProgramRunsAndReplaceNoInput) {
   EXPECT_FALSE(std::filesystem::exists(marker)) << "the program ran before the refusal";
 }
 
+// Rates come from records of one buffer copied whole: a blocks record's cells are not that.
+TEST(DoctorCli, RatesFromAnotherKindOfRecordAreRefused) {
+  const std::string marker = test::temp_dir() + "/ran";
+  const std::string blocks = kRuns + "/blocks-h200-2026-12-02T064418Z.json";
+  expect_error(test::run(kBin + "doctor --rates " + blocks + " -- touch " + marker),
+               "--rates '" + blocks +
+                   "' is a record of experiment 'blocks', whose cases are not "
+                   "rates of one copy: give a sweep, bandwidthtest, lesson or doctor record");
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
 }  // namespace
 }  // namespace pinbench
