@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "experiments/accel/report.hpp"
 #include "experiments/accel/summary.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"
@@ -240,6 +241,66 @@ TEST(AccelCli, OutputsAreCheckedBeforeTheProgramRuns) {
                "the run record '" + dir + "/prog' would overwrite the program '" + dir + "/prog'");
   EXPECT_FALSE(std::filesystem::exists(marker)) << "the program ran before the refusal";
   EXPECT_EQ(test::read_file(dir + "/prog"), before);
+}
+
+// Bytes over host time is a rate only where the call held the thread for its copy: an
+// asynchronous copy from page-locked memory returns at once (the committed record's page-locked
+// row read 16,200 GB/s).
+TEST(AccelReport, CallsThatMayReturnBeforeTheirCopyHaveNoRate) {
+  const ReportModel m = analyse(load_record(kTorchRecord));
+  const ReportTable* copies = nullptr;
+  for (const ReportTable& t : m.tables) copies = t.id == "accel-copies" ? &t : copies;
+  ASSERT_NE(copies, nullptr);
+  std::size_t page_locked = 0, routed = 0;
+  for (const std::vector<std::string>& row : copies->rows) {
+    if (row[2].rfind("page-locked", 0) == 0) {
+      ++page_locked;
+      EXPECT_EQ(row.back(), kDash) << row[2];
+    }
+    if (row[2].rfind("routed", 0) == 0) {
+      ++routed;
+      EXPECT_NE(row.back(), kDash) << row[2];
+      EXPECT_LT(std::stod(row.back()), 1000.0);
+    }
+  }
+  EXPECT_GT(page_locked, 0u);
+  EXPECT_GT(routed, 0u);
+}
+
+// Two accel records compare by what was routed and how fast, not by cases (they have none).
+TEST(AccelCompare, WhatWasRoutedAndHowFast) {
+  AccelRun before;
+  before.command = {"./train"};
+  before.processes.push_back(read_counters(counters(7)));
+  AccelRun after = before;
+  after.processes[0].outcomes[0].tally.host_ms *= 2;  // routed copies at half the rate
+  RunRecord a;
+  a.experiment = "accel";
+  a.pinbench_version = "0.1.0";
+  a.created_utc = "2026-12-02T10:00:00Z";
+  a.accel = to_json(before);
+  RunRecord b = a;
+  b.accel = to_json(after);
+  const ExperimentComparison same = compare_accel(a, a);
+  EXPECT_FALSE(same.differs) << same.text;
+  EXPECT_NE(same.text.find("routed"), std::string::npos) << same.text;
+  const ExperimentComparison slower = compare_accel(a, b);
+  EXPECT_TRUE(slower.differs) << slower.text;
+  EXPECT_NE(slower.text.find("B is worse: host to device: routed copies at 16.78 GB/s in B "
+                             "against 33.55 in A"),
+            std::string::npos)
+      << slower.text;
+
+  const std::string dir = test::temp_dir();
+  save_record(a, dir + "/a.json");
+  save_record(b, dir + "/b.json");
+  const test::Result cli = test::run(kBin + "compare " + dir + "/a.json " + dir + "/b.json");
+  EXPECT_EQ(cli.exit_code, 1) << cli.err;
+  EXPECT_NE(cli.out.find("What accel routed"), std::string::npos) << cli.out;
+  const test::Result committed = test::run(kBin + "compare " + kTorchRecord + " " + kRuns +
+                                           "/accel-torch-h200-2026-12-02T031937Z.json");
+  EXPECT_NE(committed.exit_code, 2) << committed.err;
+  EXPECT_NE(committed.out.find("What accel routed"), std::string::npos) << committed.out;
 }
 
 }  // namespace
