@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -241,6 +242,53 @@ TEST(AccelCli, OutputsAreCheckedBeforeTheProgramRuns) {
                "the run record '" + dir + "/prog' would overwrite the program '" + dir + "/prog'");
   EXPECT_FALSE(std::filesystem::exists(marker)) << "the program ran before the refusal";
   EXPECT_EQ(test::read_file(dir + "/prog"), before);
+}
+
+// What Slurm and other job runners send before a time limit (SIGUSR1, SIGUSR2, SIGALRM) goes to
+// the program, which decides; accel reports as usual and leaves no counter folder behind.
+TEST(AccelCli, AJobRunnersSignalsGoToTheProgram) {
+  for (const std::string sig : {"USR1", "USR2", "ALRM", "HUP"}) {
+    const std::string dir = test::temp_dir();
+    std::filesystem::create_directory(dir + "/tmp");
+    const std::string program = "sh -c 'trap \"echo got " + sig + "; exit 7\" " + sig + "; touch " +
+                                dir + "/ready; i=0; while [ $i -lt 200 ]; do sleep " +
+                                "0.05; i=$((i+1)); done'";
+    const test::Result r = test::run_and_signal(
+        "TMPDIR=" + dir + "/tmp " + kBin + "accel -- " + program, dir + "/ready", sig);
+    EXPECT_EQ(r.exit_code, 7) << sig << ": " << r.err;
+    EXPECT_EQ(r.out, "got " + sig + "\n") << sig;
+    EXPECT_NE(r.err.find("pinbench accel: sh -c"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp")) << sig << ": a counter folder was left";
+  }
+}
+
+// What the program leaves running is waited for (within --wait-descendants), or named in the
+// report and the record.
+TEST(AccelCli, WhatTheProgramLeavesRunningIsWaitedForOrNamed) {
+  const std::string dir = test::temp_dir();
+  test::Result r =
+      test::run(kBin + "accel -- sh -c '(sleep 0.5; touch " + dir + "/late) >/dev/null 2>&1 &'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/late")) << "accel did not wait for the descendant";
+  EXPECT_EQ(r.err.find("still running"), std::string::npos) << r.err;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  r = test::run(kBin + "accel --wait-descendants 0.2 --json " + dir +
+                "/run.json -- sh -c 'sleep 3 >/dev/null 2>&1 &'");
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(took, 2.5);
+  EXPECT_NE(r.err.find("1 process the program started was still running when accel stopped "
+                       "waiting for it (pid "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(sleep 3)"), std::string::npos) << r.err;
+  const AccelRun run = accel_run_from_json(load_record(dir + "/run.json").accel);
+  ASSERT_EQ(run.still_running.size(), 1u);
+  EXPECT_NE(run.still_running[0].find("sleep 3"), std::string::npos);
+  const test::Result negative = test::run(kBin + "accel --wait-descendants=-1 -- true");
+  EXPECT_EQ(negative.exit_code, 2) << negative.err;
+  EXPECT_NE(negative.err.find("--wait-descendants"), std::string::npos) << negative.err;
 }
 
 // Bytes over host time is a rate only where the call held the thread for its copy: an

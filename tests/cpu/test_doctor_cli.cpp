@@ -211,5 +211,45 @@ TEST(DoctorCli, RatesFromAnotherKindOfRecordAreRefused) {
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
+// SIGUSR1, as Slurm sends before a time limit, goes to the program; doctor still reports, exits
+// with the program's status and leaves no collector file behind.
+TEST(DoctorCli, AJobRunnersSignalGoesToTheProgram) {
+  const std::string dir = test::temp_dir();
+  std::filesystem::create_directory(dir + "/tmp");
+  const std::string program = "sh -c 'trap \"echo got USR1; exit 7\" USR1; touch " + dir +
+                              "/ready; i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); "
+                              "done'";
+  const test::Result r = test::run_and_signal(
+      "TMPDIR=" + dir + "/tmp " + kBin + "doctor --no-calibration -- " + program, dir + "/ready",
+      "USR1");
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_EQ(r.out, "got USR1\n");
+  EXPECT_NE(r.err.find("pinbench doctor: sh -c"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp")) << "the collector's file was left";
+}
+
+// A descendant still running when doctor stops waiting may make the CUDA calls: the report says
+// what was not seen, never "made no CUDA calls".
+TEST(DoctorCli, ADescendantStillRunningIsNamedNotCalledNoCuda) {
+  const std::string dir = test::temp_dir();
+  test::Result r =
+      test::run(kBin + "doctor -- sh -c '(sleep 0.5; touch " + dir + "/late) >/dev/null 2>&1 &'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/late")) << "doctor did not wait for the descendant";
+  EXPECT_NE(r.err.find("made no CUDA calls: nothing to diagnose"), std::string::npos) << r.err;
+
+  r = test::run(kBin + "doctor --wait-descendants 0.2 --json " + dir +
+                "/run.json -- sh -c 'sleep 3 >/dev/null 2>&1 &'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("1 process the program started was still running when doctor stopped "
+                       "waiting for it (pid "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("nothing to diagnose"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No CUDA call was seen"), std::string::npos) << r.err;
+  const RunRecord rec = load_record(dir + "/run.json");
+  ASSERT_EQ(rec.doctor["still_running"].size(), 1u);
+}
+
 }  // namespace
 }  // namespace pinbench

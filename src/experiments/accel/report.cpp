@@ -117,6 +117,11 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
         "to the driver); they ran as without accel.",
         unreached, unreached == 1 ? "" : "es", unreached == 1 ? "its" : "their"));
   }
+  if (const std::string left = still_running_words(run.still_running, "accel"); !left.empty()) {
+    m.notes.push_back(left +
+                      ": their copies up to then are counted where their counter files could be "
+                      "read, and none after it.");
+  }
   if (run.unreadable > 0) {
     m.notes.push_back(fmt::format("{} process counter file{} could not be read.", run.unreadable,
                                   run.unreadable == 1 ? "" : "s"));

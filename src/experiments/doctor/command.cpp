@@ -250,7 +250,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   cli::ProgramExit done;
   try {
     done = cli::run_program(program, flags.program,
-                            {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH=", "LD_PRELOAD="}, env);
+                            {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH=", "LD_PRELOAD="}, env,
+                            flags.wait_s);
   } catch (...) {
     unlink(events_path.c_str());
     unlink(overflow_path.c_str());
@@ -270,6 +271,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   t.exit_status = done.signal != 0 ? 0 : done.exit_status;
   if (done.signal != 0) t.signal = describe_signal(done.signal);
   t.wall_ms = done.wall_ms;
+  t.still_running = done.still_running;
   pinbench::doctor::symbolise(t);
   for (const std::string& n : t.notes) {
     if (n.find("held by another profiler") != std::string::npos) {

@@ -517,6 +517,7 @@ json to_json(const DoctorTrace& t) {
   out["migrations"] = std::move(migrations);
   out["sites"] = std::move(sites);
   out["process_list"] = std::move(process_list);
+  if (!t.still_running.empty()) out["still_running"] = t.still_running;
   return out;
 }
 
@@ -539,6 +540,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   t.processes = static_cast<int>(o.whole_or("processes", 0, 0, 1 << 20));
   t.cupti = o.text_or("cupti", "");
   t.symbolizer = o.text_or("symbolizer", "");
+  t.still_running = o.texts_or_none("still_running");
   if (j.contains("notes")) {
     for (std::size_t i = 0; i < o.array("notes").size(); ++i) {
       const json& v = j["notes"][i];

@@ -109,6 +109,10 @@ struct DoctorTrace {
   std::vector<DoctorMigration> migrations;
   std::vector<DoctorSite> sites;
   std::vector<DoctorProcess> process_list;  // by pid; empty in records before pinbench 0.2
+  // Processes the program started that were still running when doctor stopped waiting for them
+  // ("pid 123 (worker --serve)"): what they did after it, and what they had not yet flushed, is
+  // not in the trace.
+  std::vector<std::string> still_running;
 
   // The site of that id in that process, or nullptr. Looked up in an index of `sites` built as
   // it grows (and rebuilt should a site be changed in place), so a record of 100,000 calls at
