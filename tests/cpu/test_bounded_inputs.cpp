@@ -14,6 +14,7 @@
 #include "doctor_fixtures.hpp"
 #include "experiments/check/analysis.hpp"
 #include "experiments/doctor/analysis.hpp"
+#include "experiments/doctor/compare.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "experiments/fleet/analysis.hpp"
 #include "framework/record.hpp"
@@ -32,9 +33,10 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// 100,000 pageable asynchronous copies, each at a call site of its own (1,000 functions), with a
-// kernel on another stream beside each: every call is compared with the other streams' work.
-DoctorTrace many_calls(int n) {
+// `n` pageable asynchronous copies, each at a call site of its own (in `functions` functions),
+// with a kernel on another stream beside each: every call is compared with the other streams'
+// work.
+DoctorTrace many_calls(int n, int functions = 1000) {
   DoctorTrace t;
   t.processes = 1;
   t.cupti = "CUPTI 130001";
@@ -45,8 +47,8 @@ DoctorTrace many_calls(int n) {
     s.pid = 10;
     DoctorFrame f;
     f.module = "/bin/app";
-    f.offset = 0x1000u + static_cast<std::uint64_t>(i % 1000);
-    f.function = fmt::format("step{}", i % 1000);
+    f.offset = 0x1000u + static_cast<std::uint64_t>(i % functions);
+    f.function = fmt::format("step{}", i % functions);
     s.frames.push_back(f);
     t.sites.push_back(s);
     DoctorCall c;
@@ -99,6 +101,19 @@ TEST(BoundedTime, ADoctorRecordOf100000CallsIsReadJudgedAndPrintedInUnderFiveSec
                       "streams' work did run inside the calls)"),
             std::string::npos)
       << text.substr(text.find("overlap prevented"), 400);
+}
+
+// Two records of 50,000 calls at 50,000 call sites, each site a row of the finding: compare
+// matches each of B's sites to A's in one look-up (by name, one by one, it took minutes).
+TEST(BoundedTime, ComparingTwoDoctorRecordsOf50000SitesTakesUnderFiveSeconds) {
+  const RunRecord r = test::record_with(many_calls(50000, 50000));
+  const auto t0 = Clock::now();
+  const DoctorComparison c = compare_doctor(r, r);
+  const double took = seconds_since(t0);
+  EXPECT_LT(took, 5.0) << "comparing two records of 50,000 sites took " << took << " s";
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].sites.size(), 50000u);
+  for (const DoctorSiteChange& s : c.findings[0].sites) ASSERT_TRUE(s.a && s.b) << s.where;
 }
 
 // One host's check holding 100,000 GPUs, in a fleet record: read back (each row judged against
