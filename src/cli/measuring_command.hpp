@@ -219,8 +219,12 @@ class MeasuringCommand {
   void keep_in_replay(const CLI::Option* o) { state_->flags.replay.kept.push_back(o); }
 
   // An output made from the record alone, written after a live run and a replay alike (blocks:
-  // --recommend); its option should be kept in replays.
-  void write_from_record(std::function<void(const RunRecord&)> write) {
+  // --recommend); its option should be kept in replays. `path` is the option's value (empty: not
+  // asked for), named `what` in messages: it is checked with the other outputs, and against the
+  // replayed record, before anything is measured or printed.
+  void write_from_record(std::shared_ptr<const std::string> path, std::string what,
+                         std::function<void(const RunRecord&)> write) {
+    state_->record_output = {std::move(path), std::move(what)};
     state_->write_from_record = std::move(write);
   }
 
@@ -244,7 +248,8 @@ class MeasuringCommand {
                    [state, measure] { return measure(state->binding.config(), state->flags); },
                    state->flags.outputs,
                    {},
-                   state->write_from_record});
+                   state->write_from_record,
+                   state->more_outputs()});
             }};
   }
 
@@ -254,6 +259,11 @@ class MeasuringCommand {
     ConfigBinding<Config> binding;
     MeasuringFlags flags;
     std::function<void(const RunRecord&)> write_from_record;
+    std::pair<std::shared_ptr<const std::string>, std::string> record_output;
+    std::vector<NamedPath> more_outputs() const {
+      if (!record_output.first) return {};
+      return {{*record_output.first, record_output.second}};
+    }
   };
 
   std::shared_ptr<State> state_;

@@ -2,10 +2,10 @@
 
 #include <cstdio>
 
-#include "framework/report_model.hpp"
-#include "framework/text_file.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/markdown.hpp"
+#include "framework/report_model.hpp"
+#include "framework/text_file.hpp"
 
 namespace pinbench::cli {
 
@@ -16,11 +16,14 @@ void add_output_flags(CLI::App* sub, OutputPaths& paths, bool tables) {
   sub->add_option("--markdown", paths.markdown, "Write the tables as markdown here");
 }
 
-void check_output_paths(const OutputPaths& paths) {
-  check_outputs({}, {{paths.json, "run record"},
-                     {paths.csv, "CSV report"},
-                     {paths.markdown, "Markdown report"},
-                     {paths.trace, "trace"}});
+void check_output_paths(const OutputPaths& paths, const std::vector<NamedPath>& inputs,
+                        const std::vector<NamedPath>& more) {
+  std::vector<NamedPath> outputs = {{paths.json, "run record"},
+                                    {paths.csv, "CSV report"},
+                                    {paths.markdown, "Markdown report"},
+                                    {paths.trace, "trace"}};
+  outputs.insert(outputs.end(), more.begin(), more.end());
+  check_outputs(inputs, outputs);
 }
 
 void write_outputs(const RunRecord& record, const OutputPaths& paths) {

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "framework/record.hpp"
+#include "framework/text_file.hpp"
 
 namespace pinbench::cli {
 
@@ -18,13 +20,16 @@ struct OutputPaths {
   std::string trace;  // --trace: the Perfetto timeline, where the command takes it
 };
 
-// Refuses (InputError, one line) two outputs on one file, or on standard output, before anything
-// is measured: a run of minutes must not end in a file that one output wrote over another's.
-void check_output_paths(const OutputPaths& paths);
+// Refuses (InputError, one line) two outputs on one file, or on standard output, an output over
+// one of `inputs` (a replayed record, a reference, the program run), and an output that cannot be
+// written, before anything is measured or run: a run of minutes must not end in a file that one
+// output wrote over another's, or in no record at all. `more`: the command's other outputs
+// (blocks: --recommend). framework/text_file.hpp, check_outputs, says how.
+void check_output_paths(const OutputPaths& paths, const std::vector<NamedPath>& inputs = {},
+                        const std::vector<NamedPath>& more = {});
 
 // Adds --json, and with `tables` --csv and --markdown, to `sub`.
 void add_output_flags(CLI::App* sub, OutputPaths& paths, bool tables = true);
-
 
 // Writes the record (--json) and its CSV and markdown renderings, each only when its path is not
 // empty; files are written whole or not at all.

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +15,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -26,15 +31,85 @@ namespace {
 
 // The child of a terminal gets the terminal's SIGINT itself; a signal sent to pinbench alone (by
 // kill, a job runner's SIGTERM) is passed on, so the program ends the way it would without us.
+// Once the program is gone, a signal is remembered instead: the wait for what it left running
+// passes it on to those processes and stops.
 volatile sig_atomic_t g_child = 0;
+volatile sig_atomic_t g_pending = 0;
 extern "C" void forward_signal(int sig, siginfo_t* info, void*) {
-  if (g_child > 0 && info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE) &&
-      info->si_pid != g_child) {
+  // Sent by someone else: not a terminal's (the program has it too), nor pinbench's own
+  // (SIGXFSZ for a file grown past its limit).
+  if (info == nullptr || (info->si_code != SI_USER && info->si_code != SI_QUEUE) ||
+      info->si_pid == getpid()) {
+    return;
+  }
+  if (g_child > 0 && info->si_pid != g_child) {
     kill(g_child, sig);
+  } else if (g_child == 0) {
+    g_pending = sig;
   }
 }
 
+// The processes whose parent is this one, from /proc.
+std::vector<pid_t> children() {
+  std::vector<pid_t> out;
+  const std::string me = std::to_string(getpid());
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last.
+    const std::size_t close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(text.substr(close + 1));
+    std::string state, ppid;
+    rest >> state >> ppid;
+    if (ppid == me && state != "Z") out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+// "pid 123 (sleep 30)": its command line, at most 80 characters of it.
+std::string process_words(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!cmd.empty() && cmd.back() == '\0') cmd.pop_back();
+  std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+  if (cmd.size() > 80) cmd = cmd.substr(0, 77) + "...";
+  return cmd.empty() ? fmt::format("pid {}", pid) : fmt::format("pid {} ({})", pid, cmd);
+}
+
+// Reaps what the program left (pinbench is their subreaper) until none is left, `wait_s` has
+// passed, or a signal came; returns those still running.
+std::vector<std::string> wait_for_descendants(double wait_s) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(std::max(0.0, wait_s)));
+  for (;;) {
+    int status = 0;
+    const pid_t reaped = waitpid(-1, &status, WNOHANG);
+    if (reaped > 0) continue;
+    if (reaped < 0 && errno == EINTR) continue;
+    if (reaped < 0) return {};  // ECHILD: nothing is left
+    if (g_pending != 0 || std::chrono::steady_clock::now() >= deadline) break;
+    usleep(10000);
+  }
+  std::vector<std::string> left;
+  for (const pid_t pid : children()) {
+    if (g_pending != 0) kill(pid, g_pending);
+    left.push_back(process_words(pid));
+  }
+  return left;
+}
+
 }  // namespace
+
+const std::vector<int>& forwarded_signals() {
+  static const std::vector<int> signals = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
+                                           SIGALRM, SIGVTALRM, SIGXCPU, SIGXFSZ, SIGPWR};
+  return signals;
+}
 
 bool executable_file(const std::string& path) {
   struct stat st {};
@@ -62,7 +137,7 @@ std::string resolve_program(const std::string& name) {
 
 ProgramExit run_program(const std::string& path, const std::vector<std::string>& argv,
                         const std::vector<std::string>& drop,
-                        const std::vector<std::string>& extra_env) {
+                        const std::vector<std::string>& extra_env, double wait_s) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
@@ -90,23 +165,36 @@ ProgramExit run_program(const std::string& path, const std::vector<std::string>&
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  struct sigaction fwd {
-  }, old[4];
+  struct sigaction fwd {};
   fwd.sa_sigaction = forward_signal;
   fwd.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&fwd.sa_mask);
-  const int forwarded[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-  for (int i = 0; i < 4; ++i) sigaction(forwarded[i], &fwd, &old[i]);
+  const std::vector<int>& forwarded = forwarded_signals();
+  std::vector<struct sigaction> old(forwarded.size());
+  g_pending = 0;
+  for (std::size_t i = 0; i < forwarded.size(); ++i) sigaction(forwarded[i], &fwd, &old[i]);
+  const auto restore = [&] {
+    for (std::size_t i = 0; i < forwarded.size(); ++i) sigaction(forwarded[i], &old[i], nullptr);
+    prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+  };
+  // What the program leaves running (a daemon's grandchild, a worker in the background) becomes
+  // pinbench's child when its parent ends, so it can be waited for, or at least named.
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, path.c_str(), nullptr, &attr, cargv.data(), cenv.data());
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
-    for (int i = 0; i < 4; ++i) sigaction(forwarded[i], &old[i], nullptr);
+    restore();
     throw InputError(fmt::format("cannot start '{}': {}", path, std::strerror(rc)));
   }
   g_child = pid;
+  // A signal that came between the handlers and the spawn is the program's too.
+  if (g_pending != 0) {
+    kill(pid, g_pending);
+    g_pending = 0;
+  }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -114,7 +202,8 @@ ProgramExit run_program(const std::string& path, const std::vector<std::string>&
   f.wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   g_child = 0;
-  for (int i = 0; i < 4; ++i) sigaction(forwarded[i], &old[i], nullptr);
+  f.still_running = wait_for_descendants(wait_s);
+  restore();
   if (WIFEXITED(status)) f.exit_status = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) f.signal = WTERMSIG(status);
   return f;

@@ -21,16 +21,31 @@ struct ProgramExit {
   int exit_status = 0;  // the program's own, when it exited
   int signal = 0;       // the signal that killed it, else 0
   double wall_ms = 0;   // from its start to its end
+  // Processes the program started that were still running when pinbench stopped waiting for
+  // them, each "pid 123 (sleep 30)" (with their own descendants, not named); empty when none.
+  std::vector<std::string> still_running;
 };
+
+// How long run_program waits, by default, for what the program left running.
+constexpr double kDescendantWaitS = 10.0;
+
+// The signals run_program passes on: every signal whose default ends a process and that a job
+// runner or a person sends (SIGINT, SIGTERM, SIGHUP, SIGQUIT; SIGUSR1 and SIGUSR2, which Slurm
+// sends before a time limit; SIGALRM, SIGVTALRM, SIGXCPU, SIGXFSZ, SIGPWR).
+const std::vector<int>& forwarded_signals();
 
 // Runs `path` with `argv` and this process's environment, less every entry whose name starts
 // with one of `drop` (e.g. "PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH"), plus `extra_env`, and
-// waits for it. SIGINT, SIGTERM, SIGHUP and
-// SIGQUIT sent to this process alone (by kill, a job runner) are passed on; a terminal's signal
-// reaches the program itself. InputError when it cannot be started.
+// waits for it, then for up to `wait_s` seconds for every process it started (pinbench is their
+// subreaper: a daemon's grandchild is waited for too) and names those still running. A signal of
+// forwarded_signals() sent to this process alone (by kill, a job runner) is passed on to the
+// program, and while waiting for what it left, to those processes, which ends the wait; a
+// terminal's signal reaches the program itself. Either way pinbench is not ended by it, so it
+// still reports and removes its temporary files. InputError when it cannot be started.
 ProgramExit run_program(const std::string& path, const std::vector<std::string>& argv,
                         const std::vector<std::string>& drop,
-                        const std::vector<std::string>& extra_env);
+                        const std::vector<std::string>& extra_env,
+                        double wait_s = kDescendantWaitS);
 
 // LD_PRELOAD's value with `library` first. One already set stays after it and sees what the
 // library passes on; `who` says so on stderr ("accel's library goes before it, ...").

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/program.hpp"
 #include "framework/errors.hpp"
 
 namespace pinbench::cli {
@@ -15,6 +16,13 @@ void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& 
                   fmt::format("Write the run record (experiment {}) to FILE", experiment));
   sub->add_option("--replay", flags.replay,
                   fmt::format("Print a recorded {} run instead of running one", experiment));
+  sub->add_option("--wait-descendants", flags.wait_s,
+                  fmt::format("After the program exits, wait up to SECONDS for the processes it "
+                              "started that still run (default {:g}; 0: do not wait); those "
+                              "still running then are named in the report",
+                              kDescendantWaitS))
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.0, 86400.0));
   sub->add_option("program", flags.program, "The program and its arguments, after --");
 }
 

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/program.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench::cli {
@@ -16,9 +17,11 @@ struct ProgramFlags {
   std::vector<std::string> program;  // the program and its arguments
   std::string json;                  // --json FILE
   std::string replay;                // --replay FILE
+  double wait_s = kDescendantWaitS;  // --wait-descendants SECONDS
 };
 
-// Adds --json, --replay and the positional program to `sub`, for records of `experiment`.
+// Adds --json, --replay, --wait-descendants and the positional program to `sub`, for records of
+// `experiment`.
 void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& experiment);
 
 // For --replay: refuses a program, and any option given beside it but those in `keep` (InputError,

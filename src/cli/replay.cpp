@@ -82,6 +82,7 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const Measuring
     throw NoGpuError(
         fmt::format("no usable GPU ({}) and no recorded {} under {}", no_gpu, experiment, dir));
   }
+  check_outputs({{*path, "replayed record"}}, run.more_outputs);
   const RunRecord record = load_record(*path);
   const std::vector<std::string> ignored = ignored_options(sub, flags);
   if (!ignored.empty()) {
@@ -157,6 +158,7 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
           "--replay excludes {}: a replay prints a recorded run, it measures and writes nothing",
           comma_list(given)));
     }
+    check_outputs({{flags.replay_path, "replayed record"}}, run.more_outputs);
     const RunRecord record = load_replay(flags.replay_path, run.experiments);
     const TextOptions options = print_options(run);
     std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay_path.c_str(),
@@ -167,7 +169,7 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
   }
   // A bad reference, or two outputs on one file, is exit 2 before minutes of measuring, not after.
   const TextOptions options = print_options(run);
-  check_output_paths(run.outputs);
+  check_output_paths(run.outputs, {{run.reference_path, "reference record"}}, run.more_outputs);
   std::optional<RunRecord> record;
   try {
     const MeasuringScope measuring;

@@ -56,6 +56,9 @@ struct MeasuringRun {
   // Outputs that come from the record alone (blocks: --recommend), written after the record is
   // printed whether it was measured or replayed; may be empty.
   std::function<void(const RunRecord&)> write_from_record;
+  // The paths write_from_record writes, checked with `outputs` before anything is measured, and
+  // against the replayed record before it is printed.
+  std::vector<NamedPath> more_outputs;
 };
 
 // --replay FILE: prints FILE's record, refused (InputError, before anything is printed) when it

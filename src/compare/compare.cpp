@@ -1,6 +1,9 @@
 #include "compare/compare.hpp"
 
 #include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -12,30 +15,44 @@ namespace pinbench {
 namespace {
 
 CaseKey key_of(const Case& c) {
-  return {c.part, c.method, c.direction, c.memory, c.bytes};
+  return {c.part,
+          c.method,
+          c.direction,
+          c.memory,
+          c.bytes,
+          extra_u64(c, "block_bytes", 0),
+          extra_u64(c, "blocks", 0)};
 }
 
-bool same(const CaseKey& x, const CaseKey& y) {
-  return x.part == y.part && x.method == y.method && x.direction == y.direction &&
-         x.memory == y.memory && x.bytes == y.bytes;
+using KeyTuple = std::tuple<const std::string&, const std::string&, const std::string&,
+                            const std::string&, std::uint64_t, std::uint64_t, std::uint64_t>;
+KeyTuple key_tuple(const CaseKey& k) {
+  return std::tie(k.part, k.method, k.direction, k.memory, k.bytes, k.block_bytes, k.blocks);
+}
+struct KeyLess {
+  bool operator()(const CaseKey& x, const CaseKey& y) const { return key_tuple(x) < key_tuple(y); }
+};
+
+// Each case by its key, the first one of each as RunRecord::find and the lesson analysis take it.
+using CaseIndex = std::map<CaseKey, const Case*, KeyLess>;
+CaseIndex index_of(const RunRecord& r) {
+  CaseIndex index;
+  for (const Case& c : r.cases) index.emplace(key_of(c), &c);
+  return index;
 }
 
-// The first case with this key, as RunRecord::find and the lesson analysis take it.
-const Case* find(const RunRecord& r, const CaseKey& key) {
-  for (const Case& c : r.cases) {
-    if (same(key_of(c), key)) return &c;
-  }
-  return nullptr;
+const Case* find(const CaseIndex& index, const CaseKey& key) {
+  const auto it = index.find(key);
+  return it == index.end() ? nullptr : it->second;
 }
 
 // Each key once, in the record's order, so a repeated case is compared (and listed) once.
 std::vector<CaseKey> unique_keys(const RunRecord& r) {
   std::vector<CaseKey> keys;
+  std::set<CaseKey, KeyLess> seen;
   for (const Case& c : r.cases) {
-    const CaseKey k = key_of(c);
-    bool seen = false;
-    for (const CaseKey& s : keys) seen = seen || same(s, k);
-    if (!seen) keys.push_back(k);
+    CaseKey k = key_of(c);
+    if (seen.insert(k).second) keys.push_back(std::move(k));
   }
   return keys;
 }
@@ -67,8 +84,14 @@ std::vector<std::string> machine_differences(const MachineInfo& a, const Machine
 }
 
 std::string describe(const CaseKey& k) {
-  return fmt::format("{} {} {} {} {}", k.part, k.method, k.direction, k.memory,
-                     format_size(k.bytes));
+  return fmt::format("{} {} {} {} {}{}", k.part, k.method, k.direction, k.memory,
+                     format_size(k.bytes),
+                     block_shape(k).empty() ? "" : " (" + block_shape(k) + ")");
+}
+
+std::string block_shape(const CaseKey& k) {
+  if (k.blocks == 0 && k.block_bytes == 0) return "";
+  return fmt::format("{} x {}", k.blocks, format_size(k.block_bytes));
 }
 
 int Comparison::differing() const {
@@ -103,15 +126,16 @@ std::optional<Comparison> compare_common_cases(const RunRecord& a, const RunReco
   Comparison out;
   out.threshold = threshold;
   out.machine_differences = machine_differences(a.machine, b.machine);
+  const CaseIndex in_a = index_of(a), in_b = index_of(b);
   for (const CaseKey& k : unique_keys(a)) {
-    const Case* cb = find(b, k);
+    const Case* cb = find(in_b, k);
     if (cb == nullptr) {
       out.only_a.push_back(k);
       continue;
     }
     ComparedCase c;
     c.key = k;
-    c.a_gb_per_s = figures_of(*find(a, k)).gb_per_s;
+    c.a_gb_per_s = figures_of(*find(in_a, k)).gb_per_s;
     c.b_gb_per_s = figures_of(*cb).gb_per_s;
     if (c.a_gb_per_s && c.b_gb_per_s) {
       c.ratio = *c.b_gb_per_s / *c.a_gb_per_s;
@@ -120,7 +144,7 @@ std::optional<Comparison> compare_common_cases(const RunRecord& a, const RunReco
     out.common.push_back(c);
   }
   for (const CaseKey& k : unique_keys(b)) {
-    if (find(a, k) == nullptr) out.only_b.push_back(k);
+    if (find(in_a, k) == nullptr) out.only_b.push_back(k);
   }
   if (out.common.empty()) return std::nullopt;
   return out;

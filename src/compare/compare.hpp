@@ -1,5 +1,6 @@
 // Run comparison: two run records matched case by case on (part, method, direction, memory,
-// bytes), each side's median rate from its verified samples, the ratio B/A, and whether it moved
+// bytes, and for a case of many blocks its block size and count), each side's median rate from
+// its verified samples, the ratio B/A, and whether it moved
 // by more than a threshold. Also says whether the records came from different machines, since
 // comparing across machines is allowed but changes what a difference means. Pure: no I/O.
 #pragma once
@@ -16,10 +17,16 @@ namespace pinbench {
 struct CaseKey {
   std::string part, method, direction, memory;
   std::uint64_t bytes = 0;
+  // A case of many blocks (blocks): each block's size and how many, from the case's `extra`; 0
+  // for a case of one buffer. 4 KiB x 16 and 64 KiB x 1 move the same bytes but are not one case.
+  std::uint64_t block_bytes = 0, blocks = 0;
 };
 
-// "copy cudaMemcpy h2d pinned 64 MiB": how a case is named in comparisons and notes.
+// "copy cudaMemcpy h2d pinned 64 MiB", "blocks loop h2d pinned 64 KiB (16 x 4 KiB)": how a case
+// is named in comparisons and notes.
 std::string describe(const CaseKey& key);
+// "16 x 4 KiB" for a case of many blocks; "" for a case of one buffer.
+std::string block_shape(const CaseKey& key);
 
 struct ComparedCase {
   CaseKey key;

@@ -78,9 +78,10 @@ std::string render_cases_compared(const Comparison& c) {
     } else if (k.differs) {
       flag = fmt::format("differs by more than {:g}%", pct);
     }
+    const std::string shape = block_shape(k.key);
     t.add_row({fmt::format("{} {} {} {}", k.key.part, k.key.method, k.key.direction, k.key.memory),
-               format_size(k.key.bytes), rate(k.a_gb_per_s), rate(k.b_gb_per_s),
-               k.ratio ? fmt::format("{:.3f}", *k.ratio) : std::string("—"),
+               shape.empty() ? format_size(k.key.bytes) : shape, rate(k.a_gb_per_s),
+               rate(k.b_gb_per_s), k.ratio ? fmt::format("{:.3f}", *k.ratio) : std::string("—"),
                k.ratio ? change(*k.ratio) : std::string("—"), flag});
   }
   out += t.render();

@@ -76,6 +76,17 @@ const nlohmann::json& JsonFields::array(const char* key) const {
   return v;
 }
 
+std::vector<std::string> JsonFields::texts_or_none(const char* key) const {
+  std::vector<std::string> out;
+  if (!has(key)) return out;
+  const nlohmann::json& v = array(key);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) refuse_field(fmt::format("{}[{}]", field(key), i), "is not a string");
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
 std::uint64_t JsonFields::hex(const char* key) const {
   const std::string s = text(key);
   bool ok = s.size() >= 3 && s.size() <= 18 && s.compare(0, 2, "0x") == 0;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,8 @@ class JsonFields {
   double amount(const char* key) const;
   bool flag_or(const char* key, bool fallback) const;
   const nlohmann::json& array(const char* key) const;
+  // An array of strings; empty when the key is absent.
+  std::vector<std::string> texts_or_none(const char* key) const;
   std::uint64_t hex(const char* key) const;  // "0x1f"
   // The text, which must be one of `names`.
   std::string one_of(const char* key, std::initializer_list<const char*> names) const;

@@ -246,10 +246,10 @@ bool parse_capability(const std::string& cc, int* major, int* minor) {
 
 PcieLink link_from(const Reader& p) {
   PcieLink link;
-  link.current_gen = p.count("current_gen", 0, 64);
-  link.max_gen = p.count("max_gen", 0, 64);
-  link.current_width = p.count("current_width", 0, 64);
-  link.max_width = p.count("max_width", 0, 64);
+  link.current_gen = p.count("current_gen", 0, kMaxLinkCount);
+  link.max_gen = p.count("max_gen", 0, kMaxLinkCount);
+  link.current_width = p.count("current_width", 0, kMaxLinkCount);
+  link.max_width = p.count("max_width", 0, kMaxLinkCount);
   link.current_speed = p.text("current_speed");
   link.max_speed = p.text("max_speed");
   return link;
@@ -257,7 +257,7 @@ PcieLink link_from(const Reader& p) {
 
 GpuInfo gpu_from(const Reader& r) {
   GpuInfo g;
-  g.index = r.count("index", 0, 1 << 16);
+  g.index = r.count("index", 0, kMaxGpuIndex);
   g.name = r.text("name");
   g.uuid = r.text("uuid");
   g.pci_bus_id = r.text("pci_bus_id");

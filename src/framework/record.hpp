@@ -19,6 +19,11 @@ namespace pinbench {
 constexpr const char* kRecordSchema = "pinbench.run";
 constexpr int kRecordSchemaVersion = 1;
 
+// What a record may claim of a GPU: an index from 0 to kMaxGpuIndex; a link generation or width
+// from 0 ("not known") to kMaxLinkCount. Past them a record is refused, whichever carries it.
+constexpr int kMaxGpuIndex = 1 << 16;
+constexpr int kMaxLinkCount = 64;
+
 struct PcieLink {
   int current_gen = 0;  // 0 when sysfs does not say
   int max_gen = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "framework/case_figures.hpp"
 #include "framework/units.hpp"
@@ -96,6 +97,16 @@ ReportTable generic_table(const SizePanel& p) {
 }
 
 }  // namespace
+
+std::string still_running_words(const std::vector<std::string>& processes, const std::string& who) {
+  if (processes.empty()) return "";
+  return fmt::format("{} the program started {} still running when {} stopped waiting for {} ({})",
+                     processes.size() == 1 ? std::string("1 process")
+                                           : fmt::format("{} processes", processes.size()),
+                     processes.size() == 1 ? "was" : "were", who,
+                     processes.size() == 1 ? "it" : "them",
+                     fmt::format("{}", fmt::join(processes, ", ")));
+}
 
 std::string direction_words(const std::string& d) {
   if (d == "h2d") return "host to device";

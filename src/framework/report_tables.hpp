@@ -29,6 +29,10 @@ struct ReportTable {
 // "host to device" for "h2d", and so on; unknown directions come back as they are.
 std::string direction_words(const std::string& direction);
 
+// For a program run by `who` (doctor, accel): "2 processes the program started were still running
+// when doctor stopped waiting for them (pid 12 (sleep 30), pid 13 (worker))"; "" for none.
+std::string still_running_words(const std::vector<std::string>& processes, const std::string& who);
+
 // The machine on one line, and field by field.
 std::string machine_line(const MachineInfo& m);
 std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m);

@@ -426,6 +426,12 @@ void check_outputs(const std::vector<NamedPath>& inputs, const std::vector<Named
                                      other->what, other->path));
       }
     }
+    // What writing it would meet, met now (after the clashes, which say more): a run of
+    // minutes, or a user's program that cannot be run again, must not end in "is a directory".
+    check_destination(out.path);
+    if (::access(folder_of(out.path).c_str(), W_OK | X_OK) != 0) {
+      throw InputError(fmt::format("cannot write '{}': {}", out.path, reason(errno)));
+    }
     seen.emplace_back(&out, p);
   }
 }

@@ -125,11 +125,14 @@ std::optional<FileIdentity> file_identity(const std::string& path);
 
 // Refuses, before anything is read or written, an output that is one of the inputs (by file
 // identity, so through links, `./x` and hard links alike) and two outputs on one file (by
-// identity when it exists, else by the identity of the folder and the name), and two outputs
-// to standard output. Throws InputError with one of:
+// identity when it exists, else by the identity of the folder and the name), two outputs
+// to standard output, and an output write_text_file would refuse (a directory, a link, a device;
+// a folder that is missing or cannot be written). Throws InputError with one of:
 //   "the OUT.WHAT 'OUT.PATH' would overwrite the IN.WHAT 'IN.PATH'"
 //   "the B.WHAT 'B.PATH' and the A.WHAT 'A.PATH' are one file"
 //   "the A.WHAT and the B.WHAT both go to standard output"
+//   write_text_file's own messages: "'PATH' is a directory, not a regular file: ...",
+//   "'PATH' is a symbolic link: ...", "cannot write 'PATH': REASON"
 // Outputs with an empty path are skipped.
 void check_outputs(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 

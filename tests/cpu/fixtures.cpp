@@ -186,6 +186,15 @@ Result run(const std::string& command) {
   return result;
 }
 
+Result run_and_signal(const std::string& command, const std::string& ready,
+                      const std::string& signal) {
+  const std::string script = temp_dir() + "/signal.sh";
+  write_file(script, command + " &\np=$!\ni=0\nwhile [ ! -e '" + ready +
+                         "' ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done\nkill -" + signal +
+                         " $p\nwait $p\n");
+  return run("sh " + script);
+}
+
 std::string temp_dir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "pinbench-test-XXXXXX").string();
   if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");

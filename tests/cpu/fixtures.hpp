@@ -62,6 +62,12 @@ struct Result {
 };
 Result run(const std::string& command);
 
+// Runs `command` in the background through the shell, waits (up to 10 s) for the file `ready` to
+// appear, sends the background process `signal` ("USR1") and waits for it: what a job runner
+// does to pinbench. Captures as run() does.
+Result run_and_signal(const std::string& command, const std::string& ready,
+                      const std::string& signal);
+
 // A fresh empty directory under the system's temp folder.
 std::string temp_dir();
 

@@ -6,11 +6,13 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "experiments/accel/report.hpp"
 #include "experiments/accel/summary.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"
@@ -221,6 +223,132 @@ TEST(AccelCli, AReplayPrintsTheRecordedRun) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Copy calls by outcome"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("routed: through the staged engine"), std::string::npos) << r.out;
+}
+
+// The outputs are checked before the program runs: its status and the record are never lost to
+// a --json that names a folder, and no output replaces the program.
+TEST(AccelCli, OutputsAreCheckedBeforeTheProgramRuns) {
+  const std::string dir = test::temp_dir();
+  const std::string marker = dir + "/ran";
+  expect_error(test::run(kBin + "accel --json " + dir + " -- touch " + marker),
+               "'" + dir +
+                   "' is a directory, not a regular file: pinbench writes reports only "
+                   "to regular files");
+  expect_error(test::run(kBin + "accel --json " + dir + "/no/such/x.json -- touch " + marker),
+               "cannot write '" + dir + "/no/such/x.json': No such file or directory");
+  std::filesystem::copy_file("/bin/true", dir + "/prog");
+  const std::string before = test::read_file(dir + "/prog");
+  expect_error(test::run(kBin + "accel --json " + dir + "/prog -- " + dir + "/prog"),
+               "the run record '" + dir + "/prog' would overwrite the program '" + dir + "/prog'");
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the program ran before the refusal";
+  EXPECT_EQ(test::read_file(dir + "/prog"), before);
+}
+
+// What Slurm and other job runners send before a time limit (SIGUSR1, SIGUSR2, SIGALRM) goes to
+// the program, which decides; accel reports as usual and leaves no counter folder behind.
+TEST(AccelCli, AJobRunnersSignalsGoToTheProgram) {
+  for (const std::string sig : {"USR1", "USR2", "ALRM", "HUP"}) {
+    const std::string dir = test::temp_dir();
+    std::filesystem::create_directory(dir + "/tmp");
+    const std::string program = "sh -c 'trap \"echo got " + sig + "; exit 7\" " + sig + "; touch " +
+                                dir + "/ready; i=0; while [ $i -lt 200 ]; do sleep " +
+                                "0.05; i=$((i+1)); done'";
+    const test::Result r = test::run_and_signal(
+        "TMPDIR=" + dir + "/tmp " + kBin + "accel -- " + program, dir + "/ready", sig);
+    EXPECT_EQ(r.exit_code, 7) << sig << ": " << r.err;
+    EXPECT_EQ(r.out, "got " + sig + "\n") << sig;
+    EXPECT_NE(r.err.find("pinbench accel: sh -c"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp")) << sig << ": a counter folder was left";
+  }
+}
+
+// What the program leaves running is waited for (within --wait-descendants), or named in the
+// report and the record.
+TEST(AccelCli, WhatTheProgramLeavesRunningIsWaitedForOrNamed) {
+  const std::string dir = test::temp_dir();
+  test::Result r =
+      test::run(kBin + "accel -- sh -c '(sleep 0.5; touch " + dir + "/late) >/dev/null 2>&1 &'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/late")) << "accel did not wait for the descendant";
+  EXPECT_EQ(r.err.find("still running"), std::string::npos) << r.err;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  r = test::run(kBin + "accel --wait-descendants 0.2 --json " + dir +
+                "/run.json -- sh -c 'sleep 3 >/dev/null 2>&1 &'");
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(took, 2.5);
+  EXPECT_NE(r.err.find("1 process the program started was still running when accel stopped "
+                       "waiting for it (pid "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(sleep 3)"), std::string::npos) << r.err;
+  const AccelRun run = accel_run_from_json(load_record(dir + "/run.json").accel);
+  ASSERT_EQ(run.still_running.size(), 1u);
+  EXPECT_NE(run.still_running[0].find("sleep 3"), std::string::npos);
+  const test::Result negative = test::run(kBin + "accel --wait-descendants=-1 -- true");
+  EXPECT_EQ(negative.exit_code, 2) << negative.err;
+  EXPECT_NE(negative.err.find("--wait-descendants"), std::string::npos) << negative.err;
+}
+
+// Bytes over host time is a rate only where the call held the thread for its copy: an
+// asynchronous copy from page-locked memory returns at once (the committed record's page-locked
+// row read 16,200 GB/s).
+TEST(AccelReport, CallsThatMayReturnBeforeTheirCopyHaveNoRate) {
+  const ReportModel m = analyse(load_record(kTorchRecord));
+  const ReportTable* copies = nullptr;
+  for (const ReportTable& t : m.tables) copies = t.id == "accel-copies" ? &t : copies;
+  ASSERT_NE(copies, nullptr);
+  std::size_t page_locked = 0, routed = 0;
+  for (const std::vector<std::string>& row : copies->rows) {
+    if (row[2].rfind("page-locked", 0) == 0) {
+      ++page_locked;
+      EXPECT_EQ(row.back(), kDash) << row[2];
+    }
+    if (row[2].rfind("routed", 0) == 0) {
+      ++routed;
+      EXPECT_NE(row.back(), kDash) << row[2];
+      EXPECT_LT(std::stod(row.back()), 1000.0);
+    }
+  }
+  EXPECT_GT(page_locked, 0u);
+  EXPECT_GT(routed, 0u);
+}
+
+// Two accel records compare by what was routed and how fast, not by cases (they have none).
+TEST(AccelCompare, WhatWasRoutedAndHowFast) {
+  AccelRun before;
+  before.command = {"./train"};
+  before.processes.push_back(read_counters(counters(7)));
+  AccelRun after = before;
+  after.processes[0].outcomes[0].tally.host_ms *= 2;  // routed copies at half the rate
+  RunRecord a;
+  a.experiment = "accel";
+  a.pinbench_version = "0.1.0";
+  a.created_utc = "2026-12-02T10:00:00Z";
+  a.accel = to_json(before);
+  RunRecord b = a;
+  b.accel = to_json(after);
+  const ExperimentComparison same = compare_accel(a, a);
+  EXPECT_FALSE(same.differs) << same.text;
+  EXPECT_NE(same.text.find("routed"), std::string::npos) << same.text;
+  const ExperimentComparison slower = compare_accel(a, b);
+  EXPECT_TRUE(slower.differs) << slower.text;
+  EXPECT_NE(slower.text.find("B is worse: host to device: routed copies at 16.78 GB/s in B "
+                             "against 33.55 in A"),
+            std::string::npos)
+      << slower.text;
+
+  const std::string dir = test::temp_dir();
+  save_record(a, dir + "/a.json");
+  save_record(b, dir + "/b.json");
+  const test::Result cli = test::run(kBin + "compare " + dir + "/a.json " + dir + "/b.json");
+  EXPECT_EQ(cli.exit_code, 1) << cli.err;
+  EXPECT_NE(cli.out.find("What accel routed"), std::string::npos) << cli.out;
+  const test::Result committed = test::run(kBin + "compare " + kTorchRecord + " " + kRuns +
+                                           "/accel-torch-h200-2026-12-02T031937Z.json");
+  EXPECT_NE(committed.exit_code, 2) << committed.err;
+  EXPECT_NE(committed.out.find("What accel routed"), std::string::npos) << committed.out;
 }
 
 }  // namespace

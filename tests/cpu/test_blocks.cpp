@@ -6,14 +6,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "compare/compare.hpp"
 #include "experiments/blocks/analysis.hpp"
 #include "experiments/blocks/plan.hpp"
 #include "fixtures.hpp"
 #include "framework/case_builder.hpp"
+#include "framework/case_figures.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 #include "framework/render/csv.hpp"
@@ -429,6 +433,103 @@ TEST(BlocksCli, AReplayPrintsTheRecordAndWritesItsRecommendations) {
   // A replay takes no measuring option.
   expect_one_line_error(test::run(kBin + "blocks --replay " + dir + "/run.json --sms 4"),
                         "--replay excludes --sms");
+}
+
+// An output never replaces an input: --recommend naming the replayed record is refused before
+// anything is printed, and the record is as it was. A record with no cell to make rules of writes
+// none.
+TEST(BlocksCli, TheRecommendationNeverOverwritesTheRecordAndNeedsCells) {
+  const std::string dir = test::temp_dir();
+  save_record(make_blocks_record(), dir + "/run.json");
+  const std::string before = test::read_file(dir + "/run.json");
+  const test::Result same =
+      test::run(kBin + "blocks --replay " + dir + "/run.json --recommend " + dir + "/run.json");
+  expect_one_line_error(same, "the recommendation '" + dir +
+                                  "/run.json' would overwrite the "
+                                  "replayed record '" +
+                                  dir + "/run.json'");
+  EXPECT_EQ(same.out, "");
+  EXPECT_EQ(test::read_file(dir + "/run.json"), before);
+
+  RunRecord empty = make_blocks_record();
+  empty.cases.clear();
+  empty.gates.clear();
+  save_record(empty, dir + "/empty.json");
+  const test::Result none =
+      test::run(kBin + "blocks --replay " + dir + "/empty.json --recommend " + dir + "/rules.json");
+  expect_one_line_error(none, "no blocks cell with a verified figure");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/rules.json"));
+}
+
+// A blocks record's cells are validated where it is read: the rules must not be made of cells the
+// plan cannot make.
+TEST(BlocksRecord, CellsThePlanCannotMakeAreRefusedByName) {
+  const nlohmann::json good = to_json(make_blocks_record());
+  const auto error_of = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json j = good;
+    change(j);
+    try {
+      record_from_json(j);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(read)");
+  };
+  EXPECT_EQ(error_of([](nlohmann::json&) {}), "(read)");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = 0; }),
+            "run record: 'cases[1].blocks' is 0, not a whole number from 1 to 1048576");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = -16; }),
+            "run record: 'cases[1].blocks' is -16, not a whole number from 1 to 1048576");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = 1ull << 40; }),
+            "run record: 'cases[1].blocks' is 1099511627776, not a whole number from 1 to "
+            "1048576");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"].erase("blocks"); }),
+            "run record: 'cases[1].blocks' is missing");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = 2; }),
+            "run record: 'cases[1].bytes' is 4096, not its 2 blocks of 4096 bytes");
+  EXPECT_NE(error_of([](nlohmann::json& j) {
+              j["cases"][1]["method"] = "teleport";
+            }).find("run record: 'cases[1].method' is 'teleport', not one of loop, "),
+            std::string::npos);
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"].push_back(j["cases"][1]); }),
+            "run record: 'cases[" + std::to_string(good["cases"].size()) +
+                "]' measures batch-stream h2d pinned 1 x 4 KiB a second time");
+}
+
+// compare matches blocks cases by their cell: 4 KiB x 16 and 64 KiB x 1 move the same bytes and
+// are two cases, so a cell 10 times slower is found whichever cell shares its bytes.
+TEST(BlocksCompare, CasesAreMatchedByBlockSizeAndCount) {
+  const RunRecord a = make_blocks_record();
+  RunRecord b = a;
+  std::size_t slowed = 0;
+  for (Case& c : b.cases) {
+    if (c.method == "kernel" && extra_u64(c, "block_bytes", 0) == 4 * kKiB &&
+        extra_u64(c, "blocks", 0) == 16) {
+      for (double& ms : c.samples_ms) ms *= 10;
+      ++slowed;
+    }
+  }
+  ASSERT_EQ(slowed, 1u);
+  const Comparison c = compare_records(a, b, 0.2);
+  EXPECT_EQ(c.common.size(), a.cases.size());
+  EXPECT_TRUE(c.only_a.empty());
+  ASSERT_EQ(c.differing(), 1);
+  for (const ComparedCase& k : c.common) {
+    if (!k.differs) continue;
+    EXPECT_EQ(k.key.method, "kernel");
+    EXPECT_EQ(k.key.block_bytes, 4 * kKiB);
+    EXPECT_EQ(k.key.blocks, 16u);
+    EXPECT_EQ(describe(k.key), "blocks kernel h2d pinned 64 KiB (16 x 4 KiB)");
+  }
+  const test::Result cli = [&] {
+    const std::string dir = test::temp_dir();
+    save_record(a, dir + "/a.json");
+    save_record(b, dir + "/b.json");
+    return test::run(kBin + "compare " + dir + "/a.json " + dir + "/b.json");
+  }();
+  EXPECT_EQ(cli.exit_code, 1) << cli.err;
+  EXPECT_NE(cli.out.find("16 x 4 KiB"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("1 differs by more than 20%"), std::string::npos) << cli.out;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -174,6 +175,80 @@ TEST(DoctorCli, ReplayRefusesOtherRecordsAndAProgram) {
                "--replay takes no program");
   expect_error(test::run(kBin + "doctor --replay " + pinned + " --json x.json"),
                "--replay excludes --json: a replay prints a recorded run");
+}
+
+// Every output is checked before the program runs, and none replaces an input: the rates record
+// or the program itself.
+TEST(DoctorCli, OutputsAreCheckedBeforeTheProgramRunsAndReplaceNoInput) {
+  const std::string dir = test::temp_dir();
+  const std::string marker = dir + "/ran";
+  const std::string folder = "'" + dir +
+                             "' is a directory, not a regular file: pinbench writes reports only "
+                             "to regular files";
+  expect_error(test::run(kBin + "doctor --json " + dir + " -- touch " + marker), folder);
+  expect_error(test::run(kBin + "doctor --trace " + dir + " -- touch " + marker), folder);
+  const std::string sweep = dir + "/sweep.json";
+  std::filesystem::copy_file(kRuns + "/sweep-pinned-h200-2026-11-30T162934Z.json", sweep);
+  const std::string rates = test::read_file(sweep);
+  expect_error(
+      test::run(kBin + "doctor --rates " + sweep + " --json " + sweep + " -- touch " + marker),
+      "the run record '" + sweep + "' would overwrite the rates record '" + sweep + "'");
+  EXPECT_EQ(test::read_file(sweep), rates);
+  std::filesystem::copy_file("/bin/true", dir + "/prog");
+  expect_error(test::run(kBin + "doctor --trace " + dir + "/prog -- " + dir + "/prog"),
+               "the trace '" + dir + "/prog' would overwrite the program '" + dir + "/prog'");
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the program ran before the refusal";
+}
+
+// Rates come from records of one buffer copied whole: a blocks record's cells are not that.
+TEST(DoctorCli, RatesFromAnotherKindOfRecordAreRefused) {
+  const std::string marker = test::temp_dir() + "/ran";
+  const std::string blocks = kRuns + "/blocks-h200-2026-12-02T064418Z.json";
+  expect_error(test::run(kBin + "doctor --rates " + blocks + " -- touch " + marker),
+               "--rates '" + blocks +
+                   "' is a record of experiment 'blocks', whose cases are not "
+                   "rates of one copy: give a sweep, bandwidthtest, lesson or doctor record");
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+// SIGUSR1, as Slurm sends before a time limit, goes to the program; doctor still reports, exits
+// with the program's status and leaves no collector file behind.
+TEST(DoctorCli, AJobRunnersSignalGoesToTheProgram) {
+  const std::string dir = test::temp_dir();
+  std::filesystem::create_directory(dir + "/tmp");
+  const std::string program = "sh -c 'trap \"echo got USR1; exit 7\" USR1; touch " + dir +
+                              "/ready; i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); "
+                              "done'";
+  const test::Result r = test::run_and_signal(
+      "TMPDIR=" + dir + "/tmp " + kBin + "doctor --no-calibration -- " + program, dir + "/ready",
+      "USR1");
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_EQ(r.out, "got USR1\n");
+  EXPECT_NE(r.err.find("pinbench doctor: sh -c"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp")) << "the collector's file was left";
+}
+
+// A descendant still running when doctor stops waiting may make the CUDA calls: the report says
+// what was not seen, never "made no CUDA calls".
+TEST(DoctorCli, ADescendantStillRunningIsNamedNotCalledNoCuda) {
+  const std::string dir = test::temp_dir();
+  test::Result r =
+      test::run(kBin + "doctor -- sh -c '(sleep 0.5; touch " + dir + "/late) >/dev/null 2>&1 &'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/late")) << "doctor did not wait for the descendant";
+  EXPECT_NE(r.err.find("made no CUDA calls: nothing to diagnose"), std::string::npos) << r.err;
+
+  r = test::run(kBin + "doctor --wait-descendants 0.2 --json " + dir +
+                "/run.json -- sh -c 'sleep 3 >/dev/null 2>&1 &'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("1 process the program started was still running when doctor stopped "
+                       "waiting for it (pid "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("nothing to diagnose"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No CUDA call was seen"), std::string::npos) << r.err;
+  const RunRecord rec = load_record(dir + "/run.json");
+  ASSERT_EQ(rec.doctor["still_running"].size(), 1u);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -14,6 +15,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "experiments/check/analysis.hpp"
 #include "experiments/check/prometheus.hpp"
@@ -700,6 +702,88 @@ TEST(CheckCli, NoGpuIsExitThreeNotAReplay) {
   const test::Result r = test::run(kBin + "check");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// A fleet record names the columns of its GPU rows: they are read by those names, wherever they
+// stand, and a record that lacks one is refused, not read by position.
+TEST(Fleet, RowsAreReadByTheColumnsTheRecordNames) {
+  const std::vector<RunRecord> recs = {check_record("n1", {1.2, 1.2, 1.6}, "GPU-1")};
+  const nlohmann::json j = to_json(make_fleet_record(fleet_members(recs, {"a.json"}), "me"));
+  nlohmann::json turned = j;
+  std::reverse(turned["config"]["gpu_columns"].begin(), turned["config"]["gpu_columns"].end());
+  for (nlohmann::json& row : turned["config"]["hosts"][0]["gpus"]) {
+    std::reverse(row.begin(), row.end());
+  }
+  const RunRecord straight = record_from_json(j), reversed = record_from_json(turned);
+  EXPECT_EQ(render_text(reversed), render_text(straight));
+  EXPECT_EQ(section<FleetAnalysis>(analyse(reversed)).gpus[2].check.gpu.uuid, "GPU-1-2");
+
+  nlohmann::json missing = j;
+  missing["config"]["gpu_columns"][11] = "pinned_h2d_gbps";
+  try {
+    record_from_json(missing);
+    FAIL() << "a record without a pinned_h2d column was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("run record: 'config.gpu_columns' has no column 'pinned_h2d'"),
+        std::string::npos)
+        << e.what();
+  }
+  nlohmann::json twice = j;
+  twice["config"]["gpu_columns"][1] = "index";
+  EXPECT_THROW(record_from_json(twice), InputError);
+}
+
+// A GPU index or a link no machine has, and a fleet of no host, are refused where they are read.
+TEST(Fleet, ImpossibleRowsAndAnEmptyFleetAreRefused) {
+  const std::vector<RunRecord> recs = {check_record("n1", {1.2}, "GPU-1")};
+  const nlohmann::json j = to_json(make_fleet_record(fleet_members(recs, {"a.json"}), "me"));
+  const auto error_of = [&](std::size_t column, const nlohmann::json& value) {
+    nlohmann::json bad = j;
+    bad["config"]["hosts"][0]["gpus"][0][column] = value;
+    try {
+      record_from_json(bad);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(read)");
+  };
+  EXPECT_EQ(error_of(0, 0), "(read)");
+  EXPECT_EQ(error_of(0, -1),
+            "run record: 'config.hosts[0].gpus[0][0]' (index) is -1, not a count from 0 to 65536");
+  EXPECT_EQ(error_of(4, 99),
+            "run record: 'config.hosts[0].gpus[0][4]' (max_gen) is 99, not a count from 0 to 64");
+  EXPECT_EQ(error_of(9, 99),
+            "run record: 'config.hosts[0].gpus[0][9]' (loaded_gen) is 99, not a "
+            "count from 0 to 64");
+  nlohmann::json none = j;
+  none["config"]["hosts"] = nlohmann::json::array();
+  none["config"]["sources"] = nlohmann::json::array();
+  try {
+    record_from_json(none);
+    FAIL() << "a fleet of no host was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds no host"), std::string::npos) << e.what();
+  }
+}
+
+// One GPU sits in one host: the same UUID in two hosts' records is flagged on both, and the fleet
+// exits 1.
+TEST(Fleet, OneUuidClaimedByTwoHostsIsFlagged) {
+  const std::vector<RunRecord> recs = {check_record("n1", {1.2, 1.2}, "GPU-1"),
+                                       check_record("n2", {1.2, 1.2}, "GPU-1"),
+                                       check_record("n3", {1.2, 1.2}, "GPU-3")};
+  const FleetAnalysis a = analyse_fleet(recs, {"a.json", "b.json", "c.json"});
+  const std::vector<std::string> flagged = a.flagged();
+  ASSERT_EQ(flagged.size(), 4u) << fmt::format("{}", fmt::join(flagged, "\n"));
+  EXPECT_NE(flagged[0].find("host n1 GPU 0 (GPU-1-0): UUID also claimed by host n2"),
+            std::string::npos)
+      << flagged[0];
+  EXPECT_NE(flagged[2].find("host n2 GPU 0 (GPU-1-0): UUID also claimed by host n1"),
+            std::string::npos)
+      << flagged[2];
+  const ReportModel m = analyse(make_fleet_record(fleet_members(recs, {"a", "b", "c"}), "me"));
+  EXPECT_EQ(exit_code(m), 1);
 }
 
 }  // namespace

@@ -309,6 +309,30 @@ TEST(TextFile, ASignalHandlerRemovesTheTemporaryOfAnInterruptedWrite) {
   EXPECT_TRUE(entries(dir).empty());
 }
 
+// What writing would refuse is refused before anything runs: a run of minutes, or a user's
+// program, must not end in "is a directory".
+TEST(TextFile, AnOutputThatCannotBeWrittenIsRefusedBeforehand) {
+  const std::string dir = test::temp_dir();
+  const auto error_of = [&](const std::string& path) {
+    try {
+      check_outputs({}, {{path, "run record"}});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(fine)");
+  };
+  EXPECT_EQ(error_of(dir + "/run.json"), "(fine)");
+  EXPECT_EQ(error_of(dir),
+            "'" + dir +
+                "' is a directory, not a regular file: pinbench writes reports only to "
+                "regular files");
+  EXPECT_EQ(error_of(dir + "/no/such/run.json"),
+            "cannot write '" + dir + "/no/such/run.json': No such file or directory");
+  fs::create_symlink(dir + "/elsewhere", dir + "/link.json");
+  EXPECT_NE(error_of(dir + "/link.json").find("is a symbolic link"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir + "/run.json"));  // checked, not written
+}
+
 TEST(TextFile, OutputsAreComparedWithInputsByIdentity) {
   const std::string dir = test::temp_dir();
   test::write_file(dir + "/run.json", "{}");

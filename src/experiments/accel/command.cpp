@@ -69,7 +69,7 @@ int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
   }
   const std::string program = resolve_program(flags.program.front());
   const std::string library = program_library(kLibraryName, "pinbench_accel");
-  check_output_paths({flags.json, "", "", ""});
+  check_output_paths({flags.json, "", "", ""}, {{program, "program"}});
   const CounterFolder folder;
 
   const auto t0 = SteadyClock::now();
@@ -78,12 +78,14 @@ int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
                   {"LD_PRELOAD=" + preload_with(library,
                                                 "accel's library goes before it, and the copies "
                                                 "accel does not route pass on to it"),
-                   "PINBENCH_ACCEL_DIR=" + folder.path()});
+                   "PINBENCH_ACCEL_DIR=" + folder.path()},
+                  flags.wait_s);
   acc::AccelRun run = acc::read_counter_folder(folder.path());
   run.command = flags.program;
   run.exit_status = done.signal != 0 ? 0 : done.exit_status;
   if (done.signal != 0) run.signal = describe_signal(done.signal);
   run.wall_ms = done.wall_ms;
+  run.still_running = done.still_running;
 
   // The machine is described once the program is gone, so pinbench's own CUDA context never
   // shares the GPU with it; a program that used no CUDA needs no GPU described.

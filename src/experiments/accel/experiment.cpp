@@ -24,6 +24,11 @@ class Accel final : public Experiment {
   void analyse(const RunRecord& record, ReportModel& model) const override {
     pinbench::accel::build_accel_model(record, model);
   }
+  // An accel record has no cases: what it routed, and how fast, is what two of them differ in.
+  std::optional<ExperimentComparison> compare(const RunRecord& a,
+                                              const RunRecord& b) const override {
+    return pinbench::accel::compare_accel(a, b);
+  }
 };
 
 }  // namespace

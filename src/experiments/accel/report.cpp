@@ -4,17 +4,29 @@
 // read, slightly above the copy's own rate).
 #include "experiments/accel/report.hpp"
 
+#include <algorithm>
+#include <iterator>
+#include <optional>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "experiments/accel/summary.hpp"
+#include "framework/render/text_table.hpp"
+#include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench::accel {
 namespace {
 
+std::optional<double> rate_of(const AccelTally& t) {
+  if (t.host_ms <= 0 || t.bytes == 0) return std::nullopt;
+  return static_cast<double>(t.bytes) / (t.host_ms * 1e6);
+}
+
 std::string rate_cell(const AccelTally& t) {
-  if (t.host_ms <= 0 || t.bytes == 0) return kDash;
-  return fmt::format("{:.2f}", static_cast<double>(t.bytes) / (t.host_ms * 1e6));
+  const std::optional<double> r = rate_of(t);
+  return r ? fmt::format("{:.2f}", *r) : kDash;
 }
 
 std::string mib(std::uint64_t bytes) {
@@ -33,8 +45,19 @@ std::string reach(const AccelProcess& p) {
   return p.driver ? "out of reach" : "no CUDA";
 }
 
-std::vector<std::string> tally_cells(const AccelTally& t) {
-  return {std::to_string(t.copies), mib(t.bytes), fmt::format("{:.3f}", t.host_ms), rate_cell(t)};
+// Whether the calls of an outcome hold the program's thread until their copy is done (or, to
+// the device, its source read), so that bytes over host time is a rate: the engine's, and the
+// runtime's copies of pageable memory. Page-locked, managed and device-to-device copies may
+// return at once from an asynchronous call, and a captured, refused, failed or erroneous call (a
+// forked child's CUDA is unusable) may copy nothing: their host time says nothing of a copy.
+bool host_time_is_copy_time(const std::string& outcome) {
+  static const char* const kHeld[] = {"routed", "small", "engine-unavailable", "other-device"};
+  return std::find(std::begin(kHeld), std::end(kHeld), outcome) != std::end(kHeld);
+}
+
+std::vector<std::string> tally_cells(const AccelTally& t, bool rate = true) {
+  return {std::to_string(t.copies), mib(t.bytes), fmt::format("{:.3f}", t.host_ms),
+          rate ? rate_cell(t) : std::string(kDash)};
 }
 
 }  // namespace
@@ -94,6 +117,11 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
         "to the driver); they ran as without accel.",
         unreached, unreached == 1 ? "" : "es", unreached == 1 ? "its" : "their"));
   }
+  if (const std::string left = still_running_words(run.still_running, "accel"); !left.empty()) {
+    m.notes.push_back(left +
+                      ": their copies up to then are counted where their counter files could be "
+                      "read, and none after it.");
+  }
   if (run.unreadable > 0) {
     m.notes.push_back(fmt::format("{} process counter file{} could not be read.", run.unreadable,
                                   run.unreadable == 1 ? "" : "s"));
@@ -129,13 +157,18 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
     for (const AccelOutcome& o : p.outcomes) {
       std::vector<std::string> row = {std::to_string(p.pid), direction_words(o.direction),
                                       o.outcome + ": " + outcome_text(o.outcome)};
-      for (std::string& cell : tally_cells(o.tally)) row.push_back(std::move(cell));
+      for (std::string& cell : tally_cells(o.tally, host_time_is_copy_time(o.outcome))) {
+        row.push_back(std::move(cell));
+      }
       copies.rows.push_back(std::move(row));
     }
   }
   copies.notes.push_back(
       "GB/s is bytes over the time the program's threads spent in the calls (10^9 bytes per "
-      "second); a copy to the device returns once its source is read, as the runtime's does.");
+      "second); a copy to the device returns once its source is read, as the runtime's does. "
+      "No GB/s (a dash) where a call may return before its copy is done, or copy nothing "
+      "(page-locked, managed, device to device, captured, refused, failed): its time is not a "
+      "copy's.");
   if (!copies.rows.empty()) m.tables.push_back(std::move(copies));
 
   ReportTable sizes;
@@ -153,6 +186,57 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
   }
   sizes.notes.push_back("Each row holds copies from its size up to twice it.");
   if (!sizes.rows.empty()) m.tables.push_back(std::move(sizes));
+}
+
+ExperimentComparison compare_accel(const RunRecord& a, const RunRecord& b) {
+  const AccelRun ra = a.accel.is_null() ? AccelRun{} : accel_run_from_json(a.accel);
+  const AccelRun rb = b.accel.is_null() ? AccelRun{} : accel_run_from_json(b.accel);
+  ExperimentComparison out;
+  TextTable t({"direction", "outcome", "A calls", "A MiB", "A GB/s", "B calls", "B MiB", "B GB/s",
+               "B/A", ""},
+              {false, false, true, true, true, true, true, true, true, false});
+  std::vector<std::string> worse;
+  for (const char* direction : {"h2d", "d2h", "other"}) {
+    for (const std::string& outcome : outcome_names()) {
+      const AccelTally x = total(ra, direction, outcome), y = total(rb, direction, outcome);
+      if (x.copies == 0 && y.copies == 0) continue;
+      const bool rated = host_time_is_copy_time(outcome);
+      const std::optional<double> rx = rated ? rate_of(x) : std::nullopt;
+      const std::optional<double> ry = rated ? rate_of(y) : std::nullopt;
+      std::optional<double> ratio;
+      if (rx && ry) ratio = *ry / *rx;
+      std::string flag;
+      if (outcome == "routed" && y.copies < x.copies) {
+        flag = "fewer routed";
+        worse.push_back(fmt::format("{}: B routed {} calls, A {}", direction_words(direction),
+                                    y.copies, x.copies));
+      } else if (outcome == "routed" && ratio && *ratio < 1.0 - kAccelSlower) {
+        flag = fmt::format("slower by more than {:g}%", 100 * kAccelSlower);
+        worse.push_back(fmt::format("{}: routed copies at {:.2f} GB/s in B against {:.2f} in A",
+                                    direction_words(direction), *ry, *rx));
+      }
+      const auto cell = [](const std::optional<double>& v) {
+        return v ? fmt::format("{:.2f}", *v) : kDash;
+      };
+      t.add_row({direction_words(direction), outcome, std::to_string(x.copies), mib(x.bytes),
+                 cell(rx), std::to_string(y.copies), mib(y.bytes), cell(ry),
+                 ratio ? fmt::format("{:.3f}", *ratio) : kDash, flag});
+    }
+  }
+  out.text =
+      "What accel routed and passed on, A against B (GB/s: bytes over the time the program's "
+      "threads spent in the calls, 10^9 bytes per second; none where a call may return before "
+      "its copy is done):\n\n" +
+      t.render();
+  const AccelTally all_a = total(ra, "", ""), all_b = total(rb, "", "");
+  if (all_a.copies == 0 && all_b.copies == 0)
+    out.text += "  (no copy call reached accel in either)\n";
+  out.differs = !worse.empty();
+  out.text += worse.empty()
+                  ? fmt::format("\nB routes as much as A, at no more than {:g}% below its rate.\n",
+                                100 * kAccelSlower)
+                  : fmt::format("\nB is worse: {}.\n", fmt::join(worse, "; "));
+  return out;
 }
 
 }  // namespace pinbench::accel

@@ -214,8 +214,10 @@ json to_json(const AccelRun& run) {
                          {"outcomes", outcomes},
                          {"routed_sizes", sizes}});
   }
-  return json{{"command", run.command}, {"exit_status", run.exit_status}, {"signal", run.signal},
-              {"wall_ms", run.wall_ms}, {"unreadable", run.unreadable},   {"processes", processes}};
+  json out{{"command", run.command}, {"exit_status", run.exit_status}, {"signal", run.signal},
+           {"wall_ms", run.wall_ms}, {"unreadable", run.unreadable},   {"processes", processes}};
+  if (!run.still_running.empty()) out["still_running"] = run.still_running;
+  return out;
 }
 
 AccelRun accel_run_from_json(const json& j) {
@@ -230,6 +232,7 @@ AccelRun accel_run_from_json(const json& j) {
   run.signal = o.text_or("signal", "");
   run.wall_ms = o.amount("wall_ms");
   run.unreadable = static_cast<int>(o.whole_or("unreadable", 0, 0, INT_MAX));
+  run.still_running = o.texts_or_none("still_running");
   const json& processes = o.array("processes");
   for (std::size_t i = 0; i < processes.size(); ++i) {
     const JsonFields q(processes[i], fmt::format("accel.processes[{}]", i));

@@ -61,6 +61,9 @@ struct AccelRun {
   double wall_ms = 0;
   std::vector<AccelProcess> processes;  // by pid
   int unreadable = 0;  // counter files that could not be read (a process killed while starting)
+  // Processes the program started that were still running when accel stopped waiting for them
+  // ("pid 123 (worker --serve)"): their counts are those up to then, or none.
+  std::vector<std::string> still_running;
 };
 
 // "routed", "failed", "small", "page-locked", "managed", "not-host-device", "strided",

@@ -1,5 +1,7 @@
 // `pinbench blocks`: many scattered blocks moved by every method, both ways, from page-locked and
 // pageable memory; --recommend FILE writes where each method wins as JSON.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/defaults.hpp"
@@ -9,6 +11,7 @@
 #include "experiments/blocks/measure.hpp"
 #include "experiments/blocks/plan.hpp"
 #include "experiments/sweep/plan.hpp"
+#include "framework/errors.hpp"
 #include "framework/text_file.hpp"
 
 namespace pinbench::experiments::blocks {
@@ -47,9 +50,17 @@ std::vector<Command> commands(CLI::App& app) {
                       "Write where each method wins, per direction and memory kind, as JSON a "
                       "serving engine can read (docs/blocks.md); with a replay too")
           ->type_name("FILE"));
-  blocks.write_from_record([recommend](const RunRecord& record) {
+  blocks.write_from_record(recommend, "recommendation", [recommend](const RunRecord& record) {
     if (recommend->empty()) return;
-    write_text_file(*recommend, recommend_json(record, analyse_blocks(record)).dump(2) + "\n");
+    const BlocksAnalysis a = analyse_blocks(record);
+    // Rules from nothing would read as "no method is better anywhere".
+    if (std::none_of(a.crossovers.begin(), a.crossovers.end(),
+                     [](const BlocksCrossover& c) { return c.cells > 0; })) {
+      throw InputError(
+          "--recommend: the record has no blocks cell with a verified figure, so there are no "
+          "rules to write");
+    }
+    write_text_file(*recommend, recommend_json(record, a).dump(2) + "\n");
   });
   return {blocks.measure(kTables, [](C c, const MeasuringFlags&) {
     c.normalize();

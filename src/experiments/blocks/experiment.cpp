@@ -4,11 +4,16 @@
 // the winner per direction and the rate against block size per method.
 #include <algorithm>
 #include <cctype>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "experiments/blocks/analysis.hpp"
+#include "experiments/blocks/plan.hpp"
 #include "framework/experiment.hpp"
+#include "framework/json_fields.hpp"
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
@@ -266,6 +271,52 @@ void build_blocks(const RunRecord& r, ReportModel& m) {
   add_skipped(r, m, {"direction", "memory", "method", "reason"});
 }
 
+// Each case of a blocks record is one cell (a block size and count) of one method, direction and
+// memory kind, as the plan allows them: the analysis, the rules and --recommend rest on that, so a
+// record that says otherwise (no block count, a count of 0 or past kMaxBlocks, blocks that do not
+// add up to the case's bytes, a method pinbench does not know, one cell measured twice) is refused
+// with the field named rather than read into rules.
+void validate_blocks_cases(const RunRecord& r) {
+  std::set<std::tuple<std::string, std::string, std::string, std::uint64_t, std::uint64_t>> cells;
+  std::vector<std::string> methods;
+  for (BlocksMethod m : all_blocks_methods()) methods.emplace_back(to_string(m));
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    const Case& c = r.cases[i];
+    if (c.part != "blocks") continue;
+    const std::string at = fmt::format("cases[{}]", i);
+    const auto whole = [&](const char* key, std::uint64_t most) {
+      const auto it = c.extra.find(key);
+      if (it == c.extra.end()) refuse_field(fmt::format("{}.{}", at, key), "is missing");
+      if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||
+          it->get<std::uint64_t>() > most) {
+        refuse_field(fmt::format("{}.{}", at, key),
+                     fmt::format("is {}, not a whole number from 1 to {}", it->dump(), most));
+      }
+      return it->get<std::uint64_t>();
+    };
+    const std::uint64_t blocks = whole("blocks", kMaxBlocks);
+    const std::uint64_t block_bytes = whole("block_bytes", std::max<std::uint64_t>(c.bytes, 1));
+    if (c.bytes % blocks != 0 || c.bytes / blocks != block_bytes) {
+      refuse_field(at + ".bytes", fmt::format("is {}, not its {} blocks of {} bytes", c.bytes,
+                                              blocks, block_bytes));
+    }
+    if (std::find(methods.begin(), methods.end(), c.method) == methods.end()) {
+      refuse_field(at + ".method",
+                   fmt::format("is '{}', not one of {}", c.method, fmt::join(methods, ", ")));
+    }
+    if (c.direction != "h2d" && c.direction != "d2h") {
+      refuse_field(at + ".direction", fmt::format("is '{}', not h2d or d2h", c.direction));
+    }
+    if (c.memory != "pinned" && c.memory != "pageable") {
+      refuse_field(at + ".memory", fmt::format("is '{}', not pinned or pageable", c.memory));
+    }
+    if (!cells.emplace(c.direction, c.memory, c.method, block_bytes, blocks).second) {
+      refuse_field(at, fmt::format("measures {} {} {} {} x {} a second time", c.method, c.direction,
+                                   c.memory, blocks, exact_size(block_bytes)));
+    }
+  }
+}
+
 class Blocks final : public Experiment {
  public:
   std::string name() const override { return "blocks"; }
@@ -297,6 +348,7 @@ class Blocks final : public Experiment {
                  {"reason", FieldKind::kText}}});
     return fields;
   }
+  void validate(const RunRecord& record) const override { validate_blocks_cases(record); }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_blocks(record, model);
   }

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -28,15 +30,24 @@ int gpu_of(const Case& c) {
   return it != c.extra.end() && it->is_number_integer() ? it->get<int>() : -1;
 }
 
-const Case* find_case(const RunRecord& r, int gpu, const std::string& direction,
-                      const std::string& memory) {
-  for (const Case& c : r.cases) {
-    if (c.part == "check" && gpu_of(c) == gpu && c.direction == direction && c.memory == memory) {
-      return &c;
+// The check's cases by GPU, direction and memory, the first of each: one pass over the record,
+// so a record of many GPUs is read in the time of its length.
+class CheckCases {
+ public:
+  explicit CheckCases(const RunRecord& r) {
+    for (const Case& c : r.cases) {
+      if (c.part == "check") cases_.emplace(Key{gpu_of(c), c.direction, c.memory}, &c);
     }
   }
-  return nullptr;
-}
+  const Case* find(int gpu, const std::string& direction, const std::string& memory) const {
+    const auto it = cases_.find(Key{gpu, direction, memory});
+    return it == cases_.end() ? nullptr : it->second;
+  }
+
+ private:
+  using Key = std::tuple<int, std::string, std::string>;
+  std::map<Key, const Case*> cases_;
+};
 
 std::optional<double> rate_of(const Case* c) {
   if (c == nullptr) return std::nullopt;
@@ -152,14 +163,15 @@ CheckAnalysis check_figures(const RunRecord& r) {
   if (r.config.contains("no_gpu") && r.config["no_gpu"].is_string()) {
     a.no_gpu = r.config["no_gpu"].get<std::string>();
   }
+  const CheckCases cases(r);
   for (const GpuInfo& g : r.machine.gpus) {
     GpuCheck c;
     c.gpu = g;
-    c.pinned_h2d = rate_of(find_case(r, g.index, "h2d", "pinned"));
-    c.pinned_d2h = rate_of(find_case(r, g.index, "d2h", "pinned"));
-    c.pageable_h2d = rate_of(find_case(r, g.index, "h2d", "pageable"));
-    c.pageable_d2h = rate_of(find_case(r, g.index, "d2h", "pageable"));
-    if (const Case* rt = find_case(r, g.index, "round_trip", "pinned");
+    c.pinned_h2d = rate_of(cases.find(g.index, "h2d", "pinned"));
+    c.pinned_d2h = rate_of(cases.find(g.index, "d2h", "pinned"));
+    c.pageable_h2d = rate_of(cases.find(g.index, "h2d", "pageable"));
+    c.pageable_d2h = rate_of(cases.find(g.index, "d2h", "pageable"));
+    if (const Case* rt = cases.find(g.index, "round_trip", "pinned");
         rt != nullptr && figures_of(*rt).samples) {
       c.round_trip_p50_us = 1000.0 * percentile(rt->samples_ms, 0.50);
       c.round_trip_p99_us = 1000.0 * percentile(rt->samples_ms, 0.99);
@@ -194,6 +206,9 @@ void judge_check(CheckAnalysis& a) {
     if (c.pinned_h2d) h2d.push_back(*c.pinned_h2d);
     if (c.pinned_d2h) d2h.push_back(*c.pinned_d2h);
   }
+  // Once for the host: a host of many GPUs takes two medians, not two per GPU.
+  const double mh = h2d.empty() ? 0.0 : median(h2d);
+  const double md = d2h.empty() ? 0.0 : median(d2h);
   for (GpuCheck& c : a.gpus) {
     CheckItem item;
     item.check = "peers";
@@ -202,8 +217,6 @@ void judge_check(CheckAnalysis& a) {
       item.value_text = "one GPU";
       item.limit_text = "no peer on this host to compare with";
     } else {
-      const double mh = h2d.empty() ? 0.0 : median(h2d);
-      const double md = d2h.empty() ? 0.0 : median(d2h);
       const double keep = 1.0 - a.floors.peer_margin;
       item.value_text = fmt::format("pinned {} / {} GB/s",
                                     c.pinned_h2d ? fmt::format("{:.2f}", *c.pinned_h2d) : "—",

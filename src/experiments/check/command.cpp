@@ -147,7 +147,7 @@ Command add_check(CLI::App& app) {
         flags.require_gpu = true;
         const CheckConfig c = check_config(*o);
         check_outputs({}, {{o->outputs.json, "run record"}, {o->prometheus, "Prometheus file"}});
-        MeasuringRun run{{"check"}, "", [c] { return run_check(c); }, o->outputs, {}, {}};
+        MeasuringRun run{{"check"}, "", [c] { return run_check(c); }, o->outputs, {}, {}, {}};
         if (!o->prometheus.empty()) {
           run.write_more = [path = o->prometheus](const RunRecord& r) {
             write_text_file(path, check_record_metrics(r));

@@ -138,26 +138,86 @@ double covered_ms(std::vector<std::pair<std::int64_t, std::int64_t>>& spans, std
   return static_cast<double>(total) / 1e6;
 }
 
-// Work on streams other than `streams` that ran inside [a, b).
-double other_stream_busy_ms(const DoctorTrace& t, const std::vector<std::uint32_t>& streams,
-                            std::int64_t a, std::int64_t b) {
-  if (b <= a) return 0;
-  const auto mine = [&](std::uint32_t s) {
-    return std::find(streams.begin(), streams.end(), s) != streams.end();
-  };
-  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
-  for (const Kernel& k : t.kernels) {
-    if (!mine(k.stream) && k.end_ns > a && k.start_ns < b) spans.emplace_back(k.start_ns, k.end_ns);
-  }
-  for (const DoctorCall& c : t.calls) {
-    for (const Copy& k : c.copies) {
-      if (!mine(k.stream) && k.end_ns > a && k.start_ns < b) {
-        spans.emplace_back(k.start_ns, k.end_ns);
+// The time other streams' work kept the GPU busy inside a window, for every pageable call of a
+// record: built once from the trace's kernels and copies, each question a few binary searches, so
+// a record of 100,000 calls is judged in the time of its length and not its square.
+class StreamBusy {
+ public:
+  explicit StreamBusy(const DoctorTrace& t) {
+    struct Edge {
+      std::int64_t at;
+      std::uint32_t stream;
+      int step;  // +1 a span starts, -1 one ends
+    };
+    std::vector<Edge> edges;
+    const auto add = [&](std::int64_t from, std::int64_t to, std::uint32_t stream) {
+      if (to <= from) return;
+      edges.push_back({from, stream, +1});
+      edges.push_back({to, stream, -1});
+    };
+    for (const Kernel& k : t.kernels) add(k.start_ns, k.end_ns, k.stream);
+    for (const DoctorCall& c : t.calls) {
+      for (const Copy& k : c.copies) add(k.start_ns, k.end_ns, k.stream);
+    }
+    std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.at < y.at; });
+    std::map<std::uint32_t, int> active;  // streams with work in flight, and how many spans
+    for (std::size_t i = 0; i < edges.size();) {
+      const std::int64_t at = edges[i].at;
+      for (; i < edges.size() && edges[i].at == at; ++i) {
+        int& n = active[edges[i].stream];
+        n += edges[i].step;
+        if (n == 0) active.erase(edges[i].stream);
       }
+      if (i == edges.size() || active.empty()) continue;
+      const std::int64_t next = edges[i].at;
+      all_.add(at, next);
+      if (active.size() == 1) alone_[active.begin()->first].add(at, next);
     }
   }
-  return covered_ms(spans, a, b);
-}
+
+  // Work on streams other than `streams` inside [a, b), in ms: all the work there, less where
+  // one of `streams` ran alone. A call's copies share its one stream (every CUDA copy API takes
+  // one); a hand-made call whose copies name several counts the time those streams ran together,
+  // and nothing else, as other streams' work.
+  double others_ms(const std::vector<std::uint32_t>& streams, std::int64_t a,
+                   std::int64_t b) const {
+    if (b <= a) return 0;
+    std::int64_t busy = all_.covered(a, b);
+    std::vector<std::uint32_t> distinct = streams;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    for (std::uint32_t s : distinct) {
+      const auto it = alone_.find(s);
+      if (it != alone_.end()) busy -= it->second.covered(a, b);
+    }
+    return static_cast<double>(std::max<std::int64_t>(busy, 0)) / 1e6;
+  }
+
+ private:
+  // Disjoint spans of time in order, with the length of those before each.
+  struct Spans {
+    std::vector<std::int64_t> from, to, before;
+    void add(std::int64_t f, std::int64_t t) {
+      if (!to.empty() && to.back() == f) {
+        to.back() = t;
+        return;
+      }
+      before.push_back(before.empty() ? 0 : before.back() + (to.back() - from.back()));
+      from.push_back(f);
+      to.push_back(t);
+    }
+    // Their length up to time x.
+    std::int64_t upto(std::int64_t x) const {
+      const auto it = std::upper_bound(from.begin(), from.end(), x);
+      if (it == from.begin()) return 0;
+      const auto k = static_cast<std::size_t>(it - from.begin()) - 1;
+      return before[k] + std::min(x, to[k]) - from[k];
+    }
+    std::int64_t covered(std::int64_t a, std::int64_t b) const { return upto(b) - upto(a); }
+  };
+  Spans all_;
+  std::map<std::uint32_t, Spans> alone_;
+};
 
 // The lambda a C++ library template runs, from the template's name: code of the program's own
 // inlined into std::thread's (or std::function's) machinery is named by addr2line after the
@@ -460,6 +520,7 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
   double pinned = 0, lost = 0, prevented = 0, seen = 0;
   bool all_pinned = true, all_lost = true;
   AccelSum accel;
+  const StreamBusy busy(t);
   for (const DoctorCall* c : calls) {
     const CopyCost cost = count_copy_call(r, *c, f);
     accel.add(accel_call_ms(r, *c, host_ms(*c)));
@@ -487,8 +548,8 @@ void finding_pageable_async(const RunRecord& r, const DoctorTrace& t, DoctorAnal
     }
     const std::int64_t length = last - first;
     prevented += std::min(static_cast<double>(length) / 1e6,
-                          other_stream_busy_ms(t, streams, c->end_ns, c->end_ns + length));
-    seen += other_stream_busy_ms(t, streams, c->start_ns, c->end_ns);
+                          busy.others_ms(streams, c->end_ns, c->end_ns + length));
+    seen += busy.others_ms(streams, c->start_ns, c->end_ns);
     add_to_site(sites, t, *c, host_bytes(*c), host_ms(*c), call_lost);
   }
   if (all_pinned) f.pinned_ms = pinned;

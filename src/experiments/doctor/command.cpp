@@ -73,12 +73,36 @@ std::vector<std::string> parse_fail_on(const std::string& list) {
   return out;
 }
 
-// The rates of a sweep (or any) record: its host-side cases, pinned and pageable. Checked before
-// the program runs, so a bad file is exit 2 without a run wasted.
+// The experiments whose host-side cases are rates of one buffer copied whole by the copy engine,
+// as a program's copy is: a blocks record's cells (many scattered blocks), a staged or pipeline
+// record's engine and streams measure something else, and would judge the program wrongly.
+const std::vector<std::string>& rate_experiments() {
+  static const std::vector<std::string> names = {"sweep", "bandwidthtest", "lesson", "doctor"};
+  return names;
+}
+
+// A case a program's copy can be judged by: host to device or back, from pinned or pageable
+// memory, one buffer by the copy engine (a sweep's SM-kernel copies are not what cudaMemcpy
+// gets; doctor's small-copy and NUMA parts are its own).
+bool rate_case(const Case& c) {
+  return (c.direction == "h2d" || c.direction == "d2h") &&
+         (c.memory == "pinned" || c.memory == "pageable") && c.method != "sm" &&
+         c.part != kSmallCopyPart && c.part != kNumaPart;
+}
+
+// The rates of a sweep (or bandwidthtest, lesson, doctor) record: its host-side cases, pinned and
+// pageable. Checked before the program runs, so a bad file is exit 2 without a run wasted.
 RunRecord load_rates(const std::string& path) {
   RunRecord rates = load_record(path);
+  const std::vector<std::string>& kinds = rate_experiments();
+  if (std::find(kinds.begin(), kinds.end(), rates.experiment) == kinds.end()) {
+    throw InputError(fmt::format(
+        "--rates '{}' is a record of experiment '{}', whose cases are not rates of one copy: "
+        "give a sweep, bandwidthtest, lesson or doctor record",
+        path, rates.experiment));
+  }
   const bool pinned = std::any_of(rates.cases.begin(), rates.cases.end(), [](const Case& c) {
-    return (c.direction == "h2d" || c.direction == "d2h") && c.memory == "pinned";
+    return rate_case(c) && c.memory == "pinned";
   });
   if (!pinned) {
     throw InputError(
@@ -91,10 +115,7 @@ RunRecord load_rates(const std::string& path) {
 
 void take_rates(RunRecord& record, const RunRecord& rates, const std::string& path) {
   for (const Case& c : rates.cases) {
-    if ((c.direction != "h2d" && c.direction != "d2h") ||
-        (c.memory != "pinned" && c.memory != "pageable")) {
-      continue;
-    }
+    if (!rate_case(c)) continue;
     record.cases.push_back(c);
     for (const Gate& g : rates.gates) {
       if (g.name == c.gate && std::none_of(record.gates.begin(), record.gates.end(),
@@ -199,7 +220,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   }
   const std::string program = cli::resolve_program(flags.program.front());
   const std::string inject = program_library(kInjectName, "pinbench_doctor_inject");
-  check_output_paths({flags.json, "", "", flags.trace});
+  check_output_paths({flags.json, "", "", flags.trace},
+                     {{program, "program"}, {flags.rates, "rates record"}});
   std::optional<RunRecord> rates;
   if (!flags.rates.empty()) rates = load_rates(flags.rates);
 
@@ -228,7 +250,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   cli::ProgramExit done;
   try {
     done = cli::run_program(program, flags.program,
-                            {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH=", "LD_PRELOAD="}, env);
+                            {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH=", "LD_PRELOAD="}, env,
+                            flags.wait_s);
   } catch (...) {
     unlink(events_path.c_str());
     unlink(overflow_path.c_str());
@@ -248,6 +271,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   t.exit_status = done.signal != 0 ? 0 : done.exit_status;
   if (done.signal != 0) t.signal = describe_signal(done.signal);
   t.wall_ms = done.wall_ms;
+  t.still_running = done.still_running;
   pinbench::doctor::symbolise(t);
   for (const std::string& n : t.notes) {
     if (n.find("held by another profiler") != std::string::npos) {

@@ -1,6 +1,7 @@
 #include "experiments/doctor/compare.hpp"
 
 #include <cmath>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -87,14 +88,22 @@ DoctorComparison compare_doctor(const RunRecord& a, const RunRecord& b) {
     }
   }
   for (DoctorFindingChange& c : out.findings) {
+    // A's sites by where they are, so B's are matched in one look-up each: a finding may hold a
+    // site per call, 100,000 of them.
+    std::unordered_map<std::string, std::size_t> at;
     if (c.a) {
-      for (const DoctorSiteCost& s : c.a->sites) c.sites.push_back({s.where, s, std::nullopt});
+      for (const DoctorSiteCost& s : c.a->sites) {
+        at.emplace(s.where, c.sites.size());
+        c.sites.push_back({s.where, s, std::nullopt});
+      }
     }
     if (!c.b) continue;
     for (const DoctorSiteCost& s : c.b->sites) {
-      if (DoctorSiteChange* d = find_by(c.sites, &DoctorSiteChange::where, s.where)) {
-        d->b = s;
+      const auto it = at.find(s.where);
+      if (it != at.end()) {
+        c.sites[it->second].b = s;
       } else {
+        at.emplace(s.where, c.sites.size());
         c.sites.push_back({s.where, std::nullopt, s});
       }
     }

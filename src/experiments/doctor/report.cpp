@@ -6,6 +6,7 @@
 
 #include "experiments/doctor/analysis.hpp"
 #include "framework/report_model.hpp"
+#include "framework/report_tables.hpp"
 #include "framework/trace_model.hpp"
 #include "framework/units.hpp"
 
@@ -63,8 +64,17 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
   m.notes.push_back(fmt::format("Program: {} after {:.1f} ms; {}.", ended, t.wall_ms,
                                 t.cupti.empty() ? "no CUPTI" : t.cupti));
   for (const std::string& n : t.notes) m.notes.push_back("Collector: " + n);
+  const std::string unseen = still_running_words(t.still_running, "doctor");
+  if (!unseen.empty()) {
+    m.notes.push_back(unseen +
+                      ": what they did after it, and what they had not yet flushed, is not seen");
+  }
   if (a.no_cuda) {
-    m.notes.push_back("The program made no CUDA calls: nothing to diagnose.");
+    m.notes.push_back(t.still_running.empty()
+                          ? "The program made no CUDA calls: nothing to diagnose."
+                          : "No CUDA call was seen; the processes still running may make them, "
+                            "out of doctor's sight: wait for them (--wait-descendants) to "
+                            "diagnose them.");
     return;
   }
   if (!t.symbolizer.empty()) m.notes.push_back("Call sites: " + t.symbolizer + ".");

@@ -23,8 +23,22 @@ using nlohmann::json;
 namespace ev = doctor_events;
 
 const DoctorSite* DoctorTrace::find_site(const std::string& id, int pid) const {
-  for (const DoctorSite& s : sites) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (sites_indexed_ > sites.size()) {  // sites were taken away: start again
+      site_index_.clear();
+      sites_indexed_ = 0;
+    }
+    for (; sites_indexed_ < sites.size(); ++sites_indexed_) {
+      const DoctorSite& s = sites[sites_indexed_];
+      site_index_.emplace(std::make_pair(s.pid, s.id), sites_indexed_);  // the first one wins
+    }
+    const auto it = site_index_.find({pid, id});
+    if (it == site_index_.end()) return nullptr;
+    const DoctorSite& s = sites[it->second];
     if (s.id == id && s.pid == pid) return &s;
+    // The site was changed in place since it was indexed: index them all again, once.
+    site_index_.clear();
+    sites_indexed_ = 0;
   }
   return nullptr;
 }
@@ -432,7 +446,8 @@ json to_json(const DoctorCall& c) {
   for (const Copy& k : c.copies) copies.push_back(to_json(k));
   json j{{"pid", c.pid},       {"api", c.api},           {"domain", c.domain}, {"kind", c.kind},
          {"thread", c.thread}, {"start_ns", c.start_ns}, {"end_ns", c.end_ns}, {"status", c.status},
-         {"bytes", c.bytes},   {"site", c.site},         {"copies", copies}};
+         {"bytes", c.bytes},   {"site", c.site}};
+  j["copies"] = std::move(copies);
   if (c.ptr != 0) j["ptr"] = fmt::format("0x{:x}", c.ptr);
   if (!c.direction.empty()) j["direction"] = c.direction;
   if (!c.host.empty()) j["host"] = c.host;
@@ -480,24 +495,30 @@ json to_json(const DoctorTrace& t) {
   for (const DoctorSite& s : t.sites) {
     json frames = json::array();
     for (const DoctorFrame& f : s.frames) frames.push_back(to_json(f));
-    sites.push_back({{"id", s.id}, {"pid", s.pid}, {"frames", frames}});
+    json site{{"id", s.id}, {"pid", s.pid}};
+    site["frames"] = std::move(frames);
+    sites.push_back(std::move(site));
   }
-  return json{{"command", t.command},
-              {"exit_status", t.exit_status},
-              {"signal", t.signal},
-              {"wall_ms", t.wall_ms},
-              {"processes", t.processes},
-              {"cupti", t.cupti},
-              {"symbolizer", t.symbolizer},
-              {"notes", t.notes},
-              {"dropped_records", t.dropped_records},
-              {"unmatched_copies", t.unmatched_copies},
-              {"kernels_total", t.kernels_total},
-              {"calls", calls},
-              {"kernels", kernels},
-              {"migrations", migrations},
-              {"sites", sites},
-              {"process_list", process_list}};
+  json out{{"command", t.command},
+           {"exit_status", t.exit_status},
+           {"signal", t.signal},
+           {"wall_ms", t.wall_ms},
+           {"processes", t.processes},
+           {"cupti", t.cupti},
+           {"symbolizer", t.symbolizer},
+           {"notes", t.notes},
+           {"dropped_records", t.dropped_records},
+           {"unmatched_copies", t.unmatched_copies},
+           {"kernels_total", t.kernels_total}};
+  // Moved in, not listed above: an initializer list copies, and a trace of 100,000 calls is
+  // hundreds of thousands of objects.
+  out["calls"] = std::move(calls);
+  out["kernels"] = std::move(kernels);
+  out["migrations"] = std::move(migrations);
+  out["sites"] = std::move(sites);
+  out["process_list"] = std::move(process_list);
+  if (!t.still_running.empty()) out["still_running"] = t.still_running;
+  return out;
 }
 
 DoctorTrace doctor_trace_from_json(const json& j) {
@@ -519,6 +540,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   t.processes = static_cast<int>(o.whole_or("processes", 0, 0, 1 << 20));
   t.cupti = o.text_or("cupti", "");
   t.symbolizer = o.text_or("symbolizer", "");
+  t.still_running = o.texts_or_none("still_running");
   if (j.contains("notes")) {
     for (std::size_t i = 0; i < o.array("notes").size(); ++i) {
       const json& v = j["notes"][i];

@@ -7,9 +7,12 @@
 // lists the fields. No CUDA.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -106,8 +109,19 @@ struct DoctorTrace {
   std::vector<DoctorMigration> migrations;
   std::vector<DoctorSite> sites;
   std::vector<DoctorProcess> process_list;  // by pid; empty in records before pinbench 0.2
+  // Processes the program started that were still running when doctor stopped waiting for them
+  // ("pid 123 (worker --serve)"): what they did after it, and what they had not yet flushed, is
+  // not in the trace.
+  std::vector<std::string> still_running;
 
+  // The site of that id in that process, or nullptr. Looked up in an index of `sites` built as
+  // it grows (and rebuilt should a site be changed in place), so a record of 100,000 calls at
+  // 100,000 sites is read in time proportional to its length.
   const DoctorSite* find_site(const std::string& id, int pid) const;
+
+ private:
+  mutable std::map<std::pair<int, std::string>, std::size_t> site_index_;
+  mutable std::size_t sites_indexed_ = 0;
 };
 
 // The most kernels a record keeps (their start, end and stream, for the overlap estimate).

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "experiments/check/floors.hpp"
 #include "framework/errors.hpp"
@@ -143,6 +144,24 @@ FleetAnalysis analyse_fleet(const std::vector<FleetMember>& members) {
   std::stable_sort(a.gpus.begin(), a.gpus.end(), [](const FleetGpu& x, const FleetGpu& y) {
     return std::make_pair(x.host, x.check.gpu.index) < std::make_pair(y.host, y.check.gpu.index);
   });
+  // One GPU sits in one host: a UUID two hosts claim is a copied record or a host misnamed, and
+  // one of the two rows does not describe the GPU it names.
+  std::map<std::string, std::vector<std::string>> hosts_of_uuid;
+  for (const FleetGpu& g : a.gpus) {
+    if (!g.check.gpu.uuid.empty()) hosts_of_uuid[g.check.gpu.uuid].push_back(g.host);
+  }
+  for (FleetGpu& g : a.gpus) {
+    const auto it = hosts_of_uuid.find(g.check.gpu.uuid);
+    if (it == hosts_of_uuid.end() || it->second.size() < 2) continue;
+    std::vector<std::string> others;
+    for (const std::string& h : it->second) {
+      if (h != g.host) others.push_back(h);
+    }
+    g.flags.push_back(fmt::format(
+        "UUID also claimed by host {}: one GPU cannot sit in two hosts (a copied record, or a "
+        "host misnamed)",
+        fmt::join(others, ", ")));
+  }
 
   std::map<std::string, std::size_t> group_sizes;
   for (const FleetGpu& g : a.gpus) ++group_sizes[g.group];
@@ -203,7 +222,8 @@ FleetAnalysis analyse_fleet(const std::vector<FleetMember>& members) {
 
 namespace {
 
-// A GPU of a fleet record: the columns its figures are kept in, named in the record itself.
+// A GPU of a fleet record: the columns its figures are kept in, named in the record itself
+// (config.gpu_columns), in this order when pinbench writes them.
 const std::vector<std::string>& gpu_columns() {
   static const std::vector<std::string> columns = {
       "index",      "name",         "uuid",         "pci_bus_id", "max_gen",      "max_width",
@@ -225,49 +245,89 @@ json gpu_row(const GpuCheck& g) {
                       figure(g.round_trip_p50_us), figure(g.round_trip_p99_us)});
 }
 
-GpuCheck gpu_from_row(const json& row, const std::string& where) {
-  if (!row.is_array() || row.size() != gpu_columns().size()) {
-    throw InputError(
-        fmt::format("run record: '{}' is not a row of {} columns", where, gpu_columns().size()));
+// Where each of gpu_columns() lies in a record's rows: from the record's own config.gpu_columns,
+// so a row is read by what its columns are called, not by where pinbench would put them.
+struct ColumnPlaces {
+  std::vector<std::size_t> at;  // at[k]: the position of gpu_columns()[k]
+  std::size_t width = 0;        // columns in a row
+};
+
+ColumnPlaces column_places(const json& config) {
+  ColumnPlaces p;
+  const std::vector<std::string>& ours = gpu_columns();
+  if (!config.contains("gpu_columns")) {  // as pinbench writes them
+    for (std::size_t k = 0; k < ours.size(); ++k) p.at.push_back(k);
+    p.width = ours.size();
+    return p;
   }
-  const auto number = [&](std::size_t k) -> std::optional<double> {
-    if (row[k].is_null()) return std::nullopt;
-    if (!row[k].is_number() || !std::isfinite(row[k].get<double>()) || row[k].get<double>() < 0) {
-      throw InputError(
-          fmt::format("run record: '{}[{}]' ({}) is not a figure", where, k, gpu_columns()[k]));
+  const json& names = config["gpu_columns"];
+  if (!names.is_array()) throw InputError("run record: 'config.gpu_columns' is not an array");
+  std::map<std::string, std::size_t> place;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!names[i].is_string()) {
+      throw InputError(fmt::format("run record: 'config.gpu_columns[{}]' is not a string", i));
     }
-    return row[k].get<double>();
+    if (!place.emplace(names[i].get<std::string>(), i).second) {
+      throw InputError(fmt::format("run record: 'config.gpu_columns[{}]' names '{}' a second time",
+                                   i, names[i].get<std::string>()));
+    }
+  }
+  for (const std::string& c : ours) {
+    const auto it = place.find(c);
+    if (it == place.end()) {
+      throw InputError(
+          fmt::format("run record: 'config.gpu_columns' has no column '{}' (it needs {})", c,
+                      fmt::join(ours, ", ")));
+    }
+    p.at.push_back(it->second);
+  }
+  p.width = names.size();
+  return p;
+}
+
+GpuCheck gpu_from_row(const json& row, const std::string& where, const ColumnPlaces& places) {
+  if (!row.is_array() || row.size() != places.width) {
+    throw InputError(
+        fmt::format("run record: '{}' is not a row of {} columns", where, places.width));
+  }
+  const auto cell = [&](std::size_t k) -> const json& { return row[places.at[k]]; };
+  const auto refuse = [&](std::size_t k, const char* what) {
+    throw InputError(fmt::format("run record: '{}[{}]' ({}) is {}", where, places.at[k],
+                                 gpu_columns()[k], what));
   };
-  const auto count = [&](std::size_t k) {
-    if (!row[k].is_number_integer() || row[k].get<std::int64_t>() < -1 ||
-        row[k].get<std::int64_t>() > 1 << 16) {
-      throw InputError(
-          fmt::format("run record: '{}[{}]' ({}) is not a count", where, k, gpu_columns()[k]));
+  const auto number = [&](std::size_t k) -> std::optional<double> {
+    const json& v = cell(k);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+      refuse(k, "not a figure");
     }
-    return row[k].get<int>();
+    return v.get<double>();
+  };
+  // The same bounds as a check record's own machine section (framework/record.hpp).
+  const auto count = [&](std::size_t k, int most) {
+    const json& v = cell(k);
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > most) {
+      refuse(k, fmt::format("{}, not a count from 0 to {}", v.dump(), most).c_str());
+    }
+    return v.get<int>();
   };
   const auto text = [&](std::size_t k) {
-    if (!row[k].is_string()) {
-      throw InputError(
-          fmt::format("run record: '{}[{}]' ({}) is not a string", where, k, gpu_columns()[k]));
-    }
-    return row[k].get<std::string>();
+    if (!cell(k).is_string()) refuse(k, "not a string");
+    return cell(k).get<std::string>();
   };
   GpuCheck g;
-  g.gpu.index = count(0);
+  g.gpu.index = count(0, kMaxGpuIndex);
   g.gpu.name = text(1);
   g.gpu.uuid = text(2);
   g.gpu.pci_bus_id = text(3);
-  g.gpu.pcie.max_gen = count(4);
-  g.gpu.pcie.max_width = count(5);
-  g.gpu.pcie.current_gen = count(6);
-  g.gpu.pcie.current_width = count(7);
-  if (!row[8].is_boolean()) {
-    throw InputError(fmt::format("run record: '{}[8]' (loaded_read) is not a flag", where));
-  }
-  g.gpu.loaded_read = row[8].get<bool>();
-  g.gpu.pcie_loaded.current_gen = count(9);
-  g.gpu.pcie_loaded.current_width = count(10);
+  g.gpu.pcie.max_gen = count(4, kMaxLinkCount);
+  g.gpu.pcie.max_width = count(5, kMaxLinkCount);
+  g.gpu.pcie.current_gen = count(6, kMaxLinkCount);
+  g.gpu.pcie.current_width = count(7, kMaxLinkCount);
+  if (!cell(8).is_boolean()) refuse(8, "not a flag");
+  g.gpu.loaded_read = cell(8).get<bool>();
+  g.gpu.pcie_loaded.current_gen = count(9, kMaxLinkCount);
+  g.gpu.pcie_loaded.current_width = count(10, kMaxLinkCount);
   g.gpu.pcie_loaded.max_gen = g.gpu.pcie.max_gen;
   g.gpu.pcie_loaded.max_width = g.gpu.pcie.max_width;
   g.pinned_h2d = number(11);
@@ -296,8 +356,9 @@ json fleet_members_to_json(const std::vector<FleetMember>& members) {
   return hosts;
 }
 
-std::vector<FleetMember> fleet_members_from_json(const json& hosts) {
+std::vector<FleetMember> fleet_members_from_json(const json& hosts, const json& config) {
   if (!hosts.is_array()) throw InputError("run record: 'config.hosts' is not an array");
+  const ColumnPlaces places = column_places(config);
   std::vector<FleetMember> members;
   members.reserve(hosts.size());
   for (std::size_t i = 0; i < hosts.size(); ++i) {
@@ -322,7 +383,8 @@ std::vector<FleetMember> fleet_members_from_json(const json& hosts) {
       throw InputError(fmt::format("run record: '{}.gpus' is not an array", where));
     }
     for (std::size_t k = 0; k < h["gpus"].size(); ++k) {
-      m.check.gpus.push_back(gpu_from_row(h["gpus"][k], fmt::format("{}.gpus[{}]", where, k)));
+      m.check.gpus.push_back(
+          gpu_from_row(h["gpus"][k], fmt::format("{}.gpus[{}]", where, k), places));
     }
     judge_check(m.check);
     members.push_back(std::move(m));
@@ -356,7 +418,7 @@ std::vector<FleetMember> fleet_members_of(const RunRecord& fleet) {
     return fleet_members(fleet.members, sources);
   }
   if (!fleet.config.contains("hosts")) return {};
-  return fleet_members_from_json(fleet.config["hosts"]);
+  return fleet_members_from_json(fleet.config["hosts"], fleet.config);
 }
 
 std::vector<std::string> split_gathered(const std::string& bytes,

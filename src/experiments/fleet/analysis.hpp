@@ -98,7 +98,10 @@ RunRecord make_fleet_record(const std::vector<FleetMember>& members, const std::
 // check records it holds whole (members). InputError naming the field for a bad row.
 std::vector<FleetMember> fleet_members_of(const RunRecord& fleet);
 nlohmann::json fleet_members_to_json(const std::vector<FleetMember>& members);
-std::vector<FleetMember> fleet_members_from_json(const nlohmann::json& hosts);
+// `hosts` as config.hosts holds them, each GPU row read by the column names of
+// config.gpu_columns (pinbench's own order where `config` has none).
+std::vector<FleetMember> fleet_members_from_json(const nlohmann::json& hosts,
+                                                 const nlohmann::json& config = nlohmann::json());
 
 // What `check --mpi` gathers at rank 0: every rank's record text, concatenated, and each
 // rank's length. InputError when the lengths do not add up to the bytes.

@@ -7,6 +7,7 @@
 
 #include "experiments/check/report.hpp"
 #include "experiments/fleet/analysis.hpp"
+#include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 
 namespace pinbench::experiments::fleet {
@@ -102,7 +103,13 @@ class Fleet final : public Experiment {
     return fields;
   }
   // Each host's rows read as the analysis reads them: a bad row is refused at load, naming it.
-  void validate(const RunRecord& record) const override { (void)fleet_members_of(record); }
+  // A fleet of no host would read "nothing flagged" of nothing checked.
+  void validate(const RunRecord& record) const override {
+    if (fleet_members_of(record).empty()) {
+      throw InputError(
+          "run record: 'config.hosts' holds no host: a fleet record of no check says nothing");
+    }
+  }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_fleet(record, model);
   }

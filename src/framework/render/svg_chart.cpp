@@ -35,14 +35,7 @@ std::string title_text(const std::string& title, double width) {
   const double room = width - 24;
   double font = 15;
   if (text_width(title, font) > room) font = std::max(11.0, font * room / text_width(title, font));
-  std::string shown = title;
-  while (shown.size() > 4 && text_width(shown, font) > room) {
-    shown.pop_back();
-    while (!shown.empty() && (static_cast<unsigned char>(shown.back()) & 0xC0) == 0x80) {
-      shown.pop_back();
-    }
-  }
-  if (shown != title) shown += "…";
+  const std::string shown = fit_text(title, font, room);
   return fmt::format(
       "<text x=\"12\" y=\"24\" font-size=\"{}\" font-weight=\"600\" fill=\"{}\">{}</text>\n",
       c(font), kTextColour, xml_escape(shown));
@@ -135,10 +128,51 @@ std::string key_colour(const std::string& key, std::size_t fallback_index) {
   return it != kFixed.end() ? it->second : palette_colour(fallback_index);
 }
 
+namespace {
+
+// A UTF-8 continuation byte: part of the character before it.
+bool continues(unsigned char ch) {
+  return (ch & 0xC0) == 0x80;
+}
+
+double width_of(std::size_t characters, double font_px) {
+  return static_cast<double>(characters) * 0.6 * font_px;
+}
+
+}  // namespace
+
 double text_width(std::string_view text, double font_px) {
   std::size_t points = 0;
-  for (unsigned char ch : text) points += (ch & 0xC0) != 0x80;
-  return static_cast<double>(points) * 0.6 * font_px;
+  for (unsigned char ch : text) points += !continues(ch);
+  return width_of(points, font_px);
+}
+
+std::size_t characters_within(double room, double font_px) {
+  if (!(room > 0) || !(font_px > 0)) return 0;
+  const double guess = std::floor(room / width_of(1, font_px));
+  if (!(guess < 1e15)) return static_cast<std::size_t>(1e15);
+  // The same product text_width compares, so a label of exactly that many characters fits.
+  auto k = static_cast<std::size_t>(std::max(0.0, guess));
+  while (k > 0 && width_of(k, font_px) > room) --k;
+  while (width_of(k + 1, font_px) <= room) ++k;
+  return k;
+}
+
+std::string_view first_characters(std::string_view text, std::size_t characters) {
+  std::size_t seen = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (continues(static_cast<unsigned char>(text[i]))) continue;
+    if (seen == characters) return text.substr(0, i);
+    ++seen;
+  }
+  return text;
+}
+
+std::string fit_text(std::string_view text, double font_px, double room, std::size_t at_least) {
+  const std::string_view kept =
+      first_characters(text, std::max(at_least, characters_within(room, font_px)));
+  if (kept.size() == text.size()) return std::string(text);
+  return std::string(kept) + "…";
 }
 
 LinearAxis nice_axis(double max_value, int target_ticks) {
@@ -437,14 +471,7 @@ std::string render_share_chart(const ShareChart& chart) {
     const ShareBar& b = chart.bars[i];
     const double y = top + row_height * static_cast<double>(i);
     const double mid = y + row_height / 2;
-    std::string label = b.label;
-    while (label.size() > 4 && text_width(label, 12) > label_px) {
-      label.pop_back();
-      while (!label.empty() && (static_cast<unsigned char>(label.back()) & 0xC0) == 0x80) {
-        label.pop_back();
-      }
-    }
-    if (label != b.label) label += "…";
+    const std::string label = fit_text(b.label, 12, label_px);
     out += fmt::format(
         "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"12\" text-anchor=\"end\" "
         "fill=\"{}\">{}<title>{}</title></text>\n",

@@ -123,5 +123,14 @@ int write_legend(std::string& out, const std::vector<LegendEntry>& entries, doub
 int legend_rows(const std::vector<LegendEntry>& entries, double width);
 // Rough width of `text` at `font_px`, enough to lay out labels without a font engine.
 double text_width(std::string_view text, double font_px);
+// How many characters at `font_px` fit in `room` pixels, as text_width counts them.
+std::size_t characters_within(double room, double font_px);
+// The first `characters` whole UTF-8 characters of `text` (all of it when it has no more). One
+// pass, so a cut label costs the length of the label, not its square: a host name of 10 MB still
+// renders at once.
+std::string_view first_characters(std::string_view text, std::size_t characters);
+// `text` when it fits `room` at `font_px`, else as many whole characters as fit (never fewer than
+// `at_least`) and "…".
+std::string fit_text(std::string_view text, double font_px, double room, std::size_t at_least = 4);
 
 }  // namespace pinbench

@@ -72,17 +72,10 @@ std::string guess_category(const std::string& name) {
   return "other";
 }
 
+// As many whole characters as fit, and "…" (which the caller draws only where it fits too).
 std::string shorten(const std::string& text, double max_px, double font_px) {
   if (text_width(text, font_px) <= max_px) return text;
-  std::string out;
-  for (char ch : text) {
-    if (text_width(out + "…", font_px) > max_px) break;
-    out += ch;
-  }
-  // Never cut inside a UTF-8 sequence.
-  while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
-  if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0x80) != 0) out.pop_back();
-  return out + "…";
+  return std::string(first_characters(text, characters_within(max_px, font_px))) + "…";
 }
 
 std::string c(double v) {
