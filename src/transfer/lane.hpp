@@ -1,5 +1,6 @@
 // One direction of the staged copy engine: a ring of staging buffers, a coordinator thread and
-// a pool of host copy threads. No CUDA here: the lane talks to the device only through the
+// a channel of the host copy threads' pool (shared with the other direction in an engine, or a
+// pool of the lane's own). No CUDA here: the lane talks to the device only through the
 // DeviceQueue interface, so tests drive it with a simulated device and inject failures.
 //
 // Every chunk passes through two stages, host copy and device copy, in a ring slot of its own:

@@ -1,7 +1,7 @@
 // The public staged copy engine (include/pinbench/staged_copy.hpp): argument checks with
 // cudaPointerGetAttributes, the direct path for small and page-locked copies, and two lanes
-// (lane.hpp), one per direction, each with its own ring of page-locked staging memory, stream
-// and host threads.
+// (lane.hpp), one per direction, each with its own ring of page-locked staging memory and
+// stream, sharing one pool of host threads sized to the process's CPUs (cpu_budget.hpp).
 //
 // A staged copy is ordered after the caller's stream by an event recorded on that stream at the
 // call, which the lane's stream waits on just before the copy's first DMA. Its own end is an
