@@ -27,6 +27,21 @@
 namespace pinbench {
 namespace {
 
+// The bound: seconds where a linear pass takes well under one, and the quadratic one these tests
+// guard against never ended. Under AddressSanitizer in a Debug build everything runs 20 to 30
+// times slower (a linear pass took 13-21 s there), and the bound grows with it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kBoundSeconds = 90.0;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr double kBoundSeconds = 90.0;
+#else
+constexpr double kBoundSeconds = 5.0;
+#endif
+#else
+constexpr double kBoundSeconds = 5.0;
+#endif
+
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
@@ -91,7 +106,7 @@ TEST(BoundedTime, ADoctorRecordOf100000CallsIsReadJudgedAndPrintedInUnderFiveSec
   const ReportModel m = analyse(r);
   const std::string text = render_text(r, m);
   const double took = seconds_since(t0);
-  EXPECT_LT(took, 5.0) << "a doctor record of 100,000 calls took " << took << " s";
+  EXPECT_LT(took, kBoundSeconds) << "a doctor record of 100,000 calls took " << took << " s";
   EXPECT_NE(text.find("[pageable-async]: 100000 calls"), std::string::npos) << text.substr(0, 2000);
   // Each kernel starts 3 us into its call and runs 9 us, to 2 us into the next call: 3 + 2 us of
   // kernels inside each call but the first, and after a call's end 5 us of its kernel within the
@@ -110,7 +125,7 @@ TEST(BoundedTime, ComparingTwoDoctorRecordsOf50000SitesTakesUnderFiveSeconds) {
   const auto t0 = Clock::now();
   const DoctorComparison c = compare_doctor(r, r);
   const double took = seconds_since(t0);
-  EXPECT_LT(took, 5.0) << "comparing two records of 50,000 sites took " << took << " s";
+  EXPECT_LT(took, kBoundSeconds) << "comparing two records of 50,000 sites took " << took << " s";
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].sites.size(), 50000u);
   for (const DoctorSiteChange& s : c.findings[0].sites) ASSERT_TRUE(s.a && s.b) << s.where;
@@ -143,7 +158,7 @@ TEST(BoundedTime, AFleetHostOf100000GpusIsJudgedInUnderFiveSeconds) {
   const RunRecord back = record_from_json(to_json(fleet));
   const ReportModel model = analyse(back);
   const double took = seconds_since(t0);
-  EXPECT_LT(took, 5.0) << "a host of 100,000 GPUs took " << took << " s";
+  EXPECT_LT(took, kBoundSeconds) << "a host of 100,000 GPUs took " << took << " s";
   const FleetAnalysis& a = section<FleetAnalysis>(model);
   ASSERT_EQ(a.gpus.size(), 100000u);
   std::size_t flagged = 0;
@@ -174,7 +189,7 @@ TEST(BoundedTime, ATenMegabyteHostNameInTheFleetsHtmlIsCutAtOnce) {
   const ReportModel model = analyse(fleet);
   const std::string html = render_html(fleet, model, {});
   const double took = seconds_since(t0);
-  EXPECT_LT(took, 5.0) << "a host name of 10 MB took " << took << " s";
+  EXPECT_LT(took, kBoundSeconds) << "a host name of 10 MB took " << took << " s";
   EXPECT_NE(html.find("fleet-gpus"), std::string::npos);
 }
 

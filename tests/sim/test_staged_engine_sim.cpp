@@ -124,9 +124,9 @@ struct FreshMapping {
   }
   ~FreshMapping() { munmap(ptr, bytes); }
   char* data() const { return static_cast<char*>(ptr); }
-  // How many of the pages of [p, p + n) (page-aligned) are resident.
+  // How many of the pages of [p, p + n) (p page-aligned) are resident.
   static std::size_t resident(const char* p, std::size_t n) {
-    std::vector<unsigned char> in(n / 4096);
+    std::vector<unsigned char> in((n + 4095) / 4096);  // mincore reports a partial page too
     EXPECT_EQ(mincore(const_cast<char*>(p), n, in.data()), 0);
     return static_cast<std::size_t>(std::count_if(in.begin(), in.end(),
                                                   [](unsigned char c) { return (c & 1) != 0; }));
