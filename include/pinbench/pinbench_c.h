@@ -47,14 +47,14 @@ typedef struct pinbench_options {
   size_t h2d_direct_below_bytes; /* ABI 2: one threshold per direction */
   size_t d2h_direct_below_bytes;
   size_t max_staging_bytes;
-  int streaming_drain;      /* 0 or 1 */
-  int caller_copies;        /* 0 or 1 */
-  int device;               /* -1: the calling thread's current device */
-  int streaming_fill_edges; /* 0 or 1 (ABI 2) */
-  int caller_drives;        /* 0 or 1 (ABI 3) */
-  int host_threads;         /* 0: sized to the machine (ABI 3) */
+  int streaming_drain;        /* 0 or 1 */
+  int caller_copies;          /* 0 or 1 */
+  int device;                 /* -1: the calling thread's current device */
+  int streaming_fill_edges;   /* 0 or 1 (ABI 2) */
+  int caller_drives;          /* 0 or 1 (ABI 3) */
+  int host_threads;           /* 0: sized to the machine (ABI 3) */
   size_t prefault_from_bytes; /* 0: never (ABI 3) */
-  int fresh_huge_pages;     /* 0 or 1 (ABI 3) */
+  int fresh_huge_pages;       /* 0 or 1 (ABI 3) */
 } pinbench_options;
 
 int pinbench_abi_version(void);

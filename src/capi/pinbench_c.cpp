@@ -12,9 +12,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "framework/record_rows.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"
+#include "framework/record_rows.hpp"
 #include "pinbench/staged_copy.hpp"
 #include "version.hpp"
 

@@ -21,10 +21,10 @@ double quota_from_cpu_max(const std::string& cpu_max);
 double quota_from_cfs(long long quota_us, long long period_us);
 
 struct CpuBudget {
-  int affinity_cpus = 0;     // CPUs in the process's affinity mask (the machine's, if unreadable)
-  double quota_cpus = 0.0;   // the tightest cgroup quota on the way to the root; 0: none
-  int usable = 1;            // what the engine sizes itself to: min(affinity, ceil(quota)), >= 1
-  std::string source;        // how `usable` was found, for records: "affinity", "cgroup quota"
+  int affinity_cpus = 0;    // CPUs in the process's affinity mask (the machine's, if unreadable)
+  double quota_cpus = 0.0;  // the tightest cgroup quota on the way to the root; 0: none
+  int usable = 1;           // what the engine sizes itself to: min(affinity, ceil(quota)), >= 1
+  std::string source;       // how `usable` was found, for records: "affinity", "cgroup quota"
 };
 
 // Combines the two readings: the affinity count, capped by the quota rounded up (a quota of 2.5

@@ -42,8 +42,8 @@ Residency sample_residency(const void* dst, std::size_t bytes) {
   for (std::uintptr_t i = 0; i < samples; ++i) {
     const std::uintptr_t page = samples == 1 ? 0 : i * (pages - 1) / (samples - 1);
     unsigned char in_core = 0;
-    if (mincore(reinterpret_cast<void*>(first + page * kHostPageBytes), kHostPageBytes,
-                &in_core) != 0) {
+    if (mincore(reinterpret_cast<void*>(first + page * kHostPageBytes), kHostPageBytes, &in_core) !=
+        0) {
       continue;  // not mapped as mincore sees it: say nothing of that page
     }
     ++r.sampled;

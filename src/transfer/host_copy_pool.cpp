@@ -182,10 +182,9 @@ bool HostCopyPool::claim_and_copy(Channel& c, std::uint64_t cursor) {
           }
         }
         const auto took = std::chrono::steady_clock::now() - began;
-        c.busy_ns.fetch_add(
-            static_cast<std::uint64_t>(
-                std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()),
-            std::memory_order_relaxed);
+        c.busy_ns.fetch_add(static_cast<std::uint64_t>(
+                                std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()),
+                            std::memory_order_relaxed);
         c.slices.fetch_add(1, std::memory_order_relaxed);
       }
       // The last slice's copier tells the coordinator, which may be asleep waiting for it.

@@ -88,8 +88,7 @@ class HostCopyPool {
   // written once with the value it holds (an atomic compare-and-swap), so pages never touched
   // before are faulted in by several threads at once, ahead of the copy that fills them.
   // Its slices fall on `alignment` boundaries of dst (a power of two, 4 KiB or more).
-  std::uint64_t publish_touch(void* dst, std::size_t bytes, std::size_t alignment,
-                              int channel = 0);
+  std::uint64_t publish_touch(void* dst, std::size_t bytes, std::size_t alignment, int channel = 0);
 
   // Publishes the copies of `count` pieces that lie one after another in a packed range of
   // `bytes` (a batch's chunk: gathering blocks into a staging buffer, or scattering them out of

@@ -254,7 +254,7 @@ std::uint64_t Lane::publish_host(Run& r, std::size_t index, int slot) {
                         p.bytes, p.at};
   }
   return pool_.publish_pieces(r.host_pieces.data() + b.first_piece, b.pieces, b.bytes, stores,
-                                channel_);
+                              channel_);
 }
 
 void Lane::plan(Run& r) {

@@ -295,8 +295,8 @@ struct StagedCopier::Impl {
             transfer::Lane::channel_spec(out, &to_host_bell)});
     to_device = make_lane(in, 0, to_device_bell, to_device_staging.ptr, cudaMemcpyHostToDevice,
                           to_device_queue);
-    to_host = make_lane(out, 1, to_host_bell, to_host_staging.ptr, cudaMemcpyDeviceToHost,
-                        to_host_queue);
+    to_host =
+        make_lane(out, 1, to_host_bell, to_host_staging.ptr, cudaMemcpyDeviceToHost, to_host_queue);
   }
 
   transfer::LaneShape shape(transfer::Flow flow, const StagingRing& ring) const {
@@ -323,8 +323,7 @@ struct StagedCopier::Impl {
 
   std::unique_ptr<transfer::Lane> make_lane(const transfer::LaneShape& shape, int channel,
                                             transfer::Doorbell& bell, void* staging,
-                                            cudaMemcpyKind kind,
-                                            transfer::CudaQueue*& queue_out) {
+                                            cudaMemcpyKind kind, transfer::CudaQueue*& queue_out) {
     std::unique_ptr<transfer::CudaQueue> queue;
     try {
       queue = std::make_unique<transfer::CudaQueue>(device, shape.depth, kind);
@@ -333,8 +332,7 @@ struct StagedCopier::Impl {
                             static_cast<cudaError_t>(e.code()), 0, 0);
     }
     queue_out = queue.get();
-    return std::make_unique<transfer::Lane>(shape, staging, std::move(queue), *pool, channel,
-                                            bell);
+    return std::make_unique<transfer::Lane>(shape, staging, std::move(queue), *pool, channel, bell);
   }
 
   void check_stream(cudaStream_t stream, const char* what) const {
@@ -686,9 +684,8 @@ void StagedCopier::Impl::blocks(transfer::Flow flow, void* dst_arena, const void
     direct(to_dev, kind, pieces, stream, true, what);
     return;
   }
-  StagedCopy copy =
-      staged(to_dev, dst_arena, src_arena, total, stream, what, options.caller_copies,
-             std::move(batch));
+  StagedCopy copy = staged(to_dev, dst_arena, src_arena, total, stream, what, options.caller_copies,
+                           std::move(batch));
   if (options.caller_copies) {
     (to_dev ? *to_device : *to_host)
         .help_until(*copy.state_->progress, transfer::Lane::Until::kFinished);

@@ -13,8 +13,8 @@ TEST(CpuBudget, CgroupV2CpuMaxLines) {
   EXPECT_DOUBLE_EQ(quota_from_cpu_max("250000 100000"), 2.5);
   EXPECT_DOUBLE_EQ(quota_from_cpu_max("400000 100000\n"), 4.0);
   EXPECT_DOUBLE_EQ(quota_from_cpu_max("50000 100000"), 0.5);
-  for (const char* bad : {"", "max", "100000", "abc 100000", "100000 0", "100000 -5",
-                          "-1 100000", "12x 100000"}) {
+  for (const char* bad :
+       {"", "max", "100000", "abc 100000", "100000 0", "100000 -5", "-1 100000", "12x 100000"}) {
     EXPECT_DOUBLE_EQ(quota_from_cpu_max(bad), 0.0) << bad;
   }
 }

@@ -71,8 +71,9 @@ TEST(StagedPlan, Defaults) {
 TEST(StagedPlan, MethodNames) {
   for (StagedMethod m : all_staged_methods()) EXPECT_EQ(parse_staged_method(to_string(m)), m);
   EXPECT_EQ(parse_staged_methods("staged, pinned,staged").size(), 2u);
-  expect_input_error([] { parse_staged_methods("staged,teleport"); },
-                     "unknown method 'teleport' (choose from staged, staged-back-to-back, staged-fresh, pinned");
+  expect_input_error(
+      [] { parse_staged_methods("staged,teleport"); },
+      "unknown method 'teleport' (choose from staged, staged-back-to-back, staged-fresh, pinned");
   expect_input_error([] { parse_staged_methods(""); }, "the method list is empty");
 }
 

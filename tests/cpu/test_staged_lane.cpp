@@ -530,10 +530,10 @@ TEST(StagedLane, CopiesNobodyHelpsFinishOnASharedPool) {
   Doorbell up_bell, down_bell;
   HostCopyPool pool(4, {Lane::channel_spec(up, &up_bell), Lane::channel_spec(down, &down_bell)});
   std::vector<char> up_staging(up.chunk_bytes * 3), down_staging(down.chunk_bytes * 3);
-  Lane to_device(up, up_staging.data(), std::make_unique<FakeQueue>(3, FakeQueue::Knobs{}), pool,
-                 0, up_bell);
-  Lane to_host(down, down_staging.data(), std::make_unique<FakeQueue>(3, FakeQueue::Knobs{}),
-               pool, 1, down_bell);
+  Lane to_device(up, up_staging.data(), std::make_unique<FakeQueue>(3, FakeQueue::Knobs{}), pool, 0,
+                 up_bell);
+  Lane to_host(down, down_staging.data(), std::make_unique<FakeQueue>(3, FakeQueue::Knobs{}), pool,
+               1, down_bell);
   const std::vector<char> src = pattern(kMiB + 7, 81);
   std::vector<char> dst(src.size(), 0);
   for (int round = 0; round < 20; ++round) {

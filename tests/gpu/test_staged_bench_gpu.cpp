@@ -6,11 +6,11 @@
 #include <string>
 
 #include "experiments/pipeline/analysis.hpp"
+#include "experiments/pipeline/measure.hpp"
 #include "experiments/staged/analysis.hpp"
+#include "experiments/staged/measure.hpp"
 #include "experiments/staged/plan.hpp"
 #include "framework/units.hpp"
-#include "experiments/pipeline/measure.hpp"
-#include "experiments/staged/measure.hpp"
 #include "gpu_test.hpp"
 
 namespace pinbench {

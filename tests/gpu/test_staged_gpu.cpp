@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "framework/pattern.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"
 #include "cuda/stream.hpp"
+#include "framework/pattern.hpp"
 #include "gpu_test.hpp"
 #include "pinbench/staged_copy.hpp"
 #include "transfer/testing.hpp"
@@ -146,8 +146,8 @@ TEST(GpuStaged, CopiesIntoFreshMemoryAreByteExact) {
     for (std::size_t n : sizes) {
       for (std::size_t off : {std::size_t{0}, std::size_t{3}, std::size_t{4095}}) {
         const std::size_t map_bytes = n + off + 3 * kGuard;
-        void* m = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                       -1, 0);
+        void* m =
+            mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         ASSERT_NE(m, MAP_FAILED);
         auto* host = static_cast<unsigned char*>(m) + kGuard + off;
         const std::size_t dev_off = (off * 7) % 4099;

@@ -128,8 +128,8 @@ struct FreshMapping {
   static std::size_t resident(const char* p, std::size_t n) {
     std::vector<unsigned char> in((n + 4095) / 4096);  // mincore reports a partial page too
     EXPECT_EQ(mincore(const_cast<char*>(p), n, in.data()), 0);
-    return static_cast<std::size_t>(std::count_if(in.begin(), in.end(),
-                                                  [](unsigned char c) { return (c & 1) != 0; }));
+    return static_cast<std::size_t>(
+        std::count_if(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; }));
   }
   void* ptr = nullptr;
   std::size_t bytes;

@@ -611,8 +611,8 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
 
   const bool fresh = std::find(methods_run.begin(), methods_run.end(),
                                StagedMethod::kStagedFresh) != methods_run.end();
-  const bool h2d = std::find(config.directions.begin(), config.directions.end(),
-                             Direction::kH2D) != config.directions.end();
+  const bool h2d = std::find(config.directions.begin(), config.directions.end(), Direction::kH2D) !=
+                   config.directions.end();
   const std::size_t total =
       config.directions.size() * (sizes.size() * methods_run.size() + 2 * bound_sizes.size()) -
       (fresh && h2d ? sizes.size() : 0);

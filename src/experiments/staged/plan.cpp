@@ -97,13 +97,18 @@ nlohmann::json to_json(const StagedCopyOptions& o) {
                           {"threads", r.threads},
                           {"direct_below_bytes", r.direct_below_bytes}};
   };
-  return {
-      {"to_device", ring(o.to_device)},         {"to_host", ring(o.to_host)},
-      {"edge_chunk_bytes", o.edge_chunk_bytes}, {"max_staging_bytes", o.max_staging_bytes},
-      {"staging_bytes", staging_bytes(o)},      {"streaming_drain", o.streaming_drain},
-      {"caller_copies", o.caller_copies},       {"streaming_fill_edges", o.streaming_fill_edges},
-      {"caller_drives", o.caller_drives},       {"host_threads", o.host_threads},
-      {"prefault_from_bytes", o.prefault_from_bytes}, {"fresh_huge_pages", o.fresh_huge_pages}};
+  return {{"to_device", ring(o.to_device)},
+          {"to_host", ring(o.to_host)},
+          {"edge_chunk_bytes", o.edge_chunk_bytes},
+          {"max_staging_bytes", o.max_staging_bytes},
+          {"staging_bytes", staging_bytes(o)},
+          {"streaming_drain", o.streaming_drain},
+          {"caller_copies", o.caller_copies},
+          {"streaming_fill_edges", o.streaming_fill_edges},
+          {"caller_drives", o.caller_drives},
+          {"host_threads", o.host_threads},
+          {"prefault_from_bytes", o.prefault_from_bytes},
+          {"fresh_huge_pages", o.fresh_huge_pages}};
 }
 
 // --- staged ---------------------------------------------------------------------------------

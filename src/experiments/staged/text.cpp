@@ -280,8 +280,9 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
       "'staged path' says whether the engine staged the copy or passed it straight to the "
       "driver.\n";
   if (std::find(a.methods.begin(), a.methods.end(), "staged-fresh") != a.methods.end()) {
-    out += "  staged fresh = the engine's call to the host into memory never written before, "
-           "mapped anew for each sample (as .cpu() or numpy.empty gives it).\n";
+    out +=
+        "  staged fresh = the engine's call to the host into memory never written before, "
+        "mapped anew for each sample (as .cpu() or numpy.empty gives it).\n";
   }
   if (any_bound) {
     out +=
