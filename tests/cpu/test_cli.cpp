@@ -103,6 +103,11 @@ TEST(Cli, StagedAndPipelineBadInputIsExitTwoWithOrWithoutAGpu) {
                         "size 'banana' is not a number");
   expect_one_line_error(test::run(kBin + "pipeline --d2h-direct-below -5"), 2,
                         "size '-5' is negative");
+  expect_one_line_error(test::run(kBin + "staged --host-threads 2000"), 2,
+                        "host_threads must be 0 (sized to the machine) or 1 to 1024, not 2000");
+  expect_one_line_error(test::run(kBin + "pipeline --host-threads -1"), 2, "not -1");
+  expect_one_line_error(test::run(kBin + "staged --prefault-from banana"), 2,
+                        "size 'banana' is not a number");
 }
 
 TEST(Cli, StagedAndPipelineWithRequireGpuNeedAGpu) {

@@ -464,26 +464,42 @@ TEST(StagedLane, ACopyADrivingCallerLeavesInFlightStillFinishes) {
   EXPECT_EQ(std::memcmp(dst.data(), src.data(), src.size()), 0);
 }
 
+// Two lanes, one each way, on one pool of `threads` host threads, as an engine makes them: small
+// chunks, so a few MiB make many, and fake devices `knobs` slow down.
+struct SharedPoolLanes {
+  SharedPoolLanes(int threads, int down_depth, FakeQueue::Knobs knobs)
+      : up(shape(Flow::kToDevice, 3)),
+        down(shape(Flow::kToHost, down_depth)),
+        pool(threads, {Lane::channel_spec(up, &up_bell), Lane::channel_spec(down, &down_bell)}),
+        up_staging(up.chunk_bytes * 3),
+        down_staging(down.chunk_bytes * static_cast<std::size_t>(down_depth)),
+        to_device(up, up_staging.data(), std::make_unique<FakeQueue>(3, knobs), pool, 0, up_bell),
+        to_host(down, down_staging.data(), std::make_unique<FakeQueue>(down_depth, knobs), pool, 1,
+                down_bell) {}
+  static LaneShape shape(Flow flow, int depth) {
+    LaneShape s;
+    s.flow = flow;
+    s.chunk_bytes = 64 * kKiB;
+    s.depth = depth;
+    s.threads = 2;
+    s.edge_chunk_bytes = 4 * kKiB;
+    return s;
+  }
+  const LaneShape up, down;
+  Doorbell up_bell, down_bell;
+  HostCopyPool pool;
+  std::vector<char> up_staging, down_staging;
+  Lane to_device, to_host;
+};
+
 // Two lanes, one each way, on one pool of two threads (the engine's shared host threads): both
 // directions move at once, every byte arrives, and the pool counts what each channel took.
 TEST(StagedLane, TwoLanesShareOnePoolOfThreads) {
-  LaneShape up;
-  up.flow = Flow::kToDevice;
-  up.chunk_bytes = 64 * kKiB;
-  up.depth = 3;
-  up.threads = 2;
-  up.edge_chunk_bytes = 4 * kKiB;
-  LaneShape down = up;
-  down.flow = Flow::kToHost;
-  down.depth = 4;
-  Doorbell up_bell, down_bell;
-  HostCopyPool pool(2, {Lane::channel_spec(up, &up_bell), Lane::channel_spec(down, &down_bell)});
-  std::vector<char> up_staging(up.chunk_bytes * 3), down_staging(down.chunk_bytes * 4);
-  const FakeQueue::Knobs slow{std::chrono::microseconds(10)};
+  SharedPoolLanes lanes(2, 4, FakeQueue::Knobs{std::chrono::microseconds(10)});
+  HostCopyPool& pool = lanes.pool;
   {
-    Lane to_device(up, up_staging.data(), std::make_unique<FakeQueue>(3, slow), pool, 0, up_bell);
-    Lane to_host(down, down_staging.data(), std::make_unique<FakeQueue>(4, slow), pool, 1,
-                 down_bell);
+    Lane& to_device = lanes.to_device;
+    Lane& to_host = lanes.to_host;
     const std::vector<char> src = pattern(3 * kMiB + 11, 51);
     const std::vector<char> dev_src = pattern(3 * kMiB + 11, 52);
     std::vector<char> dev(src.size(), 0), back(src.size(), 0);
@@ -519,21 +535,9 @@ TEST(StagedLane, TwoLanesShareOnePoolOfThreads) {
 // of the other lane) and the lane waited for ever (the H200, 2026-12-02, a build never merged).
 // Two lanes on four threads, each direction's copies in turn with every thread asleep before.
 TEST(StagedLane, CopiesNobodyHelpsFinishOnASharedPool) {
-  LaneShape up;
-  up.flow = Flow::kToDevice;
-  up.chunk_bytes = 64 * kKiB;
-  up.depth = 3;
-  up.threads = 2;
-  up.edge_chunk_bytes = 4 * kKiB;
-  LaneShape down = up;
-  down.flow = Flow::kToHost;
-  Doorbell up_bell, down_bell;
-  HostCopyPool pool(4, {Lane::channel_spec(up, &up_bell), Lane::channel_spec(down, &down_bell)});
-  std::vector<char> up_staging(up.chunk_bytes * 3), down_staging(down.chunk_bytes * 3);
-  Lane to_device(up, up_staging.data(), std::make_unique<FakeQueue>(3, FakeQueue::Knobs{}), pool, 0,
-                 up_bell);
-  Lane to_host(down, down_staging.data(), std::make_unique<FakeQueue>(3, FakeQueue::Knobs{}), pool,
-               1, down_bell);
+  SharedPoolLanes lanes(4, 3, FakeQueue::Knobs{});
+  Lane& to_device = lanes.to_device;
+  Lane& to_host = lanes.to_host;
   const std::vector<char> src = pattern(kMiB + 7, 81);
   std::vector<char> dst(src.size(), 0);
   for (int round = 0; round < 20; ++round) {
