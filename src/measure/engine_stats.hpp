@@ -10,17 +10,21 @@
 namespace pinbench {
 
 // Written into the record's config.engine: cpu_budget, host_threads, and `lanes`, each
-// direction's thread seconds and slices, with the fresh destinations it prefaulted.
+// direction's thread seconds, slices and the most threads at once, with the fresh destinations it
+// prefaulted.
 inline void put_engine_threads(nlohmann::json& engine, const StagedCopierStats& s) {
   engine["cpu_budget"] = s.cpu_budget;
   engine["host_threads_made"] = s.host_threads;
-  engine["lanes"] = {
-      {"to_device", {{"thread_s", s.to_device_thread_s}, {"slices", s.to_device_slices}}},
-      {"to_host",
-       {{"thread_s", s.to_host_thread_s},
-        {"slices", s.to_host_slices},
-        {"prefaulted_copies", s.prefaulted_copies},
-        {"huge_page_copies", s.huge_page_copies}}}};
+  engine["lanes"] = {{"to_device",
+                      {{"thread_s", s.to_device_thread_s},
+                       {"slices", s.to_device_slices},
+                       {"most_threads", s.to_device_most_threads}}},
+                     {"to_host",
+                      {{"thread_s", s.to_host_thread_s},
+                       {"slices", s.to_host_slices},
+                       {"most_threads", s.to_host_most_threads},
+                       {"prefaulted_copies", s.prefaulted_copies},
+                       {"huge_page_copies", s.huge_page_copies}}}};
 }
 
 }  // namespace pinbench

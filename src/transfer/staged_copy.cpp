@@ -750,6 +750,8 @@ StagedCopierStats StagedCopier::stats() const {
   out.to_host_thread_s = 1e-9 * static_cast<double>(back.busy_ns);
   out.to_device_slices = in.slices;
   out.to_host_slices = back.slices;
+  out.to_device_most_threads = in.most_workers;
+  out.to_host_most_threads = back.most_workers;
   out.prefaulted_copies = impl_->to_host->prefaulted_copies();
   out.huge_page_copies = impl_->to_host->huge_page_copies();
   return out;

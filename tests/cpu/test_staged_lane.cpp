@@ -560,6 +560,42 @@ TEST(StagedLane, CopiesNobodyHelpsFinishOnASharedPool) {
   }
 }
 
+// A channel takes at most its `threads` workers at a time, the rest serving the other channel
+// or sleeping, and still every task finishes with nobody helping: six workers, one channel of
+// one thread and one of three, tasks published on both faster than they are copied, with
+// pauses that put every worker to sleep between rounds.
+TEST(HostCopyPoolHelp, AChannelTakesAtMostItsThreads) {
+  HostCopyPool pool(6, {HostCopyPool::ChannelSpec{4, 1, "fill", nullptr},
+                        HostCopyPool::ChannelSpec{4, 3, "drain", nullptr}});
+  const std::vector<char> src = pattern(2 * kMiB + 123, 71);
+  std::vector<std::vector<char>> dst(8, std::vector<char>(src.size(), 0));
+  for (int round = 0; round < 10; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // every worker asleep
+    std::vector<std::uint64_t> tickets;
+    for (int i = 0; i < 8; ++i) {
+      const int channel = i % 2;
+      std::vector<char>& d = dst[static_cast<std::size_t>(i)];
+      std::fill(d.begin(), d.end(), 0);
+      tickets.push_back(pool.publish(d.data(), src.data(), src.size(),
+                                     reinterpret_cast<std::uintptr_t>(src.data()), Stores::kCached,
+                                     channel));
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (int i = 0; i < 8; ++i) {
+      while (!pool.complete(tickets[static_cast<std::size_t>(i)], i % 2) &&
+             std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+      ASSERT_TRUE(pool.complete(tickets[static_cast<std::size_t>(i)], i % 2))
+          << "round " << round << ", task " << i << " never finished";
+      ASSERT_EQ(std::memcmp(dst[static_cast<std::size_t>(i)].data(), src.data(), src.size()), 0);
+    }
+  }
+  EXPECT_EQ(pool.stats(0).most_workers, 1);
+  EXPECT_GE(pool.stats(1).most_workers, 1);
+  EXPECT_LE(pool.stats(1).most_workers, 3);
+}
+
 // A touch task writes every page of its range with the byte it holds: nothing changes, and the
 // bytes around the range are not written either.
 TEST(HostCopyPoolHelp, ATouchChangesNoByte) {
