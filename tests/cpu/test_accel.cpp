@@ -130,7 +130,7 @@ TEST(AccelSection, RoundTripsAndABadFieldIsNamed) {
           "run record: 'accel.processes[0].outcomes[0].outcome' is 'teleported', not one of "
           "routed, failed, small, page-locked, managed, not-host-device, strided, capturing, "
           "pending-error, other-device, unknown-memory, engine-refused, engine-unavailable, "
-          "forked-child");
+          "forked-child, other-context");
   refused([](nlohmann::json& j) { j["processes"][0]["routed_sizes"][0]["from_bytes"] = 3; },
           "run record: 'accel.processes[0].routed_sizes[0].from_bytes' is 3, not a power of 2");
   refused([](nlohmann::json& j) { j["wall_ms"] = -1; },

@@ -6,8 +6,10 @@ pinbench_experiment(
 
 # accel's library, preloaded into the program (LD_PRELOAD). It holds a staged engine of its own
 # (the engine's sources again) whose CUDA runtime calls are renamed (interpose/runtime_names.hpp)
-# to forwarders into the program's own libcudart: nothing of CUDA is linked, so the program keeps
-# one runtime and the engine's calls never come back through accel's entry points. The C++
+# to forwarders into the program's own libcudart, or, without one, to the driver backend
+# (interpose/driver_runtime.cpp): nothing of CUDA is linked, so the program keeps one runtime and
+# the engine's calls never come back through accel's entry points (the runtime's, interpose.cpp,
+# and the driver's, interpose/driver_entry.cpp). The C++
 # runtime is inside and hidden, as in doctor's library: it lives in someone else's process.
 file(GLOB pinbench_accel_engine_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/transfer/*.cpp)
 add_library(pinbench_accel_engine OBJECT
@@ -19,6 +21,9 @@ target_compile_options(pinbench_accel_engine PRIVATE
   -include ${CMAKE_CURRENT_LIST_DIR}/interpose/runtime_names.hpp)
 add_library(pinbench_accel SHARED
   ${CMAKE_CURRENT_LIST_DIR}/interpose/interpose.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/interpose/driver_entry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/interpose/driver_api.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/interpose/driver_runtime.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interpose/symbols.cpp
   $<TARGET_OBJECTS:pinbench_accel_engine>)
 foreach(target pinbench_accel_engine pinbench_accel)

@@ -40,6 +40,9 @@ std::string ended(const AccelProcess& p) {
 
 std::string reach(const AccelProcess& p) {
   if (out_of_reach(p)) return "out of reach";
+  if (p.called && p.via_driver) {
+    return p.via_runtime ? "shared runtime and driver" : "driver entry points";
+  }
   if (p.called) return p.cupy ? "shared runtime; CuPy out of reach" : "shared runtime";
   if (!p.exit_ran) return "no copy calls seen";
   return p.driver ? "out of reach" : "no CUDA";
@@ -94,7 +97,7 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
   for (const AccelProcess& p : run.processes) {
     if (out_of_reach(p)) ++unreached;
     if (!p.called && !p.driver) ++silent;
-    if (p.cupy && p.called) {
+    if (p.cupy && p.called && !p.via_driver) {
       m.notes.push_back(fmt::format(
           "Process {} loaded CuPy: CuPy's own copies reach the driver without the shared "
           "runtime, out of accel's reach; only the shared runtime's copies are counted.",
@@ -113,8 +116,9 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
   if (unreached > 0) {
     m.notes.push_back(fmt::format(
         "{} process{} used CUDA but made no copy call accel could see: {} copies were out of "
-        "its reach (a runtime linked statically, as nvcc links by default, or CuPy's own path "
-        "to the driver); they ran as without accel.",
+        "its reach (a program that found the driver some way other than its entry-point lookup "
+        "or libcuda's symbols, or a library accel was not preloaded into); they ran as without "
+        "accel.",
         unreached, unreached == 1 ? "" : "es", unreached == 1 ? "its" : "their"));
   }
   if (const std::string left = still_running_words(run.still_running, "accel"); !left.empty()) {

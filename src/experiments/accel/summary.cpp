@@ -38,7 +38,8 @@ constexpr OutcomeWords kOutcomeWords[kOutcomes] = {
     {"unknown-memory", "CUDA could not say what the memory is"},
     {"engine-refused", "refused by the engine's checks (the runtime answered)"},
     {"engine-unavailable", "no engine could be made on the device"},
-    {"forked-child", "in a forked child, which has no engine of its own"}};
+    {"forked-child", "in a forked child, which has no engine of its own"},
+    {"other-context", "a driver call in a context other than the device's primary one"}};
 constexpr const char* kWayNames[kWays] = {"h2d", "d2h", "other"};
 
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 62;
@@ -104,6 +105,8 @@ AccelProcess read_counters(const ProcessCounters& c) {
   p.shared_runtime = (c.reach & kSharedRuntime) != 0;
   p.driver = (c.reach & kDriver) != 0;
   p.cupy = (c.reach & kCupy) != 0;
+  p.via_runtime = (c.reach & kViaRuntime) != 0;
+  p.via_driver = (c.reach & kViaDriver) != 0;
   p.exit_ran = (c.reach & kExitRan) != 0;
   p.chained = (c.reach & kPreloadChained) != 0;
   p.engines = static_cast<int>(c.engines);
@@ -204,6 +207,8 @@ json to_json(const AccelRun& run) {
                          {"shared_runtime", p.shared_runtime},
                          {"driver", p.driver},
                          {"cupy", p.cupy},
+                         {"via_runtime", p.via_runtime},
+                         {"via_driver", p.via_driver},
                          {"exit_ran", p.exit_ran},
                          {"chained", p.chained},
                          {"engines", p.engines},
@@ -244,6 +249,8 @@ AccelRun accel_run_from_json(const json& j) {
     p.shared_runtime = q.flag_or("shared_runtime", false);
     p.driver = q.flag_or("driver", false);
     p.cupy = q.flag_or("cupy", false);
+    p.via_runtime = q.flag_or("via_runtime", p.called);
+    p.via_driver = q.flag_or("via_driver", false);
     p.exit_ran = q.flag_or("exit_ran", false);
     p.chained = q.flag_or("chained", false);
     p.engines = static_cast<int>(q.whole_or("engines", 0, 0, 1 << 16));

@@ -43,6 +43,8 @@ struct AccelProcess {
   bool shared_runtime = false;  // a libcudart.so was loaded (known when exit handlers ran)
   bool driver = false;          // libcuda.so was loaded: it used CUDA
   bool cupy = false;            // CuPy was loaded
+  bool via_runtime = false;     // copies came through the shared runtime's entry points
+  bool via_driver = false;      // and through the driver's (records before 2026-12-03: false)
   bool exit_ran = false;        // it ended through exit(); else _exit, exec, or a signal
   bool chained = false;         // another LD_PRELOAD library stood after accel's
   int engines = 0;

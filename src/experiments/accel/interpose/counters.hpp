@@ -12,7 +12,7 @@
 namespace pinbench::accel {
 
 constexpr char kCountersMagic[8] = {'P', 'B', 'A', 'C', 'C', 'E', 'L', '1'};
-constexpr std::uint32_t kCountersVersion = 1;
+constexpr std::uint32_t kCountersVersion = 2;
 
 // Where a copy went, and when it passed through to the runtime, why. The names in
 // experiments/accel/summary.cpp follow this order; add at the end only.
@@ -31,6 +31,7 @@ enum class Outcome : std::uint32_t {
   kEngineRefused,      // the engine's own checks refused it; the runtime says why
   kEngineUnavailable,  // the engine could not be made on this device
   kForkedChild,        // a forked child: its parent's engine is not its own
+  kOtherContext,       // a driver call in a context other than its device's primary one
   kCount
 };
 
@@ -56,6 +57,8 @@ enum ReachBits : std::uint32_t {
   kCupy = 1u << 3,            // CuPy was loaded (its copies go around the shared runtime)
   kExitRan = 1u << 4,         // the process ended through exit(): its exit handlers ran
   kPreloadChained = 1u << 5,  // another LD_PRELOAD library stood after ours
+  kViaRuntime = 1u << 6,      // copies came through the shared runtime's entry points
+  kViaDriver = 1u << 7,       // copies came through the driver's (its entry-point lookup)
 };
 
 struct ProcessCounters {

@@ -28,6 +28,7 @@
 #include <ctime>
 
 #include "experiments/accel/interpose/counters.hpp"
+#include "experiments/accel/interpose/entry.hpp"
 #include "experiments/accel/interpose/router.hpp"
 #include "experiments/accel/interpose/symbols.hpp"
 
@@ -106,6 +107,8 @@ ProcessCounters* open_counters() {
 
 ProcessCounters* g_counters = nullptr;
 
+}  // namespace
+
 Router& router() {
   static Router* r = [] {
     if (g_counters == nullptr) g_counters = open_counters();
@@ -113,6 +116,13 @@ Router& router() {
   }();
   return *r;
 }
+
+ProcessCounters* counters() {
+  router();
+  return g_counters;
+}
+
+namespace {
 
 void mark_reach() {
   ProcessCounters* c = g_counters;
@@ -149,19 +159,12 @@ __attribute__((constructor)) void start() {
   std::atexit(at_exit);
 }
 
+// Through the runtime's entry points: a call made while the thread is inside accel already
+// (another wrapper's, or the engine's) goes straight on.
 template <typename Pass>
-cudaError_t enter(const CopyCall& call, Pass&& pass) {
-  ProcessCounters* c = g_counters;
-  if ((__atomic_load_n(&c->reach, __ATOMIC_RELAXED) & kCalledUs) == 0) {
-    __atomic_fetch_or(&c->reach, kCalledUs, __ATOMIC_RELAXED);
-  }
-  const cudaError_t result = router().copy(call, pass);
-  if (!g_exit_wait_registered.load(std::memory_order_relaxed) &&
-      __atomic_load_n(&c->engines, __ATOMIC_RELAXED) > 0 &&
-      !g_exit_wait_registered.exchange(true)) {
-    std::atexit(wait_for_routed_copies);
-  }
-  return result;
+cudaError_t enter_runtime(const CopyCall& call, Pass&& pass) {
+  if (inside_accel()) return pass();
+  return enter(call, kViaRuntime, pass);
 }
 
 template <typename Fn>
@@ -174,10 +177,19 @@ cudaStream_t per_thread(cudaStream_t s) {
 }
 
 }  // namespace
+
+void after_copy() {
+  if (!g_exit_wait_registered.load(std::memory_order_relaxed) &&
+      __atomic_load_n(&g_counters->engines, __ATOMIC_RELAXED) > 0 &&
+      !g_exit_wait_registered.exchange(true)) {
+    std::atexit(wait_for_routed_copies);
+  }
+}
+
 }  // namespace pinbench::accel
 
 using pinbench::accel::CopyCall;
-using pinbench::accel::enter;
+using pinbench::accel::enter_runtime;
 using pinbench::accel::next;
 using pinbench::accel::per_thread;
 
@@ -196,60 +208,62 @@ using LastError = cudaError_t (*)();
 PINBENCH_EXPORT cudaError_t cudaMemcpy(void* dst, const void* src, size_t count,
                                        cudaMemcpyKind kind) {
   PINBENCH_REAL(Copy1D, cudaMemcpy);
-  return enter(CopyCall{dst, src, count, 1, 0, 0, kind, nullptr, true},
-               [&] { return real(dst, src, count, kind); });
+  return enter_runtime(CopyCall{dst, src, count, 1, 0, 0, kind, nullptr, true},
+                       [&] { return real(dst, src, count, kind); });
 }
 
 PINBENCH_EXPORT cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t count,
                                             cudaMemcpyKind kind) {
   PINBENCH_REAL(Copy1D, cudaMemcpy_ptds);
-  return enter(CopyCall{dst, src, count, 1, 0, 0, kind, cudaStreamPerThread, true},
-               [&] { return real(dst, src, count, kind); });
+  return enter_runtime(CopyCall{dst, src, count, 1, 0, 0, kind, cudaStreamPerThread, true},
+                       [&] { return real(dst, src, count, kind); });
 }
 
 PINBENCH_EXPORT cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
                                             cudaMemcpyKind kind, cudaStream_t stream) {
   PINBENCH_REAL(Copy1DAsync, cudaMemcpyAsync);
-  return enter(CopyCall{dst, src, count, 1, 0, 0, kind, stream, false},
-               [&] { return real(dst, src, count, kind, stream); });
+  return enter_runtime(CopyCall{dst, src, count, 1, 0, 0, kind, stream, false},
+                       [&] { return real(dst, src, count, kind, stream); });
 }
 
 PINBENCH_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count,
                                                  cudaMemcpyKind kind, cudaStream_t stream) {
   PINBENCH_REAL(Copy1DAsync, cudaMemcpyAsync_ptsz);
-  return enter(CopyCall{dst, src, count, 1, 0, 0, kind, per_thread(stream), false},
-               [&] { return real(dst, src, count, kind, stream); });
+  return enter_runtime(CopyCall{dst, src, count, 1, 0, 0, kind, per_thread(stream), false},
+                       [&] { return real(dst, src, count, kind, stream); });
 }
 
 PINBENCH_EXPORT cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
                                          size_t width, size_t height, cudaMemcpyKind kind) {
   PINBENCH_REAL(Copy2D, cudaMemcpy2D);
-  return enter(CopyCall{dst, src, width, height, dpitch, spitch, kind, nullptr, true},
-               [&] { return real(dst, dpitch, src, spitch, width, height, kind); });
+  return enter_runtime(CopyCall{dst, src, width, height, dpitch, spitch, kind, nullptr, true},
+                       [&] { return real(dst, dpitch, src, spitch, width, height, kind); });
 }
 
 PINBENCH_EXPORT cudaError_t cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src,
                                               size_t spitch, size_t width, size_t height,
                                               cudaMemcpyKind kind) {
   PINBENCH_REAL(Copy2D, cudaMemcpy2D_ptds);
-  return enter(CopyCall{dst, src, width, height, dpitch, spitch, kind, cudaStreamPerThread, true},
-               [&] { return real(dst, dpitch, src, spitch, width, height, kind); });
+  return enter_runtime(
+      CopyCall{dst, src, width, height, dpitch, spitch, kind, cudaStreamPerThread, true},
+      [&] { return real(dst, dpitch, src, spitch, width, height, kind); });
 }
 
 PINBENCH_EXPORT cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src,
                                               size_t spitch, size_t width, size_t height,
                                               cudaMemcpyKind kind, cudaStream_t stream) {
   PINBENCH_REAL(Copy2DAsync, cudaMemcpy2DAsync);
-  return enter(CopyCall{dst, src, width, height, dpitch, spitch, kind, stream, false},
-               [&] { return real(dst, dpitch, src, spitch, width, height, kind, stream); });
+  return enter_runtime(CopyCall{dst, src, width, height, dpitch, spitch, kind, stream, false},
+                       [&] { return real(dst, dpitch, src, spitch, width, height, kind, stream); });
 }
 
 PINBENCH_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const void* src,
                                                    size_t spitch, size_t width, size_t height,
                                                    cudaMemcpyKind kind, cudaStream_t stream) {
   PINBENCH_REAL(Copy2DAsync, cudaMemcpy2DAsync_ptsz);
-  return enter(CopyCall{dst, src, width, height, dpitch, spitch, kind, per_thread(stream), false},
-               [&] { return real(dst, dpitch, src, spitch, width, height, kind, stream); });
+  return enter_runtime(
+      CopyCall{dst, src, width, height, dpitch, spitch, kind, per_thread(stream), false},
+      [&] { return real(dst, dpitch, src, spitch, width, height, kind, stream); });
 }
 
 PINBENCH_EXPORT cudaError_t cudaGetLastError() {

@@ -188,7 +188,10 @@ Outcome Router::route(const CopyCall& c, const Decision& d, cudaError_t& result)
   } catch (const std::exception&) {
     result = cudaErrorUnknown;
   }
-  t_routed_error = result;
+  // Through the runtime's entry points the failure is also the program's next
+  // cudaGetLastError; through the driver's, the CUresult returned is all (a static runtime above
+  // keeps it as its own last error, as it would the driver's).
+  if (!c.driver) t_routed_error = result;
   return Outcome::kFailed;
 }
 

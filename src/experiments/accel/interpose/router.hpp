@@ -51,6 +51,9 @@ struct CopyCall {
   cudaMemcpyKind kind = cudaMemcpyDefault;
   cudaStream_t stream = nullptr;
   bool synchronous = false;  // cudaMemcpy, cudaMemcpy2D
+  // Made through the driver's entry points (cuMemcpyHtoD_v2 and kin): a failure is returned as
+  // the driver's CUresult, and no runtime's last error is kept for it.
+  bool driver = false;
 };
 
 struct Decision {
@@ -76,6 +79,22 @@ class Router {
     cudaError_t result = cudaSuccess;
     if (d.outcome == Outcome::kRouted) d.outcome = route(call, d, result);
     if (d.outcome != Outcome::kRouted && d.outcome != Outcome::kFailed) result = pass();
+    count(d, std::chrono::steady_clock::now() - t0);
+    return result;
+  }
+
+  // Passes `call` on through `pass` without asking, counted as `why` (a check made before the
+  // router could be asked, such as a driver call's context).
+  template <typename Pass>
+  cudaError_t pass_on(const CopyCall& call, Outcome why, Pass&& pass) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Decision d;
+    d.outcome = why;
+    d.way = call.kind == cudaMemcpyHostToDevice   ? Way::kToDevice
+            : call.kind == cudaMemcpyDeviceToHost ? Way::kToHost
+                                                  : Way::kOther;
+    d.bytes = call.width * call.height;
+    const cudaError_t result = pass();
     count(d, std::chrono::steady_clock::now() - t0);
     return result;
   }

@@ -44,13 +44,17 @@ void* runtime_handle() {
 void* runtime_symbol(const char* name) {
   void* handle = runtime_handle();
   if (handle != nullptr) {
-    if (void* fn = dlsym(handle, name)) return fn;
+    if (void* fn = real_dlsym(handle, name)) return fn;
   }
-  return dlsym(RTLD_NEXT, name);
+  return real_dlsym(RTLD_NEXT, name);
+}
+
+bool shared_runtime_loaded() {
+  return runtime_handle() != nullptr;
 }
 
 void* next_symbol(const char* name) {
-  if (void* fn = dlsym(RTLD_NEXT, name)) return fn;
+  if (void* fn = real_dlsym(RTLD_NEXT, name)) return fn;
   return runtime_symbol(name);
 }
 

@@ -18,4 +18,12 @@ void* next_symbol(const char* name);
 // Whether any loaded object's file name contains `part` ("libcuda.so", "cupy").
 bool loaded(const char* part);
 
+// Whether the process has a shared CUDA runtime (a libcudart.so) loaded: the engine's runtime
+// calls go to it; without one (a runtime linked statically, a program of the driver API) they go
+// to the driver backend (driver_runtime.cpp).
+bool shared_runtime_loaded();
+
+// The C library's dlsym, never accel's (driver_entry.cpp defines the program's dlsym).
+void* real_dlsym(void* handle, const char* name);
+
 }  // namespace pinbench::accel
