@@ -39,30 +39,15 @@
 
 #define PINBENCH_EXPORT extern "C" __attribute__((visibility("default")))
 
-using DlsymFn = void* (*)(void*, const char*);
-
 extern "C" {
-// The C library's dlsym, and the question accel's dlsym asks first (null: no answer of its own).
-__attribute__((visibility("hidden"))) DlsymFn pinbench_accel_real_dlsym = nullptr;
+// The question accel's dlsym asks first (null: no answer of its own); the C library's dlsym is
+// pinbench_accel_real_dlsym (symbols.cpp).
 __attribute__((visibility("hidden"))) void* pinbench_accel_dlsym_answer(void* handle,
                                                                         const char* name);
 }
 
 namespace pinbench::accel {
 namespace {
-
-DlsymFn c_library_dlsym() {
-  DlsymFn f = __atomic_load_n(&pinbench_accel_real_dlsym, __ATOMIC_ACQUIRE);
-  if (f != nullptr) return f;
-  // The C library's own versions of dlsym, newest first (2.34 moved it into libc; 2.17 is
-  // AArch64's first).
-  for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"}) {
-    f = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", version));
-    if (f != nullptr) break;
-  }
-  __atomic_store_n(&pinbench_accel_real_dlsym, f, __ATOMIC_RELEASE);
-  return f;
-}
 
 // The copy functions accel hands out: a family, in its two stream forms.
 enum Family { kHtoD, kDtoH, kMemcpy, kHtoDAsync, kDtoHAsync, kMemcpyAsync, kFamilies };
@@ -324,11 +309,6 @@ void* real_get_proc_v1() {
 
 }  // namespace
 
-void* real_dlsym(void* handle, const char* name) {
-  const DlsymFn f = c_library_dlsym();
-  return f == nullptr ? nullptr : f(handle, name);
-}
-
 }  // namespace pinbench::accel
 
 CUresult pinbench_accel_get_proc(const char* symbol, void** pfn, int version, cuuint64_t flags,
@@ -354,7 +334,7 @@ CUresult pinbench_accel_get_proc_v1(const char* symbol, void** pfn, int version,
 // exported names, looked up in a handle (libcuda's, or RTLD_DEFAULT); null for every other name,
 // and for RTLD_NEXT, whose answer depends on the caller.
 void* pinbench_accel_dlsym_answer(void* handle, const char* name) {
-  if (c_library_dlsym() == nullptr) return nullptr;
+  if (!c_library_dlsym_found()) return nullptr;
   if (name == nullptr || name[0] != 'c' || name[1] != 'u' || handle == RTLD_NEXT) return nullptr;
   const bool lookup_v2 = std::strcmp(name, "cuGetProcAddress_v2") == 0;
   const bool lookup_v1 = std::strcmp(name, "cuGetProcAddress") == 0;

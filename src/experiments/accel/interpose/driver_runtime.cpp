@@ -65,7 +65,7 @@ CUresult ensure_context() {
   return a->ctx_set_current(ctx);
 }
 
-#define PINBENCH_NEED(field)  \
+#define PINBENCH_NEED(field)                   \
   const DriverApi* a = pinbench::accel::api(); \
   if (a == nullptr || a->field == nullptr) return missing()
 

@@ -7,8 +7,26 @@
 #include <cstring>
 #include <mutex>
 
+extern "C" {
+// The C library's dlsym, found once: accel's dlsym (driver_entry.cpp) jumps to it.
+__attribute__((visibility("hidden"))) pinbench::accel::DlsymFn pinbench_accel_real_dlsym = nullptr;
+}
+
 namespace pinbench::accel {
 namespace {
+
+DlsymFn c_library_dlsym() {
+  DlsymFn f = __atomic_load_n(&pinbench_accel_real_dlsym, __ATOMIC_ACQUIRE);
+  if (f != nullptr) return f;
+  // The C library's own versions of dlsym, newest first (2.34 moved it into libc; 2.17 is
+  // AArch64's first).
+  for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"}) {
+    f = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", version));
+    if (f != nullptr) break;
+  }
+  __atomic_store_n(&pinbench_accel_real_dlsym, f, __ATOMIC_RELEASE);
+  return f;
+}
 
 struct Search {
   const char* part;
@@ -47,6 +65,15 @@ void* runtime_symbol(const char* name) {
     if (void* fn = real_dlsym(handle, name)) return fn;
   }
   return real_dlsym(RTLD_NEXT, name);
+}
+
+void* real_dlsym(void* handle, const char* name) {
+  const DlsymFn f = c_library_dlsym();
+  return f == nullptr ? nullptr : f(handle, name);
+}
+
+bool c_library_dlsym_found() {
+  return c_library_dlsym() != nullptr;
 }
 
 bool shared_runtime_loaded() {

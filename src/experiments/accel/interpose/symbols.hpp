@@ -23,7 +23,10 @@ bool loaded(const char* part);
 // to the driver backend (driver_runtime.cpp).
 bool shared_runtime_loaded();
 
-// The C library's dlsym, never accel's (driver_entry.cpp defines the program's dlsym).
+// The C library's dlsym, never accel's (driver_entry.cpp defines the program's dlsym), and
+// whether it was found (it is kept in pinbench_accel_real_dlsym for accel's dlsym to jump to).
+using DlsymFn = void* (*)(void*, const char*);
 void* real_dlsym(void* handle, const char* name);
+bool c_library_dlsym_found();
 
 }  // namespace pinbench::accel
