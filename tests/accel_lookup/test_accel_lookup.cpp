@@ -42,7 +42,7 @@ void* own(const char* name) {
   void* fn = dlsym(driver().handle, name);
   Dl_info info{};
   if (fn == nullptr || dladdr(fn, &info) == 0) return nullptr;
-  return std::string(info.dli_fname).find("fake") != std::string::npos ? fn : nullptr;
+  return std::string(info.dli_fname).find("fake_driver") != std::string::npos ? fn : nullptr;
 }
 
 void* lookup(const char* symbol, int version, std::uint64_t flags) {
