@@ -18,8 +18,8 @@
 // dlsym with the caller's return address still on the stack, so the C library sees the caller.
 //
 // A driver copy is routed only in its device's primary context (the runtime's, and the one the
-// engine's staging belongs to): in a context the program made itself it passes on, counted as
-// other-context.
+// engine's staging belongs to): in a context the program made itself, or with none current, it
+// passes on, counted as other-context.
 //
 // This file is compiled without runtime_names.hpp: the names it defines are the program's.
 #include <dlfcn.h>
@@ -94,8 +94,8 @@ bool in_primary_context(cudaStream_t stream) {
   const DriverApi& a = driver().api;
   if (a.ctx_get_current == nullptr || a.ctx_get_device == nullptr) return true;
   CUcontext current = nullptr;
-  // No context: the router's own questions fail and the call passes on as unknown-memory.
-  if (a.ctx_get_current(&current) != CUDA_SUCCESS || current == nullptr) return true;
+  // No context current: the driver answers the call itself (with its error), as without accel.
+  if (a.ctx_get_current(&current) != CUDA_SUCCESS || current == nullptr) return false;
   CUdevice device = 0;
   if (a.ctx_get_device(&device) != CUDA_SUCCESS) return true;
   if (active_primary_context(device) != current) return false;
