@@ -7,11 +7,13 @@
 // (router.hpp) or calls the driver's function exactly as the program would have:
 //
 //   cuMemcpyHtoD_v2, cuMemcpyDtoH_v2, cuMemcpy, cuMemcpyHtoDAsync_v2, cuMemcpyDtoHAsync_v2,
-//   cuMemcpyAsync, and the per-thread default stream form of each (_ptds, _ptsz).
+//   cuMemcpyAsync, cuMemcpy2D_v2, cuMemcpy2DAsync_v2, and the per-thread default stream form of
+//   each (_ptds, _ptsz).
 //
 // Every other name is answered as the C library or the driver answers it. The first versions of
-// cuMemcpyHtoD / cuMemcpyDtoH (32-bit device pointers, before CUDA 3.2) and the 2D and 3D copies
-// are handed out unchanged.
+// cuMemcpyHtoD / cuMemcpyDtoH (32-bit device pointers, before CUDA 3.2), cuMemcpy2DUnaligned and
+// the 3D copies are handed out unchanged; a 2D copy is routed when its rows touch and neither end
+// is an array, as the runtime's cudaMemcpy2D is.
 //
 // dlsym must stay the C library's for every other name, and RTLD_NEXT depends on who calls it:
 // accel's dlsym asks its own question first and, when it has no answer, jumps to the C library's
@@ -50,7 +52,17 @@ namespace pinbench::accel {
 namespace {
 
 // The copy functions accel hands out: a family, in its two stream forms.
-enum Family { kHtoD, kDtoH, kMemcpy, kHtoDAsync, kDtoHAsync, kMemcpyAsync, kFamilies };
+enum Family {
+  kHtoD,
+  kDtoH,
+  kMemcpy,
+  kHtoDAsync,
+  kDtoHAsync,
+  kMemcpyAsync,
+  kCopy2D,
+  kCopy2DAsync,
+  kFamilies
+};
 
 struct Slot {
   const char* name;  // libcuda's exported name
@@ -72,6 +84,8 @@ constexpr FamilyNames kNames[kFamilies] = {
     {"cuMemcpyHtoDAsync", 3020, "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync_v2_ptsz"},
     {"cuMemcpyDtoHAsync", 3020, "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync_v2_ptsz"},
     {"cuMemcpyAsync", 4000, "cuMemcpyAsync", "cuMemcpyAsync_ptsz"},
+    {"cuMemcpy2D", 3020, "cuMemcpy2D_v2", "cuMemcpy2D_v2_ptds"},
+    {"cuMemcpy2DAsync", 3020, "cuMemcpy2DAsync_v2", "cuMemcpy2DAsync_v2_ptsz"},
 };
 
 Slot g_slots[kFamilies][2];
@@ -114,7 +128,9 @@ CUresult driver_copy(CopyCall call, Pass&& pass) {
   const std::size_t least =
       std::min(router().threshold(Way::kToDevice), router().threshold(Way::kToHost));
   // The runtime's error codes are the driver's, number for number.
-  if (call.width >= least && !in_primary_context(call.stream)) {
+  const std::size_t bytes =
+      call.height != 0 && call.width > SIZE_MAX / call.height ? SIZE_MAX : call.width * call.height;
+  if (bytes >= least && !in_primary_context(call.stream)) {
     return static_cast<CUresult>(
         enter_passing(call, kViaDriver, Outcome::kOtherContext, as_runtime));
   }
@@ -174,6 +190,61 @@ CUresult any_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
                      [&] { return real_of<AsyncAny>(kMemcpyAsync, PT)(dst, src, n, s); });
 }
 
+// A 2D copy as a CopyCall: each end's first byte, its pitch and kind of memory. An array at
+// either end, or a kind the driver does not name, makes a call the router passes on (a kind of
+// cudaMemcpyDeviceToDevice: not between host and device).
+CopyCall call_of(const CUDA_MEMCPY2D& c, CUstream s, int per_thread, bool synchronous) {
+  const auto end = [](CUmemorytype type, const void* host, CUdeviceptr device, std::size_t x,
+                      std::size_t y, std::size_t pitch, bool& is_host, bool& known) -> const void* {
+    const std::size_t at = y * pitch + x;
+    is_host = type == CU_MEMORYTYPE_HOST;
+    known =
+        type == CU_MEMORYTYPE_HOST || type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED;
+    if (is_host) return static_cast<const char*>(host) + at;
+    return as_pointer(device + at);
+  };
+  bool src_host = false, dst_host = false, src_known = false, dst_known = false;
+  const void* src = end(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcXInBytes, c.srcY, c.srcPitch,
+                        src_host, src_known);
+  const void* dst = end(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstXInBytes, c.dstY, c.dstPitch,
+                        dst_host, dst_known);
+  cudaMemcpyKind kind = cudaMemcpyDeviceToDevice;
+  if (src_known && dst_known) {
+    if (c.srcMemoryType == CU_MEMORYTYPE_HOST && c.dstMemoryType == CU_MEMORYTYPE_DEVICE) {
+      kind = cudaMemcpyHostToDevice;
+    } else if (c.srcMemoryType == CU_MEMORYTYPE_DEVICE && c.dstMemoryType == CU_MEMORYTYPE_HOST) {
+      kind = cudaMemcpyDeviceToHost;
+    } else if (c.srcMemoryType == CU_MEMORYTYPE_UNIFIED ||
+               c.dstMemoryType == CU_MEMORYTYPE_UNIFIED) {
+      kind = cudaMemcpyDefault;
+    } else if (src_host && dst_host) {
+      kind = cudaMemcpyHostToHost;
+    }
+  }
+  // One row: its pitch does not matter, as for cudaMemcpy2D.
+  const std::size_t dpitch = c.Height > 1 ? c.dstPitch : c.WidthInBytes;
+  const std::size_t spitch = c.Height > 1 ? c.srcPitch : c.WidthInBytes;
+  return CopyCall{
+      const_cast<void*>(dst),   src,        c.WidthInBytes, c.Height, dpitch, spitch, kind,
+      stream_of(per_thread, s), synchronous};
+}
+
+using Copy2D = CUresult (*)(const CUDA_MEMCPY2D*);
+using Copy2DAsync = CUresult (*)(const CUDA_MEMCPY2D*, CUstream);
+
+template <int PT>
+CUresult copy_2d(const CUDA_MEMCPY2D* c) {
+  if (c == nullptr) return real_of<Copy2D>(kCopy2D, PT)(c);
+  return driver_copy(call_of(*c, nullptr, PT, true),
+                     [&] { return real_of<Copy2D>(kCopy2D, PT)(c); });
+}
+template <int PT>
+CUresult copy_2d_async(const CUDA_MEMCPY2D* c, CUstream s) {
+  if (c == nullptr) return real_of<Copy2DAsync>(kCopy2DAsync, PT)(c, s);
+  return driver_copy(call_of(*c, s, PT, false),
+                     [&] { return real_of<Copy2DAsync>(kCopy2DAsync, PT)(c, s); });
+}
+
 }  // namespace
 }  // namespace pinbench::accel
 
@@ -206,6 +277,12 @@ PINBENCH_DRIVER_COPY(cuMemcpyAsync, (CUdeviceptr d, CUdeviceptr s, size_t n, CUs
                      any_async<0>(d, s, n, st))
 PINBENCH_DRIVER_COPY(cuMemcpyAsync_ptsz, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st),
                      any_async<1>(d, s, n, st))
+PINBENCH_DRIVER_COPY(cuMemcpy2D_v2, (const CUDA_MEMCPY2D* c), copy_2d<0>(c))
+PINBENCH_DRIVER_COPY(cuMemcpy2D_v2_ptds, (const CUDA_MEMCPY2D* c), copy_2d<1>(c))
+PINBENCH_DRIVER_COPY(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D* c, CUstream st),
+                     copy_2d_async<0>(c, st))
+PINBENCH_DRIVER_COPY(cuMemcpy2DAsync_v2_ptsz, (const CUDA_MEMCPY2D* c, CUstream st),
+                     copy_2d_async<1>(c, st))
 #undef PINBENCH_DRIVER_COPY
 
 // The entry-point lookup, both versions.
@@ -233,7 +310,11 @@ void fill_slots() {
         {reinterpret_cast<void*>(&pinbench_accel_cuMemcpyDtoHAsync_v2),
          reinterpret_cast<void*>(&pinbench_accel_cuMemcpyDtoHAsync_v2_ptsz)},
         {reinterpret_cast<void*>(&pinbench_accel_cuMemcpyAsync),
-         reinterpret_cast<void*>(&pinbench_accel_cuMemcpyAsync_ptsz)}};
+         reinterpret_cast<void*>(&pinbench_accel_cuMemcpyAsync_ptsz)},
+        {reinterpret_cast<void*>(&pinbench_accel_cuMemcpy2D_v2),
+         reinterpret_cast<void*>(&pinbench_accel_cuMemcpy2D_v2_ptds)},
+        {reinterpret_cast<void*>(&pinbench_accel_cuMemcpy2DAsync_v2),
+         reinterpret_cast<void*>(&pinbench_accel_cuMemcpy2DAsync_v2_ptsz)}};
     for (int f = 0; f < kFamilies; ++f) {
       g_slots[f][0].name = kNames[f].legacy;
       g_slots[f][1].name = kNames[f].per_thread;
