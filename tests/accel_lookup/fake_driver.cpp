@@ -29,6 +29,7 @@ FAKE_COPY(3, cuMemcpyDtoH_v2, (void*, std::uint64_t, std::size_t n), n)
 FAKE_COPY(4, cuMemcpyAsync, (std::uint64_t, std::uint64_t, std::size_t n, void*), n)
 FAKE_COPY(5, cuMemcpyAsync_ptsz, (std::uint64_t, std::uint64_t, std::size_t n, void*), n)
 FAKE_COPY(6, cuMemAlloc_v2, (std::uint64_t*, std::size_t n), n)
+FAKE_COPY(7, cuMemcpy2D_v2, (const void*), 0)
 #undef FAKE_COPY
 
 __attribute__((visibility("default"))) Result cuGetProcAddress_v2(const char* symbol, void** pfn,

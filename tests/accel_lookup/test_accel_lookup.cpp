@@ -3,6 +3,7 @@
 // accel` sets it) and opens a stand-in driver (fake_driver.cpp, soname libcuda.so.1) by the path
 // in PINBENCH_FAKE_DRIVER, then looks its functions up as a program with the runtime linked
 // statically does: dlsym of cuGetProcAddress_v2, then cuGetProcAddress for each name.
+#include <cuda.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -58,7 +59,8 @@ class AccelLookup : public ::testing::Test {
   void SetUp() override {
     ASSERT_NE(dlsym(RTLD_DEFAULT, "cuGetProcAddress_v2"), nullptr)
         << "accel's library is not preloaded (LD_PRELOAD)";
-    ASSERT_NE(driver().handle, nullptr) << "cannot open the stand-in driver " << PINBENCH_FAKE_DRIVER;
+    ASSERT_NE(driver().handle, nullptr)
+        << "cannot open the stand-in driver " << PINBENCH_FAKE_DRIVER;
     ASSERT_NE(driver().get_proc, nullptr);
   }
 };
@@ -115,6 +117,26 @@ TEST_F(AccelLookup, ACopyAccelPassesOnReachesTheDriverOnce) {
     EXPECT_EQ(driver().calls[0], before + 1) << bytes;
     EXPECT_EQ(*driver().last_bytes, bytes);
   }
+}
+
+// A 2D copy whose rows do not touch passes on to the driver's own function, once.
+TEST_F(AccelLookup, AStridedTwoDimensionalCopyReachesTheDriverOnce) {
+  using Copy2D = int (*)(const CUDA_MEMCPY2D*);
+  auto copy = reinterpret_cast<Copy2D>(dlsym(driver().handle, "cuMemcpy2D_v2"));
+  ASSERT_NE(reinterpret_cast<void*>(copy), own("cuMemcpy2D_v2"));
+  std::vector<char> host(4 << 20, 1);
+  CUDA_MEMCPY2D c{};
+  c.srcMemoryType = CU_MEMORYTYPE_HOST;
+  c.srcHost = host.data();
+  c.srcPitch = 8192;
+  c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.dstDevice = 0x100000;
+  c.dstPitch = 8192;
+  c.WidthInBytes = 4096;
+  c.Height = 512;
+  const int before = driver().calls[7];
+  EXPECT_EQ(copy(&c), 0);
+  EXPECT_EQ(driver().calls[7], before + 1);
 }
 
 }  // namespace
