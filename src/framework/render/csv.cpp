@@ -1,5 +1,7 @@
 #include "framework/render/csv.hpp"
 
+#include "framework/printable.hpp"
+
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
@@ -28,7 +30,9 @@ bool is_number(const std::string& text) {
 
 }  // namespace
 
-std::string csv_field(const std::string& text) {
+std::string csv_field(const std::string& raw) {
+  // No control character but a line break or a tab reaches a cell (printable.hpp).
+  const std::string text = printable_text(raw);
   // A cell that a spreadsheet would run as a formula (a record's case or host name from a
   // stranger, "=HYPERLINK(...)") starts with an apostrophe, which the spreadsheet shows as text.
   const bool formula = !text.empty() &&
