@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/signals.hpp"
 #include "framework/errors.hpp"
+#include "framework/printable.hpp"
 #include "framework/text_file.hpp"
 #include "version.hpp"
 
@@ -27,7 +29,8 @@
 namespace {
 
 int fail(pinbench::ExitCode code, const std::string& what) {
-  std::fprintf(stderr, "pinbench: error: %s\n", what.c_str());
+  // A message may quote an argument or a record's words: no control character reaches stderr.
+  std::fprintf(stderr, "pinbench: error: %s\n", pinbench::printable(what).c_str());
   return static_cast<int>(code);
 }
 
@@ -109,6 +112,19 @@ int main(int argc, char** argv) {
     }
     if (given == nullptr)
       return fail(ExitCode::kBadInput, "no subcommand given (see pinbench --help)");
+    // An empty value is no value: `--json ''` would write nothing and `--fail-on ''` turn the
+    // gate off, silently. Leaving the option out is how to not give it.
+    for (const CLI::Option* o : given->app->get_options()) {
+      if (!o->nonpositional() || o->get_type_size_min() == 0 || o->count() == 0) continue;
+      for (const std::string& value : o->results()) {
+        if (value.empty()) {
+          return fail(ExitCode::kBadInput,
+                      fmt::format("{} was given an empty value; give one, or leave {} out (see "
+                                  "pinbench {} --help)",
+                                  o->get_name(), o->get_name(), given->app->get_name()));
+        }
+      }
+    }
     const int code = given->run();
     // What printf left in stdio's buffer goes out now: a full disk is an error, not exit 0.
     if (pinbench::flush_stdout() == pinbench::StdoutWrite::kClosed) return 0;

@@ -8,6 +8,7 @@
 
 #include "cli/program.hpp"
 #include "framework/errors.hpp"
+#include "framework/printable.hpp"
 
 namespace pinbench::cli {
 
@@ -23,7 +24,17 @@ void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& 
                               kDescendantWaitS))
       ->type_name("SECONDS")
       ->check(CLI::Range(0.0, 86400.0));
-  sub->add_option("program", flags.program, "The program and its arguments, after --");
+  // Everything from the program's name on is the program's: `accel ./train --json x` passes
+  // --json to ./train, as `accel -- ./train --json x` does. An option pinbench does not know,
+  // before the program, is a mistake of the command line, not a program named "--jsn".
+  sub->prefix_command();
+  sub->callback([sub, &flags] {
+    flags.program = sub->remaining();
+    if (!flags.program.empty() && flags.program.front().size() > 1 &&
+        flags.program.front()[0] == '-') {
+      throw CLI::ExtrasError(sub->get_name(), {flags.program.front()});
+    }
+  });
 }
 
 RunRecord load_program_replay(const CLI::App& sub, const ProgramFlags& flags,
@@ -41,8 +52,8 @@ RunRecord load_program_replay(const CLI::App& sub, const ProgramFlags& flags,
     throw InputError(fmt::format("run record '{}' is of experiment '{}', not '{}'", flags.replay,
                                  record.experiment, experiment));
   }
-  std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay.c_str(),
-              record.machine.device_name.c_str(), record.created_utc.c_str());
+  std::printf("Replaying %s: %s, recorded %s.\n\n", printable(flags.replay).c_str(),
+              printable(record.machine.device_name).c_str(), printable(record.created_utc).c_str());
   return record;
 }
 

@@ -20,8 +20,9 @@ struct ProgramFlags {
   double wait_s = kDescendantWaitS;  // --wait-descendants SECONDS
 };
 
-// Adds --json, --replay, --wait-descendants and the positional program to `sub`, for records of
-// `experiment`.
+// Adds --json, --replay and --wait-descendants to `sub`, for records of `experiment`, and takes
+// the program: the first word that is not one of `sub`'s options, with every word after it, or
+// the words after `--`.
 void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& experiment);
 
 // For --replay: refuses a program, and any option given beside it but those in `keep` (InputError,
