@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/program_command.hpp"
 #include "cli/signals.hpp"
 #include "framework/errors.hpp"
 #include "framework/printable.hpp"
@@ -92,8 +93,24 @@ int main(int argc, char** argv) {
     }
   }
 
+  // accel and doctor: the words from the program's name on are the program's (a `--` before it
+  // is put in where it was left out), so pinbench takes none of the program's options.
+  std::vector<std::string> args(argv, argv + argc);
+  if (argc > 2) {
+    for (const pinbench::cli::Command& c : commands) {
+      if (c.app->get_name() != args[1] || c.app->get_option_no_throw("program") == nullptr)
+        continue;
+      const std::vector<std::string> rest = pinbench::cli::program_after_marker(
+          *c.app, std::vector<std::string>(args.begin() + 2, args.end()));
+      args.resize(2);
+      args.insert(args.end(), rest.begin(), rest.end());
+    }
+  }
+  std::vector<char*> words;
+  for (std::string& a : args) words.push_back(a.data());
+
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(words.size()), words.data());
     pinbench::cli::install_signal_handlers();
   } catch (const CLI::CallForHelp& e) {
     return print_help(app, e);
@@ -115,7 +132,7 @@ int main(int argc, char** argv) {
     // An empty value is no value: `--json ''` would write nothing and `--fail-on ''` turn the
     // gate off, silently. Leaving the option out is how to not give it.
     for (const CLI::Option* o : given->app->get_options()) {
-      if (!o->nonpositional() || o->get_type_size_min() == 0 || o->count() == 0) continue;
+      if (!o->nonpositional() || o->get_items_expected_min() == 0 || o->count() == 0) continue;
       for (const std::string& value : o->results()) {
         if (value.empty()) {
           return fail(ExitCode::kBadInput,

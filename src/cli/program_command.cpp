@@ -24,17 +24,26 @@ void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& 
                               kDescendantWaitS))
       ->type_name("SECONDS")
       ->check(CLI::Range(0.0, 86400.0));
-  // Everything from the program's name on is the program's: `accel ./train --json x` passes
-  // --json to ./train, as `accel -- ./train --json x` does. An option pinbench does not know,
-  // before the program, is a mistake of the command line, not a program named "--jsn".
-  sub->prefix_command();
-  sub->callback([sub, &flags] {
-    flags.program = sub->remaining();
-    if (!flags.program.empty() && flags.program.front().size() > 1 &&
-        flags.program.front()[0] == '-') {
-      throw CLI::ExtrasError(sub->get_name(), {flags.program.front()});
+  sub->add_option("program", flags.program, "The program and its arguments, after --");
+}
+
+std::vector<std::string> program_after_marker(const CLI::App& sub,
+                                              const std::vector<std::string>& args) {
+  std::vector<std::string> out = args;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") return out;  // said already
+    if (a.size() > 1 && a[0] == '-') {
+      // One of pinbench's options: skip its value when it takes one and was not given "=VALUE".
+      const std::string name = a.substr(0, a.find('='));
+      const CLI::Option* o = sub.get_option_no_throw(name);
+      if (o != nullptr && a.find('=') == std::string::npos && o->get_items_expected_min() > 0) ++i;
+      continue;
     }
-  });
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(i), "--");
+    return out;
+  }
+  return out;
 }
 
 RunRecord load_program_replay(const CLI::App& sub, const ProgramFlags& flags,

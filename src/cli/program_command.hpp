@@ -20,10 +20,16 @@ struct ProgramFlags {
   double wait_s = kDescendantWaitS;  // --wait-descendants SECONDS
 };
 
-// Adds --json, --replay and --wait-descendants to `sub`, for records of `experiment`, and takes
-// the program: the first word that is not one of `sub`'s options, with every word after it, or
-// the words after `--`.
+// Adds --json, --replay, --wait-descendants and the positional program to `sub`, for records of
+// `experiment`.
 void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& experiment);
+
+// `args` (the words after the subcommand's name) with `--` put before the program's name where
+// it was left out: the program is the first word that is neither one of `sub`'s options nor an
+// option's value, and every word from it on is the program's. So `accel ./train --json x` passes
+// --json to ./train, as `accel -- ./train --json x` does, and is never taken by pinbench.
+std::vector<std::string> program_after_marker(const CLI::App& sub,
+                                              const std::vector<std::string>& args);
 
 // For --replay: refuses a program, and any option given beside it but those in `keep` (InputError,
 // exit 2); loads the record, refuses one of another experiment, prints "Replaying PATH: DEVICE,

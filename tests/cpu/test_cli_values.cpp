@@ -27,7 +27,7 @@ TEST(CliValues, AnEmptyValueIsRefusedNotTakenAsNotGiven) {
   const std::string blocks = kRuns + "/blocks-h200-2026-12-02T064418Z.json";
   const std::string doctor = kRuns + "/doctor-pageable-async-h200-2026-12-01T100629Z.json";
   expect_refused(test::run(kBin + "report " + lesson + " --html ''"), "--html", "report");
-  expect_refused(test::run(kBin + "report " + lesson + " --csv=''"), "--csv", "report");
+  expect_refused(test::run(kBin + "report " + lesson + " --markdown ''"), "--markdown", "report");
   expect_refused(test::run(kBin + "lesson --replay " + lesson + " --json ''"), "--json", "lesson");
   expect_refused(test::run(kBin + "blocks --replay " + blocks + " --recommend ''"), "--recommend",
                  "blocks");
@@ -51,6 +51,10 @@ TEST(CliValues, TheWordsAfterTheProgramAreTheProgramsOwn) {
   EXPECT_EQ(own.exit_code, 0) << own.err;
   EXPECT_NE(own.out.find("z"), std::string::npos) << own.out;
   EXPECT_TRUE(std::filesystem::exists(dir + "/y.json"));
+  // A flag takes no value: the word after it is the program.
+  const test::Result flag = test::run(kBin + "doctor --no-calibration echo flagged");
+  EXPECT_EQ(flag.exit_code, 0) << flag.err;
+  EXPECT_NE(flag.out.find("flagged"), std::string::npos) << flag.out << flag.err;
   // An option pinbench does not know, before the program, is a mistake, not a program.
   const test::Result typo = test::run(kBin + "doctor --jsn x -- true");
   EXPECT_EQ(typo.exit_code, 2) << typo.err;
