@@ -53,7 +53,9 @@ void add_cases(const RunRecord& r, ReportModel& m) {
 
 void add_common(const RunRecord& r, ReportModel& m) {
   m.experiment = r.experiment;
-  m.title = fmt::format("pinbench report: {} on {}", r.experiment,
+  // The command's own name, as every layout says it ("pinbench blocks on ...", not "pinbench
+  // report: blocks"), whichever printer or command shows it.
+  m.title = fmt::format("pinbench {} on {}", r.experiment,
                         r.machine.device_name.empty() ? "unknown device" : r.machine.device_name);
   m.published = r.source == "published";
   m.figures_are = m.published ? "Figures are the published ones, one per case"

@@ -251,6 +251,22 @@ void expect_matches_golden(const std::string& rendered, const std::string& name)
   EXPECT_EQ(actual, expected) << "rendering differs from " << path;
 }
 
+std::string unwrapped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] == ' ') {
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] == ' ') ++j;
+      out += ' ';
+      i = j - 1;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

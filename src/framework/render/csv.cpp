@@ -49,6 +49,20 @@ std::string csv_field(const std::string& raw) {
 }
 
 std::string render_csv(const ReportModel& m) {
+  // A record with no measured case (accel, doctor: what a program did) has its figures in its
+  // tables: one row per cell, so a spreadsheet gets them rather than a header over nothing.
+  if (m.cases.empty() && !m.tables.empty()) {
+    std::string out = "experiment,table,row,column,value\r\n";
+    for (const ReportTable& t : m.tables) {
+      for (std::size_t r = 0; r < t.rows.size(); ++r) {
+        for (std::size_t c = 0; c < t.rows[r].size() && c < t.header.size(); ++c) {
+          out += fmt::format("{},{},{},{},{}\r\n", csv_field(m.experiment), csv_field(t.id), r + 1,
+                             csv_field(t.header[c]), csv_field(t.rows[r][c]));
+        }
+      }
+    }
+    return out;
+  }
   std::string out =
       "experiment,part,method,direction,memory,timing,bytes,size,samples,median_ms,min_ms,max_ms,"
       "gb_per_s,call_median_ms,verified,gate,extra,stop,rel_spread,stability,stability_detail,"
