@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/doctor/analysis.hpp"
 #include "fixtures.hpp"
 #include "framework/record.hpp"
 #include "framework/render/csv.hpp"
@@ -162,6 +163,28 @@ TEST(TextLayer, EveryReportSpeaksOneWay) {
   const std::string lesson = render_text(load_record(test::h200_lesson_path()));
   EXPECT_NE(lesson.find("gates passed: "), std::string::npos);
   EXPECT_EQ(lesson.find("Passed ("), std::string::npos);
+}
+
+// Help that agrees with itself: doctor and accel exit with the program's status, so the shared
+// exit codes are not printed under theirs; doctor lists what --fail-on takes; check says how it
+// replays.
+TEST(TextLayer, HelpDoesNotContradictItself) {
+  const std::string bin = std::string(PINBENCH_BINARY) + " ";
+  const std::string shared = "Exit codes: 0 success";
+  for (const char* command : {"doctor", "accel"}) {
+    const test::Result r = test::run(bin + command + " --help");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("Exit: the program's own status"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find(shared), std::string::npos) << command << ": " << r.out;
+  }
+  const std::string doctor = test::run(bin + "doctor --help").out;
+  for (const std::string& id : doctor_finding_ids()) {
+    EXPECT_NE(doctor.find(id), std::string::npos) << id;
+  }
+  const std::string check = test::run(bin + "check --help").out;
+  EXPECT_NE(check.find("--replay"), std::string::npos);
+  EXPECT_EQ(check.find("never"), std::string::npos) << check;
+  EXPECT_NE(test::run(bin + "report --help").out.find(shared), std::string::npos);
 }
 
 }  // namespace
