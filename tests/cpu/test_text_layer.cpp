@@ -165,6 +165,65 @@ TEST(TextLayer, EveryReportSpeaksOneWay) {
   EXPECT_EQ(lesson.find("Passed ("), std::string::npos);
 }
 
+// The README shows real output: each of its blocks that starts with "$ ./build/pinbench ARGS" is
+// made of lines the command prints, in the order it prints them, from a committed record.
+TEST(TextLayer, TheReadmesOutputIsWhatTheCommandsPrint) {
+  const std::string root = fs::path(PINBENCH_DATA_DIR).parent_path().string();
+  const std::vector<std::string> readme = lines_of(test::read_file(root + "/README.md"));
+  std::size_t blocks = 0;
+  for (std::size_t i = 0; i + 1 < readme.size(); ++i) {
+    const std::string prompt = "$ ./build/pinbench ";
+    if (readme[i] != "```" || readme[i + 1].rfind(prompt, 0) != 0) continue;
+    ++blocks;
+    const std::string args = readme[i + 1].substr(prompt.size());
+    const test::Result r =
+        test::run("cd '" + root + "' && " + std::string(PINBENCH_BINARY) + " " + args);
+    const std::vector<std::string> printed = lines_of(r.out);
+    std::size_t at = 0;
+    for (std::size_t j = i + 2; j < readme.size() && readme[j] != "```"; ++j) {
+      const auto found = std::find(printed.begin() + at, printed.end(), readme[j]);
+      EXPECT_NE(found, printed.end()) << "README line " << j + 1 << " is not printed by " << args
+                                      << " (in order): " << readme[j];
+      if (found != printed.end()) at = found - printed.begin() + 1;
+    }
+  }
+  EXPECT_GE(blocks, 2u);
+}
+
+// accel's page has a chart, and its CSV rows (it had a header over nothing).
+TEST(TextLayer, AccelsPageHasAChartAndItsCsvHasRows) {
+  const RunRecord r = load_record(std::string(PINBENCH_DATA_DIR) +
+                                  "/runs/accel-torch-h200-2026-12-02T024712Z.json");
+  const ReportModel m = analyse(r);
+  const std::string html = render_html(r, m, {});
+  EXPECT_NE(html.find("Bytes by outcome"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  const std::string csv = render_csv(m);
+  EXPECT_GT(count_of(csv, "\r\n"), 10u) << csv;
+  EXPECT_NE(csv.find("accel,accel-copies,1,outcome,"), std::string::npos) << csv;
+  EXPECT_EQ(csv.substr(csv.size() - 2), "\r\n");
+}
+
+// staged's legend explains the columns it prints, and no others.
+TEST(TextLayer, StagedsLegendExplainsOnlyItsColumns) {
+  RunRecord r =
+      load_record(std::string(PINBENCH_DATA_DIR) + "/runs/staged-h200-2026-12-01T075638Z.json");
+  const std::string all = render_text(r);
+  EXPECT_NE(all.find("cudaHostRegister"), std::string::npos);
+  r.cases.erase(std::remove_if(r.cases.begin(), r.cases.end(),
+                               [](const Case& c) {
+                                 return c.method != "staged" && c.method != "pinned" &&
+                                        c.method != "pageable-driver";
+                               }),
+                r.cases.end());
+  const std::string few = render_text(r);
+  EXPECT_NE(few.find("driver = cudaMemcpyAsync from pageable memory"), std::string::npos) << few;
+  for (const char* unprinted :
+       {"cudaHostRegister", "cudaMemcpyBatchAsync", "several threads", "staged b2b ="}) {
+    EXPECT_EQ(few.find(unprinted), std::string::npos) << unprinted << "\n" << few;
+  }
+}
+
 // Help that agrees with itself: doctor and accel exit with the program's status, so the shared
 // exit codes are not printed under theirs; doctor lists what --fail-on takes; check says how it
 // replays.
