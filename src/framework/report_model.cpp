@@ -30,7 +30,8 @@ std::string stop_words(const RunRecord& r, const Case& c) {
 
 std::string passed_sentence(const RunRecord& r, const std::string& meaning) {
   // Nothing checked is not "all passed" (a doctor run of a program that copied nothing, say).
-  if (r.gates.empty()) return kNoGates;
+  // A run that measured nothing (doctor or accel without a GPU to calibrate on) says that.
+  if (r.gates.empty()) return r.cases.empty() ? kNothingMeasured : kNoGates;
   return fmt::format("All {} gates passed: {}", r.gates.size(), meaning);
 }
 

@@ -158,6 +158,7 @@ TEST(TextLayer, EveryReportSpeaksOneWay) {
   const std::string host_only = render_text(no_gpu);
   EXPECT_NE(host_only.find("no GPU described"), std::string::npos) << host_only;
   EXPECT_LE(count_of(host_only, "unknown"), 1u) << host_only;
+  EXPECT_NE(host_only.find("nothing was measured here"), std::string::npos) << host_only;
 
   // The gates say it in one form, in a layout of its own and in the model's.
   const std::string lesson = render_text(load_record(test::h200_lesson_path()));

@@ -211,7 +211,9 @@ std::string render_gate_checks(const RunRecord& record, const std::string& what_
     }
   }
   if (!failed.empty()) return "\nChecks\n" + failed;
-  if (record.gates.empty()) return "\nChecks\n  " + kNoGates + "\n";
+  if (record.gates.empty()) {
+    return "\nChecks\n  " + (record.cases.empty() ? kNothingMeasured : kNoGates) + "\n";
+  }
   // The model's own words (report_model.cpp, passed_sentence): every report says it one way.
   return fmt::format("\nChecks\n  All {} gates passed: {}\n", record.gates.size(), what_passed);
 }
