@@ -8,12 +8,15 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/program_command.hpp"
 #include "cli/signals.hpp"
 #include "framework/errors.hpp"
+#include "framework/printable.hpp"
 #include "framework/text_file.hpp"
 #include "version.hpp"
 
@@ -27,7 +30,8 @@
 namespace {
 
 int fail(pinbench::ExitCode code, const std::string& what) {
-  std::fprintf(stderr, "pinbench: error: %s\n", what.c_str());
+  // A message may quote an argument or a record's words: no control character reaches stderr.
+  std::fprintf(stderr, "pinbench: error: %s\n", pinbench::printable(what).c_str());
   return static_cast<int>(code);
 }
 
@@ -89,8 +93,24 @@ int main(int argc, char** argv) {
     }
   }
 
+  // accel and doctor: the words from the program's name on are the program's (a `--` before it
+  // is put in where it was left out), so pinbench takes none of the program's options.
+  std::vector<std::string> args(argv, argv + argc);
+  if (argc > 2) {
+    for (const pinbench::cli::Command& c : commands) {
+      if (c.app->get_name() != args[1] || c.app->get_option_no_throw("program") == nullptr)
+        continue;
+      const std::vector<std::string> rest = pinbench::cli::program_after_marker(
+          *c.app, std::vector<std::string>(args.begin() + 2, args.end()));
+      args.resize(2);
+      args.insert(args.end(), rest.begin(), rest.end());
+    }
+  }
+  std::vector<char*> words;
+  for (std::string& a : args) words.push_back(a.data());
+
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(words.size()), words.data());
     pinbench::cli::install_signal_handlers();
   } catch (const CLI::CallForHelp& e) {
     return print_help(app, e);
@@ -109,6 +129,19 @@ int main(int argc, char** argv) {
     }
     if (given == nullptr)
       return fail(ExitCode::kBadInput, "no subcommand given (see pinbench --help)");
+    // An empty value is no value: `--json ''` would write nothing and `--fail-on ''` turn the
+    // gate off, silently. Leaving the option out is how to not give it.
+    for (const CLI::Option* o : given->app->get_options()) {
+      if (!o->nonpositional() || o->get_items_expected_min() == 0 || o->count() == 0) continue;
+      for (const std::string& value : o->results()) {
+        if (value.empty()) {
+          return fail(ExitCode::kBadInput,
+                      fmt::format("{} was given an empty value; give one, or leave {} out (see "
+                                  "pinbench {} --help)",
+                                  o->get_name(), o->get_name(), given->app->get_name()));
+        }
+      }
+    }
     const int code = given->run();
     // What printf left in stdio's buffer goes out now: a full disk is an error, not exit 0.
     if (pinbench::flush_stdout() == pinbench::StdoutWrite::kClosed) return 0;

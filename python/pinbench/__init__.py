@@ -56,6 +56,11 @@ __all__ = [
 __version__ = "0.1.0"
 
 _OPTION_NAMES = [name for name, _ in Options._fields_]
+# The largest value each field holds: a C int's, or a size_t's.
+_OPTION_LIMITS = {
+    name: (1 << (8 * _ct.sizeof(kind) - (1 if kind is _ct.c_int else 0))) - 1
+    for name, kind in Options._fields_
+}
 
 
 def library_version():
@@ -210,9 +215,8 @@ class StagedCopier:
     NoGpuError without a usable GPU."""
 
     def __init__(self, device=None, **options):
-        L = _load()
-        o = Options()
-        L.pinbench_default_options(_ct.byref(o))
+        # Every argument is checked before the library is loaded or CUDA is called.
+        given = {}
         for name, value in options.items():
             if name not in _OPTION_NAMES or name == "device":
                 raise ArgumentError(
@@ -223,10 +227,25 @@ class StagedCopier:
                 value = int(value)
             if not isinstance(value, int) or value < 0:
                 raise ArgumentError(f"pinbench: StagedCopier option {name} must be a count >= 0")
-            setattr(o, name, value)
+            # ctypes cuts a value to its field's width without a word: 2**32 threads would be 0.
+            largest = _OPTION_LIMITS[name]
+            if value > largest:
+                raise ArgumentError(
+                    f"pinbench: StagedCopier option {name} is {value}, more than its largest, "
+                    f"{largest}"
+                )
+            given[name] = value
         if device is not None:
             if isinstance(device, bool) or not isinstance(device, int) or device < 0:
                 raise ArgumentError(f"pinbench: device must be a CUDA ordinal >= 0, not {device!r}")
+            if device > _OPTION_LIMITS["device"]:
+                raise ArgumentError(f"pinbench: device {device} is no CUDA ordinal")
+        L = _load()
+        o = Options()
+        L.pinbench_default_options(_ct.byref(o))
+        for name, value in given.items():
+            setattr(o, name, value)
+        if device is not None:
             o.device = device
         handle = _ct.c_void_p()
         _raise_for(L.pinbench_copier_create(_ct.byref(o), _ct.byref(handle)))
@@ -361,9 +380,13 @@ def copy_async(dst, src, stream=None):
 
 
 def _record_text(function, path):
+    encoded = os.fsencode(os.fspath(path))
+    # C reads a path up to its first NUL: "a.json\0b" would read a.json, another file.
+    if b"\0" in encoded:
+        raise RecordError(f"the path {os.fspath(path)!r} holds a NUL byte, which no file name has")
     out = _ct.c_void_p()
     L = _load()
-    _raise_for(getattr(L, function)(os.fsencode(os.fspath(path)), _ct.byref(out)))
+    _raise_for(getattr(L, function)(encoded, _ct.byref(out)))
     try:
         return _ct.string_at(out.value).decode("utf-8")
     finally:

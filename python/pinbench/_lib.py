@@ -130,6 +130,10 @@ def lib():
         if _lib is not None:
             return _lib
         tried = []
+        env = os.environ.get("PINBENCH_LIBRARY")
+        if env and not os.path.exists(env):
+            # Asked for by name: another library found elsewhere would not be the one meant.
+            raise Error(f"pinbench: PINBENCH_LIBRARY names {env}, which does not exist")
         for path in candidates():
             if os.sep in path and not os.path.exists(path):
                 tried.append(path + " (absent)")
@@ -149,8 +153,9 @@ def lib():
             _lib = loaded
             return _lib
         raise Error(
-            "pinbench: cannot find libpinbench_c.so; set PINBENCH_LIBRARY to its path "
-            "(docs/python.md). Tried: " + "; ".join(tried)
+            "pinbench: cannot find libpinbench_c.so (make run builds only the CLI); build it "
+            "with `cmake --build build --target pinbench_c` in the source tree, or set "
+            "PINBENCH_LIBRARY to its path (docs/python.md). Tried: " + "; ".join(tried)
         )
 
 

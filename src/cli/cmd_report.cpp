@@ -14,6 +14,7 @@
 #include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "framework/errors.hpp"
+#include "framework/printable.hpp"
 #include "framework/record.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
@@ -71,7 +72,8 @@ int run(ReportOptions o) {
   if (!o.text_path.empty()) write_text_file(o.text_path, render_text(record, model));
   if (!to_stdout) {
     for (const Output& out : outputs) {
-      if (!out.path.empty()) std::printf("%s report written to %s.\n", out.what, out.path.c_str());
+      if (!out.path.empty())
+        std::printf("%s report written to %s.\n", out.what, printable(out.path).c_str());
     }
   }
   return 0;

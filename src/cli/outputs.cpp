@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "framework/printable.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/markdown.hpp"
 #include "framework/report_model.hpp"
@@ -29,7 +30,7 @@ void check_output_paths(const OutputPaths& paths, const std::vector<NamedPath>& 
 void write_outputs(const RunRecord& record, const OutputPaths& paths) {
   if (!paths.json.empty()) {
     save_record(record, paths.json);
-    std::printf("Run record written to %s.\n", paths.json.c_str());
+    std::printf("Run record written to %s.\n", printable(paths.json).c_str());
   }
   if (paths.csv.empty() && paths.markdown.empty()) return;
   // The same analysis as `pinbench report`, so a lesson's --markdown has its predictions.

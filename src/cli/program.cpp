@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "framework/errors.hpp"
+#include "framework/printable.hpp"
 
 extern char** environ;
 
@@ -242,7 +243,8 @@ std::string capture(const std::vector<std::string>& argv) {
 std::string preload_with(const std::string& library, const char* who) {
   const char* other = std::getenv("LD_PRELOAD");
   if (other == nullptr || *other == '\0') return library;
-  std::fprintf(stderr, "pinbench: note: LD_PRELOAD already names %s; %s\n", other, who);
+  std::fprintf(stderr, "pinbench: note: LD_PRELOAD already names %s; %s\n",
+               printable(other).c_str(), who);
   return library + ":" + other;
 }
 

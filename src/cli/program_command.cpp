@@ -8,6 +8,7 @@
 
 #include "cli/program.hpp"
 #include "framework/errors.hpp"
+#include "framework/printable.hpp"
 
 namespace pinbench::cli {
 
@@ -26,6 +27,25 @@ void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& 
   sub->add_option("program", flags.program, "The program and its arguments, after --");
 }
 
+std::vector<std::string> program_after_marker(const CLI::App& sub,
+                                              const std::vector<std::string>& args) {
+  std::vector<std::string> out = args;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") return out;  // said already
+    if (a.size() > 1 && a[0] == '-') {
+      // One of pinbench's options: skip its value when it takes one and was not given "=VALUE".
+      const std::string name = a.substr(0, a.find('='));
+      const CLI::Option* o = sub.get_option_no_throw(name);
+      if (o != nullptr && a.find('=') == std::string::npos && o->get_items_expected_min() > 0) ++i;
+      continue;
+    }
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(i), "--");
+    return out;
+  }
+  return out;
+}
+
 RunRecord load_program_replay(const CLI::App& sub, const ProgramFlags& flags,
                               const std::string& experiment, const std::vector<std::string>& keep) {
   if (!flags.program.empty()) throw InputError("--replay takes no program");
@@ -41,8 +61,8 @@ RunRecord load_program_replay(const CLI::App& sub, const ProgramFlags& flags,
     throw InputError(fmt::format("run record '{}' is of experiment '{}', not '{}'", flags.replay,
                                  record.experiment, experiment));
   }
-  std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay.c_str(),
-              record.machine.device_name.c_str(), record.created_utc.c_str());
+  std::printf("Replaying %s: %s, recorded %s.\n\n", printable(flags.replay).c_str(),
+              printable(record.machine.device_name).c_str(), printable(record.created_utc).c_str());
   return record;
 }
 

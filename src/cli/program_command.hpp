@@ -24,6 +24,13 @@ struct ProgramFlags {
 // `experiment`.
 void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& experiment);
 
+// `args` (the words after the subcommand's name) with `--` put before the program's name where
+// it was left out: the program is the first word that is neither one of `sub`'s options nor an
+// option's value, and every word from it on is the program's. So `accel ./train --json x` passes
+// --json to ./train, as `accel -- ./train --json x` does, and is never taken by pinbench.
+std::vector<std::string> program_after_marker(const CLI::App& sub,
+                                              const std::vector<std::string>& args);
+
 // For --replay: refuses a program, and any option given beside it but those in `keep` (InputError,
 // exit 2); loads the record, refuses one of another experiment, prints "Replaying PATH: DEVICE,
 // recorded TIME." and a blank line, and returns it.

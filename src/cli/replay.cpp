@@ -88,14 +88,14 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const Measuring
   if (!ignored.empty()) {
     std::fprintf(stderr,
                  "pinbench: note: ignored without a GPU: %s (nothing was measured or written)\n",
-                 comma_list(ignored).c_str());
+                 printable(comma_list(ignored)).c_str());
   }
   std::printf(
       "No usable GPU here (%s): replaying the %s recorded on %s on %s\n(%s). Use --require-gpu "
       "to fail instead.\n\n",
       no_gpu.c_str(), experiment_for(experiment).noun().c_str(),
-      record.created_utc.substr(0, 10).c_str(), printable(record.machine.device_name).c_str(),
-      path->c_str());
+      printable(record.created_utc.substr(0, 10)).c_str(),
+      printable(record.machine.device_name).c_str(), printable(*path).c_str());
   const int code = print_run(record, options, true);
   if (run.write_from_record) run.write_from_record(record);
   return code;
@@ -161,8 +161,9 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
     check_outputs({{flags.replay_path, "replayed record"}}, run.more_outputs);
     const RunRecord record = load_replay(flags.replay_path, run.experiments);
     const TextOptions options = print_options(run);
-    std::printf("Replaying %s: %s, recorded %s.\n\n", flags.replay_path.c_str(),
-                printable(record.machine.device_name).c_str(), record.created_utc.c_str());
+    std::printf("Replaying %s: %s, recorded %s.\n\n", printable(flags.replay_path).c_str(),
+                printable(record.machine.device_name).c_str(),
+                printable(record.created_utc).c_str());
     const int code = print_run(record, options, true);
     if (run.write_from_record) run.write_from_record(record);
     return code;

@@ -11,6 +11,7 @@
 #include "cli/progress.hpp"
 #include "cuda/device.hpp"
 #include "framework/errors.hpp"
+#include "framework/printable.hpp"
 #include "framework/render/perfetto.hpp"
 #include "framework/trace_gates.hpp"
 
@@ -33,7 +34,7 @@ TraceSession::TraceSession(std::string path) : path_(std::move(path)) {
   std::string why;
   cupti_ = cuda::CuptiTrace::start(&why);
   if (cupti_ == nullptr) {
-    std::fprintf(stderr, "pinbench: note: running without a trace: %s\n", why.c_str());
+    std::fprintf(stderr, "pinbench: note: running without a trace: %s\n", printable(why).c_str());
   }
 }
 

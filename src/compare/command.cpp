@@ -11,7 +11,9 @@
 #include "compare/compare.hpp"
 #include "compare/text.hpp"
 #include "framework/experiment.hpp"
+#include "framework/printable.hpp"
 #include "framework/record.hpp"
+#include "framework/render/text.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -32,7 +34,8 @@ int run(const CompareOptions& o) {
   if (a.experiment == b.experiment) own = experiment_for(a.experiment).compare(a, b);
   if (!own) {
     const Comparison c = compare_records(a, b, threshold);
-    std::fputs(render_comparison(c, a, o.a_path, b, o.b_path).c_str(), stdout);
+    std::fputs(wrap_text(printable_text(render_comparison(c, a, o.a_path, b, o.b_path))).c_str(),
+               stdout);
     return c.differing() > 0 ? 1 : 0;
   }
   const std::optional<Comparison> cases = compare_common_cases(a, b, threshold);
@@ -40,7 +43,7 @@ int run(const CompareOptions& o) {
       render_records_compared(machine_differences(a.machine, b.machine), a, o.a_path, b, o.b_path) +
       "\n" + own->text;
   if (cases) out += "\n" + render_cases_compared(*cases);
-  std::fputs(out.c_str(), stdout);
+  std::fputs(wrap_text(printable_text(out)).c_str(), stdout);
   return own->differs || (cases && cases->differing() > 0) ? 1 : 0;
 }
 

@@ -67,7 +67,7 @@ std::string render_cases_compared(const Comparison& c) {
       "faster. Flagged when B/A differs from 1 by more than {:g}%.\n\n",
       pct);
 
-  TextTable t({"case", "size", "A GB/s", "B GB/s", "B/A", "change", ""});
+  TextTable t({"case", "size", "A GB/s", "B GB/s", "B/A", "change", "flag"});
   for (const ComparedCase& k : c.common) {
     std::string flag;
     if (!k.ratio) {

@@ -50,18 +50,27 @@ std::size_t first_non_utf8(std::string_view text) {
   return std::string_view::npos;
 }
 
-std::string printable(std::string_view text) {
+namespace {
+
+bool kept_control(unsigned char b, bool keep_lines) {
+  return keep_lines && (b == '\n' || b == '\t');
+}
+
+std::string escaped(std::string_view text, bool keep_lines) {
   bool plain = true;
   for (char c : text) {
     const auto b = static_cast<unsigned char>(c);
-    if (b < 0x20 || b >= 0x7F) plain = false;
+    if ((b < 0x20 && !kept_control(b, keep_lines)) || b >= 0x7F) plain = false;
   }
   if (plain) return std::string(text);
   std::string out;
   out.reserve(text.size() + 8);
   for (std::size_t i = 0; i < text.size();) {
     const auto b = static_cast<unsigned char>(text[i]);
-    if (b < 0x20 || b == 0x7F) {
+    if (kept_control(b, keep_lines)) {
+      out += text[i];
+      ++i;
+    } else if (b < 0x20 || b == 0x7F) {
       out += fmt::format("\\x{:02X}", b);
       ++i;
     } else if (b < 0x80) {
@@ -83,6 +92,16 @@ std::string printable(std::string_view text) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string printable(std::string_view text) {
+  return escaped(text, false);
+}
+
+std::string printable_text(std::string_view text) {
+  return escaped(text, true);
 }
 
 }  // namespace pinbench

@@ -14,6 +14,11 @@ namespace pinbench {
 // that is not part of a well-formed UTF-8 sequence as \xNN. Everything else is kept as it is.
 std::string printable(std::string_view text);
 
+// The same for a whole page of text (a report, a CSV file, an HTML page): newlines and tabs are
+// kept, every other control character is shown escaped as printable() shows it. The last guard
+// of every printer: whatever a field let through, no ESC, BEL, CR, BS or NUL reaches a reader.
+std::string printable_text(std::string_view text);
+
 // The offset of the first byte of `text` that is not part of a well-formed UTF-8 sequence, or
 // std::string_view::npos when every byte is.
 std::size_t first_non_utf8(std::string_view text);

@@ -490,15 +490,19 @@ class PathSax : public nlohmann::json_sax<json> {
     }
     // The lexer's words for a byte that no UTF-8 sequence allows.
     not_utf8_ = std::string_view(e.what()).find("ill-formed UTF-8") != std::string_view::npos;
+    // The text stopped before the JSON did: the one case "truncated?" is a fair guess.
+    ended_ = std::string_view(e.what()).find("unexpected end of input") != std::string_view::npos;
     return false;
   }
 
   const std::string& error() const { return error_; }
   bool not_utf8() const { return not_utf8_; }
+  bool ended() const { return ended_; }
   std::size_t byte() const { return byte_; }
 
  private:
   bool not_utf8_ = false;
+  bool ended_ = false;
   struct Frame {
     json* value;
     bool array;
@@ -747,7 +751,8 @@ json parse_json_text(std::string_view text, const std::string& what) {
     throw InputError(fmt::format("is not valid UTF-8 at byte {} (JSON text is UTF-8)",
                                  at != std::string_view::npos ? at : sax.byte()));
   }
-  throw InputError(fmt::format("is not valid JSON (truncated?) near byte {}", sax.byte()));
+  throw InputError(fmt::format("is not valid JSON{} near byte {}",
+                               sax.ended() ? " (truncated?)" : "", sax.byte()));
 }
 
 json parse_record_text(std::string_view text) {

@@ -168,7 +168,8 @@ RunRecord record_from_json(const nlohmann::json& j);
 //   "cannot open run record 'P'", "'P' is a directory, not a run record",
 //   "run record 'P' is larger than 64 MiB, the most pinbench reads", "run record 'P' is empty",
 //   "'P' is a fifo, not a regular file: pinbench reads a run record only from a file",
-//   "run record 'P' is not valid JSON (truncated?) near byte N",
+//   "run record 'P' is not valid JSON (truncated?) near byte N" (it ends before the JSON does),
+//   "run record 'P' is not valid JSON near byte N" (anything else that is not JSON),
 //   "run record 'P' is not valid UTF-8 at byte N (JSON text is UTF-8)",
 //   "'P': run record: 'cases[0].bytes' is 1e400, a number out of range",
 //   "'P': run record: 'cases[3].samples_ms' is empty: a case without samples has no figure..."
@@ -181,7 +182,8 @@ nlohmann::json parse_record_text(std::string_view text);
 // The same parse for any JSON input pinbench reads (the trace beside a record: read it with
 // read_input_file(path, kMaxTraceBytes, "trace"), then parse_json_text(text, "trace")). Errors:
 // "WHAT: 'traceEvents[7].ts' is 1e400, a number out of range", "WHAT: 'PATH' is nested deeper
-// than 64 levels", or "is not valid JSON (truncated?) near byte N" (the caller adds the file).
+// than 64 levels", or "is not valid JSON near byte N", with "(truncated?)" after "JSON" where the
+// text ends before the JSON does (the caller adds the file).
 nlohmann::json parse_json_text(std::string_view text, const std::string& what);
 
 // Seconds since 1970 for an RFC 3339 date-time (offsets applied), or nothing when `text` is not

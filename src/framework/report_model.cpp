@@ -30,7 +30,8 @@ std::string stop_words(const RunRecord& r, const Case& c) {
 
 std::string passed_sentence(const RunRecord& r, const std::string& meaning) {
   // Nothing checked is not "all passed" (a doctor run of a program that copied nothing, say).
-  if (r.gates.empty()) return kNoGates;
+  // A run that measured nothing (doctor or accel without a GPU to calibrate on) says that.
+  if (r.gates.empty()) return r.cases.empty() ? kNothingMeasured : kNoGates;
   return fmt::format("All {} gates passed: {}", r.gates.size(), meaning);
 }
 
@@ -53,7 +54,9 @@ void add_cases(const RunRecord& r, ReportModel& m) {
 
 void add_common(const RunRecord& r, ReportModel& m) {
   m.experiment = r.experiment;
-  m.title = fmt::format("pinbench report: {} on {}", r.experiment,
+  // The command's own name, as every layout says it ("pinbench blocks on ...", not "pinbench
+  // report: blocks"), whichever printer or command shows it.
+  m.title = fmt::format("pinbench {} on {}", r.experiment,
                         r.machine.device_name.empty() ? "unknown device" : r.machine.device_name);
   m.published = r.source == "published";
   m.figures_are = m.published ? "Figures are the published ones, one per case"

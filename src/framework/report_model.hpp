@@ -137,6 +137,9 @@ int exit_code(const ReportModel& model);
 
 // What a record with no gates says instead of "All 0 gates passed".
 inline const std::string kNoGates = "No gates: the record holds no checked measurement.";
+// The same for a record with no case at all: nothing was measured, so nothing was checked.
+inline const std::string kNothingMeasured =
+    "No gates: nothing was measured here, so nothing was checked.";
 
 // What a table shows for a missing figure (no samples, or the gate failed).
 inline const std::string kDash = "—";

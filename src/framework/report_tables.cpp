@@ -136,6 +136,12 @@ std::string machine_line(const MachineInfo& m) {
   host += ", " + (m.host_memory_bytes > 0 ? format_size(m.host_memory_bytes)
                                           : std::string("host memory unknown"));
   if (!m.os.empty() && m.os != "unknown") host += ", " + m.os;
+  // A record made without a GPU (doctor of a program, on a host with none) describes none: one
+  // phrase says so instead of eight "unknown"s.
+  if (m.device_name.empty() && m.sm_count == 0 && m.driver_version == 0 && m.runtime_version == 0 &&
+      m.device_memory_bytes == 0) {
+    return "no GPU described (the run had none to describe); host " + host;
+  }
   return fmt::format("{} ({}); PCIe {}; driver {} ({}), runtime {}; host {}", device,
                      fmt::join(parts, ", "), pcie_words(m.pcie), known(m.driver_release),
                      cuda_version(m.driver_version), cuda_version(m.runtime_version), host);

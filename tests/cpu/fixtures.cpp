@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -172,7 +174,8 @@ std::string sweep_trace_path() {
 }
 
 Result run(const std::string& command) {
-  const std::string err_path = temp_dir() + "/stderr";
+  const std::string err_dir = temp_dir();
+  const std::string err_path = err_dir + "/stderr";
   const std::string full = command + " 2>" + err_path;
   Result result;
   FILE* pipe = popen(full.c_str(), "r");
@@ -183,6 +186,8 @@ Result run(const std::string& command) {
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.err = read_file(err_path);
+  std::error_code ec;
+  std::filesystem::remove_all(err_dir, ec);
   return result;
 }
 
@@ -195,9 +200,38 @@ Result run_and_signal(const std::string& command, const std::string& ready,
   return run("sh " + script);
 }
 
+namespace {
+
+// Every folder temp_dir() made, removed when the test process ends (each test runs in a process of
+// its own under ctest): a test cleans up after itself, whatever it asserted. A forked child that
+// exits leaves them to its parent.
+class TempDirs {
+ public:
+  ~TempDirs() {
+    if (getpid() != owner_) return;
+    for (const std::string& d : dirs_) {
+      std::error_code ec;
+      std::filesystem::remove_all(d, ec);
+    }
+  }
+  void add(const std::string& dir) { dirs_.push_back(dir); }
+
+ private:
+  pid_t owner_ = getpid();
+  std::vector<std::string> dirs_;
+};
+
+TempDirs& temp_dirs() {
+  static TempDirs dirs;
+  return dirs;
+}
+
+}  // namespace
+
 std::string temp_dir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "pinbench-test-XXXXXX").string();
   if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  temp_dirs().add(tmpl);
   return tmpl;
 }
 
@@ -215,6 +249,22 @@ void expect_matches_golden(const std::string& rendered, const std::string& name)
   const std::string expected = read_file(path);
   ASSERT_FALSE(expected.empty()) << "missing golden file " << path;
   EXPECT_EQ(actual, expected) << "rendering differs from " << path;
+}
+
+std::string unwrapped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] == ' ') {
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] == ' ') ++j;
+      out += ' ';
+      i = j - 1;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
 }
 
 std::string read_file(const std::string& path) {

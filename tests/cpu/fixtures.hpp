@@ -77,6 +77,10 @@ std::string temp_dir();
 void expect_matches_golden(const std::string& rendered, const std::string& name);
 std::string golden_path(const std::string& name);
 
+// Terminal text with its wrapped paragraphs joined again (a line break and the indent after it
+// become one space), for tests that look for a sentence wherever the 100-column wrap broke it.
+std::string unwrapped(const std::string& text);
+
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);
 

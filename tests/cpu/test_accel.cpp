@@ -278,11 +278,12 @@ TEST(AccelCli, WhatTheProgramLeavesRunningIsWaitedForOrNamed) {
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_LT(took, 2.5);
-  EXPECT_NE(r.err.find("1 process the program started was still running when accel stopped "
-                       "waiting for it (pid "),
+  EXPECT_NE(test::unwrapped(r.err).find(
+                "1 process the program started was still running when accel stopped "
+                "waiting for it (pid "),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("(sleep 3)"), std::string::npos) << r.err;
+  EXPECT_NE(test::unwrapped(r.err).find("(sleep 3)"), std::string::npos) << r.err;
   const AccelRun run = accel_run_from_json(load_record(dir + "/run.json").accel);
   ASSERT_EQ(run.still_running.size(), 1u);
   EXPECT_NE(run.still_running[0].find("sleep 3"), std::string::npos);

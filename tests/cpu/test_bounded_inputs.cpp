@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "doctor_fixtures.hpp"
+#include "fixtures.hpp"
 #include "experiments/check/analysis.hpp"
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/compare.hpp"
@@ -104,7 +105,7 @@ TEST(BoundedTime, ADoctorRecordOf100000CallsIsReadJudgedAndPrintedInUnderFiveSec
   // What `report`, `--replay` and `compare` do with it: read the section (every call's site
   // looked up), judge it, print it.
   const ReportModel m = analyse(r);
-  const std::string text = render_text(r, m);
+  const std::string text = test::unwrapped(render_text(r, m));
   const double took = seconds_since(t0);
   EXPECT_LT(took, kBoundSeconds) << "a doctor record of 100,000 calls took " << took << " s";
   EXPECT_NE(text.find("[pageable-async]: 100000 calls"), std::string::npos) << text.substr(0, 2000);

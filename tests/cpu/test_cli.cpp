@@ -70,7 +70,8 @@ TEST(Cli, BadSizesAreExitTwoWithOrWithoutAGpu) {
   expect_one_line_error(test::run(kBin + "lesson --sizes 0"), 2, "size '0' is zero");
   expect_one_line_error(test::run(kBin + "lesson --sizes=-4MiB"), 2, "size '-4MiB' is negative");
   expect_one_line_error(test::run(kBin + "lesson --sizes 4MiB,lots"), 2, "size 'lots'");
-  expect_one_line_error(test::run(kBin + "lesson --sizes ''"), 2, "size list is empty");
+  expect_one_line_error(test::run(kBin + "lesson --sizes ''"), 2,
+                        "--sizes was given an empty value");
   expect_one_line_error(test::run(kBin + "lesson --async-size 12QB"), 2, "unknown unit 'QB'");
   expect_one_line_error(test::run(kBin + "lesson --kernel-size 6"), 2, "multiple of 4 bytes");
   expect_one_line_error(test::run(kBin + "lesson --iterations 0"), 2, "at least 1");

@@ -602,7 +602,7 @@ TEST(DoctorReport, TheModelHasAFindingTableAndAChartOfTimeLost) {
   EXPECT_TRUE(table);
   ASSERT_EQ(m.charts.size(), 1u);
   EXPECT_EQ(m.charts[0].bars.size(), 1u);
-  const std::string text = render_text(r, m);
+  const std::string text = test::unwrapped(render_text(r, m));
   EXPECT_NE(text.find("[pageable-async]: 10 calls, 40 MiB, 10.000 ms host time, 9.900 ms lost"),
             std::string::npos)
       << text;

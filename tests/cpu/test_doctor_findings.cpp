@@ -493,7 +493,7 @@ TEST(DoctorHeadline, FindingsRankedByTimeSavedAndOneLineAtTheTop) {
   const ReportModel m = analyse(r);
   ASSERT_FALSE(m.notes.empty());
   EXPECT_EQ(m.notes[0], a.headline);
-  const std::string out = render_text(r, m);
+  const std::string out = test::unwrapped(render_text(r, m));
   EXPECT_LT(out.find(a.headline), out.find("Program: exited"));
   EXPECT_NE(render_markdown(m).find(a.headline), std::string::npos);
 }
@@ -582,7 +582,8 @@ TEST(MachineAddressing, InfoNamesTheAddressingModeAndTheLessonWarnsBeforeItsPred
   const std::string text = render_text(lesson, model);
   const std::size_t predictions = text.find("\nPredictions\n");
   ASSERT_NE(predictions, std::string::npos);
-  EXPECT_EQ(text.find(a.premise_warning), predictions + 15);  // "  " after the heading
+  // "  " after the heading, then the warning (wrapped at 100 columns).
+  EXPECT_EQ(test::unwrapped(text.substr(predictions + 15)).rfind(a.premise_warning, 0), 0u);
   // The machine table names the mode only where it changes what pageable memory means.
   bool row = false;
   for (const auto& [k, v] : machine_fields(lesson.machine)) row = row || k == "Pageable memory";

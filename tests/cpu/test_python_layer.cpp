@@ -243,8 +243,9 @@ TEST(TorchCli, FlagsAndReplay) {
   // The replay states the torch goals as the live run printed them.
   r = test::run(bin + "staged --replay " + record);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("python-staged at 5x torch's pageable x.to(\"cuda\", non_blocking=True) or "
-                       "better from 64 MiB up: missed"),
+  EXPECT_NE(test::unwrapped(r.out).find(
+                "python-staged at 5x torch's pageable x.to(\"cuda\", non_blocking=True) or "
+                "better from 64 MiB up: missed"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("torch-copy-to-pinned"), std::string::npos);

@@ -58,7 +58,7 @@ const std::map<std::string, Kind> kKinds = {
     {"accel", {"accel", "pinbench accel: ", "Accel"}},
     {"check", {"check", "pinbench check: ", "Check"}},
     {"host", {"host", "pinbench host: ", "Host"}},
-    {"blocks", {"blocks", "pinbench report: blocks on ", "Blocks"}},
+    {"blocks", {"blocks", "pinbench blocks on ", "Blocks"}},
     // A fleet is put together, not measured: no device in its header, no wall time.
     {"fleet", {"fleet", "pinbench fleet: ", ""}},
 };
@@ -404,7 +404,9 @@ TEST(ReplayCli, AnInterruptedRecordSaysSoFirst) {
   const std::string banner =
       "INCOMPLETE: SIGINT stopped this run after 3 cases; the record holds every case measured "
       "before it, and nothing after.";
-  EXPECT_NE(r.out.find("\n\n" + banner + "\n\npinbench pipeline:"), std::string::npos) << r.out;
+  EXPECT_NE(test::unwrapped(r.out).find("\n\n" + banner + "\n\npinbench pipeline:"),
+            std::string::npos)
+      << r.out;
   const test::Result md = test::run(kBin + "report " + dir + "/cut.json --markdown -");
   EXPECT_NE(md.out.find(banner), std::string::npos) << md.out;
 }

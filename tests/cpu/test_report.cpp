@@ -166,7 +166,7 @@ TEST(ReportCsv, NeutralisesWhatASpreadsheetWouldRun) {
   EXPECT_EQ(csv_field("@SUM(1)"), "'@SUM(1)");
   EXPECT_EQ(csv_field("-2+3"), "'-2+3");
   EXPECT_EQ(csv_field("\t=1"), "'\t=1");
-  EXPECT_EQ(csv_field("\r=1"), "\"'\r=1\"");
+  EXPECT_EQ(csv_field("\r=1"), "\\x0D=1");  // no raw CR in a cell: shown escaped
   EXPECT_EQ(csv_field("-1.5"), "-1.5");
   EXPECT_EQ(csv_field("+2e3"), "+2e3");
   EXPECT_EQ(csv_field("-inf"), "'-inf");

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "framework/record.hpp"
 #include "fixtures.hpp"
+#include "framework/record.hpp"
 
 namespace pinbench {
 namespace {
@@ -118,7 +118,7 @@ TEST_F(Browser, LessonReportWithATimelineLoadsCleanly) {
   const Page page =
       load(chromium_, dir + "/lesson.html", screenshot_path("report-h200-with-trace.png"));
   // Rate by size in each direction, the pageable/pinned ratio, the call share, the timeline.
-  expect_loaded(page, 5, "pinbench report: lesson on NVIDIA H200, 2026-11-30T15:59:47Z");
+  expect_loaded(page, 5, "pinbench lesson on NVIDIA H200, 2026-11-30T15:59:47Z");
   EXPECT_EQ(count(page.dom, "<svg class=\"chart timeline\""), 1u);
   EXPECT_EQ(count(page.dom, "class=\"point\""), 30u);
   EXPECT_EQ(count(page.dom, "class=\"event\""), 13u);
@@ -132,7 +132,7 @@ TEST_F(Browser, GenericSweepReportLoadsCleanly) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Page page = load(chromium_, dir + "/sweep.html", screenshot_path("report-sweep.png"));
   // Four panels, each as page-locked and pageable kinds.
-  expect_loaded(page, 8, "pinbench report: sweep on Hand-made GPU, 2026-12-01T10:00:00Z");
+  expect_loaded(page, 8, "pinbench sweep on Hand-made GPU, 2026-12-01T10:00:00Z");
   EXPECT_EQ(count(page.dom, "class=\"point\""), 159u);
 }
 
@@ -183,7 +183,7 @@ TEST_F(Browser, EveryCommittedRecordKindLoadsCleanlyWithItsCharts) {
     const std::string device =
         rec.machine.device_name.empty() ? "unknown device" : rec.machine.device_name;
     expect_loaded(page, c.charts,
-                  "pinbench report: " + rec.experiment + " on " + device + ", " + rec.created_utc);
+                  "pinbench " + rec.experiment + " on " + device + ", " + rec.created_utc);
     EXPECT_EQ(count(page.dom, std::string("<svg class=\"chart ") + c.kind), c.of_kind);
     // A chart heading with no chart under it is what this test exists to catch.
     EXPECT_EQ(page.dom.find("<div class=\"charts\">\n</div>"), std::string::npos);

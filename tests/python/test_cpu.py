@@ -169,6 +169,10 @@ class Arguments(unittest.TestCase):
         self.assertIn("h2d_chunk_bytes", m)
         self.assertIn("must be a count >= 0", message(self, pinbench.StagedCopier, h2d_depth=-1))
         self.assertIn("must be a CUDA ordinal", message(self, pinbench.StagedCopier, device=-3))
+        # A C int holds at most 2**31 - 1: more was cut to its low 32 bits without a word.
+        m = message(self, pinbench.StagedCopier, host_threads=2**32 + 1)
+        self.assertIn("host_threads is 4294967297, more than its largest, 2147483647", m)
+        self.assertIn("more than its largest", message(self, pinbench.StagedCopier, h2d_chunk_bytes=2**64))
 
 
 @unittest.skipIf(np is None, "NumPy is not installed")
@@ -242,6 +246,22 @@ class Records(unittest.TestCase):
                 self.assertEqual(row["extra." + key], value)
         self.assertEqual(list(rows[0])[:6], ["experiment", "created_utc", "pinbench_version",
                                              "device", "record_incomplete", "part"])
+
+    def test_a_path_with_a_nul_reads_no_other_file(self):
+        with self.assertRaises(pinbench.RecordError) as cm:
+            pinbench.read_rows(STAGED + "\0.ignored")
+        self.assertIn("holds a NUL byte", str(cm.exception))
+
+    def test_a_missing_library_named_by_the_environment_is_an_error(self):
+        import subprocess
+        import sys
+
+        env = dict(os.environ, PINBENCH_LIBRARY="/nonexistent/libpinbench_c.so")
+        code = "import pinbench; pinbench.library_version()"
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("PINBENCH_LIBRARY names /nonexistent/libpinbench_c.so, which does not exist",
+                      r.stderr)
 
     def test_whole_record(self):
         r = pinbench.read_record(STAGED)

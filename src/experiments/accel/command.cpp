@@ -25,6 +25,7 @@
 #include "experiments/accel/summary.hpp"
 #include "framework/errors.hpp"
 #include "framework/interrupt.hpp"
+#include "framework/printable.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
 #include "measure/run_record.hpp"
@@ -109,8 +110,8 @@ int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
   std::fputs(render_text(record, model).c_str(), stderr);
   if (!flags.json.empty()) {
     save_record(record, flags.json);
-    std::fprintf(stderr, "Record written to %s (pinbench accel --replay %s)\n", flags.json.c_str(),
-                 flags.json.c_str());
+    std::fprintf(stderr, "Record written to %s (pinbench accel --replay %s)\n",
+                 printable(flags.json).c_str(), printable(flags.json).c_str());
   }
   return done.signal != 0 ? exit_code_for_signal(done.signal) : done.exit_status;
 }

@@ -190,6 +190,29 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
   }
   sizes.notes.push_back("Each row holds copies from its size up to twice it.");
   if (!sizes.rows.empty()) m.tables.push_back(std::move(sizes));
+
+  // The page's picture: how many bytes each outcome carried, each way, over every process.
+  ChartSpec chart;
+  chart.kind = ChartKind::kBars;
+  chart.id = "accel-bytes";
+  chart.title = "Bytes by outcome";
+  chart.axis_title = "MiB";
+  chart.value_suffix = " MiB";
+  chart.decimals = 1;
+  chart.caption =
+      "The bytes of the program's copy calls, by direction and by what accel did "
+      "with them (routed through the staged engine, or passed on and why), over "
+      "every process";
+  for (const char* direction : {"h2d", "d2h", "other"}) {
+    for (const std::string& outcome : outcome_names()) {
+      const AccelTally t = total(run, direction, outcome);
+      if (t.copies == 0) continue;
+      chart.bars.push_back({direction_words(direction) + ", " + outcome, outcome,
+                            static_cast<double>(t.bytes) / (1 << 20),
+                            fmt::format("{} calls", t.copies)});
+    }
+  }
+  if (!chart.bars.empty()) m.charts.push_back(std::move(chart));
 }
 
 ExperimentComparison compare_accel(const RunRecord& a, const RunRecord& b) {
@@ -197,7 +220,7 @@ ExperimentComparison compare_accel(const RunRecord& a, const RunRecord& b) {
   const AccelRun rb = b.accel.is_null() ? AccelRun{} : accel_run_from_json(b.accel);
   ExperimentComparison out;
   TextTable t({"direction", "outcome", "A calls", "A MiB", "A GB/s", "B calls", "B MiB", "B GB/s",
-               "B/A", ""},
+               "B/A", "flag"},
               {false, false, true, true, true, true, true, true, true, false});
   std::vector<std::string> worse;
   for (const char* direction : {"h2d", "d2h", "other"}) {

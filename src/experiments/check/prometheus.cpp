@@ -90,12 +90,22 @@ std::string gpu_labels(const MetricsGpu& g) {
 }  // namespace
 
 std::string metric_label(const std::string& value) {
+  // A line feed is the exposition format's own \n, so a host named "a<LF>b" and one named
+  // "a\x0Ab" (a backslash, then x0A) stay two series; any other control character is shown escaped
+  // (printable.hpp), and then every backslash and quote is escaped as the format asks.
   std::string out;
-  for (char c : printable(value)) {
-    if (c == '\\' || c == '"') out += '\\';
-    out += c;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t nl = value.find('\n', at);
+    for (char c :
+         printable(std::string_view(value).substr(at, nl == std::string::npos ? nl : nl - at))) {
+      if (c == '\\' || c == '"') out += '\\';
+      out += c;
+    }
+    if (nl == std::string::npos) return out;
+    out += "\\n";
+    at = nl + 1;
   }
-  return out;
 }
 
 std::string check_record_metrics(const RunRecord& check) {

@@ -52,7 +52,7 @@ void build_check_section(const RunRecord& r, ReportModel& m) {
   m.section = analyse_check(r);
   const CheckAnalysis& a = section<CheckAnalysis>(m);
   m.title = fmt::format("pinbench check: {} GPU{} of host {}", a.gpus.size(),
-                        a.gpus.size() == 1 ? "" : "s", a.hostname.empty() ? "?" : a.hostname);
+                        a.gpus.size() == 1 ? "" : "s", a.hostname.empty() ? "unknown" : a.hostname);
   ReportTable t;
   t.id = "check-gpus";
   t.title =
@@ -66,7 +66,7 @@ void build_check_section(const RunRecord& r, ReportModel& m) {
   std::vector<std::pair<std::string, const GpuCheck*>> labelled;
   for (const GpuCheck& g : a.gpus) {
     t.rows.push_back({std::to_string(g.gpu.index), g.gpu.name, g.gpu.uuid, g.gpu.pci_bus_id,
-                      g.gpu.numa_node >= 0 ? std::to_string(g.gpu.numa_node) : "?",
+                      g.gpu.numa_node >= 0 ? std::to_string(g.gpu.numa_node) : "unknown",
                       link_cell(g.gpu), figure_cell(g.pinned_h2d), figure_cell(g.pinned_d2h),
                       figure_cell(g.pageable_h2d), figure_cell(g.pageable_d2h),
                       figure_cell(g.round_trip_p50_us, "{:.1f}"),

@@ -32,6 +32,7 @@
 #include "experiments/doctor/trace.hpp"
 #include "framework/errors.hpp"
 #include "framework/interrupt.hpp"
+#include "framework/printable.hpp"
 #include "framework/render/perfetto.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
@@ -275,7 +276,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   pinbench::doctor::symbolise(t);
   for (const std::string& n : t.notes) {
     if (n.find("held by another profiler") != std::string::npos) {
-      std::fprintf(stderr, "pinbench: note: %s; the program ran without doctor\n", n.c_str());
+      std::fprintf(stderr, "pinbench: note: %s; the program ran without doctor\n",
+                   printable(n).c_str());
     }
   }
 
@@ -315,13 +317,13 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   std::fputs(render_text(record, model).c_str(), stderr);
   if (!flags.json.empty()) {
     save_record(record, flags.json);
-    std::fprintf(stderr, "Record written to %s (pinbench doctor --replay %s)\n", flags.json.c_str(),
-                 flags.json.c_str());
+    std::fprintf(stderr, "Record written to %s (pinbench doctor --replay %s)\n",
+                 printable(flags.json).c_str(), printable(flags.json).c_str());
   }
   if (!flags.trace.empty()) {
     write_perfetto(doctor_timeline(t), flags.trace);
     std::fprintf(stderr, "Timeline written to %s (open it in ui.perfetto.dev)\n",
-                 flags.trace.c_str());
+                 printable(flags.trace).c_str());
   }
   const int code = done.signal != 0 ? exit_code_for_signal(done.signal) : done.exit_status;
   return exit_for(t, record, fail_on, code);

@@ -61,8 +61,16 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
           : fmt::format("was killed by {}; everything seen up to it is reported", t.signal);
   // The report's first line: what fixing the findings would save.
   if (!a.headline.empty()) m.notes.push_back(a.headline);
-  m.notes.push_back(fmt::format("Program: {} after {:.1f} ms; {}.", ended, t.wall_ms,
-                                t.cupti.empty() ? "no CUPTI" : t.cupti));
+  // "CUPTI 130001" is the version CUPTI (NVIDIA's tracing library) reported: say what it is.
+  const std::string cupti =
+      t.cupti.rfind("CUPTI ", 0) == 0
+          ? fmt::format(
+                "calls and copies seen through CUPTI, NVIDIA's tracing library (API "
+                "version {})",
+                t.cupti.substr(6))
+      : t.cupti.empty() ? "no CUPTI (NVIDIA's tracing library): no call or copy was seen"
+                        : t.cupti;
+  m.notes.push_back(fmt::format("Program: {} after {:.1f} ms; {}.", ended, t.wall_ms, cupti));
   for (const std::string& n : t.notes) m.notes.push_back("Collector: " + n);
   const std::string unseen = still_running_words(t.still_running, "doctor");
   if (!unseen.empty()) {

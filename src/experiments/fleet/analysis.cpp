@@ -135,6 +135,8 @@ FleetAnalysis analyse_fleet(const std::vector<FleetMember>& members) {
       a.duplicates.push_back(
           fmt::format("host {} GPU {} ({}) is in {} and {}: counted once, from {}", host,
                       g.gpu.index, g.gpu.uuid, kept.source, source, newer ? source : kept.source));
+      a.duplicate_rows.push_back({host, std::to_string(g.gpu.index), g.gpu.uuid,
+                                  kept.source + " and " + source, newer ? source : kept.source});
       if (newer) {
         kept = std::move(row);
         seen_at[it->second] = when;

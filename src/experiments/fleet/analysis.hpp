@@ -77,7 +77,9 @@ struct FleetAnalysis {
   std::vector<FleetGpu> gpus;  // by host, then GPU index
   std::vector<FleetHost> hosts;
   std::vector<std::string> duplicates;  // "host h GPU GPU-... in a.json and b.json: counted once"
-  std::vector<std::string> notes;       // groups too small to judge, and the like
+  // The same, as the table's rows: host, GPU index, UUID, "a.json and b.json", the one counted.
+  std::vector<std::vector<std::string>> duplicate_rows;
+  std::vector<std::string> notes;            // groups too small to judge, and the like
   std::vector<std::string> flagged() const;  // every flag of every GPU and host, one line each
 };
 

@@ -54,9 +54,10 @@ void build_fleet(const RunRecord& r, ReportModel& m) {
     ReportTable d;
     d.id = "fleet-duplicates";
     d.title = "Duplicates (same host and GPU UUID)";
-    d.header = {"duplicate"};
-    d.numeric = {false};
-    for (const std::string& s : a.duplicates) d.rows.push_back({s});
+    // One column per fact, so the table is as wide as its longest names and no wider.
+    d.header = {"host", "GPU", "UUID", "in", "counted once, from"};
+    d.numeric = {false, true, false, false, false};
+    d.rows = a.duplicate_rows;
     m.tables.push_back(std::move(d));
   }
   ReportTable h;

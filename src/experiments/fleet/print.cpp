@@ -5,6 +5,7 @@
 #include "experiments/check/prometheus.hpp"
 #include "experiments/fleet/analysis.hpp"
 #include "framework/experiment.hpp"
+#include "framework/printable.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
@@ -29,17 +30,17 @@ int print_fleet(const RunRecord& fleet, const FleetOutputs& out) {
   std::fputs(render_text(fleet, model).c_str(), stdout);
   if (!out.json.empty()) {
     save_record(fleet, out.json);
-    std::printf("Fleet record written to %s.\n", out.json.c_str());
+    std::printf("Fleet record written to %s.\n", printable(out.json).c_str());
   }
   if (!out.html.empty()) {
     HtmlExtras x;
     x.record_name = out.record_name;
     write_text_file(out.html, render_html(fleet, model, x));
-    std::printf("HTML report written to %s.\n", out.html.c_str());
+    std::printf("HTML report written to %s.\n", printable(out.html).c_str());
   }
   if (!out.prometheus.empty()) {
     write_text_file(out.prometheus, fleet_metrics(section<FleetAnalysis>(model)));
-    std::printf("Prometheus metrics written to %s.\n", out.prometheus.c_str());
+    std::printf("Prometheus metrics written to %s.\n", printable(out.prometheus).c_str());
   }
   return model.check_failures.empty() ? 0 : 1;
 }

@@ -108,8 +108,10 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
     out += fmt::format("  {}. [{}] {}\n", p.number, verdict_word(p.verdict, Judged::kPrediction),
                        p.statement);
     for (const Claim& cl : p.claims) {
-      out += fmt::format("       {:<13} {}: {}\n", verdict_word(cl.verdict, Judged::kPrediction),
-                         cl.text, cl.evidence);
+      // The verdict in a column of its own, the claim wrapped under its first word.
+      const std::string head =
+          fmt::format("       {:<13} ", verdict_word(cl.verdict, Judged::kPrediction));
+      out += wrap_paragraph(cl.text + ": " + cl.evidence, head, std::string(head.size(), ' '));
     }
   }
 
@@ -120,7 +122,7 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
         "no pinned row is slower than its pageable row.\n";
   } else if (a.checks_passed()) {
     out += fmt::format(
-        "  Passed ({} gates): every buffer is the memory kind it claims, every timed path copied "
+        "  All {} gates passed: every buffer is the memory kind it claims, every timed path copied "
         "its bytes exactly, and no pinned row is slower than its pageable row.\n",
         rec.gates.size());
   } else {

@@ -217,6 +217,7 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
       samples);
 
   bool any_bound = false;
+  std::vector<std::string> headers;  // every column printed, for the legend
   for (const char* direction : {"h2d", "d2h"}) {
     const auto it = a.rows.find(direction);
     if (it == a.rows.end()) continue;
@@ -228,6 +229,8 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
     for (const std::string& m : columns.methods) rate_header.push_back(header_for(m));
     std::vector<std::string> ratio_header = {"size", "at"};
     for (const std::string& h : columns.ratio_header("b2b")) ratio_header.push_back(h);
+    headers.insert(headers.end(), rate_header.begin(), rate_header.end());
+    headers.insert(headers.end(), ratio_header.begin(), ratio_header.end());
     std::vector<bool> right(ratio_header.size(), true);
     right.front() = false;
     right.back() = false;
@@ -267,18 +270,40 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
     }
   }
   const bool any_cpu = a.has_cpu("h2d") || a.has_cpu("d2h");
-  out +=
-      "  'at' is where the host and device ends start: 'page' on a page boundary, '+3/+1' that "
-      "many bytes past one. staged = the engine's synchronous call, each sample after the "
-      "previous one's byte check (the engine's threads have gone idle by then); staged b2b = "
-      "the same call, samples back to back, only the last one checked; every other method's "
-      "samples follow a pause, so b2b is compared with pinned only. driver = "
-      "cudaMemcpyAsync from pageable memory; batch:* = "
-      "cudaMemcpyBatchAsync with source access order stream, during the call, any; threads = "
-      "several threads each copying a slice on its own stream; register = cudaHostRegister, "
-      "copy, cudaHostUnregister; pinned = cudaMemcpyAsync from page-locked memory (the ceiling). "
-      "'staged path' says whether the engine staged the copy or passed it straight to the "
-      "driver.\n";
+  // The legend names only the columns printed above: a record of three methods is not told
+  // what seven others mean.
+  const auto shown = [&](const std::string& column) {
+    return std::any_of(headers.begin(), headers.end(), [&](const std::string& h) {
+      return h == column ||
+             (column.back() == '*' && h.rfind(column.substr(0, column.size() - 1), 0) == 0);
+    });
+  };
+  std::vector<std::string> legend = {
+      "'at' is where the host and device ends start: 'page' on a page boundary, '+3/+1' that "
+      "many bytes past one."};
+  const std::vector<std::pair<std::string, std::string>> meanings = {
+      {"staged",
+       "staged = the engine's synchronous call, each sample after the previous one's byte check "
+       "(the engine's threads have gone idle by then);"},
+      {"staged b2b",
+       "staged b2b = the same call, samples back to back, only the last one checked; every "
+       "other method's samples follow a pause, so b2b is compared with pinned only;"},
+      {"driver", "driver = cudaMemcpyAsync from pageable memory;"},
+      {"batch:*",
+       "batch:* = cudaMemcpyBatchAsync with source access order stream, during the call, any;"},
+      {"threads", "threads = several threads each copying a slice on its own stream;"},
+      {"register", "register = cudaHostRegister, copy, cudaHostUnregister;"},
+      {"pinned", "pinned = cudaMemcpyAsync from page-locked memory (the ceiling);"},
+      {"staged path",
+       "'staged path' says whether the engine staged the copy or passed it straight to the "
+       "driver;"}};
+  for (const auto& [column, meaning] : meanings) {
+    if (shown(column)) legend.push_back(meaning);
+  }
+  std::string words;
+  for (const std::string& w : legend) words += (words.empty() ? "" : " ") + w;
+  if (words.back() == ';') words.back() = '.';
+  out += "  " + words + "\n";
   if (std::find(a.methods.begin(), a.methods.end(), "staged-fresh") != a.methods.end()) {
     out +=
         "  staged fresh = the engine's call to the host into memory never written before, "

@@ -1,6 +1,11 @@
 #include "experiments/sweep/text.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "experiments/sweep/analysis.hpp"
 #include "framework/render/text.hpp"
@@ -61,11 +66,40 @@ std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {
   }
 
   if (record.config.contains("skipped") && !record.config["skipped"].empty()) {
-    out += "\nNot measured\n";
+    // One line per memory kind, method and reason, not one per case: 54 cases skipped for one
+    // reason read as one sentence with the directions and sizes it covers.
+    struct Skipped {
+      std::string memory, method, reason;
+      std::vector<std::string> directions;
+      std::uint64_t smallest = 0, largest = 0;
+      std::size_t cases = 0;
+    };
+    std::vector<Skipped> groups;
     for (const auto& s : record.config["skipped"]) {
-      out += fmt::format("  {} {} {} {}: {}\n", s.value("memory", ""), s.value("direction", ""),
-                         s.value("method", ""), format_size(s.value("bytes", std::uint64_t{1})),
-                         s.value("reason", ""));
+      const std::string memory = s.value("memory", ""), method = s.value("method", ""),
+                        reason = s.value("reason", ""), direction = s.value("direction", "");
+      const std::uint64_t bytes = s.value("bytes", std::uint64_t{1});
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const Skipped& k) {
+        return k.memory == memory && k.method == method && k.reason == reason;
+      });
+      if (g == groups.end()) {
+        groups.push_back({memory, method, reason, {}, bytes, bytes, 0});
+        g = groups.end() - 1;
+      }
+      if (std::find(g->directions.begin(), g->directions.end(), direction) == g->directions.end())
+        g->directions.push_back(direction);
+      g->smallest = std::min(g->smallest, bytes);
+      g->largest = std::max(g->largest, bytes);
+      ++g->cases;
+    }
+    out += "\nNot measured\n";
+    for (const Skipped& g : groups) {
+      const std::string sizes = g.smallest == g.largest
+                                    ? format_size(g.smallest)
+                                    : format_size(g.smallest) + " to " + format_size(g.largest);
+      out += fmt::format("  {} {}, {}, {} ({} {}): {}\n", g.memory, g.method,
+                         fmt::join(g.directions, " "), sizes, g.cases,
+                         g.cases == 1 ? "case" : "cases", g.reason);
     }
   }
 

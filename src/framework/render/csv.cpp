@@ -1,5 +1,7 @@
 #include "framework/render/csv.hpp"
 
+#include "framework/printable.hpp"
+
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
@@ -28,7 +30,9 @@ bool is_number(const std::string& text) {
 
 }  // namespace
 
-std::string csv_field(const std::string& text) {
+std::string csv_field(const std::string& raw) {
+  // No control character but a line break or a tab reaches a cell (printable.hpp).
+  const std::string text = printable_text(raw);
   // A cell that a spreadsheet would run as a formula (a record's case or host name from a
   // stranger, "=HYPERLINK(...)") starts with an apostrophe, which the spreadsheet shows as text.
   const bool formula = !text.empty() &&
@@ -45,6 +49,20 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string render_csv(const ReportModel& m) {
+  // A record with no measured case (accel, doctor: what a program did) has its figures in its
+  // tables: one row per cell, so a spreadsheet gets them rather than a header over nothing.
+  if (m.cases.empty() && !m.tables.empty()) {
+    std::string out = "experiment,table,row,column,value\r\n";
+    for (const ReportTable& t : m.tables) {
+      for (std::size_t r = 0; r < t.rows.size(); ++r) {
+        for (std::size_t c = 0; c < t.rows[r].size() && c < t.header.size(); ++c) {
+          out += fmt::format("{},{},{},{},{}\r\n", csv_field(m.experiment), csv_field(t.id), r + 1,
+                             csv_field(t.header[c]), csv_field(t.rows[r][c]));
+        }
+      }
+    }
+    return out;
+  }
   std::string out =
       "experiment,part,method,direction,memory,timing,bytes,size,samples,median_ms,min_ms,max_ms,"
       "gb_per_s,call_median_ms,verified,gate,extra,stop,rel_spread,stability,stability_detail,"

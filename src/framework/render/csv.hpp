@@ -15,6 +15,8 @@ namespace pinbench {
 // older records), rel_spread (standard deviation / mean of the times), stability and its
 // detail; then the verdicts, one row per claim with part "claim" and the columns verdict_group
 // ("predictions", "goals"), item (the prediction's or goal's number), claim, verdict, evidence.
+// A model with no case but tables (accel, doctor) is its tables instead, one row per cell:
+// experiment, table (its id), row (from 1), column (its header), value.
 std::string render_csv(const ReportModel& model);
 std::string render_csv(const RunRecord& record);
 

@@ -1,5 +1,7 @@
 #include "framework/render/html.hpp"
 
+#include "framework/printable.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -368,7 +370,8 @@ std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtr
       "dash).<br>\nRendered by pinbench report from {}{}.\n</footer>\n</body>\n</html>\n",
       e(m.figures_are), e(x.record_name.empty() ? std::string("a run record") : x.record_name),
       x.timeline && !x.trace_name.empty() ? " and " + e(x.trace_name) : std::string());
-  return out;
+  // Every field went through xml_escape; this is the guard for what did not.
+  return printable_text(out);
 }
 
 std::string render_html(const RunRecord& r, const HtmlExtras& x) {
@@ -398,7 +401,8 @@ HtmlExtras html_extras_for(const std::string& record_path, const RunRecord& reco
   } catch (const InputError& e) {
     // The record is what was asked for; a damaged trace beside it costs only the timeline.
     x.trace_problem = e.what();
-    std::fprintf(stderr, "pinbench: note: no timeline in the HTML report: %s\n", e.what());
+    std::fprintf(stderr, "pinbench: note: no timeline in the HTML report: %s\n",
+                 printable(e.what()).c_str());
   }
   return x;
 }

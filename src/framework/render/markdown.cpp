@@ -131,7 +131,7 @@ std::string render_markdown(const ReportModel& m) {
   out += checks(m);
   out += "\n<details><summary>Every case, with why sampling stopped and its spread</summary>\n\n";
   out += table(case_table(m));
-  return out + "</details>\n";
+  return printable_text(out + "</details>\n");
 }
 
 }  // namespace pinbench

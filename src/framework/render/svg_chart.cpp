@@ -1,5 +1,7 @@
 #include "framework/render/svg_chart.hpp"
 
+#include "framework/printable.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -55,7 +57,9 @@ void rule_line(std::string& out, double x1, double y1, double x2, double y2) {
 
 }  // namespace
 
-std::string xml_escape(std::string_view text) {
+std::string xml_escape(std::string_view raw) {
+  // A control character is no XML character: shown escaped (printable.hpp), as in the terminal.
+  const std::string text = printable_text(raw);
   std::string out;
   out.reserve(text.size());
   for (char ch : text) {

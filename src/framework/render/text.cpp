@@ -3,6 +3,8 @@
 #include "framework/printable.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -29,7 +31,101 @@ std::string indent_lines(const std::string& text, const std::string& indent) {
   return out;
 }
 
+// The bytes of `line` before its text: its indent, then a label ("Units:", "FAILED:", a number
+// "1.", a dash) and the spaces after it, where it has one. Nothing for a line of a table (its
+// columns apart by two spaces or more after that) or a ruler.
+std::optional<std::size_t> hang_of(const std::string& line) {
+  const std::size_t at = line.find_first_not_of(' ');
+  if (at == std::string::npos) return std::nullopt;
+  if (line.find_first_not_of("-=", at) == std::string::npos) return std::nullopt;  // a ruler
+  std::size_t hang = at;
+  const std::size_t word_end = std::min(line.find(' ', at), line.size());
+  const char last = line[word_end - 1];
+  const bool label = word_end < line.size() && word_end - at <= 24 &&
+                     (last == ':' || (word_end - at == 1 && (last == '-' || last == '*')) ||
+                      (last == '.' && std::isdigit(static_cast<unsigned char>(line[at])) != 0));
+  if (label) hang = line.find_first_not_of(' ', word_end);
+  if (hang == std::string::npos) return std::nullopt;
+  if (line.find("  ", hang) != std::string::npos) return std::nullopt;  // a table's row
+  return hang;
+}
+
+// What a stop reason means, after the number of cases it stopped: "3 took the samples asked for
+// (count)". The reason's own word stays in brackets, as the records and the CSV spell it.
+std::string stop_words(const std::string& reason, std::size_t n) {
+  const bool one = n == 1;
+  std::string meaning;
+  if (reason == "count") {
+    meaning = "took the number of samples asked for";
+  } else if (reason == "spread") {
+    meaning = one ? "stopped once its samples agreed" : "stopped once their samples agreed";
+  } else if (reason == "time cap") {
+    meaning = one ? "reached its time limit first" : "reached their time limit first";
+  } else if (reason == "sample cap") {
+    meaning = "reached the most samples allowed";
+  } else if (reason == "gate failed") {
+    meaning = "stopped at a failed byte check";
+  } else if (reason == "not recorded") {
+    return "from a record that does not say why sampling stopped";
+  } else if (reason == "published figure") {
+    return one ? "is a published figure, not sampled" : "are published figures, not sampled";
+  } else {
+    return "stopped: " + printable(reason);
+  }
+  return meaning + " (" + reason + ")";
+}
+
 }  // namespace
+
+std::string wrap_paragraph(const std::string& text, const std::string& first,
+                           const std::string& rest, std::size_t width) {
+  std::string out;
+  std::string line = first;
+  bool empty = true;  // no word on `line` yet
+  for (std::size_t at = 0; at < text.size();) {
+    if (text[at] == ' ') {
+      ++at;
+      continue;
+    }
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string word = text.substr(at, end - at);
+    if (!empty && display_width(line) + 1 + display_width(word) > width) {
+      out += line + "\n";
+      line = rest;
+      empty = true;
+    }
+    line += (empty ? "" : " ") + word;
+    empty = false;
+    at = end;
+  }
+  return out + line + "\n";
+}
+
+std::string wrap_text(const std::string& text, std::size_t width) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 50);
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t nl = text.find('\n', at);
+    const std::size_t end = nl == std::string::npos ? text.size() : nl;
+    const std::string line = text.substr(at, end - at);
+    const std::optional<std::size_t> hang =
+        display_width(line) > width ? hang_of(line) : std::nullopt;
+    if (!hang) {
+      out += line;
+    } else {
+      // An unindented paragraph's later lines hang two columns in, so it still reads as one.
+      const std::string head = line.substr(0, *hang);
+      const std::size_t rest = std::max<std::size_t>(display_width(head), 2);
+      std::string wrapped = wrap_paragraph(line.substr(*hang), head, std::string(rest, ' '), width);
+      wrapped.pop_back();  // the line break is the text's own, below
+      out += wrapped;
+    }
+    if (nl == std::string::npos) break;
+    out += '\n';
+    at = nl + 1;
+  }
+  return out;
+}
 
 std::string render_machine(const MachineInfo& m) {
   // A field the record leaves at zero was not known (a published record, an old driver): it
@@ -80,14 +176,16 @@ std::string render_sampling_text(const ReportModel& m) {
     spreads.push_back(*c.spread);
     if (widest == nullptr || *c.spread > *widest->spread) widest = &c;
   }
-  std::string out = fmt::format("\nSampling: {} cases; why sampling stopped:", m.cases.size());
+  std::string out =
+      fmt::format("\nSampling: {} {}; ", m.cases.size(), m.cases.size() == 1 ? "case" : "cases");
   for (std::size_t i = 0; i < stops.size(); ++i) {
-    out += fmt::format("{} {} {}", i > 0 ? "," : "", stops[i].first, stops[i].second);
+    out += fmt::format("{}{} {}", i > 0 ? ", " : "", stops[i].second,
+                       stop_words(stops[i].first, stops[i].second));
   }
   if (widest != nullptr) {
     out += fmt::format(
         ". Spread (standard deviation / mean of the times): median {:.2f}%, widest {:.2f}% ({})",
-        100 * median(spreads), 100 * *widest->spread, widest->label);
+        100 * median(spreads), 100 * *widest->spread, printable(widest->label));
   }
   return out + ".\n";
 }
@@ -99,7 +197,8 @@ std::string render_flags_text(const ReportModel& m) {
       "state\n",
       m.flags.size());
   for (const CaseFlag& f : m.flags) {
-    out += fmt::format("  {}: {}: {}\n", f.label, to_string(f.stability), f.detail);
+    out += fmt::format("  {}: {}: {}\n", printable(f.label), to_string(f.stability),
+                       printable(f.detail));
   }
   return out;
 }
@@ -112,8 +211,11 @@ std::string render_gate_checks(const RunRecord& record, const std::string& what_
     }
   }
   if (!failed.empty()) return "\nChecks\n" + failed;
-  if (record.gates.empty()) return "\nChecks\n  " + kNoGates + "\n";
-  return fmt::format("\nChecks\n  Passed ({} gates): {}\n", record.gates.size(), what_passed);
+  if (record.gates.empty()) {
+    return "\nChecks\n  " + (record.cases.empty() ? kNothingMeasured : kNoGates) + "\n";
+  }
+  // The model's own words (report_model.cpp, passed_sentence): every report says it one way.
+  return fmt::format("\nChecks\n  All {} gates passed: {}\n", record.gates.size(), what_passed);
 }
 
 std::string render_model_text(const ReportModel& m) {
@@ -156,7 +258,9 @@ std::string render_model_text(const ReportModel& m) {
 }
 
 std::string render_text(const RunRecord& record, const ReportModel& m, const TextOptions& options) {
-  return experiment_for(record.experiment).text(record, m, options);
+  // The last guard: whatever a layout let through of a record's words, no control character
+  // but a line break or a tab reaches the terminal.
+  return wrap_text(printable_text(experiment_for(record.experiment).text(record, m, options)));
 }
 
 std::string render_text(const RunRecord& record) {

@@ -13,6 +13,20 @@
 
 namespace pinbench {
 
+// Terminal text is read at most this wide: every paragraph is wrapped to it.
+constexpr std::size_t kTextColumns = 100;
+
+// `text` as lines of at most `width` columns (display_width), broken at spaces: the first line
+// starts with `first`, the others with `rest`; each line ends in a line break. A word wider than
+// a line has one of its own.
+std::string wrap_paragraph(const std::string& text, const std::string& first = "",
+                           const std::string& rest = "", std::size_t width = kTextColumns);
+
+// Every line of a printed report that is prose and wider than `width`, wrapped: under its own
+// indent, or under the text after a leading label ("Units:   ", "FAILED: ", "- "). A table's
+// header, ruler and rows (columns apart by two spaces or more) are left as they are.
+std::string wrap_text(const std::string& text, std::size_t width = kTextColumns);
+
 // The machine a record was measured on, four lines: device, link, driver and runtime, host.
 std::string render_machine(const MachineInfo& m);
 
