@@ -24,7 +24,6 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
-#include "experiments/blocks/kernels.cuh"
 #include "experiments/staged/plan.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/errors.hpp"
@@ -34,9 +33,12 @@
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
+#include "transfer/blocks/block_kernels.hpp"
 
 namespace pinbench {
 namespace {
+
+using transfer::BlockCopy;
 
 constexpr std::uint64_t kPatternSeed = 0xB10C5;
 
@@ -68,7 +70,7 @@ struct Rig {
     PINBENCH_CUDA_TRY(cudaMemcpy(dev_src.data(), pattern.data(), arena, cudaMemcpyHostToDevice));
     std::uint64_t most = 1;
     for (std::uint64_t n : c.counts) most = std::max(most, n);
-    table_bytes = most * sizeof(cuda::BlockCopy);
+    table_bytes = most * sizeof(BlockCopy);
     table_host = cuda::HostBuffer(table_bytes, MemoryKind::kPinned);
     table_dev = cuda::DeviceBuffer(table_bytes);
     check_dev = cuda::DeviceBuffer(table_bytes);
@@ -103,12 +105,12 @@ struct Leg {
   std::vector<void*> dsts;
   std::vector<const void*> srcs;
   std::vector<std::size_t> sizes;
-  std::vector<cuda::BlockCopy> table;  // the ends as the kernel reaches them
+  std::vector<BlockCopy> table;  // the ends as the kernel reaches them
   std::vector<StagedBlock> staged;
   void* host_arena = nullptr;  // the engine's two arenas
   void* device_arena = nullptr;
-  std::vector<cuda::BlockCopy> check;  // to the device: (expected, written) on the device
-  std::vector<const char*> expected;   // to the host: the bytes each destination must hold
+  std::vector<BlockCopy> check;       // to the device: (expected, written) on the device
+  std::vector<const char*> expected;  // to the host: the bytes each destination must hold
   bool aligned16 = false;
 };
 
@@ -135,8 +137,8 @@ Leg make_leg(Rig& rig, bool to_device, MemoryKind kind, const Layout& layout) {
     l.dsts.push_back(to_device ? device + d : host + h);
     l.srcs.push_back(to_device ? host + h : device + d);
     l.sizes.push_back(layout.block_bytes);
-    l.table.push_back(to_device ? cuda::BlockCopy{host_dev + h, device + d}
-                                : cuda::BlockCopy{device + d, host_dev + h});
+    l.table.push_back(to_device ? BlockCopy{host_dev + h, device + d}
+                                : BlockCopy{device + d, host_dev + h});
     l.staged.push_back({h, d, layout.block_bytes});
     if (to_device) {
       l.check.push_back({dev_pattern + h, device + d});
@@ -183,10 +185,10 @@ struct Mover {
       }
       case BlocksMethod::kKernel:
         PINBENCH_CUDA_TRY(cudaMemcpyAsync(rig.table_dev.data(), rig.table_host.data(),
-                                          n * sizeof(cuda::BlockCopy), cudaMemcpyHostToDevice, s));
-        grid_used =
-            cuda::launch_block_copy(static_cast<const cuda::BlockCopy*>(rig.table_dev.data()), n,
-                                    l.block_bytes, sms, l.aligned16, s);
+                                          n * sizeof(BlockCopy), cudaMemcpyHostToDevice, s));
+        PINBENCH_CUDA_TRY(
+            transfer::launch_block_copy(static_cast<const BlockCopy*>(rig.table_dev.data()), n,
+                                        l.block_bytes, sms, l.aligned16, s, &grid_used));
         return 2;
       case BlocksMethod::kStaged:
         if (l.to_device) {
@@ -229,8 +231,9 @@ std::optional<std::string> check(Rig& rig, const Leg& l) {
     const cudaStream_t s = rig.stream.get();
     auto* counter = static_cast<unsigned long long*>(rig.counter.data());
     PINBENCH_CUDA_TRY(cudaMemsetAsync(counter, 0, sizeof(*counter), s));
-    cuda::launch_block_compare(static_cast<const cuda::BlockCopy*>(rig.check_dev.data()),
-                               l.check.size(), l.block_bytes, l.aligned16, counter, s);
+    PINBENCH_CUDA_TRY(
+        transfer::launch_block_compare(static_cast<const BlockCopy*>(rig.check_dev.data()),
+                                       l.check.size(), l.block_bytes, l.aligned16, counter, s));
     PINBENCH_CUDA_TRY(cudaMemcpyAsync(rig.counter_host.data(), counter, sizeof(*counter),
                                       cudaMemcpyDeviceToHost, s));
     rig.stream.synchronize();
@@ -250,10 +253,10 @@ std::optional<std::string> check(Rig& rig, const Leg& l) {
 // The tables a case's samples read: the kernel's (copied again within each sample) and the
 // check's, both written once before its warm-ups.
 void load_tables(Rig& rig, const Leg& l) {
-  std::memcpy(rig.table_host.data(), l.table.data(), l.table.size() * sizeof(cuda::BlockCopy));
+  std::memcpy(rig.table_host.data(), l.table.data(), l.table.size() * sizeof(BlockCopy));
   if (l.to_device) {
     PINBENCH_CUDA_TRY(cudaMemcpy(rig.check_dev.data(), l.check.data(),
-                                 l.check.size() * sizeof(cuda::BlockCopy), cudaMemcpyHostToDevice));
+                                 l.check.size() * sizeof(BlockCopy), cudaMemcpyHostToDevice));
   }
 }
 
