@@ -18,10 +18,11 @@
 // batches read their source in stream order (batch-any and batch-during-call, which may read it
 // earlier, are never used); the kernel and the table it reads are queued on `stream`; the staged
 // engine's call starts its device work after the stream's earlier work and returns when the copy
-// is complete. As with cudaMemcpyAsync from pageable memory, a call may return before the copy
-// is complete (page-locked arenas) or only once it is (pageable ones): synchronize the stream
-// before reading a host destination. Batches cannot be queued on the legacy default stream, so
-// there the copier chooses among the others.
+// is complete (to the device, it first waits for the stream, as cudaMemcpyAsync from pageable
+// memory does, because its threads read the host arena from the call on). As with cudaMemcpyAsync
+// from pageable memory, a call may return before the copy is complete (page-locked arenas) or only
+// once it is (pageable ones): synchronize the stream before reading a host destination. Batches
+// cannot be queued on the legacy default stream, so there the copier chooses among the others.
 //
 // The calibration: on first use (copy(), or calibrate()) the copier reads its cache, a JSON file
 // per device name and driver version under $XDG_CACHE_HOME/pinbench (else ~/.cache/pinbench),

@@ -191,7 +191,9 @@ struct BlockCopier::Impl {
   std::size_t next_slot = 0;
 
   ~Impl() {
-    DeviceGuard guard(device);
+    int previous = device;
+    (void)cudaGetDevice(&previous);
+    (void)cudaSetDevice(device);
     for (TableSlot& s : slots) {
       if (s.done != nullptr) {
         (void)cudaEventSynchronize(s.done);
@@ -200,6 +202,7 @@ struct BlockCopier::Impl {
       if (s.host != nullptr) (void)cudaFreeHost(s.host);
       if (s.dev != nullptr) (void)cudaFree(s.dev);
     }
+    (void)cudaSetDevice(previous);
   }
 
   Batch describe(BlockDirection direction, const void* host_arena, const void* device_arena,
@@ -306,6 +309,9 @@ struct BlockCopier::Impl {
       case BlockMethod::kStaged: {
         StagedCopier& s = staged_engine();
         if (to_device) {
+          // The engine's threads read pageable memory from the call on; cudaMemcpyAsync from
+          // pageable memory waits for the stream first, and so does this.
+          check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
           s.copy_blocks_to_device(b.device, b.host, b.blocks, b.count, stream);
         } else {
           s.copy_blocks_to_host(b.host, b.device, b.blocks, b.count, stream);
