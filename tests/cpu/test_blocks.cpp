@@ -105,7 +105,7 @@ TEST(BlocksPlan, MethodsAndWhatTheyMove) {
   for (BlocksMethod m : all_blocks_methods()) {
     EXPECT_EQ(parse_blocks_method(to_string(m)), m);
   }
-  EXPECT_EQ(all_blocks_methods().size(), 7u);
+  EXPECT_EQ(all_blocks_methods().size(), 8u);
   EXPECT_NE(method_not_for(BlocksMethod::kKernel, MemoryKind::kPageable, false), "");
   EXPECT_EQ(method_not_for(BlocksMethod::kKernel, MemoryKind::kPageable, true), "");
   EXPECT_EQ(method_not_for(BlocksMethod::kKernel, MemoryKind::kPinned, false), "");

@@ -48,7 +48,7 @@ TEST(GpuBlocks, EveryMethodBothWaysPassesEveryBlockCheck) {
   const bool pageable_kernel = r.machine.pageable_memory_access != 0;
   // Cells: 1000 B and 4 KiB at 1, 7 and 64 blocks; 1088 KiB at 1 and 7 (64 of them pass 8 MiB).
   const std::size_t cells = 8;
-  const std::size_t per_cell = 6 + (pageable_kernel ? 7 : 6);  // pinned, then pageable
+  const std::size_t per_cell = 7 + (pageable_kernel ? 8 : 7);  // pinned, then pageable
   EXPECT_EQ(r.cases.size(), 2 * cells * per_cell);
   for (const Case& k : r.cases) {
     EXPECT_TRUE(k.verified) << k.gate;

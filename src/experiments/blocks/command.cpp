@@ -41,27 +41,47 @@ std::vector<Command> commands(CLI::App& app) {
       {"--seed", value(&C::seed), "Seed of the blocks' placement in the arenas"},
       {"--warmups", value(&C::warmups), "Untimed runs before each case"},
       {"--force", flag(&C::force), "Allow pinning more than half of host memory"},
+      {"--beside", text(&C::beside, parse_beside_kernel, "none"),
+       "Run a kernel back to back beside every copy and record its slowdown: compute, memory"},
   });
   blocks.options(stop_rule_options<C>());
   auto recommend = std::make_shared<std::string>();
+  auto max_slowdown = std::make_shared<double>(-1.0);
+  blocks.keep_in_replay(
+      blocks.sub()
+          .add_option("--max-slowdown", *max_slowdown,
+                      "With --recommend: rules from the methods whose kernel slowdown (a run "
+                      "with --beside) is at most PCT percent")
+          ->type_name("PCT"));
   blocks.keep_in_replay(
       blocks.sub()
           .add_option("--recommend", *recommend,
                       "Write where each method wins, per direction and memory kind, as JSON a "
                       "serving engine can read (docs/blocks.md); with a replay too")
           ->type_name("FILE"));
-  blocks.write_from_record(recommend, "recommendation", [recommend](const RunRecord& record) {
-    if (recommend->empty()) return;
-    const BlocksAnalysis a = analyse_blocks(record);
-    // Rules from nothing would read as "no method is better anywhere".
-    if (std::none_of(a.crossovers.begin(), a.crossovers.end(),
-                     [](const BlocksCrossover& c) { return c.cells > 0; })) {
-      throw InputError(
-          "--recommend: the record has no blocks cell with a verified figure, so there are no "
-          "rules to write");
-    }
-    write_text_file(*recommend, recommend_json(record, a).dump(2) + "\n");
-  });
+  blocks.write_from_record(
+      recommend, "recommendation", [recommend, max_slowdown](const RunRecord& full) {
+        const bool budget = *max_slowdown != -1.0;
+        if (recommend->empty()) {
+          if (budget)
+            throw InputError("--max-slowdown shapes --recommend's rules: give --recommend FILE");
+          return;
+        }
+        const RunRecord record = budget ? within_slowdown(full, *max_slowdown) : full;
+        const BlocksAnalysis a = analyse_blocks(record);
+        // Rules from nothing would read as "no method is better anywhere".
+        if (std::none_of(a.crossovers.begin(), a.crossovers.end(),
+                         [](const BlocksCrossover& c) { return c.cells > 0; })) {
+          throw InputError(
+              "--recommend: the record has no blocks cell with a verified figure, so there are no "
+              "rules to write");
+        }
+        write_text_file(
+            *recommend,
+            recommend_json(record, a, budget ? std::optional<double>(*max_slowdown) : std::nullopt)
+                    .dump(2) +
+                "\n");
+      });
   return {blocks.measure(kTables, [](C c, const MeasuringFlags&) {
     c.normalize();
     c.validate();

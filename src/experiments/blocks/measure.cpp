@@ -12,7 +12,10 @@
 #include "experiments/blocks/measure.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -24,6 +27,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
+#include "experiments/blocks/beside_kernels.cuh"
 #include "experiments/staged/plan.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/errors.hpp"
@@ -175,9 +179,11 @@ struct Mover {
         return n;
       case BlocksMethod::kBatchStream:
       case BlocksMethod::kBatchDuringCall:
-      case BlocksMethod::kBatchAny: {
+      case BlocksMethod::kBatchAny:
+      case BlocksMethod::kBatchOverlap: {
         cudaMemcpyAttributes attr =
             batch_copy_attributes(l.to_device, access_order(m), cuda::selected_device());
+        if (m == BlocksMethod::kBatchOverlap) attr.flags = cudaMemcpyFlagPreferOverlapWithCompute;
         std::size_t first = 0;
         PINBENCH_CUDA_TRY(cudaMemcpyBatchAsync(l.dsts.data(), l.srcs.data(), l.sizes.data(), n,
                                                &attr, &first, 1, s));
@@ -200,6 +206,75 @@ struct Mover {
     }
     return 0;
   }
+};
+
+// --beside: a kernel run back to back on a stream of its own while the copy runs. A launch is
+// sized to take about kLaunchMs alone; a sample queues a train of launches long enough to cover
+// the copy (from the warm-ups' time) and times it with events; the same train alone, timed
+// before the case's samples, is the reference. The train's extra time is what the copy cost
+// the kernel; over the copy's time less that, it is the kernel's slowdown while the copy ran.
+struct Beside {
+  static constexpr double kLaunchMs = 0.1;
+  static constexpr std::size_t kFloats = 32u << 20;  // two arrays of 128 MiB: past any L2
+
+  Beside(const std::string& kind_, unsigned sms_) : kind(kind_), sms(sms_) {
+    if (kind == "memory") {
+      src = cuda::DeviceBuffer(kFloats * sizeof(float));
+      dst = cuda::DeviceBuffer(kFloats * sizeof(float));
+      PINBENCH_CUDA_TRY(cudaMemset(src.data(), 0, kFloats * sizeof(float)));
+    }
+    sink = cuda::DeviceBuffer(2 * sms * sizeof(float));
+    // Work doubled until one launch takes kLaunchMs alone.
+    work = kind == "memory" ? 1 : 1024;
+    while (true) {
+      launch_ms = time_train(5) / 5;
+      if (launch_ms >= kLaunchMs || work >= (1u << 24)) break;
+      work *= 2;
+    }
+  }
+
+  void launch() {
+    if (kind == "memory") {
+      cuda::launch_beside_memory(work, static_cast<const float*>(src.data()),
+                                 static_cast<float*>(dst.data()), kFloats, sms, stream.get());
+    } else {
+      cuda::launch_beside_compute(work, static_cast<float*>(sink.data()), sms, stream.get());
+    }
+  }
+  // Queues `n` launches between the two events.
+  void queue(int n) {
+    begin.record(stream.view());
+    for (int i = 0; i < n; ++i) launch();
+    end.record(stream.view());
+  }
+  double finish() {
+    stream.synchronize();
+    return cuda::Event::elapsed_ms(begin, end);
+  }
+  double time_train(int n) {
+    launch();
+    queue(n);
+    return finish();
+  }
+  // The train that covers a copy of `copy_ms` half again, and its time alone (median of 3).
+  void size_for(double copy_ms) {
+    train = static_cast<int>(std::ceil(1.5 * copy_ms / launch_ms)) + 1;
+    train = std::max(2, std::min(train, 4000));
+    std::vector<double> t;
+    for (int i = 0; i < 3; ++i) t.push_back(time_train(train));
+    std::sort(t.begin(), t.end());
+    train_alone_ms = t[1];
+  }
+
+  std::string kind;
+  unsigned sms = 0;
+  unsigned work = 0;
+  double launch_ms = 0;
+  int train = 2;
+  double train_alone_ms = 0;
+  cuda::Stream stream;
+  cuda::Event begin, end;
+  cuda::DeviceBuffer src, dst, sink;
 };
 
 void clear(Rig& rig, const Leg& l) {
@@ -260,32 +335,79 @@ void load_tables(Rig& rig, const Leg& l) {
   }
 }
 
+// What a case measured beside a kernel, and the host CPU the staged engine spent on it.
+struct CaseExtras {
+  std::vector<double> slowdown_pct;  // per sample
+  std::vector<double> train_with_ms;
+  double train_alone_ms = 0;
+  int train = 0;
+  std::optional<double> host_cpu_ms;  // the engine's threads, per run of the method
+};
+
+double middle(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[(v.size() - 1) / 2];
+}
+
 Timed measure_case(Rig& rig, Mover& mover, BlocksMethod m, const Leg& l, const BlocksConfig& config,
-                   const BlocksHooks& hooks, std::size_t& calls) {
+                   const BlocksHooks& hooks, std::size_t& calls, Beside* beside,
+                   CaseExtras& extras) {
   Timed out;
+  const bool engine = m == BlocksMethod::kStaged && rig.copier;
+  const auto cpu_s = [&] {
+    const StagedCopierStats s = rig.copier->stats();
+    return l.to_device ? s.to_device_thread_s : s.to_host_thread_s;
+  };
+  const double cpu_before = engine ? cpu_s() : 0.0;
+  int runs = 0;
   try {
     load_tables(rig, l);
     Sampler sampler(config.stop, SampleClock::kHostClock);
     out = sampler.run(
         [&](Sampler& s, int sample, int, Timed& t) {
           clear(rig, l);
+          if (beside != nullptr) beside->queue(beside->train);
           s.start(0);
           calls = mover.run(m, l);
           t.call_ms.push_back(s.ms_since_start(0));
           rig.stream.synchronize();
           s.stop(0);
-          t.samples_ms.push_back(s.elapsed_ms(0));
+          ++runs;
+          const double copy_ms = s.elapsed_ms(0);
+          t.samples_ms.push_back(copy_ms);
+          if (beside != nullptr) {
+            const double with = beside->finish();
+            const double lost = with - beside->train_alone_ms;
+            extras.train_with_ms.push_back(with);
+            // The kernel did the work of (copy - lost) alone-time while the copy ran.
+            if (copy_ms - lost > 0) extras.slowdown_pct.push_back(100.0 * lost / (copy_ms - lost));
+          }
           if (sample == hooks.corrupt_sample) corrupt(rig, l);
           if (const auto why = check(rig, l)) t.fail(fmt::format("sample {}: {}", sample, *why));
         },
         [&] {
-          for (int w = 0; w < config.warmups; ++w) {
+          double copy_ms = 0;
+          for (int w = 0; w < std::max(config.warmups, beside != nullptr ? 1 : 0); ++w) {
+            const auto t0 = SteadyClock::now();
             mover.run(m, l);
             rig.stream.synchronize();
+            ++runs;
+            copy_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
+          }
+          if (beside != nullptr) {
+            beside->size_for(copy_ms);
+            extras.train = beside->train;
+            extras.train_alone_ms = beside->train_alone_ms;
           }
         });
   } catch (const std::exception& e) {
     out.fail(e.what());
+  }
+  if (engine && runs > 0) {
+    try {
+      extras.host_cpu_ms = (cpu_s() - cpu_before) * 1000.0 / runs;
+    } catch (const std::exception&) {
+    }
   }
   return out;
 }
@@ -339,6 +461,16 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
   Mover mover{rig, static_cast<unsigned>(config.sms > 0 ? config.sms : device_sms)};
 
   record.config["sms"] = mover.sms;
+  std::unique_ptr<Beside> beside;
+  if (!config.beside.empty()) {
+    progress(fmt::format("sizing the {} kernel that runs beside the copies", config.beside));
+    beside = std::make_unique<Beside>(config.beside, static_cast<unsigned>(device_sms));
+    record.config["beside"] = {{"name", config.beside},
+                               {"work_rounds", beside->work},
+                               {"launch_ms", beside->launch_ms},
+                               {"blocks_per_sm", 2},
+                               {"threads_per_block", 512}};
+  }
   record.config["kernel"] = {{"threads_per_block", 1024}, {"tile_bytes", 4096}};
   if (engine) record.config["engine"] = to_json(rig.copier->options());
   record.config["timing"] =
@@ -403,7 +535,9 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
                                  m == BlocksMethod::kContiguous ? contiguous(cell) : scattered);
         std::size_t calls = 0;
         mover.grid_used = 0;
-        const Timed r = measure_case(rig, mover, m, leg, config, hooks, calls);
+        CaseExtras extras;
+        const Timed r =
+            measure_case(rig, mover, m, leg, config, hooks, calls, beside.get(), extras);
         const CaseSpec spec{
             "blocks",
             to_string(d),
@@ -416,6 +550,13 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
         Case c = make_case(spec, r, kinds_ok[g.kind]);
         c.extra = {{"block_bytes", cell.block_bytes}, {"blocks", cell.count}, {"calls", calls}};
         if (m == BlocksMethod::kKernel) c.extra["sms"] = mover.grid_used;
+        if (extras.host_cpu_ms) c.extra["host_cpu_ms"] = *extras.host_cpu_ms;
+        if (beside && !extras.slowdown_pct.empty()) {
+          c.extra["slowdown_pct"] = middle(extras.slowdown_pct);
+          c.extra["beside_train"] = extras.train;
+          c.extra["beside_alone_ms"] = extras.train_alone_ms;
+          c.extra["beside_with_ms"] = middle(extras.train_with_ms);
+        }
         record.gates.push_back(sampled_gate(
             c.gate, r,
             fmt::format("every one of {} samples delivered all {} blocks of {}",

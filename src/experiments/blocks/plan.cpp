@@ -19,8 +19,9 @@
 namespace pinbench {
 namespace {
 
-constexpr std::array<const char*, 7> kMethodNames = {
-    "loop", "batch-stream", "batch-during-call", "batch-any", "kernel", "staged", "contiguous"};
+constexpr std::array<const char*, 8> kMethodNames = {
+    "loop",   "batch-stream", "batch-during-call", "batch-any", "batch-overlap",
+    "kernel", "staged",       "contiguous"};
 
 // A whole number of blocks, 1 to kMaxBlocks, from `text`.
 std::uint64_t parse_count(std::string_view text) {
@@ -121,6 +122,16 @@ std::string method_not_for(BlocksMethod m, MemoryKind kind, bool pageable_access
   return "";
 }
 
+std::string parse_beside_kernel(std::string_view name) {
+  const std::string n(trim(name));
+  if (n == "compute" || n == "memory") return n;
+  if (n == "gemm") {
+    throw InputError(
+        "--beside gemm (cuBLAS loaded at run time) is not built yet; choose compute or memory");
+  }
+  throw InputError(fmt::format("--beside '{}' is not a kernel (choose compute or memory)", n));
+}
+
 std::string cell_token(const BlockCell& cell) {
   return fmt::format("{}x{}", size_token(cell.block_bytes), cell.count);
 }
@@ -202,6 +213,7 @@ void BlocksConfig::validate() const {
     throw InputError(fmt::format("the budget of {} is above 1 TiB", exact_size(budget_bytes)));
   }
   if (sms < 0) throw InputError(fmt::format("--sms {} is negative", sms));
+  if (!beside.empty()) (void)parse_beside_kernel(beside);
   if (warmups < 0) throw InputError("warm-up count cannot be negative");
   stop.validate();
 }
@@ -223,20 +235,22 @@ std::uint64_t BlocksConfig::arena_bytes() const {
 }
 
 nlohmann::json to_json(const BlocksConfig& c) {
-  return {{"block_sizes_bytes", c.block_sizes},
-          {"counts", c.counts},
-          {"budget_bytes", c.budget_bytes},
-          {"arena_bytes", c.arena_bytes()},
-          {"seed", c.seed},
-          {"directions", names_of(c.directions)},
-          {"kinds", names_of(c.memory)},
-          {"methods", names_of(c.methods)},
-          {"sms_asked", c.sms},
-          {"warmups", c.warmups},
-          {"max_spread", c.stop.max_spread},
-          {"time_cap_ms", c.stop.time_cap_ms},
-          {"min_samples", c.stop.min_samples},
-          {"max_samples", c.stop.max_samples}};
+  nlohmann::json j = {{"block_sizes_bytes", c.block_sizes},
+                      {"counts", c.counts},
+                      {"budget_bytes", c.budget_bytes},
+                      {"arena_bytes", c.arena_bytes()},
+                      {"seed", c.seed},
+                      {"directions", names_of(c.directions)},
+                      {"kinds", names_of(c.memory)},
+                      {"methods", names_of(c.methods)},
+                      {"sms_asked", c.sms},
+                      {"warmups", c.warmups},
+                      {"max_spread", c.stop.max_spread},
+                      {"time_cap_ms", c.stop.time_cap_ms},
+                      {"min_samples", c.stop.min_samples},
+                      {"max_samples", c.stop.max_samples}};
+  if (!c.beside.empty()) j["beside_asked"] = c.beside;
+  return j;
 }
 
 std::string blocks_fit_problem(const BlocksConfig& c, std::uint64_t device_free,

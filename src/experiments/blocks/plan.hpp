@@ -24,6 +24,8 @@ enum class BlocksMethod {
   kBatchStream,      // "batch-stream": one cudaMemcpyBatchAsync, source read in stream order
   kBatchDuringCall,  // "batch-during-call": ... source read during the call
   kBatchAny,         // "batch-any": ... source read at any time
+  kBatchOverlap,     // "batch-overlap": ... source read in stream order, with
+                     // cudaMemcpyFlagPreferOverlapWithCompute
   kKernel,           // "kernel": a gather/scatter kernel over page-locked host memory mapped
                      // into the device
   kStaged,           // "staged": the staged engine's batch call (pageable memory only)
@@ -72,6 +74,9 @@ struct BlocksConfig {
   int warmups = 2;
   StopRule stop{0.02, 100.0, 5, 25};
   bool force = false;  // allow pinning more than half of host memory
+  // A kernel run back to back beside every copy ("compute", "memory"; empty: none), whose
+  // slowdown each case records.
+  std::string beside;
 
   // Blocks of 4 KiB to 4 MiB by x4, 1 to 4096 of them by x4, at most 64 MiB a cell.
   static BlocksConfig defaults();
@@ -84,6 +89,10 @@ struct BlocksConfig {
   std::uint64_t arena_bytes() const;
 };
 nlohmann::json to_json(const BlocksConfig& c);
+
+// --beside's kernels: "compute" or "memory". Throws InputError naming them, and saying that the
+// cuBLAS GEMM is not built yet when asked for "gemm".
+std::string parse_beside_kernel(std::string_view name);
 
 // The memory kinds a run may take: page-locked ("pinned") and pageable.
 std::vector<MemoryKind> parse_blocks_memory(std::string_view list);
