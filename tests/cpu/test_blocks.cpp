@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/ranges.h>
+
 #include "compare/compare.hpp"
 #include "experiments/blocks/analysis.hpp"
 #include "experiments/blocks/plan.hpp"
@@ -530,6 +532,128 @@ TEST(BlocksCompare, CasesAreMatchedByBlockSizeAndCount) {
   EXPECT_EQ(cli.exit_code, 1) << cli.err;
   EXPECT_NE(cli.out.find("16 x 4 KiB"), std::string::npos) << cli.out;
   EXPECT_NE(cli.out.find("1 differs by more than 20%"), std::string::npos) << cli.out;
+}
+
+// --- beside a kernel ----------------------------------------------------------------------------
+
+// The hand-made record as if measured with --beside compute: the kernel method slows the kernel
+// by 20% at 16 blocks and more, the copy engine's methods by 2% or less; the staged engine spent
+// host CPU.
+RunRecord make_beside_record() {
+  RunRecord r = make_blocks_record();
+  r.config["beside"] = {{"name", "compute"},
+                        {"work_rounds", 2048},
+                        {"launch_ms", 0.1},
+                        {"blocks_per_sm", 2},
+                        {"threads_per_block", 512}};
+  r.config["beside_asked"] = "compute";
+  for (Case& c : r.cases) {
+    const bool many = extra_u64(c, "blocks", 0) >= 16;
+    c.extra["slowdown_pct"] = c.method == "kernel" ? (many ? 20.0 : 4.0)
+                              : c.method == "loop" ? 0.5
+                                                   : 1.5;
+    c.extra["beside_train"] = 12;
+    c.extra["beside_alone_ms"] = 1.2;
+    c.extra["beside_with_ms"] = 1.25;
+    if (c.method == "staged") c.extra["host_cpu_ms"] = 0.75;
+  }
+  return record_from_json(to_json(r));
+}
+
+TEST(BlocksBeside, TheAnalysisAndTheTableShowRateSlowdownAndHostCpu) {
+  const RunRecord r = make_beside_record();
+  const BlocksAnalysis a = analyse_blocks(r);
+  EXPECT_EQ(a.beside, "compute");
+  const BlocksRate* k = cell_at(a, "h2d", 4 * kKiB, 256).rate_of("kernel");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->slowdown_pct, 20.0);
+  const BlocksRate* st = cell_at(a, "d2h", kMiB, 1).rate_of("staged");
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(st->host_cpu_ms, 0.75);
+  const ReportModel m = analyse(r);
+  const auto t = std::find_if(m.tables.begin(), m.tables.end(), [](const ReportTable& x) {
+    return x.id == "blocks-beside-h2d-pinned";
+  });
+  ASSERT_NE(t, m.tables.end());
+  EXPECT_EQ(t->title,
+            "Host to device, pinned memory: GB/s beside the compute kernel, and its "
+            "slowdown");
+  EXPECT_EQ(t->header, (std::vector<std::string>{"block", "blocks", "method", "GB/s",
+                                                 "kernel slowdown %", "host CPU ms"}));
+  EXPECT_EQ(t->rows.size(), 9u * 4u);
+  EXPECT_EQ(t->rows[9], (std::vector<std::string>{"4 KiB", "256", "kernel", "18.00", "20.0", "-"}))
+      << fmt::format("{}", fmt::join(t->rows[9], "|"));
+  const std::string text = render_text(r, m);
+  EXPECT_NE(text.find("GB/s beside the compute kernel, and its slowdown"), std::string::npos);
+  EXPECT_NE(text.find("Host CPU: the staged engine's host threads' CPU time per batch."),
+            std::string::npos);
+  // A record without them has no such table.
+  const ReportModel plain = analyse(make_blocks_record());
+  for (const ReportTable& x : plain.tables)
+    EXPECT_EQ(x.id.rfind("blocks-beside", 0), std::string::npos);
+}
+
+TEST(BlocksBeside, MaxSlowdownMakesRulesOfTheMethodsWithinIt) {
+  const RunRecord r = make_beside_record();
+  const RunRecord within = within_slowdown(r, 5.0);
+  const BlocksAnalysis a = analyse_blocks(within);
+  // The kernel slows the kernel beside it 20% at 16 blocks and more: out; at 1 block, in.
+  EXPECT_EQ(cell_at(a, "h2d", 4 * kKiB, 256).fastest, "batch-stream");
+  EXPECT_EQ(cell_at(a, "h2d", 4 * kKiB, 256).rate_of("kernel"), nullptr);
+  EXPECT_NE(cell_at(a, "h2d", 4 * kKiB, 1).rate_of("kernel"), nullptr);
+  EXPECT_NE(cell_at(a, "h2d", 4 * kKiB, 256).rate_of("contiguous"), nullptr);
+  const nlohmann::json doc = recommend_json(within, a, 5.0);
+  EXPECT_EQ(doc["max_slowdown_pct"], 5.0);
+  EXPECT_EQ(doc["beside"], "compute");
+  for (const auto& choice : doc["choices"]) {
+    for (const auto& rule : choice["rules"]) EXPECT_NE(rule["method"], "kernel") << doc.dump();
+  }
+  // Without a budget the kernel's rule is there.
+  const std::string all = recommend_json(r, analyse_blocks(r)).dump();
+  EXPECT_NE(all.find("\"kernel\""), std::string::npos);
+  EXPECT_EQ(all.find("max_slowdown_pct"), std::string::npos);
+  // 20% holds it again.
+  EXPECT_EQ(analyse_blocks(within_slowdown(r, 20.0)).cells.size(), a.cells.size());
+  EXPECT_EQ(cell_at(analyse_blocks(within_slowdown(r, 20.0)), "h2d", 4 * kKiB, 256).fastest,
+            "kernel");
+  EXPECT_THROW(within_slowdown(make_blocks_record(), 5.0), InputError);
+  EXPECT_THROW(within_slowdown(r, -1.0), InputError);
+}
+
+TEST(BlocksBeside, TheCommandLineAppliesTheBudgetToTheRecommendation) {
+  const std::string dir = test::temp_dir();
+  const RunRecord r = make_beside_record();
+  save_record(r, dir + "/beside.json");
+  const test::Result out =
+      test::run(kBin + "blocks --replay " + dir + "/beside.json --max-slowdown 5 --recommend " +
+                dir + "/rules.json");
+  EXPECT_EQ(out.exit_code, 1) << out.err;  // the record's failed gate
+  const RunRecord within = within_slowdown(r, 5.0);
+  EXPECT_EQ(test::read_file(dir + "/rules.json"),
+            recommend_json(within, analyse_blocks(within), 5.0).dump(2) + "\n");
+  expect_one_line_error(
+      test::run(kBin + "blocks --replay " + dir + "/beside.json --max-slowdown 5"),
+      "--max-slowdown shapes --recommend's rules");
+  save_record(make_blocks_record(), dir + "/plain.json");
+  expect_one_line_error(test::run(kBin + "blocks --replay " + dir +
+                                  "/plain.json --max-slowdown 5 --recommend " + dir + "/r2.json"),
+                        "no slowdown figures; measure with --beside KERNEL");
+  expect_one_line_error(test::run(kBin + "blocks --beside gemm"), "is not built yet");
+  expect_one_line_error(test::run(kBin + "blocks --beside warp"), "is not a kernel");
+}
+
+TEST(BlocksBeside, ASlowdownThatIsNotANumberIsRefusedByName) {
+  nlohmann::json j = to_json(make_beside_record());
+  j["cases"][0]["extra"]["slowdown_pct"] = "fast";
+  try {
+    record_from_json(j);
+    FAIL() << "accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("cases[0].slowdown_pct"), std::string::npos) << e.what();
+  }
+  j = to_json(make_beside_record());
+  j["cases"][1]["extra"]["host_cpu_ms"] = -1;
+  EXPECT_ANY_THROW(record_from_json(j));
 }
 
 }  // namespace

@@ -358,8 +358,12 @@ TEST(GpuBlockCopier, ChosenMethodsMoveShapesOffTheGridMixedSizesAndOnTheLegacySt
             EXPECT_NE(st.last->method, BlockMethod::kBatch) << what;
             EXPECT_NE(st.last->method, BlockMethod::kBatchOverlap) << what;
           }
-          if (sh.mixed) EXPECT_NE(st.last->method, BlockMethod::kKernel) << what;
-          if (k == BlockMemory::kPinned) EXPECT_NE(st.last->method, BlockMethod::kStaged) << what;
+          if (sh.mixed) {
+            EXPECT_NE(st.last->method, BlockMethod::kKernel) << what;
+          }
+          if (k == BlockMemory::kPinned) {
+            EXPECT_NE(st.last->method, BlockMethod::kStaged) << what;
+          }
         }
       }
     }
