@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "experiments/blocks/measure.hpp"
 #include "framework/case_figures.hpp"
 #include "framework/pattern.hpp"
+#include "framework/render/text.hpp"
 #include "framework/units.hpp"
 #include "gpu_test.hpp"
 #include "pinbench/staged_copy.hpp"
@@ -156,6 +158,39 @@ TEST(GpuStagedBlocks, BatchesLandExactly) {
     }
   }
   EXPECT_GE(copier.stats().staged_copies, 4u);
+}
+
+// --beside at small sizes: every method beside each of the project's kernels, every block of
+// every sample still checked, and each case has the kernel's slowdown beside its rate; the staged
+// engine's cases their host CPU.
+TEST(GpuBlocks, BesideAKernelEveryCaseHasItsSlowdownAndItsBytesChecked) {
+  PINBENCH_REQUIRE_GPU();
+  for (const char* kernel : {"compute", "memory"}) {
+    BlocksConfig c = small_config();
+    c.block_sizes = {1000, 64 * kKiB};
+    c.counts = {1, 64};
+    c.beside = kernel;
+    const RunRecord r = run_blocks(c, kQuiet);
+    for (const Gate& g : r.gates)
+      EXPECT_TRUE(g.passed) << kernel << " " << g.name << ": " << g.detail;
+    ASSERT_TRUE(r.config.contains("beside"));
+    EXPECT_EQ(r.config["beside"]["name"], kernel);
+    EXPECT_GE(r.config["beside"]["launch_ms"].get<double>(), 0.05);
+    ASSERT_FALSE(r.cases.empty());
+    for (const Case& k : r.cases) {
+      EXPECT_TRUE(k.verified) << k.gate;
+      ASSERT_TRUE(k.extra.contains("slowdown_pct")) << k.gate;
+      EXPECT_GT(k.extra["slowdown_pct"].get<double>(), -50.0) << k.gate;
+      EXPECT_GE(k.extra["beside_train"].get<int>(), 2) << k.gate;
+      EXPECT_GT(k.extra["beside_alone_ms"].get<double>(), 0.0) << k.gate;
+      if (k.method == "staged") {
+        EXPECT_TRUE(k.extra.contains("host_cpu_ms")) << k.gate;
+      }
+    }
+    const BlocksAnalysis a = analyse_blocks(record_from_json(to_json(r)));
+    EXPECT_EQ(a.beside, kernel);
+    std::printf("%s\n", render_text(r).c_str());
+  }
 }
 
 }  // namespace
