@@ -332,8 +332,8 @@ BlocksAnalysis analyse_blocks(const RunRecord& record) {
     r.call_ms = f.call_median_ms;
     r.calls = extra_u64(c, "calls", 0);
     r.gate = c.gate;
-    const auto number = [&](const char* key) -> std::optional<double> {
-      const auto it = c.extra.find(key);
+    const auto number = [&](const char* name) -> std::optional<double> {
+      const auto it = c.extra.find(name);
       if (it == c.extra.end() || !it->is_number()) return std::nullopt;
       return it->get<double>();
     };
