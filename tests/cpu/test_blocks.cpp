@@ -638,7 +638,6 @@ TEST(BlocksBeside, TheCommandLineAppliesTheBudgetToTheRecommendation) {
   expect_one_line_error(test::run(kBin + "blocks --replay " + dir +
                                   "/plain.json --max-slowdown 5 --recommend " + dir + "/r2.json"),
                         "no slowdown figures; measure with --beside KERNEL");
-  expect_one_line_error(test::run(kBin + "blocks --beside gemm"), "is not built yet");
   expect_one_line_error(test::run(kBin + "blocks --beside warp"), "is not a kernel");
 }
 

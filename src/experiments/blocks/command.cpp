@@ -42,7 +42,8 @@ std::vector<Command> commands(CLI::App& app) {
       {"--warmups", value(&C::warmups), "Untimed runs before each case"},
       {"--force", flag(&C::force), "Allow pinning more than half of host memory"},
       {"--beside", text(&C::beside, parse_beside_kernel, "none"),
-       "Run a kernel back to back beside every copy and record its slowdown: compute, memory"},
+       "Run a kernel back to back beside every copy and record its slowdown: compute, memory, "
+       "gemm (cuBLAS, loaded at run time)"},
   });
   blocks.options(stop_rule_options<C>());
   auto recommend = std::make_shared<std::string>();

@@ -27,6 +27,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
+#include "experiments/blocks/beside_gemm.hpp"
 #include "experiments/blocks/beside_kernels.cuh"
 #include "experiments/staged/plan.hpp"
 #include "framework/case_builder.hpp"
@@ -218,23 +219,27 @@ struct Beside {
   static constexpr std::size_t kFloats = 32u << 20;  // two arrays of 128 MiB: past any L2
 
   Beside(const std::string& kind_, unsigned sms_) : kind(kind_), sms(sms_) {
+    if (kind == "gemm") gemm = std::make_unique<CublasGemm>();
     if (kind == "memory") {
       src = cuda::DeviceBuffer(kFloats * sizeof(float));
       dst = cuda::DeviceBuffer(kFloats * sizeof(float));
       PINBENCH_CUDA_TRY(cudaMemset(src.data(), 0, kFloats * sizeof(float)));
     }
     sink = cuda::DeviceBuffer(2 * sms * sizeof(float));
-    // Work doubled until one launch takes kLaunchMs alone.
-    work = kind == "memory" ? 1 : 1024;
+    // Work doubled until one launch takes kLaunchMs alone (for the GEMM, the matrices' side).
+    work = kind == "memory" ? 1 : kind == "gemm" ? 512 : 1024;
+    const unsigned most = kind == "gemm" ? 8192 : (1u << 24);
     while (true) {
       launch_ms = time_train(5) / 5;
-      if (launch_ms >= kLaunchMs || work >= (1u << 24)) break;
+      if (launch_ms >= kLaunchMs || work >= most) break;
       work *= 2;
     }
   }
 
   void launch() {
-    if (kind == "memory") {
+    if (gemm) {
+      gemm->run(static_cast<int>(work), stream.get());
+    } else if (kind == "memory") {
       cuda::launch_beside_memory(work, static_cast<const float*>(src.data()),
                                  static_cast<float*>(dst.data()), kFloats, sms, stream.get());
     } else {
@@ -275,6 +280,7 @@ struct Beside {
   cuda::Stream stream;
   cuda::Event begin, end;
   cuda::DeviceBuffer src, dst, sink;
+  std::unique_ptr<CublasGemm> gemm;
 };
 
 void clear(Rig& rig, const Leg& l) {
@@ -470,6 +476,11 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
                                {"launch_ms", beside->launch_ms},
                                {"blocks_per_sm", 2},
                                {"threads_per_block", 512}};
+    if (beside->gemm) {
+      record.config["beside"]["library"] = beside->gemm->library();
+      record.config["beside"]["blocks_per_sm"] = 0;  // cuBLAS chooses
+      record.config["beside"]["threads_per_block"] = 0;
+    }
   }
   record.config["kernel"] = {{"threads_per_block", 1024}, {"tile_bytes", 4096}};
   if (engine) record.config["engine"] = to_json(rig.copier->options());

@@ -74,7 +74,7 @@ struct BlocksConfig {
   int warmups = 2;
   StopRule stop{0.02, 100.0, 5, 25};
   bool force = false;  // allow pinning more than half of host memory
-  // A kernel run back to back beside every copy ("compute", "memory"; empty: none), whose
+  // A kernel run back to back beside every copy ("compute", "memory", "gemm"; empty: none), whose
   // slowdown each case records.
   std::string beside;
 
@@ -90,8 +90,7 @@ struct BlocksConfig {
 };
 nlohmann::json to_json(const BlocksConfig& c);
 
-// --beside's kernels: "compute" or "memory". Throws InputError naming them, and saying that the
-// cuBLAS GEMM is not built yet when asked for "gemm".
+// --beside's kernels: "compute", "memory" or "gemm". Throws InputError naming them.
 std::string parse_beside_kernel(std::string_view name);
 
 // The memory kinds a run may take: page-locked ("pinned") and pageable.
