@@ -259,6 +259,15 @@ std::optional<BlockMethod> rules_method(const std::string& name, std::string* no
     }
     return BlockMethod::kBatch;
   }
+  const std::string prefix = "kernel-sms";
+  if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+      name.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
+    if (note != nullptr) {
+      *note = name + " is the kernel at " + name.substr(prefix.size()) +
+              " SMs; the copier's kernel takes its own kernel_sms";
+    }
+    return BlockMethod::kKernel;
+  }
   return parse_block_method(name);
 }
 

@@ -12,6 +12,7 @@
 #include "experiments/blocks/plan.hpp"
 #include "experiments/sweep/plan.hpp"
 #include "framework/errors.hpp"
+#include "framework/text.hpp"
 #include "framework/text_file.hpp"
 
 namespace pinbench::experiments::blocks {
@@ -37,7 +38,29 @@ std::vector<Command> commands(CLI::App& app) {
        "Host memory of the arenas: pinned, pageable"},
       {"--methods", text(&C::methods, parse_blocks_methods, method_names),
        "Ways to move the blocks, comma-separated"},
-      {"--sms", value(&C::sms), "SMs the kernel may use, at most the device's (0: all of them)"},
+      {"--sms",
+       text<C>("0",
+               [](C& c, const std::string& v) {
+                 const std::vector<int> all =
+                     parse_list<int>(v, "SM count", [](std::string_view part) {
+                       const std::string t(part);
+                       std::size_t used = 0;
+                       int n = 0;
+                       try {
+                         n = std::stoi(t, &used);
+                       } catch (...) {
+                         used = 0;
+                       }
+                       if (used == 0 || used != t.size()) {
+                         throw InputError(fmt::format("--sms '{}' is not a whole number", t));
+                       }
+                       return n;
+                     });
+                 c.sms = all.front();
+                 c.more_sms.assign(all.begin() + 1, all.end());
+               }),
+       "SMs the kernel may use, at most the device's (0: all of them); a list (0,16,32) "
+       "measures the kernel at each, the further ones as methods kernel-smsN"},
       {"--seed", value(&C::seed), "Seed of the blocks' placement in the arenas"},
       {"--warmups", value(&C::warmups), "Untimed runs before each case"},
       {"--force", flag(&C::force), "Allow pinning more than half of host memory"},

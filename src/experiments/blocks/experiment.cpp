@@ -336,7 +336,8 @@ void validate_blocks_cases(const RunRecord& r) {
       refuse_field(at + ".bytes", fmt::format("is {}, not its {} blocks of {} bytes", c.bytes,
                                               blocks, block_bytes));
     }
-    if (std::find(methods.begin(), methods.end(), c.method) == methods.end()) {
+    if (std::find(methods.begin(), methods.end(), c.method) == methods.end() &&
+        !sms_of_kernel_name(c.method)) {
       refuse_field(at + ".method",
                    fmt::format("is '{}', not one of {}", c.method, fmt::join(methods, ", ")));
     }
@@ -384,6 +385,7 @@ class Blocks final : public Experiment {
                  {"sms_asked", FieldKind::kCount},
                  {"sms", FieldKind::kCount},
                  {"beside_asked", FieldKind::kText},
+                 {"more_sms", FieldKind::kCounts},
                  {"work_rounds", FieldKind::kCount},
                  {"launch_ms", FieldKind::kRatio},
                  {"blocks_per_sm", FieldKind::kCount},

@@ -445,6 +445,11 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
   config.validate();
   RunRecord record = start_record("blocks", to_json(config));
   const int device_sms = record.machine.sm_count;
+  for (int s : config.more_sms) {
+    if (s > device_sms) {
+      throw InputError(fmt::format("--sms {} is past this device's {} SMs", s, device_sms));
+    }
+  }
   if (config.sms > device_sms) {
     throw InputError(fmt::format("--sms {} is past this device's {} SMs", config.sms, device_sms));
   }
@@ -464,7 +469,8 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
   progress(fmt::format("allocating two arenas of {} per memory kind and two on the device",
                        format_size(arena)));
   Rig rig(config, arena, engine);
-  Mover mover{rig, static_cast<unsigned>(config.sms > 0 ? config.sms : device_sms)};
+  const unsigned all_sms = static_cast<unsigned>(config.sms > 0 ? config.sms : device_sms);
+  Mover mover{rig, all_sms};
 
   record.config["sms"] = mover.sms;
   std::unique_ptr<Beside> beside;
@@ -525,6 +531,9 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
                            {"reason", why}});
       }
       total += g.methods.size() * cells.size();
+      if (std::find(g.methods.begin(), g.methods.end(), BlocksMethod::kKernel) != g.methods.end()) {
+        total += config.more_sms.size() * cells.size();
+      }
       groups.push_back(std::move(g));
     }
   }
@@ -538,10 +547,26 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
     for (const BlockCell& cell : cells) {
       const BlockPlacement placed = place_blocks(cell, arena, config.seed);
       const Layout scattered{cell.block_bytes, placed.host_offsets, placed.device_offsets};
+      // Each method once; the kernel also at every further SM count, named for it.
+      struct Variant {
+        BlocksMethod method;
+        unsigned sms;
+        std::string name;
+      };
+      std::vector<Variant> variants;
       for (BlocksMethod m : g.methods) {
+        variants.push_back({m, all_sms, to_string(m)});
+        if (m != BlocksMethod::kKernel) continue;
+        for (int s : config.more_sms) {
+          variants.push_back({m, static_cast<unsigned>(s), kernel_at_sms(s)});
+        }
+      }
+      for (const Variant& v : variants) {
+        const BlocksMethod m = v.method;
+        mover.sms = v.sms;
         if (stop_before_next_case(record)) break;
         progress(fmt::format("[{}/{}] {} {} {} x {} {}", ++n, total, to_string(d), to_string(kind),
-                             format_size(cell.block_bytes), cell.count, to_string(m)));
+                             format_size(cell.block_bytes), cell.count, v.name));
         const Leg leg = make_leg(rig, to_device, kind,
                                  m == BlocksMethod::kContiguous ? contiguous(cell) : scattered);
         std::size_t calls = 0;
@@ -553,11 +578,11 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
             "blocks",
             to_string(d),
             to_string(kind),
-            to_string(m),
+            v.name,
             "host_clock",
             cell.bytes(),
             config.warmups,
-            gate_name({"blocks", to_string(d), to_string(kind), to_string(m)}, cell_token(cell))};
+            gate_name({"blocks", to_string(d), to_string(kind), v.name}, cell_token(cell))};
         Case c = make_case(spec, r, kinds_ok[g.kind]);
         c.extra = {{"block_bytes", cell.block_bytes}, {"blocks", cell.count}, {"calls", calls}};
         if (m == BlocksMethod::kKernel) c.extra["sms"] = mover.grid_used;

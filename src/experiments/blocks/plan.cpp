@@ -122,6 +122,25 @@ std::string method_not_for(BlocksMethod m, MemoryKind kind, bool pageable_access
   return "";
 }
 
+std::string kernel_at_sms(int sms) {
+  return fmt::format("kernel-sms{}", sms);
+}
+
+std::optional<int> sms_of_kernel_name(std::string_view method) {
+  constexpr std::string_view kPrefix = "kernel-sms";
+  if (method.substr(0, kPrefix.size()) != kPrefix || method.size() == kPrefix.size() ||
+      method.size() > kPrefix.size() + 6) {
+    return std::nullopt;
+  }
+  int n = 0;
+  for (const char c : method.substr(kPrefix.size())) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (n < 1 || method[kPrefix.size()] == '0') return std::nullopt;
+  return n;
+}
+
 std::string parse_beside_kernel(std::string_view name) {
   const std::string n(trim(name));
   if (n == "compute" || n == "memory" || n == "gemm") return n;
@@ -210,6 +229,14 @@ void BlocksConfig::validate() const {
     throw InputError(fmt::format("the budget of {} is above 1 TiB", exact_size(budget_bytes)));
   }
   if (sms < 0) throw InputError(fmt::format("--sms {} is negative", sms));
+  for (std::size_t i = 0; i < more_sms.size(); ++i) {
+    if (more_sms[i] < 1) {
+      throw InputError(fmt::format("--sms {}: a further SM count must be at least 1", more_sms[i]));
+    }
+    if (more_sms[i] == sms || std::count(more_sms.begin(), more_sms.begin() + i, more_sms[i]) > 0) {
+      throw InputError(fmt::format("--sms lists {} twice", more_sms[i]));
+    }
+  }
   if (!beside.empty()) (void)parse_beside_kernel(beside);
   if (warmups < 0) throw InputError("warm-up count cannot be negative");
   stop.validate();
@@ -247,6 +274,7 @@ nlohmann::json to_json(const BlocksConfig& c) {
                       {"min_samples", c.stop.min_samples},
                       {"max_samples", c.stop.max_samples}};
   if (!c.beside.empty()) j["beside_asked"] = c.beside;
+  if (!c.more_sms.empty()) j["more_sms"] = c.more_sms;
   return j;
 }
 

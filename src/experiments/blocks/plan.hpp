@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,9 @@ struct BlocksConfig {
   std::vector<MemoryKind> memory = {MemoryKind::kPinned, MemoryKind::kPageable};
   std::vector<BlocksMethod> methods = all_blocks_methods();
   int sms = 0;  // the SMs the kernel may use; 0: every SM of the device
+  // More SM counts for the kernel (--sms 0,16,32: sms 0, then 16 and 32): each measured as a
+  // method of its own, "kernel-sms16", so its rate shows beside what it takes.
+  std::vector<int> more_sms;
   std::uint64_t seed = 0x24B10C5;
   int warmups = 2;
   StopRule stop{0.02, 100.0, 5, 25};
@@ -89,6 +93,11 @@ struct BlocksConfig {
   std::uint64_t arena_bytes() const;
 };
 nlohmann::json to_json(const BlocksConfig& c);
+
+// The kernel method's name at a further SM count: "kernel-sms16".
+std::string kernel_at_sms(int sms);
+// The SM count of a "kernel-smsN" name, or nothing for another name.
+std::optional<int> sms_of_kernel_name(std::string_view method);
 
 // --beside's kernels: "compute", "memory" or "gemm". Throws InputError naming them.
 std::string parse_beside_kernel(std::string_view name);
