@@ -319,6 +319,14 @@ TEST(BlockRules, TheRecommendFileDecidesByItsRulesThenItsDefault) {
   EXPECT_EQ(any.method, BlockMethod::kBatch);
   EXPECT_NE(any.reason.find("batch-any reads the source outside stream order"), std::string::npos)
       << any.reason;
+  // The kernel at a further SM count (blocks --sms 0,16) is the copier's kernel.
+  const std::string sms16 =
+      replaced(golden_rules(), "\"method\": \"kernel\"", "\"method\": \"kernel-sms16\"");
+  const BlockChoice k16 =
+      choose_block_method(rules_from_json(sms16, kHere, "r"), h2d(4 * kKiB, 16));
+  EXPECT_EQ(k16.method, BlockMethod::kKernel);
+  EXPECT_NE(k16.reason.find("kernel-sms16 is the kernel at 16 SMs"), std::string::npos)
+      << k16.reason;
   // No choice for d2h pinned: the first allowed method, said.
   BlockChoiceOptions o;
   o.allowed = {BlockMethod::kLoop, BlockMethod::kKernel};

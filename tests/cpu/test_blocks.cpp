@@ -655,5 +655,50 @@ TEST(BlocksBeside, ASlowdownThatIsNotANumberIsRefusedByName) {
   EXPECT_ANY_THROW(record_from_json(j));
 }
 
+TEST(BlocksBeside, TheKernelAtFurtherSmCountsIsAMethodOfItsOwn) {
+  EXPECT_EQ(kernel_at_sms(16), "kernel-sms16");
+  EXPECT_EQ(sms_of_kernel_name("kernel-sms16"), 16);
+  for (const char* no : {"kernel", "kernel-sms", "kernel-sms0", "kernel-sms016", "kernel-smsx",
+                         "kernel-sms1234567"}) {
+    EXPECT_FALSE(sms_of_kernel_name(no)) << no;
+  }
+  BlocksConfig c = BlocksConfig::defaults();
+  c.more_sms = {16, 32};
+  c.normalize();
+  EXPECT_NO_THROW(c.validate());
+  EXPECT_EQ(to_json(c)["more_sms"], nlohmann::json({16, 32}));
+  c.more_sms = {0};
+  EXPECT_THROW(c.validate(), InputError);
+  c.sms = 16;
+  c.more_sms = {16};
+  EXPECT_THROW(c.validate(), InputError);
+  // A record with kernel-sms16 cases is read; its cells rank it as a method.
+  RunRecord r = make_blocks_record();
+  std::vector<Case> more;
+  for (const Case& k : r.cases) {
+    if (k.method != "kernel") continue;
+    Case x = k;
+    x.method = "kernel-sms16";
+    for (const Gate& g : r.gates) {
+      if (g.name == k.gate) {
+        Gate copy = g;
+        copy.name += "-sms16";
+        r.gates.push_back(copy);
+        break;
+      }
+    }
+    x.gate += "-sms16";
+    for (double& ms : x.samples_ms) ms *= 2;
+    more.push_back(x);
+  }
+  r.cases.insert(r.cases.end(), more.begin(), more.end());
+  const RunRecord back = record_from_json(to_json(r));
+  const BlocksAnalysis a = analyse_blocks(back);
+  EXPECT_NE(cell_at(a, "h2d", 4 * kKiB, 256).rate_of("kernel-sms16"), nullptr);
+  expect_one_line_error(test::run(kBin + "blocks --sms 0,x"), "--sms 'x' is not a whole number");
+  expect_one_line_error(test::run(kBin + "blocks --sms 8,0"),
+                        "a further SM count must be at least 1");
+}
+
 }  // namespace
 }  // namespace pinbench
