@@ -251,8 +251,8 @@ TEST(BlockCalibrationCache, MalformedTablesAreRefusedSayingWhat) {
       {replaced(text, "\"kernel_sms\": 132", "\"kernel_sms\": -1"),
        "\"kernel_sms\" is not a whole"},
       {replaced(text, "\"created_utc\"", "\"made\""), "\"created_utc\" is missing"},
-      {replaced(text, "\"gb_per_s\": 5,", "\"gb_per_s\": 0,"), "has no positive rate"},
-      {replaced(text, "\"gb_per_s\": 5,", "\"gb_per_s\": \"5\","), "\"gb_per_s\" is a string"},
+      {replaced(text, "\"gb_per_s\": 5}", "\"gb_per_s\": 0}"), "has no positive rate"},
+      {replaced(text, "\"gb_per_s\": 5}", "\"gb_per_s\": \"5\"}"), "\"gb_per_s\" is a string"},
       {replaced(text, "\"method\": \"loop\"", "\"method\": \"teleport\""), "unknown method"},
       {replaced(text, "\"sizes\": [4096, 16384, 65536]", "\"sizes\": [4096, 65536, 16384]"),
        "\"sizes\" is not strictly ascending"},
@@ -371,7 +371,7 @@ TEST(BlockRules, ForeignStaleAndMalformedRulesAreRefused) {
             BlockCalibrationError::Kind::kMalformed);
   EXPECT_EQ(kind(replaced(text, "pinbench.blocks-recommend", "x")),
             BlockCalibrationError::Kind::kMalformed);
-  EXPECT_EQ(kind(replaced(text, "\"max_block_bytes\": 65536", "\"max_block_bytes\": 1")),
+  EXPECT_EQ(kind(replaced(text, "\"min_blocks\": 16", "\"min_blocks\": 16, \"max_blocks\": 2")),
             BlockCalibrationError::Kind::kMalformed);
 }
 

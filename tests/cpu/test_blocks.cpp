@@ -581,8 +581,10 @@ TEST(BlocksBeside, TheAnalysisAndTheTableShowRateSlowdownAndHostCpu) {
   EXPECT_EQ(t->header, (std::vector<std::string>{"block", "blocks", "method", "GB/s",
                                                  "kernel slowdown %", "host CPU ms"}));
   EXPECT_EQ(t->rows.size(), 9u * 4u);
-  EXPECT_EQ(t->rows[9], (std::vector<std::string>{"4 KiB", "256", "kernel", "18.00", "20.0", "-"}))
-      << fmt::format("{}", fmt::join(t->rows[9], "|"));
+  // Rows by cell, then the record's methods: 4 KiB x 256's kernel is the eleventh.
+  EXPECT_EQ(t->rows[10],
+            (std::vector<std::string>{"4 KiB", "256", "kernel", "18.00", "20.0", "\u2014"}))
+      << fmt::format("{}", fmt::join(t->rows[10], "|"));
   const std::string text = render_text(r, m);
   EXPECT_NE(text.find("GB/s beside the compute kernel, and its slowdown"), std::string::npos);
   EXPECT_NE(text.find("Host CPU: the staged engine's host threads' CPU time per batch."),
