@@ -595,6 +595,13 @@ TEST(BlocksBeside, TheAnalysisAndTheTableShowRateSlowdownAndHostCpu) {
     EXPECT_EQ(x.id.rfind("blocks-beside", 0), std::string::npos);
 }
 
+TEST(BlocksBeside, ThePrintersMatchTheirGoldens) {
+  const RunRecord r = make_beside_record();
+  const ReportModel m = analyse(r);
+  test::expect_matches_golden(render_text(r, m), "blocks-beside-example.txt");
+  test::expect_matches_golden(render_markdown(m), "blocks-beside-example.md");
+}
+
 TEST(BlocksBeside, MaxSlowdownMakesRulesOfTheMethodsWithinIt) {
   const RunRecord r = make_beside_record();
   const RunRecord within = within_slowdown(r, 5.0);
