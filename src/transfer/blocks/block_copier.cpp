@@ -205,8 +205,11 @@ struct BlockCopier::Impl {
     (void)cudaSetDevice(previous);
   }
 
+  // `every_method`: the calibration's, which measures every method whatever the options allow,
+  // so one cache serves copiers with any `methods`.
   Batch describe(BlockDirection direction, const void* host_arena, const void* device_arena,
-                 const StagedBlock* blocks, std::size_t count, cudaStream_t stream) const {
+                 const StagedBlock* blocks, std::size_t count, cudaStream_t stream,
+                 bool every_method = false) const {
     if (host_arena == nullptr || device_arena == nullptr) throw bad("an arena is null");
     if (count > 0 && blocks == nullptr) throw bad("blocks is null with a count of blocks");
     Batch b;
@@ -257,7 +260,7 @@ struct BlockCopier::Impl {
                                    : "this device cannot reach pageable memory");
     }
     if (!b.uniform) no(BlockMethod::kKernel, "the kernel moves blocks of one size");
-    if (!options.methods.empty()) {
+    if (!options.methods.empty() && !every_method) {
       for (int i = 0; i < kBlockMethods; ++i) {
         const auto m = static_cast<BlockMethod>(i);
         if (std::find(options.methods.begin(), options.methods.end(), m) == options.methods.end()) {
@@ -473,7 +476,7 @@ struct BlockCopier::Impl {
             for (std::uint64_t i = 0; i < count; ++i) {
               blocks[i] = {hslots[i] * size, dslots[i] * size, size};
             }
-            const Batch b = describe(dir, host, a.dev, blocks.data(), count, a.stream);
+            const Batch b = describe(dir, host, a.dev, blocks.data(), count, a.stream, true);
             std::array<double, kBlockMethods> rate{};
             double best = 0;
             for (BlockMethod m : b.allowed()) {
