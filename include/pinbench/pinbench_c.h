@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a function's signature or a struct's layout changes. */
-#define PINBENCH_C_ABI_VERSION 3
+#define PINBENCH_C_ABI_VERSION 4
 
 typedef enum pinbench_status {
   PINBENCH_OK = 0,
@@ -102,6 +102,42 @@ pinbench_status pinbench_copy_done(const pinbench_copy* copy, int* done);
 /* *staged: 0 when the copy went straight to cudaMemcpyAsync. */
 pinbench_status pinbench_copy_staged(const pinbench_copy* copy, int* staged);
 void pinbench_copy_free(pinbench_copy* copy);
+
+/* pinbench::BlockCopier (pinbench/block_copier.hpp), ABI 4: many blocks between a host arena
+ * and a device arena by the method its calibration (or a `pinbench blocks --recommend` file)
+ * chooses. A calibration or rules file that cannot be used is PINBENCH_INPUT_ERROR. */
+typedef struct pinbench_block_copier pinbench_block_copier;
+
+/* One block: StagedBlock, field for field. */
+typedef struct pinbench_block {
+  size_t host_offset;
+  size_t device_offset;
+  size_t bytes;
+} pinbench_block;
+
+typedef struct pinbench_block_options {
+  int device;              /* -1: the calling thread's current device */
+  const char* rules_file;  /* NULL or "": the calibration */
+  const char* cache_dir;   /* NULL or "": $XDG_CACHE_HOME/pinbench, else ~/.cache/pinbench */
+  int use_cache;           /* 0: measure, neither reading nor writing a cache */
+  double max_slowdown_pct; /* < 0: no budget */
+  unsigned kernel_sms;     /* 0: every SM */
+} pinbench_block_options;
+
+void pinbench_block_default_options(pinbench_block_options* out);
+pinbench_status pinbench_block_copier_create(const pinbench_block_options* options,
+                                             pinbench_block_copier** out);
+void pinbench_block_copier_destroy(pinbench_block_copier* copier);
+/* Reads the cache or rules, or measures, now rather than on the first copy. */
+pinbench_status pinbench_block_copier_calibrate(pinbench_block_copier* copier);
+/* direction: 0 host to device, 1 device to host. method: -1 the copier's choice, else one of
+ * 0 batch-stream, 1 batch-overlap, 2 loop, 3 staged, 4 kernel. */
+pinbench_status pinbench_block_copy(pinbench_block_copier* copier, int direction, void* host_arena,
+                                    void* device_arena, const pinbench_block* blocks, size_t count,
+                                    uintptr_t stream, int method);
+/* stats() as JSON in *json_out (free with pinbench_free): source, source_path, source_note,
+ * calibration_s, calls, blocks, bytes, calls_by_method, and the last call's shape and choice. */
+pinbench_status pinbench_block_copier_stats(const pinbench_block_copier* copier, char** json_out);
 
 /* A run record read and validated as every pinbench reader does (load_record), returned as JSON
  * text in *json_out, to free with pinbench_free:

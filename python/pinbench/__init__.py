@@ -22,6 +22,8 @@ import threading
 from . import _arrays
 from ._lib import (
     ArgumentError,
+    Block as _Block,
+    BlockOptions as _BlockOptions,
     CudaError,
     Error,
     NoGpuError,
@@ -35,6 +37,7 @@ import ctypes as _ct
 
 __all__ = [
     "ArgumentError",
+    "BlockCopier",
     "Copy",
     "CudaError",
     "Error",
@@ -403,3 +406,139 @@ def read_rows(path):
 def read_record(path):
     """The whole run record at `path` as a dict (validated; docs/record-schema.md)."""
     return json.loads(_record_text("pinbench_record_json", path))
+
+
+_BLOCK_METHODS = ["batch-stream", "batch-overlap", "loop", "staged", "kernel"]
+
+
+class BlockCopier:
+    """pinbench::BlockCopier: many blocks between a host arena and a device arena, moved by the
+    method fastest for their shape on this device, chosen from a calibration it measures on first
+    use and caches (or from a `pinbench blocks --recommend` file, `rules_file`). Every method
+    keeps the stream order of a cudaMemcpyAsync on the stream given. docs/blocks.md.
+
+        copier = pinbench.BlockCopier()
+        copier.copy("h2d", host_arena, gpu_arena, [(host_off, dev_off, nbytes), ...], stream)
+        copier.stats()["last"]["reason"]
+
+    Arenas: a host array or tensor (NumPy, torch CPU, pinned or not) and a GPU one (torch CUDA,
+    CuPy), contiguous; offsets and sizes are in bytes."""
+
+    def __init__(
+        self,
+        device=None,
+        rules_file=None,
+        cache_dir=None,
+        use_cache=True,
+        max_slowdown_pct=None,
+        kernel_sms=0,
+    ):
+        L = _load()
+        o = _BlockOptions()
+        L.pinbench_block_default_options(_ct.byref(o))
+        if device is not None:
+            if isinstance(device, bool) or not isinstance(device, int) or device < 0:
+                raise ArgumentError(f"pinbench: device must be a CUDA ordinal >= 0, not {device!r}")
+            o.device = device
+        self._texts = []  # kept alive while the library reads them
+        if rules_file is not None:
+            self._texts.append(os.fsencode(os.fspath(rules_file)))
+            o.rules_file = self._texts[-1]
+        if cache_dir is not None:
+            self._texts.append(os.fsencode(os.fspath(cache_dir)))
+            o.cache_dir = self._texts[-1]
+        o.use_cache = 1 if use_cache else 0
+        if max_slowdown_pct is not None:
+            if not isinstance(max_slowdown_pct, (int, float)) or not max_slowdown_pct >= 0:
+                raise ArgumentError("pinbench: max_slowdown_pct must be a percentage >= 0")
+            o.max_slowdown_pct = float(max_slowdown_pct)
+        if isinstance(kernel_sms, bool) or not isinstance(kernel_sms, int) or kernel_sms < 0:
+            raise ArgumentError("pinbench: kernel_sms must be a count >= 0")
+        o.kernel_sms = kernel_sms
+        handle = _ct.c_void_p()
+        _raise_for(L.pinbench_block_copier_create(_ct.byref(o), _ct.byref(handle)))
+        self._handle = handle
+
+    def close(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle is not None:
+            _load().pinbench_block_copier_destroy(handle)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def calibrate(self):
+        """Reads the cache or the rules, or measures, now rather than on the first copy."""
+        self._open()
+        _raise_for(_load().pinbench_block_copier_calibrate(self._handle))
+
+    def _open(self):
+        if self._handle is None:
+            raise ArgumentError("pinbench: this BlockCopier is closed")
+
+    def copy(self, direction, host_arena, device_arena, blocks, stream=None, method=None):
+        """Moves `blocks` ((host_offset, device_offset, nbytes) each) between the arenas:
+        direction "h2d" or "d2h". `method` names one ("batch-stream", "batch-overlap", "loop",
+        "staged", "kernel") instead of the copier's choice. Every block must lie inside both
+        arenas."""
+        self._open()
+        if direction not in ("h2d", "d2h"):
+            raise ArgumentError(f"pinbench: direction must be 'h2d' or 'd2h', not {direction!r}")
+        if method is None:
+            m = -1
+        elif method in _BLOCK_METHODS:
+            m = _BLOCK_METHODS.index(method)
+        else:
+            raise ArgumentError(
+                f"pinbench: method {method!r} is not one of " + ", ".join(_BLOCK_METHODS)
+            )
+        h = _arrays.describe("host arena", host_arena)
+        d = _arrays.describe("device arena", device_arena)
+        if h.on_gpu:
+            raise ArgumentError("pinbench: the host arena is GPU memory")
+        if not d.on_gpu:
+            raise ArgumentError("pinbench: the device arena is not GPU memory")
+        if direction == "d2h" and h.readonly:
+            raise ArgumentError("pinbench: the host arena is read-only")
+        table = (_Block * max(1, len(blocks)))()
+        for i, b in enumerate(blocks):
+            ho, do, n = (int(x) for x in b)
+            if ho < 0 or do < 0 or n <= 0 or ho + n > h.nbytes or do + n > d.nbytes:
+                raise ArgumentError(
+                    f"pinbench: block {i} ({ho}, {do}, {n}) does not lie inside the arenas "
+                    f"({h.nbytes} and {d.nbytes} bytes)"
+                )
+            table[i] = _Block(ho, do, n)
+        _raise_for(
+            _load().pinbench_block_copy(
+                self._handle,
+                0 if direction == "h2d" else 1,
+                _ct.c_void_p(h.ptr),
+                _ct.c_void_p(d.ptr),
+                table,
+                len(blocks),
+                stream_handle(stream),
+                m,
+            )
+        )
+
+    def stats(self):
+        """What the copier chose and why, where its choices come from, and its counts, as a
+        dict (docs/blocks.md)."""
+        self._open()
+        out = _ct.c_void_p()
+        L = _load()
+        _raise_for(L.pinbench_block_copier_stats(self._handle, _ct.byref(out)))
+        try:
+            return json.loads(_ct.string_at(out.value).decode("utf-8"))
+        finally:
+            L.pinbench_free(out)

@@ -5,7 +5,7 @@ import ctypes
 import os
 import threading
 
-ABI_VERSION = 3  # PINBENCH_C_ABI_VERSION this package was written for
+ABI_VERSION = 4  # PINBENCH_C_ABI_VERSION this package was written for
 
 OK, INVALID_ARGUMENT, NO_GPU, CUDA_ERROR, INPUT_ERROR, INTERNAL_ERROR = range(6)
 
@@ -57,6 +57,25 @@ class Options(ctypes.Structure):
         ("host_threads", ctypes.c_int),
         ("prefault_from_bytes", ctypes.c_size_t),
         ("fresh_huge_pages", ctypes.c_int),
+    ]
+
+
+class BlockOptions(ctypes.Structure):
+    _fields_ = [
+        ("device", ctypes.c_int),
+        ("rules_file", ctypes.c_char_p),
+        ("cache_dir", ctypes.c_char_p),
+        ("use_cache", ctypes.c_int),
+        ("max_slowdown_pct", ctypes.c_double),
+        ("kernel_sms", ctypes.c_uint),
+    ]
+
+
+class Block(ctypes.Structure):
+    _fields_ = [
+        ("host_offset", ctypes.c_size_t),
+        ("device_offset", ctypes.c_size_t),
+        ("bytes", ctypes.c_size_t),
     ]
 
 
@@ -116,6 +135,15 @@ def _declare(lib):
         "pinbench_record_rows": (st, [c.c_char_p, c.POINTER(c.c_void_p)]),
         "pinbench_record_json": (st, [c.c_char_p, c.POINTER(c.c_void_p)]),
         "pinbench_free": (None, [c.c_void_p]),
+        "pinbench_block_default_options": (None, [c.POINTER(BlockOptions)]),
+        "pinbench_block_copier_create": (st, [c.POINTER(BlockOptions), c.POINTER(P)]),
+        "pinbench_block_copier_destroy": (None, [P]),
+        "pinbench_block_copier_calibrate": (st, [P]),
+        "pinbench_block_copy": (
+            st,
+            [P, c.c_int, P, P, c.POINTER(Block), c.c_size_t, c.c_size_t, c.c_int],
+        ),
+        "pinbench_block_copier_stats": (st, [P, c.POINTER(c.c_void_p)]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)

@@ -15,12 +15,18 @@
 #include "framework/errors.hpp"
 #include "framework/record.hpp"
 #include "framework/record_rows.hpp"
+#include "pinbench/block_copier.hpp"
 #include "pinbench/staged_copy.hpp"
 #include "version.hpp"
 
 struct pinbench_copier {
   pinbench::StagedCopier engine;
   explicit pinbench_copier(const pinbench::StagedCopyOptions& o) : engine(o) {}
+};
+
+struct pinbench_block_copier {
+  pinbench::BlockCopier copier;
+  explicit pinbench_block_copier(const pinbench::BlockCopierOptions& o) : copier(o) {}
 };
 
 struct pinbench_copy {
@@ -64,6 +70,8 @@ pinbench_status guarded(F&& f) noexcept {
                 static_cast<int>(err), e.bytes_done());
   } catch (const std::invalid_argument& e) {
     return fail(PINBENCH_INVALID_ARGUMENT, e.what());
+  } catch (const pinbench::BlockCalibrationError& e) {
+    return fail(PINBENCH_INPUT_ERROR, e.what());
   } catch (const pinbench::InputError& e) {
     return fail(PINBENCH_INPUT_ERROR, e.what());
   } catch (const std::bad_alloc&) {
@@ -313,6 +321,107 @@ pinbench_status pinbench_record_json(const char* path, char** json_out) {
 
 void pinbench_free(char* text) {
   std::free(text);
+}
+
+void pinbench_block_default_options(pinbench_block_options* out) {
+  if (out == nullptr) return;
+  *out = pinbench_block_options{};
+  out->device = -1;
+  out->use_cache = 1;
+  out->max_slowdown_pct = -1.0;
+}
+
+pinbench_status pinbench_block_copier_create(const pinbench_block_options* options,
+                                             pinbench_block_copier** out) {
+  if (out == nullptr) return null_argument("pinbench_block_copier_create", "out");
+  *out = nullptr;
+  pinbench_block_options o;
+  pinbench_block_default_options(&o);
+  if (options != nullptr) o = *options;
+  return guarded([&] {
+    pinbench::BlockCopierOptions b;
+    b.device = o.device;
+    if (o.rules_file != nullptr) b.rules_file = o.rules_file;
+    if (o.cache_dir != nullptr) b.cache_dir = o.cache_dir;
+    b.use_cache = o.use_cache != 0;
+    if (o.max_slowdown_pct >= 0) b.max_slowdown_pct = o.max_slowdown_pct;
+    b.kernel_sms = o.kernel_sms;
+    *out = new pinbench_block_copier(b);
+  });
+}
+
+void pinbench_block_copier_destroy(pinbench_block_copier* copier) {
+  try {
+    delete copier;
+  } catch (...) {
+  }
+}
+
+pinbench_status pinbench_block_copier_calibrate(pinbench_block_copier* copier) {
+  if (copier == nullptr) return null_argument("pinbench_block_copier_calibrate", "copier");
+  return guarded([&] { copier->copier.calibrate(); });
+}
+
+pinbench_status pinbench_block_copy(pinbench_block_copier* copier, int direction, void* host_arena,
+                                    void* device_arena, const pinbench_block* blocks, size_t count,
+                                    uintptr_t stream, int method) {
+  static_assert(sizeof(pinbench_block) == sizeof(pinbench::StagedBlock),
+                "pinbench_block is StagedBlock");
+  if (copier == nullptr) return null_argument("pinbench_block_copy", "copier");
+  if (direction != 0 && direction != 1) {
+    return fail(PINBENCH_INVALID_ARGUMENT, "pinbench: pinbench_block_copy: direction is " +
+                                               std::to_string(direction) +
+                                               ", not 0 (to the device) or 1 (to the host)");
+  }
+  if (method < -1 || method >= pinbench::kBlockMethods) {
+    return fail(PINBENCH_INVALID_ARGUMENT, "pinbench: pinbench_block_copy: method " +
+                                               std::to_string(method) + " is not -1 to 4");
+  }
+  const auto d =
+      direction == 0 ? pinbench::BlockDirection::kToDevice : pinbench::BlockDirection::kToHost;
+  const auto* b = reinterpret_cast<const pinbench::StagedBlock*>(blocks);
+  return guarded([&] {
+    if (method < 0) {
+      copier->copier.copy(d, host_arena, device_arena, b, count, as_stream(stream));
+    } else {
+      copier->copier.copy_with(static_cast<pinbench::BlockMethod>(method), d, host_arena,
+                               device_arena, b, count, as_stream(stream));
+    }
+  });
+}
+
+pinbench_status pinbench_block_copier_stats(const pinbench_block_copier* copier, char** json_out) {
+  if (json_out == nullptr) return null_argument("pinbench_block_copier_stats", "json_out");
+  *json_out = nullptr;
+  if (copier == nullptr) return null_argument("pinbench_block_copier_stats", "copier");
+  return guarded([&] {
+    const pinbench::BlockCopierStats s = copier->copier.stats();
+    nlohmann::json j = {{"source", s.source},
+                        {"source_path", s.source_path},
+                        {"source_note", s.source_note},
+                        {"calibration_s", s.calibration_s},
+                        {"calls", s.calls},
+                        {"blocks", s.blocks},
+                        {"bytes", s.bytes}};
+    nlohmann::json by = nlohmann::json::object();
+    for (int i = 0; i < pinbench::kBlockMethods; ++i) {
+      by[pinbench::to_string(static_cast<pinbench::BlockMethod>(i))] = s.calls_by_method[i];
+    }
+    j["calls_by_method"] = by;
+    if (s.last_shape) {
+      j["last_shape"] = {{"direction", pinbench::to_string(s.last_shape->direction)},
+                         {"memory", pinbench::to_string(s.last_shape->memory)},
+                         {"block_bytes", s.last_shape->block_bytes},
+                         {"count", s.last_shape->count}};
+    }
+    if (s.last) {
+      j["last"] = {{"method", pinbench::to_string(s.last->method)},
+                   {"reason", s.last->reason},
+                   {"budget_applied", s.last->budget_applied}};
+      if (s.last->predicted_gb_per_s) j["last"]["predicted_gb_per_s"] = *s.last->predicted_gb_per_s;
+    }
+    *json_out = copy_text(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  });
 }
 
 }  // extern "C"

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/ranges.h>
+
 #include "compare/compare.hpp"
 #include "experiments/blocks/analysis.hpp"
 #include "experiments/blocks/plan.hpp"
@@ -105,7 +107,7 @@ TEST(BlocksPlan, MethodsAndWhatTheyMove) {
   for (BlocksMethod m : all_blocks_methods()) {
     EXPECT_EQ(parse_blocks_method(to_string(m)), m);
   }
-  EXPECT_EQ(all_blocks_methods().size(), 7u);
+  EXPECT_EQ(all_blocks_methods().size(), 8u);
   EXPECT_NE(method_not_for(BlocksMethod::kKernel, MemoryKind::kPageable, false), "");
   EXPECT_EQ(method_not_for(BlocksMethod::kKernel, MemoryKind::kPageable, true), "");
   EXPECT_EQ(method_not_for(BlocksMethod::kKernel, MemoryKind::kPinned, false), "");
@@ -530,6 +532,181 @@ TEST(BlocksCompare, CasesAreMatchedByBlockSizeAndCount) {
   EXPECT_EQ(cli.exit_code, 1) << cli.err;
   EXPECT_NE(cli.out.find("16 x 4 KiB"), std::string::npos) << cli.out;
   EXPECT_NE(cli.out.find("1 differs by more than 20%"), std::string::npos) << cli.out;
+}
+
+// --- beside a kernel ----------------------------------------------------------------------------
+
+// The hand-made record as if measured with --beside compute: the kernel method slows the kernel
+// by 20% at 16 blocks and more, the copy engine's methods by 2% or less; the staged engine spent
+// host CPU.
+RunRecord make_beside_record() {
+  RunRecord r = make_blocks_record();
+  r.config["beside"] = {{"name", "compute"},
+                        {"work_rounds", 2048},
+                        {"launch_ms", 0.1},
+                        {"blocks_per_sm", 2},
+                        {"threads_per_block", 512}};
+  r.config["beside_asked"] = "compute";
+  for (Case& c : r.cases) {
+    const bool many = extra_u64(c, "blocks", 0) >= 16;
+    c.extra["slowdown_pct"] = c.method == "kernel" ? (many ? 20.0 : 4.0)
+                              : c.method == "loop" ? 0.5
+                                                   : 1.5;
+    c.extra["beside_train"] = 12;
+    c.extra["beside_alone_ms"] = 1.2;
+    c.extra["beside_with_ms"] = 1.25;
+    if (c.method == "staged") c.extra["host_cpu_ms"] = 0.75;
+  }
+  return record_from_json(to_json(r));
+}
+
+TEST(BlocksBeside, TheAnalysisAndTheTableShowRateSlowdownAndHostCpu) {
+  const RunRecord r = make_beside_record();
+  const BlocksAnalysis a = analyse_blocks(r);
+  EXPECT_EQ(a.beside, "compute");
+  const BlocksRate* k = cell_at(a, "h2d", 4 * kKiB, 256).rate_of("kernel");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->slowdown_pct, 20.0);
+  const BlocksRate* st = cell_at(a, "d2h", kMiB, 1).rate_of("staged");
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(st->host_cpu_ms, 0.75);
+  const ReportModel m = analyse(r);
+  const auto t = std::find_if(m.tables.begin(), m.tables.end(), [](const ReportTable& x) {
+    return x.id == "blocks-beside-h2d-pinned";
+  });
+  ASSERT_NE(t, m.tables.end());
+  EXPECT_EQ(t->title,
+            "Host to device, pinned memory: GB/s beside the compute kernel, and its "
+            "slowdown");
+  EXPECT_EQ(t->header, (std::vector<std::string>{"block", "blocks", "method", "GB/s",
+                                                 "kernel slowdown %", "host CPU ms"}));
+  EXPECT_EQ(t->rows.size(), 9u * 4u);
+  // Rows by cell, then the record's methods: 4 KiB x 256's kernel is the eleventh.
+  EXPECT_EQ(t->rows[10],
+            (std::vector<std::string>{"4 KiB", "256", "kernel", "18.00", "20.0", "\u2014"}))
+      << fmt::format("{}", fmt::join(t->rows[10], "|"));
+  const std::string text = render_text(r, m);
+  EXPECT_NE(text.find("GB/s beside the compute kernel, and its slowdown"), std::string::npos);
+  EXPECT_NE(text.find("Host CPU: the staged engine's host threads' CPU time per batch."),
+            std::string::npos);
+  // A record without them has no such table.
+  const ReportModel plain = analyse(make_blocks_record());
+  for (const ReportTable& x : plain.tables)
+    EXPECT_EQ(x.id.rfind("blocks-beside", 0), std::string::npos);
+}
+
+TEST(BlocksBeside, ThePrintersMatchTheirGoldens) {
+  const RunRecord r = make_beside_record();
+  const ReportModel m = analyse(r);
+  test::expect_matches_golden(render_text(r, m), "blocks-beside-example.txt");
+  test::expect_matches_golden(render_markdown(m), "blocks-beside-example.md");
+}
+
+TEST(BlocksBeside, MaxSlowdownMakesRulesOfTheMethodsWithinIt) {
+  const RunRecord r = make_beside_record();
+  const RunRecord within = within_slowdown(r, 5.0);
+  const BlocksAnalysis a = analyse_blocks(within);
+  // The kernel slows the kernel beside it 20% at 16 blocks and more: out; at 1 block, in.
+  EXPECT_EQ(cell_at(a, "h2d", 4 * kKiB, 256).fastest, "batch-stream");
+  EXPECT_EQ(cell_at(a, "h2d", 4 * kKiB, 256).rate_of("kernel"), nullptr);
+  EXPECT_NE(cell_at(a, "h2d", 4 * kKiB, 1).rate_of("kernel"), nullptr);
+  EXPECT_NE(cell_at(a, "h2d", 4 * kKiB, 256).rate_of("contiguous"), nullptr);
+  const nlohmann::json doc = recommend_json(within, a, 5.0);
+  EXPECT_EQ(doc["max_slowdown_pct"], 5.0);
+  EXPECT_EQ(doc["beside"], "compute");
+  for (const auto& choice : doc["choices"]) {
+    for (const auto& rule : choice["rules"]) EXPECT_NE(rule["method"], "kernel") << doc.dump();
+  }
+  // Without a budget the kernel's rule is there.
+  const std::string all = recommend_json(r, analyse_blocks(r)).dump();
+  EXPECT_NE(all.find("\"kernel\""), std::string::npos);
+  EXPECT_EQ(all.find("max_slowdown_pct"), std::string::npos);
+  // 20% holds it again.
+  EXPECT_EQ(analyse_blocks(within_slowdown(r, 20.0)).cells.size(), a.cells.size());
+  EXPECT_EQ(cell_at(analyse_blocks(within_slowdown(r, 20.0)), "h2d", 4 * kKiB, 256).fastest,
+            "kernel");
+  EXPECT_THROW(within_slowdown(make_blocks_record(), 5.0), InputError);
+  EXPECT_THROW(within_slowdown(r, -1.0), InputError);
+}
+
+TEST(BlocksBeside, TheCommandLineAppliesTheBudgetToTheRecommendation) {
+  const std::string dir = test::temp_dir();
+  const RunRecord r = make_beside_record();
+  save_record(r, dir + "/beside.json");
+  const test::Result out =
+      test::run(kBin + "blocks --replay " + dir + "/beside.json --max-slowdown 5 --recommend " +
+                dir + "/rules.json");
+  EXPECT_EQ(out.exit_code, 1) << out.err;  // the record's failed gate
+  const RunRecord within = within_slowdown(r, 5.0);
+  EXPECT_EQ(test::read_file(dir + "/rules.json"),
+            recommend_json(within, analyse_blocks(within), 5.0).dump(2) + "\n");
+  expect_one_line_error(
+      test::run(kBin + "blocks --replay " + dir + "/beside.json --max-slowdown 5"),
+      "--max-slowdown shapes --recommend's rules");
+  save_record(make_blocks_record(), dir + "/plain.json");
+  expect_one_line_error(test::run(kBin + "blocks --replay " + dir +
+                                  "/plain.json --max-slowdown 5 --recommend " + dir + "/r2.json"),
+                        "no slowdown figures; measure with --beside KERNEL");
+  expect_one_line_error(test::run(kBin + "blocks --beside warp"), "is not a kernel");
+}
+
+TEST(BlocksBeside, ASlowdownThatIsNotANumberIsRefusedByName) {
+  nlohmann::json j = to_json(make_beside_record());
+  j["cases"][0]["extra"]["slowdown_pct"] = "fast";
+  try {
+    record_from_json(j);
+    FAIL() << "accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("cases[0].slowdown_pct"), std::string::npos) << e.what();
+  }
+  j = to_json(make_beside_record());
+  j["cases"][1]["extra"]["host_cpu_ms"] = -1;
+  EXPECT_ANY_THROW(record_from_json(j));
+}
+
+TEST(BlocksBeside, TheKernelAtFurtherSmCountsIsAMethodOfItsOwn) {
+  EXPECT_EQ(kernel_at_sms(16), "kernel-sms16");
+  EXPECT_EQ(sms_of_kernel_name("kernel-sms16"), 16);
+  for (const char* no : {"kernel", "kernel-sms", "kernel-sms0", "kernel-sms016", "kernel-smsx",
+                         "kernel-sms1234567"}) {
+    EXPECT_FALSE(sms_of_kernel_name(no)) << no;
+  }
+  BlocksConfig c = BlocksConfig::defaults();
+  c.more_sms = {16, 32};
+  c.normalize();
+  EXPECT_NO_THROW(c.validate());
+  EXPECT_EQ(to_json(c)["more_sms"], nlohmann::json({16, 32}));
+  c.more_sms = {0};
+  EXPECT_THROW(c.validate(), InputError);
+  c.sms = 16;
+  c.more_sms = {16};
+  EXPECT_THROW(c.validate(), InputError);
+  // A record with kernel-sms16 cases is read; its cells rank it as a method.
+  RunRecord r = make_blocks_record();
+  std::vector<Case> more;
+  for (const Case& k : r.cases) {
+    if (k.method != "kernel") continue;
+    Case x = k;
+    x.method = "kernel-sms16";
+    for (const Gate& g : r.gates) {
+      if (g.name == k.gate) {
+        Gate copy = g;
+        copy.name += "-sms16";
+        r.gates.push_back(copy);
+        break;
+      }
+    }
+    x.gate += "-sms16";
+    for (double& ms : x.samples_ms) ms *= 2;
+    more.push_back(x);
+  }
+  r.cases.insert(r.cases.end(), more.begin(), more.end());
+  const RunRecord back = record_from_json(to_json(r));
+  const BlocksAnalysis a = analyse_blocks(back);
+  EXPECT_NE(cell_at(a, "h2d", 4 * kKiB, 256).rate_of("kernel-sms16"), nullptr);
+  expect_one_line_error(test::run(kBin + "blocks --sms 0,x"), "--sms 'x' is not a whole number");
+  expect_one_line_error(test::run(kBin + "blocks --sms 8,0"),
+                        "a further SM count must be at least 1");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -19,7 +20,9 @@
 #include "experiments/blocks/analysis.hpp"
 #include "experiments/blocks/measure.hpp"
 #include "framework/case_figures.hpp"
+#include "framework/errors.hpp"
 #include "framework/pattern.hpp"
+#include "framework/render/text.hpp"
 #include "framework/units.hpp"
 #include "gpu_test.hpp"
 #include "pinbench/staged_copy.hpp"
@@ -48,7 +51,7 @@ TEST(GpuBlocks, EveryMethodBothWaysPassesEveryBlockCheck) {
   const bool pageable_kernel = r.machine.pageable_memory_access != 0;
   // Cells: 1000 B and 4 KiB at 1, 7 and 64 blocks; 1088 KiB at 1 and 7 (64 of them pass 8 MiB).
   const std::size_t cells = 8;
-  const std::size_t per_cell = 6 + (pageable_kernel ? 7 : 6);  // pinned, then pageable
+  const std::size_t per_cell = 7 + (pageable_kernel ? 8 : 7);  // pinned, then pageable
   EXPECT_EQ(r.cases.size(), 2 * cells * per_cell);
   for (const Case& k : r.cases) {
     EXPECT_TRUE(k.verified) << k.gate;
@@ -156,6 +159,48 @@ TEST(GpuStagedBlocks, BatchesLandExactly) {
     }
   }
   EXPECT_GE(copier.stats().staged_copies, 4u);
+}
+
+// --beside at small sizes: every method beside each of the project's kernels, every block of
+// every sample still checked, and each case has the kernel's slowdown beside its rate; the staged
+// engine's cases their host CPU.
+TEST(GpuBlocks, BesideAKernelEveryCaseHasItsSlowdownAndItsBytesChecked) {
+  PINBENCH_REQUIRE_GPU();
+  for (const char* kernel : {"compute", "memory", "gemm"}) {
+    BlocksConfig c = small_config();
+    c.block_sizes = {1000, 64 * kKiB};
+    c.counts = {1, 64};
+    c.beside = kernel;
+    RunRecord r;
+    try {
+      r = run_blocks(c, kQuiet);
+    } catch (const InputError& e) {
+      // Only cuBLAS may be missing; the project's own kernels always run.
+      ASSERT_EQ(std::string(kernel), "gemm") << e.what();
+      ASSERT_NE(std::string(e.what()).find("did not load"), std::string::npos) << e.what();
+      std::printf("--beside gemm not measured here: %s\n", e.what());
+      continue;
+    }
+    for (const Gate& g : r.gates)
+      EXPECT_TRUE(g.passed) << kernel << " " << g.name << ": " << g.detail;
+    ASSERT_TRUE(r.config.contains("beside"));
+    EXPECT_EQ(r.config["beside"]["name"], kernel);
+    EXPECT_GE(r.config["beside"]["launch_ms"].get<double>(), 0.05);
+    ASSERT_FALSE(r.cases.empty());
+    for (const Case& k : r.cases) {
+      EXPECT_TRUE(k.verified) << k.gate;
+      ASSERT_TRUE(k.extra.contains("slowdown_pct")) << k.gate;
+      EXPECT_GT(k.extra["slowdown_pct"].get<double>(), -50.0) << k.gate;
+      EXPECT_GE(k.extra["beside_train"].get<int>(), 2) << k.gate;
+      EXPECT_GT(k.extra["beside_alone_ms"].get<double>(), 0.0) << k.gate;
+      if (k.method == "staged") {
+        EXPECT_TRUE(k.extra.contains("host_cpu_ms")) << k.gate;
+      }
+    }
+    const BlocksAnalysis a = analyse_blocks(record_from_json(to_json(r)));
+    EXPECT_EQ(a.beside, kernel);
+    std::printf("%s\n", render_text(r).c_str());
+  }
 }
 
 }  // namespace

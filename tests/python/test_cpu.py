@@ -78,6 +78,10 @@ class WithoutGpu(unittest.TestCase):
             pinbench.to_device(FakeCuda(), bytearray(16))
         self.assertIn("no usable CUDA device", str(cm.exception))
 
+    def test_block_copier_says_why(self):
+        with self.assertRaises(pinbench.NoGpuError):
+            pinbench.BlockCopier(use_cache=False)
+
 
 def message(test, f, *args, **kw):
     with test.assertRaises(pinbench.ArgumentError) as cm:
@@ -162,6 +166,16 @@ class Arguments(unittest.TestCase):
         self.assertEqual(pinbench.stream_handle(TorchLike()), 1234)
         self.assertEqual(pinbench.stream_handle(CupyLike()), 99)
         self.assertEqual(pinbench.stream_handle(Protocol()), 77)
+
+    def test_block_copier_options(self):
+        self.assertIn(
+            "must be a CUDA ordinal", message(self, pinbench.BlockCopier, device=-3)
+        )
+        self.assertIn(
+            "max_slowdown_pct must be a percentage",
+            message(self, pinbench.BlockCopier, max_slowdown_pct=-1),
+        )
+        self.assertIn("kernel_sms must be a count", message(self, pinbench.BlockCopier, kernel_sms=-1))
 
     def test_copier_options(self):
         m = message(self, pinbench.StagedCopier, chunk=4)

@@ -6,6 +6,7 @@ without torch or CuPy their cases skip."""
 
 import os
 import sys
+import tempfile
 import unittest
 
 import pinbench
@@ -29,6 +30,7 @@ except ImportError:
 HAVE_GPU = pinbench.device_count() > 0
 # Sizes on both of the engine's paths (direct below a few hundred KiB, staged above), odd lengths.
 SIZES = [4096 + 3, (64 << 20) + 5]
+ARENA = 1 << 20  # the BlockCopier tests' arenas
 
 
 def pattern(n, seed):
@@ -174,6 +176,84 @@ class Async(Base):
             self.copier.to_host_async(b, d)  # dropped at once: its __del__ waits
         for b, s in zip(backs, srcs):
             self.assertEqual(b.tobytes(), s.tobytes())
+
+
+@unittest.skipUnless(HAVE_GPU and np is not None, "no usable GPU, or no NumPy")
+class Blocks(unittest.TestCase):
+    """pinbench.BlockCopier with torch and CuPy arenas: every method by name and the copier's
+    own choice, both ways, blocks at odd offsets, every byte of the destination checked."""
+
+    def blocks(self, n, size):
+        slot = size + 64
+        rng = np.random.default_rng(n)
+        hs = rng.permutation(ARENA // slot)[:n]
+        ds = rng.permutation(ARENA // slot)[:n]
+        return [(int(h) * slot + 3, int(d) * slot + 5, size) for h, d in zip(hs, ds)]
+
+    def check(self, host, dev_bytes, blocks, direction, src):
+        want = np.zeros(ARENA, np.uint8)
+        for h, d, n in blocks:
+            if direction == "h2d":
+                want[d : d + n] = src[h : h + n]
+            else:
+                want[h : h + n] = src[d : d + n]
+        got = dev_bytes() if direction == "h2d" else np.asarray(host).copy()
+        self.assertEqual(got.tobytes(), want.tobytes())
+
+    def run_all(self, make_host, make_dev, dev_bytes, dev_fill, stream, sync):
+        """`stream`: a torch or CuPy stream that is not the legacy default one (the batch methods
+        cannot be queued there)."""
+        with tempfile.TemporaryDirectory() as cache:
+            copier = pinbench.BlockCopier(cache_dir=cache)
+            blocks = self.blocks(33, 4096 + 16)
+            for direction in ("h2d", "d2h"):
+                for method in [None] + list(pinbench._BLOCK_METHODS):
+                    src = pattern(ARENA, 7)
+                    host = make_host()
+                    dev = make_dev()
+                    if direction == "h2d":
+                        np.asarray(host)[:] = src
+                    else:
+                        dev_fill(dev, src)
+                    sync()  # the arenas' set-up, on the library's own streams, is done
+                    try:
+                        copier.copy(direction, host, dev, blocks, stream=stream, method=method)
+                    except pinbench.ArgumentError as e:
+                        # staged from page-locked memory, the kernel where pageable memory is out
+                        # of the device's reach
+                        self.assertIn(method, ("staged", "kernel"), str(e))
+                        continue
+                    stream.synchronize()
+                    self.check(host, lambda: dev_bytes(dev), blocks, direction, src)
+            s = copier.stats()
+            self.assertGreater(s["calls"], 0)
+            self.assertIn(s["source"], ("measured", "cache"))
+            self.assertTrue(s["last"]["reason"])
+            copier.close()
+
+    @unittest.skipUnless(torch is not None, "torch with CUDA is not installed")
+    def test_torch_arenas(self):
+        for pinned in (False, True):
+            self.run_all(
+                lambda: torch.zeros(ARENA, dtype=torch.uint8, pin_memory=pinned),
+                lambda: torch.zeros(ARENA, dtype=torch.uint8, device="cuda"),
+                lambda d: d.cpu().numpy(),
+                lambda d, src: d.copy_(torch.from_numpy(src).to("cuda")),
+                torch.cuda.Stream(),
+                torch.cuda.synchronize,
+            )
+
+    @unittest.skipUnless(cupy is not None, "CuPy is not installed")
+    def test_cupy_arenas(self):
+        s = cupy.cuda.Stream(non_blocking=True)
+        self.run_all(
+            lambda: np.zeros(ARENA, np.uint8),
+            lambda: cupy.zeros(ARENA, cupy.uint8),
+            lambda d: cupy.asnumpy(d),
+            lambda d, src: d.set(src),
+            s,
+            lambda: cupy.cuda.Device().synchronize(),
+        )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 
 #include "experiments/blocks/plan.hpp"
 #include "framework/case_figures.hpp"
+#include "framework/errors.hpp"
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
@@ -305,6 +306,11 @@ std::string cell_words(std::uint64_t block_bytes, std::uint64_t count) {
 
 BlocksAnalysis analyse_blocks(const RunRecord& record) {
   BlocksAnalysis a;
+  if (const auto b = record.config.find("beside"); b != record.config.end() && b->is_object() &&
+                                                   b->contains("name") &&
+                                                   (*b)["name"].is_string()) {
+    a.beside = (*b)["name"].get<std::string>();
+  }
   std::vector<std::string> directions, memories;
   using Key = std::tuple<std::size_t, std::size_t, std::uint64_t, std::uint64_t>;
   std::map<Key, BlocksCell> cells;
@@ -326,6 +332,13 @@ BlocksAnalysis analyse_blocks(const RunRecord& record) {
     r.call_ms = f.call_median_ms;
     r.calls = extra_u64(c, "calls", 0);
     r.gate = c.gate;
+    const auto number = [&](const char* name) -> std::optional<double> {
+      const auto it = c.extra.find(name);
+      if (it == c.extra.end() || !it->is_number()) return std::nullopt;
+      return it->get<double>();
+    };
+    r.slowdown_pct = number("slowdown_pct");
+    r.host_cpu_ms = number("host_cpu_ms");
     cell.rates.push_back(r);
   }
   for (auto& [key, cell] : cells) {
@@ -391,7 +404,8 @@ std::string crossover_words(const BlocksCrossover& c) {
                    (kTie - 1) * 100, c.right, c.cells);
 }
 
-nlohmann::json recommend_json(const RunRecord& record, const BlocksAnalysis& a) {
+nlohmann::json recommend_json(const RunRecord& record, const BlocksAnalysis& a,
+                              std::optional<double> max_slowdown_pct) {
   nlohmann::json choices = nlohmann::json::array();
   for (const BlocksCrossover& c : a.crossovers) {
     if (c.cells == 0) continue;
@@ -417,15 +431,41 @@ nlohmann::json recommend_json(const RunRecord& record, const BlocksAnalysis& a) 
                        {"cells", c.cells},
                        {"cells_picked_well", c.right}});
   }
-  return {{"schema", "pinbench.blocks-recommend"},
-          {"version", 1},
-          {"good_within", std::round((kTie - 1) * 1000.0) / 1000.0},
-          {"measured_on",
-           {{"device", record.machine.device_name},
-            {"driver_version", record.machine.driver_version},
-            {"created_utc", record.created_utc},
-            {"pinbench_version", record.pinbench_version}}},
-          {"choices", choices}};
+  nlohmann::json doc = {{"schema", "pinbench.blocks-recommend"},
+                        {"version", 1},
+                        {"good_within", std::round((kTie - 1) * 1000.0) / 1000.0},
+                        {"measured_on",
+                         {{"device", record.machine.device_name},
+                          {"driver_version", record.machine.driver_version},
+                          {"created_utc", record.created_utc},
+                          {"pinbench_version", record.pinbench_version}}},
+                        {"choices", choices}};
+  if (max_slowdown_pct) {
+    doc["max_slowdown_pct"] = *max_slowdown_pct;
+    doc["beside"] = a.beside;
+  }
+  return doc;
+}
+
+RunRecord within_slowdown(const RunRecord& record, double pct) {
+  if (!std::isfinite(pct) || pct < 0) {
+    throw InputError(fmt::format("--max-slowdown {} is not a percentage of at least 0", pct));
+  }
+  const auto has = [](const Case& c) { return c.extra.contains("slowdown_pct"); };
+  if (std::none_of(record.cases.begin(), record.cases.end(), has)) {
+    throw InputError(
+        "--max-slowdown: the record has no slowdown figures; measure with --beside KERNEL");
+  }
+  RunRecord out = record;
+  out.cases.clear();
+  for (const Case& c : record.cases) {
+    const bool reference = c.method == kReference;
+    if (reference || (has(c) && c.extra["slowdown_pct"].is_number() &&
+                      c.extra["slowdown_pct"].get<double>() <= pct)) {
+      out.cases.push_back(c);
+    }
+  }
+  return out;
 }
 
 }  // namespace pinbench

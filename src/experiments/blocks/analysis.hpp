@@ -28,6 +28,10 @@ struct BlocksRate {
   std::optional<double> call_ms;   // median time the calls held the thread
   std::uint64_t calls = 0;         // API calls per sample
   std::string gate;
+  // --beside: the kernel's slowdown while the copy ran (median of the samples), in percent.
+  std::optional<double> slowdown_pct;
+  // The staged engine: its host threads' CPU time per run of the method.
+  std::optional<double> host_cpu_ms;
 };
 
 struct BlocksCell {
@@ -94,6 +98,7 @@ struct BlocksAnalysis {
   std::vector<BlocksCrossover> crossovers;
   std::vector<BlocksCallCost> costs;
   std::vector<std::string> methods;  // every method in the record, in its order
+  std::string beside;                // the kernel run beside the copies; empty: none
 };
 
 BlocksAnalysis analyse_blocks(const RunRecord& record);
@@ -106,7 +111,16 @@ std::string crossover_words(const BlocksCrossover& c);
 
 // The rules as a small JSON document a serving engine can read (docs/blocks.md): per direction
 // and memory kind, the default method and the rules that override it, with the measured range.
-nlohmann::json recommend_json(const RunRecord& record, const BlocksAnalysis& a);
+// With a slowdown budget (the analysis of within_slowdown's record), the document says so:
+// "max_slowdown_pct" and the kernel it was measured beside.
+nlohmann::json recommend_json(const RunRecord& record, const BlocksAnalysis& a,
+                              std::optional<double> max_slowdown_pct = std::nullopt);
+
+// The record with only the cases whose kernel slowdown (--beside) is at most `pct` percent, the
+// contiguous reference kept: its analysis ranks and rules the methods that hold the budget.
+// Throws InputError when the record has no slowdown figures (it was measured without --beside)
+// or `pct` is not a finite percentage of at least 0.
+RunRecord within_slowdown(const RunRecord& record, double pct);
 
 // "4 KiB x 256": a cell in words.
 std::string cell_words(std::uint64_t block_bytes, std::uint64_t count);

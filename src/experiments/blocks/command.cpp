@@ -12,6 +12,7 @@
 #include "experiments/blocks/plan.hpp"
 #include "experiments/sweep/plan.hpp"
 #include "framework/errors.hpp"
+#include "framework/text.hpp"
 #include "framework/text_file.hpp"
 
 namespace pinbench::experiments::blocks {
@@ -37,31 +38,74 @@ std::vector<Command> commands(CLI::App& app) {
        "Host memory of the arenas: pinned, pageable"},
       {"--methods", text(&C::methods, parse_blocks_methods, method_names),
        "Ways to move the blocks, comma-separated"},
-      {"--sms", value(&C::sms), "SMs the kernel may use, at most the device's (0: all of them)"},
+      {"--sms",
+       text<C>("0",
+               [](C& c, const std::string& v) {
+                 const std::vector<int> all =
+                     parse_list<int>(v, "SM count", [](std::string_view part) {
+                       const std::string t(part);
+                       std::size_t used = 0;
+                       int n = 0;
+                       try {
+                         n = std::stoi(t, &used);
+                       } catch (...) {
+                         used = 0;
+                       }
+                       if (used == 0 || used != t.size()) {
+                         throw InputError(fmt::format("--sms '{}' is not a whole number", t));
+                       }
+                       return n;
+                     });
+                 c.sms = all.front();
+                 c.more_sms.assign(all.begin() + 1, all.end());
+               }),
+       "SMs the kernel may use, at most the device's (0: all of them); a list (0,16,32) "
+       "measures the kernel at each, the further ones as methods kernel-smsN"},
       {"--seed", value(&C::seed), "Seed of the blocks' placement in the arenas"},
       {"--warmups", value(&C::warmups), "Untimed runs before each case"},
       {"--force", flag(&C::force), "Allow pinning more than half of host memory"},
+      {"--beside", text(&C::beside, parse_beside_kernel, "none"),
+       "Run a kernel back to back beside every copy and record its slowdown: compute, memory, "
+       "gemm (cuBLAS, loaded at run time)"},
   });
   blocks.options(stop_rule_options<C>());
   auto recommend = std::make_shared<std::string>();
+  auto max_slowdown = std::make_shared<double>(-1.0);
+  blocks.keep_in_replay(
+      blocks.sub()
+          .add_option("--max-slowdown", *max_slowdown,
+                      "With --recommend: rules from the methods whose kernel slowdown (a run "
+                      "with --beside) is at most PCT percent")
+          ->type_name("PCT"));
   blocks.keep_in_replay(
       blocks.sub()
           .add_option("--recommend", *recommend,
                       "Write where each method wins, per direction and memory kind, as JSON a "
                       "serving engine can read (docs/blocks.md); with a replay too")
           ->type_name("FILE"));
-  blocks.write_from_record(recommend, "recommendation", [recommend](const RunRecord& record) {
-    if (recommend->empty()) return;
-    const BlocksAnalysis a = analyse_blocks(record);
-    // Rules from nothing would read as "no method is better anywhere".
-    if (std::none_of(a.crossovers.begin(), a.crossovers.end(),
-                     [](const BlocksCrossover& c) { return c.cells > 0; })) {
-      throw InputError(
-          "--recommend: the record has no blocks cell with a verified figure, so there are no "
-          "rules to write");
-    }
-    write_text_file(*recommend, recommend_json(record, a).dump(2) + "\n");
-  });
+  blocks.write_from_record(
+      recommend, "recommendation", [recommend, max_slowdown](const RunRecord& full) {
+        const bool budget = *max_slowdown != -1.0;
+        if (recommend->empty()) {
+          if (budget)
+            throw InputError("--max-slowdown shapes --recommend's rules: give --recommend FILE");
+          return;
+        }
+        const RunRecord record = budget ? within_slowdown(full, *max_slowdown) : full;
+        const BlocksAnalysis a = analyse_blocks(record);
+        // Rules from nothing would read as "no method is better anywhere".
+        if (std::none_of(a.crossovers.begin(), a.crossovers.end(),
+                         [](const BlocksCrossover& c) { return c.cells > 0; })) {
+          throw InputError(
+              "--recommend: the record has no blocks cell with a verified figure, so there are no "
+              "rules to write");
+        }
+        write_text_file(
+            *recommend,
+            recommend_json(record, a, budget ? std::optional<double>(*max_slowdown) : std::nullopt)
+                    .dump(2) +
+                "\n");
+      });
   return {blocks.measure(kTables, [](C c, const MeasuringFlags&) {
     c.normalize();
     c.validate();

@@ -4,6 +4,7 @@
 // the winner per direction and the rate against block size per method.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 #include <tuple>
 
@@ -25,6 +26,7 @@ std::string short_name(const std::string& method) {
   if (method == "batch-stream") return "batch/s";
   if (method == "batch-during-call") return "batch/c";
   if (method == "batch-any") return "batch/a";
+  if (method == "batch-overlap") return "batch/o";
   return method;
 }
 
@@ -260,10 +262,44 @@ void add_size_chart(ReportModel& m, const BlocksAnalysis& a, const BlocksCrossov
                         count));
 }
 
+// --beside: per direction and memory kind, each method's rate beside the kernel and what it cost
+// the kernel, and the staged engine's host CPU; only where the record has those figures.
+void add_beside_table(ReportModel& m, const BlocksAnalysis& a, const BlocksCrossover& c) {
+  const std::vector<const BlocksCell*> cells = cells_of(a, c);
+  bool any = false;
+  for (const BlocksCell* cell : cells) {
+    for (const BlocksRate& r : cell->rates) any = any || r.slowdown_pct || r.host_cpu_ms;
+  }
+  if (!any) return;
+  ReportTable t;
+  t.id = fmt::format("blocks-beside-{}-{}", c.direction, c.memory);
+  t.title = a.beside.empty() ? group_title(c) + ": the staged engine's host CPU"
+                             : fmt::format("{}: GB/s beside the {} kernel, and its slowdown",
+                                           group_title(c), a.beside);
+  t.header = {"block", "blocks", "method", "GB/s", "kernel slowdown %", "host CPU ms"};
+  t.numeric = {false, true, false, true, true, true};
+  for (const BlocksCell* cell : cells) {
+    for (const BlocksRate& r : cell->rates) {
+      t.rows.push_back({exact_size(cell->block_bytes), std::to_string(cell->count), r.method,
+                        figure_cell(r.gb_per_s), figure_cell(r.slowdown_pct, "{:.1f}"),
+                        figure_cell(r.host_cpu_ms, "{:.2f}")});
+    }
+  }
+  if (!a.beside.empty()) {
+    t.notes.push_back(
+        "GB/s: the copy while the kernel ran back to back on another stream. Kernel slowdown: how "
+        "much slower the kernel ran while the copy was in flight, from the extra time its train "
+        "of launches took against the same train alone in the same run (the median sample).");
+  }
+  t.notes.push_back("Host CPU: the staged engine's host threads' CPU time per batch.");
+  m.tables.push_back(std::move(t));
+}
+
 void build_blocks(const RunRecord& r, ReportModel& m) {
   m.section = analyse_blocks(r);
   const BlocksAnalysis& a = section<BlocksAnalysis>(m);
   for (const BlocksCrossover& c : a.crossovers) add_rate_table(m, a, c);
+  for (const BlocksCrossover& c : a.crossovers) add_beside_table(m, a, c);
   add_crossover_table(m, a);
   add_cost_table(m, a);
   add_heatmaps(m, a);
@@ -300,9 +336,21 @@ void validate_blocks_cases(const RunRecord& r) {
       refuse_field(at + ".bytes", fmt::format("is {}, not its {} blocks of {} bytes", c.bytes,
                                               blocks, block_bytes));
     }
-    if (std::find(methods.begin(), methods.end(), c.method) == methods.end()) {
+    if (std::find(methods.begin(), methods.end(), c.method) == methods.end() &&
+        !sms_of_kernel_name(c.method)) {
       refuse_field(at + ".method",
                    fmt::format("is '{}', not one of {}", c.method, fmt::join(methods, ", ")));
+    }
+    for (const char* key : {"slowdown_pct", "host_cpu_ms", "beside_alone_ms", "beside_with_ms"}) {
+      const auto it = c.extra.find(key);
+      if (it == c.extra.end()) continue;
+      const bool signed_ok = std::string(key) == "slowdown_pct";
+      if (!it->is_number() || !std::isfinite(it->get<double>()) ||
+          (!signed_ok && it->get<double>() < 0)) {
+        refuse_field(fmt::format("{}.{}", at, key),
+                     fmt::format("is {}, not a finite {}number", it->dump(),
+                                 signed_ok ? "" : "non-negative "));
+      }
     }
     if (c.direction != "h2d" && c.direction != "d2h") {
       refuse_field(at + ".direction", fmt::format("is '{}', not h2d or d2h", c.direction));
@@ -336,6 +384,11 @@ class Blocks final : public Experiment {
                  {"methods", FieldKind::kTexts},
                  {"sms_asked", FieldKind::kCount},
                  {"sms", FieldKind::kCount},
+                 {"beside_asked", FieldKind::kText},
+                 {"more_sms", FieldKind::kCounts},
+                 {"work_rounds", FieldKind::kCount},
+                 {"launch_ms", FieldKind::kRatio},
+                 {"blocks_per_sm", FieldKind::kCount},
                  {"threads_per_block", FieldKind::kCount},
                  {"tile_bytes", FieldKind::kSize},
                  {"warmups", FieldKind::kCount},

@@ -12,7 +12,10 @@
 #include "experiments/blocks/measure.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -24,7 +27,8 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
-#include "experiments/blocks/kernels.cuh"
+#include "experiments/blocks/beside_gemm.hpp"
+#include "experiments/blocks/beside_kernels.cuh"
 #include "experiments/staged/plan.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/errors.hpp"
@@ -34,9 +38,12 @@
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
+#include "transfer/blocks/block_kernels.hpp"
 
 namespace pinbench {
 namespace {
+
+using transfer::BlockCopy;
 
 constexpr std::uint64_t kPatternSeed = 0xB10C5;
 
@@ -68,7 +75,7 @@ struct Rig {
     PINBENCH_CUDA_TRY(cudaMemcpy(dev_src.data(), pattern.data(), arena, cudaMemcpyHostToDevice));
     std::uint64_t most = 1;
     for (std::uint64_t n : c.counts) most = std::max(most, n);
-    table_bytes = most * sizeof(cuda::BlockCopy);
+    table_bytes = most * sizeof(BlockCopy);
     table_host = cuda::HostBuffer(table_bytes, MemoryKind::kPinned);
     table_dev = cuda::DeviceBuffer(table_bytes);
     check_dev = cuda::DeviceBuffer(table_bytes);
@@ -103,12 +110,12 @@ struct Leg {
   std::vector<void*> dsts;
   std::vector<const void*> srcs;
   std::vector<std::size_t> sizes;
-  std::vector<cuda::BlockCopy> table;  // the ends as the kernel reaches them
+  std::vector<BlockCopy> table;  // the ends as the kernel reaches them
   std::vector<StagedBlock> staged;
   void* host_arena = nullptr;  // the engine's two arenas
   void* device_arena = nullptr;
-  std::vector<cuda::BlockCopy> check;  // to the device: (expected, written) on the device
-  std::vector<const char*> expected;   // to the host: the bytes each destination must hold
+  std::vector<BlockCopy> check;       // to the device: (expected, written) on the device
+  std::vector<const char*> expected;  // to the host: the bytes each destination must hold
   bool aligned16 = false;
 };
 
@@ -135,8 +142,8 @@ Leg make_leg(Rig& rig, bool to_device, MemoryKind kind, const Layout& layout) {
     l.dsts.push_back(to_device ? device + d : host + h);
     l.srcs.push_back(to_device ? host + h : device + d);
     l.sizes.push_back(layout.block_bytes);
-    l.table.push_back(to_device ? cuda::BlockCopy{host_dev + h, device + d}
-                                : cuda::BlockCopy{device + d, host_dev + h});
+    l.table.push_back(to_device ? BlockCopy{host_dev + h, device + d}
+                                : BlockCopy{device + d, host_dev + h});
     l.staged.push_back({h, d, layout.block_bytes});
     if (to_device) {
       l.check.push_back({dev_pattern + h, device + d});
@@ -173,9 +180,11 @@ struct Mover {
         return n;
       case BlocksMethod::kBatchStream:
       case BlocksMethod::kBatchDuringCall:
-      case BlocksMethod::kBatchAny: {
+      case BlocksMethod::kBatchAny:
+      case BlocksMethod::kBatchOverlap: {
         cudaMemcpyAttributes attr =
             batch_copy_attributes(l.to_device, access_order(m), cuda::selected_device());
+        if (m == BlocksMethod::kBatchOverlap) attr.flags = cudaMemcpyFlagPreferOverlapWithCompute;
         std::size_t first = 0;
         PINBENCH_CUDA_TRY(cudaMemcpyBatchAsync(l.dsts.data(), l.srcs.data(), l.sizes.data(), n,
                                                &attr, &first, 1, s));
@@ -183,10 +192,10 @@ struct Mover {
       }
       case BlocksMethod::kKernel:
         PINBENCH_CUDA_TRY(cudaMemcpyAsync(rig.table_dev.data(), rig.table_host.data(),
-                                          n * sizeof(cuda::BlockCopy), cudaMemcpyHostToDevice, s));
-        grid_used =
-            cuda::launch_block_copy(static_cast<const cuda::BlockCopy*>(rig.table_dev.data()), n,
-                                    l.block_bytes, sms, l.aligned16, s);
+                                          n * sizeof(BlockCopy), cudaMemcpyHostToDevice, s));
+        PINBENCH_CUDA_TRY(
+            transfer::launch_block_copy(static_cast<const BlockCopy*>(rig.table_dev.data()), n,
+                                        l.block_bytes, sms, l.aligned16, s, &grid_used));
         return 2;
       case BlocksMethod::kStaged:
         if (l.to_device) {
@@ -198,6 +207,80 @@ struct Mover {
     }
     return 0;
   }
+};
+
+// --beside: a kernel run back to back on a stream of its own while the copy runs. A launch is
+// sized to take about kLaunchMs alone; a sample queues a train of launches long enough to cover
+// the copy (from the warm-ups' time) and times it with events; the same train alone, timed
+// before the case's samples, is the reference. The train's extra time is what the copy cost
+// the kernel; over the copy's time less that, it is the kernel's slowdown while the copy ran.
+struct Beside {
+  static constexpr double kLaunchMs = 0.1;
+  static constexpr std::size_t kFloats = 32u << 20;  // two arrays of 128 MiB: past any L2
+
+  Beside(const std::string& kind_, unsigned sms_) : kind(kind_), sms(sms_) {
+    if (kind == "gemm") gemm = std::make_unique<CublasGemm>();
+    if (kind == "memory") {
+      src = cuda::DeviceBuffer(kFloats * sizeof(float));
+      dst = cuda::DeviceBuffer(kFloats * sizeof(float));
+      PINBENCH_CUDA_TRY(cudaMemset(src.data(), 0, kFloats * sizeof(float)));
+    }
+    sink = cuda::DeviceBuffer(2 * sms * sizeof(float));
+    // Work doubled until one launch takes kLaunchMs alone (for the GEMM, the matrices' side).
+    work = kind == "memory" ? 1 : kind == "gemm" ? 512 : 1024;
+    const unsigned most = kind == "gemm" ? 8192 : (1u << 24);
+    while (true) {
+      launch_ms = time_train(5) / 5;
+      if (launch_ms >= kLaunchMs || work >= most) break;
+      work *= 2;
+    }
+  }
+
+  void launch() {
+    if (gemm) {
+      gemm->run(static_cast<int>(work), stream.get());
+    } else if (kind == "memory") {
+      cuda::launch_beside_memory(work, static_cast<const float*>(src.data()),
+                                 static_cast<float*>(dst.data()), kFloats, sms, stream.get());
+    } else {
+      cuda::launch_beside_compute(work, static_cast<float*>(sink.data()), sms, stream.get());
+    }
+  }
+  // Queues `n` launches between the two events.
+  void queue(int n) {
+    begin.record(stream.view());
+    for (int i = 0; i < n; ++i) launch();
+    end.record(stream.view());
+  }
+  double finish() {
+    stream.synchronize();
+    return cuda::Event::elapsed_ms(begin, end);
+  }
+  double time_train(int n) {
+    launch();
+    queue(n);
+    return finish();
+  }
+  // The train that covers a copy of `copy_ms` half again, and its time alone (median of 3).
+  void size_for(double copy_ms) {
+    train = static_cast<int>(std::ceil(1.5 * copy_ms / launch_ms)) + 1;
+    train = std::max(2, std::min(train, 4000));
+    std::vector<double> t;
+    for (int i = 0; i < 3; ++i) t.push_back(time_train(train));
+    std::sort(t.begin(), t.end());
+    train_alone_ms = t[1];
+  }
+
+  std::string kind;
+  unsigned sms = 0;
+  unsigned work = 0;
+  double launch_ms = 0;
+  int train = 2;
+  double train_alone_ms = 0;
+  cuda::Stream stream;
+  cuda::Event begin, end;
+  cuda::DeviceBuffer src, dst, sink;
+  std::unique_ptr<CublasGemm> gemm;
 };
 
 void clear(Rig& rig, const Leg& l) {
@@ -229,8 +312,9 @@ std::optional<std::string> check(Rig& rig, const Leg& l) {
     const cudaStream_t s = rig.stream.get();
     auto* counter = static_cast<unsigned long long*>(rig.counter.data());
     PINBENCH_CUDA_TRY(cudaMemsetAsync(counter, 0, sizeof(*counter), s));
-    cuda::launch_block_compare(static_cast<const cuda::BlockCopy*>(rig.check_dev.data()),
-                               l.check.size(), l.block_bytes, l.aligned16, counter, s);
+    PINBENCH_CUDA_TRY(
+        transfer::launch_block_compare(static_cast<const BlockCopy*>(rig.check_dev.data()),
+                                       l.check.size(), l.block_bytes, l.aligned16, counter, s));
     PINBENCH_CUDA_TRY(cudaMemcpyAsync(rig.counter_host.data(), counter, sizeof(*counter),
                                       cudaMemcpyDeviceToHost, s));
     rig.stream.synchronize();
@@ -250,39 +334,86 @@ std::optional<std::string> check(Rig& rig, const Leg& l) {
 // The tables a case's samples read: the kernel's (copied again within each sample) and the
 // check's, both written once before its warm-ups.
 void load_tables(Rig& rig, const Leg& l) {
-  std::memcpy(rig.table_host.data(), l.table.data(), l.table.size() * sizeof(cuda::BlockCopy));
+  std::memcpy(rig.table_host.data(), l.table.data(), l.table.size() * sizeof(BlockCopy));
   if (l.to_device) {
     PINBENCH_CUDA_TRY(cudaMemcpy(rig.check_dev.data(), l.check.data(),
-                                 l.check.size() * sizeof(cuda::BlockCopy), cudaMemcpyHostToDevice));
+                                 l.check.size() * sizeof(BlockCopy), cudaMemcpyHostToDevice));
   }
 }
 
+// What a case measured beside a kernel, and the host CPU the staged engine spent on it.
+struct CaseExtras {
+  std::vector<double> slowdown_pct;  // per sample
+  std::vector<double> train_with_ms;
+  double train_alone_ms = 0;
+  int train = 0;
+  std::optional<double> host_cpu_ms;  // the engine's threads, per run of the method
+};
+
+double middle(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[(v.size() - 1) / 2];
+}
+
 Timed measure_case(Rig& rig, Mover& mover, BlocksMethod m, const Leg& l, const BlocksConfig& config,
-                   const BlocksHooks& hooks, std::size_t& calls) {
+                   const BlocksHooks& hooks, std::size_t& calls, Beside* beside,
+                   CaseExtras& extras) {
   Timed out;
+  const bool engine = m == BlocksMethod::kStaged && rig.copier;
+  const auto cpu_s = [&] {
+    const StagedCopierStats s = rig.copier->stats();
+    return l.to_device ? s.to_device_thread_s : s.to_host_thread_s;
+  };
+  const double cpu_before = engine ? cpu_s() : 0.0;
+  int runs = 0;
   try {
     load_tables(rig, l);
     Sampler sampler(config.stop, SampleClock::kHostClock);
     out = sampler.run(
         [&](Sampler& s, int sample, int, Timed& t) {
           clear(rig, l);
+          if (beside != nullptr) beside->queue(beside->train);
           s.start(0);
           calls = mover.run(m, l);
           t.call_ms.push_back(s.ms_since_start(0));
           rig.stream.synchronize();
           s.stop(0);
-          t.samples_ms.push_back(s.elapsed_ms(0));
+          ++runs;
+          const double copy_ms = s.elapsed_ms(0);
+          t.samples_ms.push_back(copy_ms);
+          if (beside != nullptr) {
+            const double with = beside->finish();
+            const double lost = with - beside->train_alone_ms;
+            extras.train_with_ms.push_back(with);
+            // The kernel did the work of (copy - lost) alone-time while the copy ran.
+            if (copy_ms - lost > 0) extras.slowdown_pct.push_back(100.0 * lost / (copy_ms - lost));
+          }
           if (sample == hooks.corrupt_sample) corrupt(rig, l);
           if (const auto why = check(rig, l)) t.fail(fmt::format("sample {}: {}", sample, *why));
         },
         [&] {
-          for (int w = 0; w < config.warmups; ++w) {
+          double copy_ms = 0;
+          for (int w = 0; w < std::max(config.warmups, beside != nullptr ? 1 : 0); ++w) {
+            const auto t0 = SteadyClock::now();
             mover.run(m, l);
             rig.stream.synchronize();
+            ++runs;
+            copy_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
+          }
+          if (beside != nullptr) {
+            beside->size_for(copy_ms);
+            extras.train = beside->train;
+            extras.train_alone_ms = beside->train_alone_ms;
           }
         });
   } catch (const std::exception& e) {
     out.fail(e.what());
+  }
+  if (engine && runs > 0) {
+    try {
+      extras.host_cpu_ms = (cpu_s() - cpu_before) * 1000.0 / runs;
+    } catch (const std::exception&) {
+    }
   }
   return out;
 }
@@ -314,6 +445,11 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
   config.validate();
   RunRecord record = start_record("blocks", to_json(config));
   const int device_sms = record.machine.sm_count;
+  for (int s : config.more_sms) {
+    if (s > device_sms) {
+      throw InputError(fmt::format("--sms {} is past this device's {} SMs", s, device_sms));
+    }
+  }
   if (config.sms > device_sms) {
     throw InputError(fmt::format("--sms {} is past this device's {} SMs", config.sms, device_sms));
   }
@@ -333,9 +469,25 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
   progress(fmt::format("allocating two arenas of {} per memory kind and two on the device",
                        format_size(arena)));
   Rig rig(config, arena, engine);
-  Mover mover{rig, static_cast<unsigned>(config.sms > 0 ? config.sms : device_sms)};
+  const unsigned all_sms = static_cast<unsigned>(config.sms > 0 ? config.sms : device_sms);
+  Mover mover{rig, all_sms};
 
   record.config["sms"] = mover.sms;
+  std::unique_ptr<Beside> beside;
+  if (!config.beside.empty()) {
+    progress(fmt::format("sizing the {} kernel that runs beside the copies", config.beside));
+    beside = std::make_unique<Beside>(config.beside, static_cast<unsigned>(device_sms));
+    record.config["beside"] = {{"name", config.beside},
+                               {"work_rounds", beside->work},
+                               {"launch_ms", beside->launch_ms},
+                               {"blocks_per_sm", 2},
+                               {"threads_per_block", 512}};
+    if (beside->gemm) {
+      record.config["beside"]["library"] = beside->gemm->library();
+      record.config["beside"]["blocks_per_sm"] = 0;  // cuBLAS chooses
+      record.config["beside"]["threads_per_block"] = 0;
+    }
+  }
   record.config["kernel"] = {{"threads_per_block", 1024}, {"tile_bytes", 4096}};
   if (engine) record.config["engine"] = to_json(rig.copier->options());
   record.config["timing"] =
@@ -379,6 +531,9 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
                            {"reason", why}});
       }
       total += g.methods.size() * cells.size();
+      if (std::find(g.methods.begin(), g.methods.end(), BlocksMethod::kKernel) != g.methods.end()) {
+        total += config.more_sms.size() * cells.size();
+      }
       groups.push_back(std::move(g));
     }
   }
@@ -392,27 +547,52 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
     for (const BlockCell& cell : cells) {
       const BlockPlacement placed = place_blocks(cell, arena, config.seed);
       const Layout scattered{cell.block_bytes, placed.host_offsets, placed.device_offsets};
+      // Each method once; the kernel also at every further SM count, named for it.
+      struct Variant {
+        BlocksMethod method;
+        unsigned sms;
+        std::string name;
+      };
+      std::vector<Variant> variants;
       for (BlocksMethod m : g.methods) {
+        variants.push_back({m, all_sms, to_string(m)});
+        if (m != BlocksMethod::kKernel) continue;
+        for (int s : config.more_sms) {
+          variants.push_back({m, static_cast<unsigned>(s), kernel_at_sms(s)});
+        }
+      }
+      for (const Variant& v : variants) {
+        const BlocksMethod m = v.method;
+        mover.sms = v.sms;
         if (stop_before_next_case(record)) break;
         progress(fmt::format("[{}/{}] {} {} {} x {} {}", ++n, total, to_string(d), to_string(kind),
-                             format_size(cell.block_bytes), cell.count, to_string(m)));
+                             format_size(cell.block_bytes), cell.count, v.name));
         const Leg leg = make_leg(rig, to_device, kind,
                                  m == BlocksMethod::kContiguous ? contiguous(cell) : scattered);
         std::size_t calls = 0;
         mover.grid_used = 0;
-        const Timed r = measure_case(rig, mover, m, leg, config, hooks, calls);
+        CaseExtras extras;
+        const Timed r =
+            measure_case(rig, mover, m, leg, config, hooks, calls, beside.get(), extras);
         const CaseSpec spec{
             "blocks",
             to_string(d),
             to_string(kind),
-            to_string(m),
+            v.name,
             "host_clock",
             cell.bytes(),
             config.warmups,
-            gate_name({"blocks", to_string(d), to_string(kind), to_string(m)}, cell_token(cell))};
+            gate_name({"blocks", to_string(d), to_string(kind), v.name}, cell_token(cell))};
         Case c = make_case(spec, r, kinds_ok[g.kind]);
         c.extra = {{"block_bytes", cell.block_bytes}, {"blocks", cell.count}, {"calls", calls}};
         if (m == BlocksMethod::kKernel) c.extra["sms"] = mover.grid_used;
+        if (extras.host_cpu_ms) c.extra["host_cpu_ms"] = *extras.host_cpu_ms;
+        if (beside && !extras.slowdown_pct.empty()) {
+          c.extra["slowdown_pct"] = middle(extras.slowdown_pct);
+          c.extra["beside_train"] = extras.train;
+          c.extra["beside_alone_ms"] = extras.train_alone_ms;
+          c.extra["beside_with_ms"] = middle(extras.train_with_ms);
+        }
         record.gates.push_back(sampled_gate(
             c.gate, r,
             fmt::format("every one of {} samples delivered all {} blocks of {}",

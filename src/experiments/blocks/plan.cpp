@@ -19,8 +19,9 @@
 namespace pinbench {
 namespace {
 
-constexpr std::array<const char*, 7> kMethodNames = {
-    "loop", "batch-stream", "batch-during-call", "batch-any", "kernel", "staged", "contiguous"};
+constexpr std::array<const char*, 8> kMethodNames = {
+    "loop",   "batch-stream", "batch-during-call", "batch-any", "batch-overlap",
+    "kernel", "staged",       "contiguous"};
 
 // A whole number of blocks, 1 to kMaxBlocks, from `text`.
 std::uint64_t parse_count(std::string_view text) {
@@ -121,6 +122,32 @@ std::string method_not_for(BlocksMethod m, MemoryKind kind, bool pageable_access
   return "";
 }
 
+std::string kernel_at_sms(int sms) {
+  return fmt::format("kernel-sms{}", sms);
+}
+
+std::optional<int> sms_of_kernel_name(std::string_view method) {
+  constexpr std::string_view kPrefix = "kernel-sms";
+  if (method.substr(0, kPrefix.size()) != kPrefix || method.size() == kPrefix.size() ||
+      method.size() > kPrefix.size() + 6) {
+    return std::nullopt;
+  }
+  int n = 0;
+  for (const char c : method.substr(kPrefix.size())) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (n < 1 || method[kPrefix.size()] == '0') return std::nullopt;
+  return n;
+}
+
+std::string parse_beside_kernel(std::string_view name) {
+  const std::string n(trim(name));
+  if (n == "compute" || n == "memory" || n == "gemm") return n;
+  throw InputError(
+      fmt::format("--beside '{}' is not a kernel (choose compute, memory or gemm)", n));
+}
+
 std::string cell_token(const BlockCell& cell) {
   return fmt::format("{}x{}", size_token(cell.block_bytes), cell.count);
 }
@@ -202,6 +229,15 @@ void BlocksConfig::validate() const {
     throw InputError(fmt::format("the budget of {} is above 1 TiB", exact_size(budget_bytes)));
   }
   if (sms < 0) throw InputError(fmt::format("--sms {} is negative", sms));
+  for (std::size_t i = 0; i < more_sms.size(); ++i) {
+    if (more_sms[i] < 1) {
+      throw InputError(fmt::format("--sms {}: a further SM count must be at least 1", more_sms[i]));
+    }
+    if (more_sms[i] == sms || std::count(more_sms.begin(), more_sms.begin() + i, more_sms[i]) > 0) {
+      throw InputError(fmt::format("--sms lists {} twice", more_sms[i]));
+    }
+  }
+  if (!beside.empty()) (void)parse_beside_kernel(beside);
   if (warmups < 0) throw InputError("warm-up count cannot be negative");
   stop.validate();
 }
@@ -223,20 +259,23 @@ std::uint64_t BlocksConfig::arena_bytes() const {
 }
 
 nlohmann::json to_json(const BlocksConfig& c) {
-  return {{"block_sizes_bytes", c.block_sizes},
-          {"counts", c.counts},
-          {"budget_bytes", c.budget_bytes},
-          {"arena_bytes", c.arena_bytes()},
-          {"seed", c.seed},
-          {"directions", names_of(c.directions)},
-          {"kinds", names_of(c.memory)},
-          {"methods", names_of(c.methods)},
-          {"sms_asked", c.sms},
-          {"warmups", c.warmups},
-          {"max_spread", c.stop.max_spread},
-          {"time_cap_ms", c.stop.time_cap_ms},
-          {"min_samples", c.stop.min_samples},
-          {"max_samples", c.stop.max_samples}};
+  nlohmann::json j = {{"block_sizes_bytes", c.block_sizes},
+                      {"counts", c.counts},
+                      {"budget_bytes", c.budget_bytes},
+                      {"arena_bytes", c.arena_bytes()},
+                      {"seed", c.seed},
+                      {"directions", names_of(c.directions)},
+                      {"kinds", names_of(c.memory)},
+                      {"methods", names_of(c.methods)},
+                      {"sms_asked", c.sms},
+                      {"warmups", c.warmups},
+                      {"max_spread", c.stop.max_spread},
+                      {"time_cap_ms", c.stop.time_cap_ms},
+                      {"min_samples", c.stop.min_samples},
+                      {"max_samples", c.stop.max_samples}};
+  if (!c.beside.empty()) j["beside_asked"] = c.beside;
+  if (!c.more_sms.empty()) j["more_sms"] = c.more_sms;
+  return j;
 }
 
 std::string blocks_fit_problem(const BlocksConfig& c, std::uint64_t device_free,

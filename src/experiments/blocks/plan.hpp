@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,8 @@ enum class BlocksMethod {
   kBatchStream,      // "batch-stream": one cudaMemcpyBatchAsync, source read in stream order
   kBatchDuringCall,  // "batch-during-call": ... source read during the call
   kBatchAny,         // "batch-any": ... source read at any time
+  kBatchOverlap,     // "batch-overlap": ... source read in stream order, with
+                     // cudaMemcpyFlagPreferOverlapWithCompute
   kKernel,           // "kernel": a gather/scatter kernel over page-locked host memory mapped
                      // into the device
   kStaged,           // "staged": the staged engine's batch call (pageable memory only)
@@ -68,10 +71,16 @@ struct BlocksConfig {
   std::vector<MemoryKind> memory = {MemoryKind::kPinned, MemoryKind::kPageable};
   std::vector<BlocksMethod> methods = all_blocks_methods();
   int sms = 0;  // the SMs the kernel may use; 0: every SM of the device
+  // More SM counts for the kernel (--sms 0,16,32: sms 0, then 16 and 32): each measured as a
+  // method of its own, "kernel-sms16", so its rate shows beside what it takes.
+  std::vector<int> more_sms;
   std::uint64_t seed = 0x24B10C5;
   int warmups = 2;
   StopRule stop{0.02, 100.0, 5, 25};
   bool force = false;  // allow pinning more than half of host memory
+  // A kernel run back to back beside every copy ("compute", "memory", "gemm"; empty: none), whose
+  // slowdown each case records.
+  std::string beside;
 
   // Blocks of 4 KiB to 4 MiB by x4, 1 to 4096 of them by x4, at most 64 MiB a cell.
   static BlocksConfig defaults();
@@ -84,6 +93,14 @@ struct BlocksConfig {
   std::uint64_t arena_bytes() const;
 };
 nlohmann::json to_json(const BlocksConfig& c);
+
+// The kernel method's name at a further SM count: "kernel-sms16".
+std::string kernel_at_sms(int sms);
+// The SM count of a "kernel-smsN" name, or nothing for another name.
+std::optional<int> sms_of_kernel_name(std::string_view method);
+
+// --beside's kernels: "compute", "memory" or "gemm". Throws InputError naming them.
+std::string parse_beside_kernel(std::string_view name);
 
 // The memory kinds a run may take: page-locked ("pinned") and pageable.
 std::vector<MemoryKind> parse_blocks_memory(std::string_view list);

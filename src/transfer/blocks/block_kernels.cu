@@ -1,7 +1,7 @@
-#include "cuda/check.hpp"
-#include "experiments/blocks/kernels.cuh"
+// The block kernels (block_kernels.hpp).
+#include "transfer/blocks/block_kernels.hpp"
 
-namespace pinbench::cuda {
+namespace pinbench::transfer {
 namespace {
 
 constexpr unsigned kThreads = 1024;
@@ -65,41 +65,41 @@ unsigned grid_for(std::size_t count, std::size_t block_bytes, unsigned limit) {
   return static_cast<unsigned>(wanted < limit ? wanted : limit);
 }
 
-unsigned device_sms() {
-  int device = 0;
-  PINBENCH_CUDA_TRY(cudaGetDevice(&device));
-  int sms = 0;
-  PINBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return static_cast<unsigned>(sms);
-}
-
 }  // namespace
 
-unsigned launch_block_copy(const BlockCopy* table, std::size_t count, std::size_t block_bytes,
-                           unsigned sms, bool aligned16, cudaStream_t stream) {
+cudaError_t launch_block_copy(const BlockCopy* table, std::size_t count, std::size_t block_bytes,
+                              unsigned sms, bool aligned16, cudaStream_t stream,
+                              unsigned* grid_out) {
   const unsigned grid = grid_for(count, block_bytes, sms);
-  if (grid == 0) return 0;
+  if (grid_out != nullptr) *grid_out = grid;
+  if (grid == 0) return cudaSuccess;
   if (aligned16) {
     blocks_kernel<true, false><<<grid, kThreads, 0, stream>>>(table, count, block_bytes, nullptr);
   } else {
     blocks_kernel<false, false><<<grid, kThreads, 0, stream>>>(table, count, block_bytes, nullptr);
   }
-  PINBENCH_CUDA_TRY(cudaGetLastError());
-  return grid;
+  return cudaGetLastError();
 }
 
-void launch_block_compare(const BlockCopy* table, std::size_t count, std::size_t block_bytes,
-                          bool aligned16, unsigned long long* mismatches, cudaStream_t stream) {
-  static const unsigned sms = device_sms();
-  const unsigned grid = grid_for(count, block_bytes, 2 * sms);
-  if (grid == 0) return;
+cudaError_t launch_block_compare(const BlockCopy* table, std::size_t count, std::size_t block_bytes,
+                                 bool aligned16, unsigned long long* mismatches,
+                                 cudaStream_t stream) {
+  int device = 0;
+  int sms = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) {
+    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  }
+  if (err != cudaSuccess) return err;
+  const unsigned grid = grid_for(count, block_bytes, 2 * static_cast<unsigned>(sms));
+  if (grid == 0) return cudaSuccess;
   if (aligned16) {
     blocks_kernel<true, true><<<grid, kThreads, 0, stream>>>(table, count, block_bytes, mismatches);
   } else {
     blocks_kernel<false, true>
         <<<grid, kThreads, 0, stream>>>(table, count, block_bytes, mismatches);
   }
-  PINBENCH_CUDA_TRY(cudaGetLastError());
+  return cudaGetLastError();
 }
 
-}  // namespace pinbench::cuda
+}  // namespace pinbench::transfer

@@ -1,0 +1,664 @@
+// The block copier's choice (pinbench/block_choice.hpp): the calibration table and rules files
+// read and checked, and the method picked for a shape from either.
+#include "pinbench/block_choice.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <tuple>
+
+#include "base/json_lite.hpp"
+
+namespace pinbench {
+namespace {
+
+using json_lite::Value;
+using Kind = BlockCalibrationError::Kind;
+
+constexpr const char* kTableSchema = "pinbench.block-calibration";
+constexpr const char* kRulesSchema = "pinbench.blocks-recommend";
+constexpr std::uint64_t kMaxExactInteger = 1ull << 53;
+
+[[noreturn]] void malformed(const std::string& where, const std::string& what) {
+  throw BlockCalibrationError(Kind::kMalformed, where + ": " + what);
+}
+
+std::string number_text(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string rate_text(double gb_per_s) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.3g GB/s", gb_per_s);
+  return buf;
+}
+
+// "4 KiB", "1.5 MiB", "1000 B": sizes in the choice's reasons.
+std::string size_words(std::uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (u < 3 && v >= 1024.0 && (u == 0 ? b % 1024 == 0 || v >= 10240.0 : true)) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[40];
+  if (v == std::floor(v)) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g %s", v, units[u]);
+  }
+  return buf;
+}
+
+std::string shape_words(const BlockShape& s) {
+  return size_words(s.block_bytes) + " x " + std::to_string(s.count) + " (" +
+         to_string(s.direction) + ", " + to_string(s.memory) + ")";
+}
+
+// --- reading fields ------------------------------------------------------------------------
+
+const Value& member(const Value& obj, const std::string& key, Value::Kind kind,
+                    const std::string& where) {
+  const Value* v = obj.find(key);
+  if (v == nullptr) malformed(where, "\"" + key + "\" is missing");
+  if (!v->is(kind)) {
+    malformed(where, "\"" + key + "\" is " + json_lite::kind_words(v->kind) + ", not " +
+                         json_lite::kind_words(kind));
+  }
+  return *v;
+}
+
+std::uint64_t as_count(const Value& v, const std::string& key, const std::string& where) {
+  if (!v.is(Value::Kind::kNumber) || v.number < 0 || v.number != std::floor(v.number) ||
+      v.number > static_cast<double>(kMaxExactInteger)) {
+    malformed(where, "\"" + key + "\" is not a whole number of at least 0");
+  }
+  return static_cast<std::uint64_t>(v.number);
+}
+
+std::uint64_t count_member(const Value& obj, const std::string& key, const std::string& where) {
+  return as_count(member(obj, key, Value::Kind::kNumber, where), key, where);
+}
+
+std::optional<std::uint64_t> optional_count(const Value& obj, const std::string& key,
+                                            const std::string& where) {
+  const Value* v = obj.find(key);
+  if (v == nullptr) return std::nullopt;
+  return as_count(*v, key, where);
+}
+
+double number_member(const Value& obj, const std::string& key, const std::string& where) {
+  return member(obj, key, Value::Kind::kNumber, where).number;
+}
+
+std::string string_member(const Value& obj, const std::string& key, const std::string& where) {
+  return member(obj, key, Value::Kind::kString, where).text;
+}
+
+std::vector<std::uint64_t> grid_member(const Value& obj, const std::string& key,
+                                       const std::string& where) {
+  std::vector<std::uint64_t> out;
+  for (const Value& v : member(obj, key, Value::Kind::kArray, where).items) {
+    out.push_back(as_count(v, key, where));
+  }
+  return out;
+}
+
+void check_schema(const Value& doc, const char* schema, const std::string& where) {
+  if (!doc.is(Value::Kind::kObject)) malformed(where, "not a JSON object");
+  const std::string s = string_member(doc, "schema", where);
+  if (s != schema) malformed(where, "schema \"" + s + "\", not \"" + schema + "\"");
+  const double version = number_member(doc, "version", where);
+  if (version != 1) malformed(where, "version " + number_text(version) + ", not 1");
+}
+
+BlockDeviceIdentity identity_member(const Value& doc, bool need_version, const std::string& where) {
+  const Value& m = member(doc, "measured_on", Value::Kind::kObject, where);
+  BlockDeviceIdentity id;
+  id.device = string_member(m, "device", where);
+  const double driver = number_member(m, "driver_version", where);
+  if (driver != std::floor(driver) || driver < 0 || driver > 1e9) {
+    malformed(where, "\"driver_version\" is not a driver version");
+  }
+  id.driver_version = static_cast<int>(driver);
+  if (need_version || m.find("pinbench_version") != nullptr) {
+    id.pinbench_version = string_member(m, "pinbench_version", where);
+  }
+  return id;
+}
+
+// Foreign before stale: another device's figures say nothing of this one at all.
+void check_identity(const BlockDeviceIdentity& got, const BlockDeviceIdentity& want,
+                    bool check_version, const std::string& where, const std::string& redo) {
+  if (got.device != want.device) {
+    throw BlockCalibrationError(Kind::kForeign, where + ": measured on \"" + got.device +
+                                                    "\", not this device (\"" + want.device +
+                                                    "\"); " + redo);
+  }
+  if (got.driver_version != want.driver_version) {
+    throw BlockCalibrationError(
+        Kind::kStale, where + ": measured with driver " + std::to_string(got.driver_version) +
+                          ", this is " + std::to_string(want.driver_version) + "; " + redo);
+  }
+  if (check_version && got.pinbench_version != want.pinbench_version) {
+    throw BlockCalibrationError(Kind::kStale, where + ": measured by pinbench " +
+                                                  got.pinbench_version + ", this is " +
+                                                  want.pinbench_version + "; " + redo);
+  }
+}
+
+// --- the table's grid ------------------------------------------------------------------------
+
+// Where `x` falls on an ascending grid: the two neighbours and the fraction between them, in
+// log2; clamped at the ends.
+struct Bracket {
+  std::size_t lo = 0, hi = 0;
+  double t = 0.0;
+  bool on_grid = true;
+  bool outside = false;
+};
+
+Bracket bracket(const std::vector<std::uint64_t>& grid, std::uint64_t x) {
+  Bracket b;
+  if (x <= grid.front()) {
+    b.outside = x < grid.front();
+    b.on_grid = !b.outside;
+    return b;
+  }
+  if (x >= grid.back()) {
+    b.lo = b.hi = grid.size() - 1;
+    b.outside = x > grid.back();
+    b.on_grid = !b.outside;
+    return b;
+  }
+  std::size_t i = 0;
+  while (grid[i + 1] <= x) ++i;
+  b.lo = i;
+  if (grid[i] == x) return b;
+  b.hi = i + 1;
+  b.on_grid = false;
+  b.t = (std::log2(static_cast<double>(x)) - std::log2(static_cast<double>(grid[i]))) /
+        (std::log2(static_cast<double>(grid[i + 1])) - std::log2(static_cast<double>(grid[i])));
+  return b;
+}
+
+const CalibrationPoint* find_point(const CalibrationTable& t, const BlockShape& s, BlockMethod m,
+                                   std::uint64_t block_bytes, std::uint64_t count) {
+  for (const CalibrationPoint& p : t.points) {
+    if (p.direction == s.direction && p.memory == s.memory && p.method == m &&
+        p.block_bytes == block_bytes && p.count == count) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
+// The point at (size, count) or, where that count was not measured at that size, the one at the
+// largest count below it that was.
+const CalibrationPoint* point_or_below(const CalibrationTable& t, const BlockShape& s,
+                                       BlockMethod m, std::size_t si, std::size_t ci) {
+  for (std::size_t c = ci + 1; c-- > 0;) {
+    if (const CalibrationPoint* p = find_point(t, s, m, t.sizes[si], t.counts[c])) return p;
+  }
+  return nullptr;
+}
+
+struct Prediction {
+  double gb_per_s = 0;
+  std::optional<double> slowdown_pct;
+};
+
+std::optional<Prediction> predict(const CalibrationTable& t, const BlockShape& s, BlockMethod m,
+                                  const Bracket& bs, const Bracket& bc) {
+  const CalibrationPoint* c00 = point_or_below(t, s, m, bs.lo, bc.lo);
+  const CalibrationPoint* c01 = point_or_below(t, s, m, bs.lo, bc.hi);
+  const CalibrationPoint* c10 = point_or_below(t, s, m, bs.hi, bc.lo);
+  const CalibrationPoint* c11 = point_or_below(t, s, m, bs.hi, bc.hi);
+  if (c00 == nullptr || c01 == nullptr || c10 == nullptr || c11 == nullptr) return std::nullopt;
+  const auto mix = [&](double a00, double a01, double a10, double a11) {
+    const double lo = a00 + (a01 - a00) * bc.t;
+    const double hi = a10 + (a11 - a10) * bc.t;
+    return lo + (hi - lo) * bs.t;
+  };
+  Prediction p;
+  p.gb_per_s = std::exp(mix(std::log(c00->gb_per_s), std::log(c01->gb_per_s),
+                            std::log(c10->gb_per_s), std::log(c11->gb_per_s)));
+  if (c00->slowdown_pct && c01->slowdown_pct && c10->slowdown_pct && c11->slowdown_pct) {
+    p.slowdown_pct =
+        mix(*c00->slowdown_pct, *c01->slowdown_pct, *c10->slowdown_pct, *c11->slowdown_pct);
+  }
+  return p;
+}
+
+std::vector<BlockMethod> allowed_methods(const BlockChoiceOptions& o) {
+  if (!o.allowed.empty()) return o.allowed;
+  std::vector<BlockMethod> all;
+  for (int i = 0; i < kBlockMethods; ++i) all.push_back(static_cast<BlockMethod>(i));
+  return all;
+}
+
+bool is_allowed(const BlockChoiceOptions& o, BlockMethod m) {
+  return o.allowed.empty() || std::find(o.allowed.begin(), o.allowed.end(), m) != o.allowed.end();
+}
+
+void check_shape(const BlockShape& s) {
+  if (s.block_bytes == 0 || s.count == 0) {
+    throw std::invalid_argument("a batch of blocks to choose for has no bytes");
+  }
+}
+
+// A rules file's method name as BlockCopier's method, and what was changed on the way.
+std::optional<BlockMethod> rules_method(const std::string& name, std::string* note) {
+  if (name == "batch-any" || name == "batch-during-call") {
+    if (note != nullptr) {
+      *note = name + " reads the source outside stream order, so batch-stream in its place";
+    }
+    return BlockMethod::kBatch;
+  }
+  const std::string prefix = "kernel-sms";
+  if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+      name.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
+    if (note != nullptr) {
+      *note = name + " is the kernel at " + name.substr(prefix.size()) +
+              " SMs; the copier's kernel takes its own kernel_sms";
+    }
+    return BlockMethod::kKernel;
+  }
+  return parse_block_method(name);
+}
+
+}  // namespace
+
+const char* to_string(BlockDirection d) {
+  return d == BlockDirection::kToDevice ? "h2d" : "d2h";
+}
+const char* to_string(BlockMemory m) {
+  return m == BlockMemory::kPinned ? "pinned" : "pageable";
+}
+const char* to_string(BlockMethod m) {
+  switch (m) {
+    case BlockMethod::kBatch:
+      return "batch-stream";
+    case BlockMethod::kBatchOverlap:
+      return "batch-overlap";
+    case BlockMethod::kLoop:
+      return "loop";
+    case BlockMethod::kStaged:
+      return "staged";
+    case BlockMethod::kKernel:
+      return "kernel";
+  }
+  return "?";
+}
+std::optional<BlockDirection> parse_block_direction(std::string_view s) {
+  if (s == "h2d") return BlockDirection::kToDevice;
+  if (s == "d2h") return BlockDirection::kToHost;
+  return std::nullopt;
+}
+std::optional<BlockMemory> parse_block_memory(std::string_view s) {
+  if (s == "pinned") return BlockMemory::kPinned;
+  if (s == "pageable") return BlockMemory::kPageable;
+  return std::nullopt;
+}
+std::optional<BlockMethod> parse_block_method(std::string_view s) {
+  for (int i = 0; i < kBlockMethods; ++i) {
+    const auto m = static_cast<BlockMethod>(i);
+    if (s == to_string(m)) return m;
+  }
+  return std::nullopt;
+}
+
+std::string calibration_to_json(const CalibrationTable& t) {
+  std::string o = "{\n  \"schema\": \"" + std::string(kTableSchema) + "\",\n  \"version\": 1,\n";
+  o += "  \"measured_on\": {\"device\": " + json_lite::quote(t.identity.device) +
+       ", \"driver_version\": " + std::to_string(t.identity.driver_version) +
+       ", \"pinbench_version\": " + json_lite::quote(t.identity.pinbench_version) + "},\n";
+  o += "  \"created_utc\": " + json_lite::quote(t.created_utc) + ",\n";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", t.calibration_s);
+  o += "  \"calibration_s\": " + std::string(buf) + ",\n";
+  o += "  \"kernel_sms\": " + std::to_string(t.kernel_sms) + ",\n";
+  const auto list = [](const std::vector<std::uint64_t>& v) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "]";
+  };
+  o += "  \"sizes\": " + list(t.sizes) + ",\n  \"counts\": " + list(t.counts) + ",\n";
+  o += "  \"points\": [";
+  for (std::size_t i = 0; i < t.points.size(); ++i) {
+    const CalibrationPoint& p = t.points[i];
+    std::snprintf(buf, sizeof buf, "%.9g", p.gb_per_s);
+    o += std::string(i ? "," : "") + "\n    {\"direction\": \"" + to_string(p.direction) +
+         "\", \"memory\": \"" + to_string(p.memory) + "\", \"method\": \"" + to_string(p.method) +
+         "\", \"block_bytes\": " + std::to_string(p.block_bytes) +
+         ", \"count\": " + std::to_string(p.count) + ", \"gb_per_s\": " + buf;
+    if (p.slowdown_pct) {
+      std::snprintf(buf, sizeof buf, "%.6g", *p.slowdown_pct);
+      o += std::string(", \"slowdown_pct\": ") + buf;
+    }
+    o += "}";
+  }
+  o += "\n  ]\n}\n";
+  return o;
+}
+
+void validate_calibration(const CalibrationTable& t, const std::string& where) {
+  const auto ascending = [&](const std::vector<std::uint64_t>& v, const char* name) {
+    if (v.empty()) malformed(where, std::string("\"") + name + "\" is empty");
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (v[i] == 0) malformed(where, std::string("\"") + name + "\" holds a 0");
+      if (i > 0 && v[i] <= v[i - 1]) {
+        malformed(where, std::string("\"") + name + "\" is not strictly ascending");
+      }
+    }
+  };
+  ascending(t.sizes, "sizes");
+  ascending(t.counts, "counts");
+  if (t.points.empty()) malformed(where, "no points");
+  std::set<std::tuple<int, int, int, std::uint64_t, std::uint64_t>> seen;
+  std::set<std::tuple<int, int, int>> methods;
+  for (const CalibrationPoint& p : t.points) {
+    const std::string at = std::string(to_string(p.direction)) + " " + to_string(p.memory) + " " +
+                           to_string(p.method) + " " + std::to_string(p.block_bytes) + " x " +
+                           std::to_string(p.count);
+    if (std::find(t.sizes.begin(), t.sizes.end(), p.block_bytes) == t.sizes.end() ||
+        std::find(t.counts.begin(), t.counts.end(), p.count) == t.counts.end()) {
+      malformed(where, "point " + at + " is not on the grid");
+    }
+    if (!std::isfinite(p.gb_per_s) || p.gb_per_s <= 0) {
+      malformed(where, "point " + at + " has no positive rate");
+    }
+    if (p.slowdown_pct && !std::isfinite(*p.slowdown_pct)) {
+      malformed(where, "point " + at + " has a slowdown that is not a number");
+    }
+    const auto key = std::make_tuple(static_cast<int>(p.direction), static_cast<int>(p.memory),
+                                     static_cast<int>(p.method), p.block_bytes, p.count);
+    if (!seen.insert(key).second) malformed(where, "point " + at + " appears twice");
+    methods.insert(
+        {static_cast<int>(p.direction), static_cast<int>(p.memory), static_cast<int>(p.method)});
+  }
+  // Each method measured in a group has, at every block size, counts from the grid's first on
+  // without a gap: what a prediction at a larger count falls back on.
+  for (const auto& [d, m, k] : methods) {
+    for (std::uint64_t size : t.sizes) {
+      bool ended = false;
+      for (std::uint64_t count : t.counts) {
+        const bool here = seen.count({d, m, k, size, count}) > 0;
+        if (here && ended) {
+          malformed(where, std::string("method ") + to_string(static_cast<BlockMethod>(k)) +
+                               " at " + std::to_string(size) + " bytes skips a count");
+        }
+        if (!here && count == t.counts.front()) {
+          malformed(where, std::string("method ") + to_string(static_cast<BlockMethod>(k)) +
+                               " has no figure at " + std::to_string(size) + " bytes x " +
+                               std::to_string(count));
+        }
+        ended = ended || !here;
+      }
+    }
+  }
+}
+
+CalibrationTable calibration_from_json(std::string_view text, const BlockDeviceIdentity& expected,
+                                       const std::string& where) {
+  Value doc;
+  try {
+    doc = json_lite::parse(text);
+  } catch (const json_lite::ParseError& e) {
+    malformed(where, e.what());
+  }
+  check_schema(doc, kTableSchema, where);
+  CalibrationTable t;
+  t.identity = identity_member(doc, true, where);
+  t.created_utc = string_member(doc, "created_utc", where);
+  t.calibration_s = number_member(doc, "calibration_s", where);
+  t.kernel_sms = static_cast<unsigned>(count_member(doc, "kernel_sms", where));
+  t.sizes = grid_member(doc, "sizes", where);
+  t.counts = grid_member(doc, "counts", where);
+  for (const Value& v : member(doc, "points", Value::Kind::kArray, where).items) {
+    if (!v.is(Value::Kind::kObject)) malformed(where, "a point is not an object");
+    CalibrationPoint p;
+    const std::string d = string_member(v, "direction", where);
+    const std::string m = string_member(v, "memory", where);
+    const std::string k = string_member(v, "method", where);
+    const auto dir = parse_block_direction(d);
+    const auto mem = parse_block_memory(m);
+    const auto method = parse_block_method(k);
+    if (!dir) malformed(where, "unknown direction \"" + d + "\"");
+    if (!mem) malformed(where, "unknown memory \"" + m + "\"");
+    if (!method) malformed(where, "unknown method \"" + k + "\"");
+    p.direction = *dir;
+    p.memory = *mem;
+    p.method = *method;
+    p.block_bytes = count_member(v, "block_bytes", where);
+    p.count = count_member(v, "count", where);
+    p.gb_per_s = number_member(v, "gb_per_s", where);
+    if (const Value* s = v.find("slowdown_pct")) {
+      if (!s->is(Value::Kind::kNumber)) malformed(where, "\"slowdown_pct\" is not a number");
+      p.slowdown_pct = s->number;
+    }
+    t.points.push_back(p);
+  }
+  validate_calibration(t, where);
+  check_identity(t.identity, expected, true, where, "it is measured again");
+  return t;
+}
+
+bool BlockRule::covers(std::uint64_t block_bytes, std::uint64_t count) const {
+  return (!min_block_bytes || block_bytes >= *min_block_bytes) &&
+         (!max_block_bytes || block_bytes <= *max_block_bytes) &&
+         (!min_blocks || count >= *min_blocks) && (!max_blocks || count <= *max_blocks);
+}
+
+BlockRules rules_from_json(std::string_view text, const BlockDeviceIdentity& expected,
+                           const std::string& where) {
+  Value doc;
+  try {
+    doc = json_lite::parse(text);
+  } catch (const json_lite::ParseError& e) {
+    malformed(where, e.what());
+  }
+  check_schema(doc, kRulesSchema, where);
+  BlockRules r;
+  r.identity = identity_member(doc, false, where);
+  if (const Value* b = doc.find("max_slowdown_pct")) {
+    if (!b->is(Value::Kind::kNumber) || !(b->number >= 0)) {
+      malformed(where, "\"max_slowdown_pct\" is not a percentage");
+    }
+    r.max_slowdown_pct = b->number;
+  }
+  const auto known = [&](const std::string& method) {
+    if (!rules_method(method, nullptr)) malformed(where, "unknown method \"" + method + "\"");
+  };
+  std::set<std::pair<int, int>> groups;
+  for (const Value& c : member(doc, "choices", Value::Kind::kArray, where).items) {
+    if (!c.is(Value::Kind::kObject)) malformed(where, "a choice is not an object");
+    BlockRuleGroup g;
+    const std::string d = string_member(c, "direction", where);
+    const std::string m = string_member(c, "memory", where);
+    const auto dir = parse_block_direction(d);
+    const auto mem = parse_block_memory(m);
+    if (!dir) malformed(where, "unknown direction \"" + d + "\"");
+    if (!mem) malformed(where, "unknown memory \"" + m + "\"");
+    g.direction = *dir;
+    g.memory = *mem;
+    if (!groups.insert({static_cast<int>(*dir), static_cast<int>(*mem)}).second) {
+      malformed(where, "two choices for " + d + " " + m);
+    }
+    g.fallback = string_member(c, "default", where);
+    known(g.fallback);
+    for (const Value& rv : member(c, "rules", Value::Kind::kArray, where).items) {
+      if (!rv.is(Value::Kind::kObject)) malformed(where, "a rule is not an object");
+      BlockRule rule;
+      rule.method = string_member(rv, "method", where);
+      known(rule.method);
+      rule.min_block_bytes = optional_count(rv, "min_block_bytes", where);
+      rule.max_block_bytes = optional_count(rv, "max_block_bytes", where);
+      rule.min_blocks = optional_count(rv, "min_blocks", where);
+      rule.max_blocks = optional_count(rv, "max_blocks", where);
+      if ((rule.min_block_bytes && rule.max_block_bytes &&
+           *rule.min_block_bytes > *rule.max_block_bytes) ||
+          (rule.min_blocks && rule.max_blocks && *rule.min_blocks > *rule.max_blocks)) {
+        malformed(where, "a rule for " + rule.method + " has bounds the wrong way round");
+      }
+      g.rules.push_back(rule);
+    }
+    r.groups.push_back(std::move(g));
+  }
+  if (r.groups.empty()) malformed(where, "no choices");
+  check_identity(r.identity, expected, false, where,
+                 "measure it again with pinbench blocks --recommend");
+  return r;
+}
+
+std::optional<double> predict_block_rate(const CalibrationTable& t, const BlockShape& s,
+                                         BlockMethod m) {
+  check_shape(s);
+  const auto p = predict(t, s, m, bracket(t.sizes, s.block_bytes), bracket(t.counts, s.count));
+  if (!p) return std::nullopt;
+  return p->gb_per_s;
+}
+
+BlockChoice choose_block_method(const CalibrationTable& t, const BlockShape& s,
+                                const BlockChoiceOptions& o) {
+  check_shape(s);
+  const Bracket bs = bracket(t.sizes, s.block_bytes);
+  const Bracket bc = bracket(t.counts, s.count);
+  struct Candidate {
+    BlockMethod method;
+    Prediction p;
+  };
+  std::vector<Candidate> all;
+  for (BlockMethod m : allowed_methods(o)) {
+    if (const auto p = predict(t, s, m, bs, bc)) all.push_back({m, *p});
+  }
+  if (all.empty()) {
+    throw std::invalid_argument(std::string("the calibration has no figures for ") +
+                                to_string(s.direction) + " " + to_string(s.memory) +
+                                " among the methods allowed here");
+  }
+  BlockChoice c;
+  c.interpolated = !bs.on_grid || !bc.on_grid;
+  c.outside_grid = bs.outside || bc.outside;
+  std::string budget_note;
+  std::vector<Candidate> pool = all;
+  if (o.max_slowdown_pct) {
+    const bool measured =
+        std::all_of(all.begin(), all.end(), [](const Candidate& x) { return x.p.slowdown_pct; });
+    if (!measured) {
+      budget_note = " The slowdown budget of " + number_text(*o.max_slowdown_pct) +
+                    "% is not applied: the calibration has no figures beside compute for it "
+                    "(budget not measured).";
+    } else {
+      c.budget_applied = true;
+      pool.clear();
+      for (const Candidate& x : all) {
+        if (*x.p.slowdown_pct <= *o.max_slowdown_pct) pool.push_back(x);
+      }
+      if (pool.empty()) {
+        const auto least = std::min_element(
+            all.begin(), all.end(),
+            [](const auto& x, const auto& y) { return *x.p.slowdown_pct < *y.p.slowdown_pct; });
+        pool.push_back(*least);
+        budget_note = " No method holds the slowdown budget of " +
+                      number_text(*o.max_slowdown_pct) + "%: this one slows the kernel least (" +
+                      number_text(*least->p.slowdown_pct) + "%).";
+      } else {
+        budget_note = " Within the slowdown budget of " + number_text(*o.max_slowdown_pct) + "%.";
+      }
+    }
+  }
+  double best = 0;
+  for (const Candidate& x : pool) best = std::max(best, x.p.gb_per_s);
+  // The earliest method, in BlockMethod's order, within the tie of the fastest.
+  const Candidate* pick = nullptr;
+  for (const Candidate& x : pool) {
+    if (x.p.gb_per_s * kBlockChoiceTie >= best &&
+        (pick == nullptr || static_cast<int>(x.method) < static_cast<int>(pick->method))) {
+      pick = &x;
+    }
+  }
+  const Candidate* fastest = &pool.front();
+  for (const Candidate& x : pool) {
+    if (x.p.gb_per_s > fastest->p.gb_per_s) fastest = &x;
+  }
+  const Candidate* runner = nullptr;  // the fastest other method, over every candidate
+  for (const Candidate& x : all) {
+    if (x.method != pick->method && (runner == nullptr || x.p.gb_per_s > runner->p.gb_per_s)) {
+      runner = &x;
+    }
+  }
+  c.method = pick->method;
+  c.predicted_gb_per_s = pick->p.gb_per_s;
+  c.reason = std::string(to_string(c.method)) + ": " + rate_text(pick->p.gb_per_s) +
+             " predicted for " + shape_words(s);
+  if (fastest->method != pick->method) {
+    c.reason += ", within 3% of " + std::string(to_string(fastest->method)) + " (" +
+                rate_text(fastest->p.gb_per_s) + ") and earlier in the copier's order";
+  } else if (runner != nullptr) {
+    c.reason += ", " + number_text(pick->p.gb_per_s / runner->p.gb_per_s) + "x " +
+                to_string(runner->method) + " (" + rate_text(runner->p.gb_per_s) + ")";
+  }
+  c.reason += c.outside_grid   ? "; outside the calibrated grid, the nearest edge's figures."
+              : c.interpolated ? "; interpolated between grid points."
+                               : "; a grid point.";
+  c.reason += budget_note;
+  return c;
+}
+
+BlockChoice choose_block_method(const BlockRules& r, const BlockShape& s,
+                                const BlockChoiceOptions& o) {
+  check_shape(s);
+  BlockChoice c;
+  const BlockRuleGroup* group = nullptr;
+  for (const BlockRuleGroup& g : r.groups) {
+    if (g.direction == s.direction && g.memory == s.memory) group = &g;
+  }
+  const BlockMethod first_allowed = allowed_methods(o).front();
+  std::string note;
+  if (group == nullptr) {
+    c.method = first_allowed;
+    c.reason = std::string(to_string(c.method)) + " for " + shape_words(s) +
+               ": the rules have no choice for " + to_string(s.direction) + " " +
+               to_string(s.memory) + " memory, so the first method in the copier's order.";
+  } else {
+    const BlockRule* hit = nullptr;
+    for (const BlockRule& rule : group->rules) {
+      if (rule.covers(s.block_bytes, s.count)) {
+        hit = &rule;
+        break;
+      }
+    }
+    const std::string name = hit != nullptr ? hit->method : group->fallback;
+    const BlockMethod m = *rules_method(name, &note);
+    c.reason = std::string(to_string(m)) + " for " + shape_words(s) + ": " +
+               (hit != nullptr ? "a rule of the rules file" : "the rules' default") + ".";
+    if (!note.empty()) c.reason += " " + note + ".";
+    c.method = m;
+    if (!is_allowed(o, m)) {
+      c.method = first_allowed;
+      c.reason += std::string(" It cannot move this batch, so ") + to_string(first_allowed) + ".";
+    }
+  }
+  if (o.max_slowdown_pct) {
+    if (r.max_slowdown_pct && *r.max_slowdown_pct <= *o.max_slowdown_pct) {
+      c.budget_applied = true;
+      c.reason += " The rules were made for a slowdown budget of " +
+                  number_text(*r.max_slowdown_pct) + "%, within the " +
+                  number_text(*o.max_slowdown_pct) + "% asked.";
+    } else {
+      c.reason += " The slowdown budget of " + number_text(*o.max_slowdown_pct) +
+                  "% is not applied: the rules were made " +
+                  (r.max_slowdown_pct ? "for a budget of " + number_text(*r.max_slowdown_pct) + "%"
+                                      : std::string("without one")) +
+                  " (budget not measured).";
+    }
+  }
+  return c;
+}
+
+}  // namespace pinbench
