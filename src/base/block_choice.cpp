@@ -8,13 +8,73 @@
 #include <set>
 #include <tuple>
 
-#include "base/json_lite.hpp"
+#include <nlohmann/json.hpp>
 
 namespace pinbench {
 namespace {
 
-using json_lite::Value;
+using Value = nlohmann::json;
 using Kind = BlockCalibrationError::Kind;
+
+// The kinds of JSON value the files hold, and their words for error messages.
+enum class JsonKind { kNumber, kString, kArray, kObject };
+
+bool is(const Value& v, JsonKind k) {
+  switch (k) {
+    case JsonKind::kNumber:
+      return v.is_number();
+    case JsonKind::kString:
+      return v.is_string();
+    case JsonKind::kArray:
+      return v.is_array();
+    case JsonKind::kObject:
+      return v.is_object();
+  }
+  return false;
+}
+
+const char* kind_words(JsonKind k) {
+  switch (k) {
+    case JsonKind::kNumber:
+      return "a number";
+    case JsonKind::kString:
+      return "a string";
+    case JsonKind::kArray:
+      return "an array";
+    case JsonKind::kObject:
+      return "an object";
+  }
+  return "a value";
+}
+
+const char* kind_words(const Value& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "true or false";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+// The member `key` of an object, or nullptr when absent (or `obj` is not an object).
+const Value* find(const Value& obj, const std::string& key) {
+  if (!obj.is_object()) return nullptr;
+  const auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+std::string quote(const std::string& s) {
+  return Value(s).dump();
+}
+
+// One JSON value (nlohmann's parser: strict, and iterative, so depth cannot exhaust the stack).
+Value parse_text(std::string_view text, const std::string& where) {
+  try {
+    return Value::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::exception& e) {
+    throw BlockCalibrationError(Kind::kMalformed, where + ": not JSON (" + e.what() + ")");
+  }
+}
 
 constexpr const char* kTableSchema = "pinbench.block-calibration";
 constexpr const char* kRulesSchema = "pinbench.blocks-recommend";
@@ -61,55 +121,54 @@ std::string shape_words(const BlockShape& s) {
 
 // --- reading fields ------------------------------------------------------------------------
 
-const Value& member(const Value& obj, const std::string& key, Value::Kind kind,
+const Value& member(const Value& obj, const std::string& key, JsonKind kind,
                     const std::string& where) {
-  const Value* v = obj.find(key);
+  const Value* v = find(obj, key);
   if (v == nullptr) malformed(where, "\"" + key + "\" is missing");
-  if (!v->is(kind)) {
-    malformed(where, "\"" + key + "\" is " + json_lite::kind_words(v->kind) + ", not " +
-                         json_lite::kind_words(kind));
+  if (!is(*v, kind)) {
+    malformed(where, "\"" + key + "\" is " + kind_words(*v) + ", not " + kind_words(kind));
   }
   return *v;
 }
 
 std::uint64_t as_count(const Value& v, const std::string& key, const std::string& where) {
-  if (!v.is(Value::Kind::kNumber) || v.number < 0 || v.number != std::floor(v.number) ||
-      v.number > static_cast<double>(kMaxExactInteger)) {
+  const double n = v.is_number() ? v.get<double>() : -1.0;
+  if (!v.is_number() || n < 0 || n != std::floor(n) || n > static_cast<double>(kMaxExactInteger)) {
     malformed(where, "\"" + key + "\" is not a whole number of at least 0");
   }
-  return static_cast<std::uint64_t>(v.number);
+  return static_cast<std::uint64_t>(n);
 }
 
 std::uint64_t count_member(const Value& obj, const std::string& key, const std::string& where) {
-  return as_count(member(obj, key, Value::Kind::kNumber, where), key, where);
+  return as_count(member(obj, key, JsonKind::kNumber, where), key, where);
 }
 
 std::optional<std::uint64_t> optional_count(const Value& obj, const std::string& key,
                                             const std::string& where) {
-  const Value* v = obj.find(key);
+  const Value* v = find(obj, key);
   if (v == nullptr) return std::nullopt;
   return as_count(*v, key, where);
 }
 
 double number_member(const Value& obj, const std::string& key, const std::string& where) {
-  return member(obj, key, Value::Kind::kNumber, where).number;
+  return member(obj, key, JsonKind::kNumber, where).get<double>();
 }
 
 std::string string_member(const Value& obj, const std::string& key, const std::string& where) {
-  return member(obj, key, Value::Kind::kString, where).text;
+  return member(obj, key, JsonKind::kString, where).get<std::string>();
 }
 
 std::vector<std::uint64_t> grid_member(const Value& obj, const std::string& key,
                                        const std::string& where) {
   std::vector<std::uint64_t> out;
-  for (const Value& v : member(obj, key, Value::Kind::kArray, where).items) {
+  for (const Value& v : member(obj, key, JsonKind::kArray, where)) {
     out.push_back(as_count(v, key, where));
   }
   return out;
 }
 
 void check_schema(const Value& doc, const char* schema, const std::string& where) {
-  if (!doc.is(Value::Kind::kObject)) malformed(where, "not a JSON object");
+  if (!is(doc, JsonKind::kObject)) malformed(where, "not a JSON object");
   const std::string s = string_member(doc, "schema", where);
   if (s != schema) malformed(where, "schema \"" + s + "\", not \"" + schema + "\"");
   const double version = number_member(doc, "version", where);
@@ -117,7 +176,7 @@ void check_schema(const Value& doc, const char* schema, const std::string& where
 }
 
 BlockDeviceIdentity identity_member(const Value& doc, bool need_version, const std::string& where) {
-  const Value& m = member(doc, "measured_on", Value::Kind::kObject, where);
+  const Value& m = member(doc, "measured_on", JsonKind::kObject, where);
   BlockDeviceIdentity id;
   id.device = string_member(m, "device", where);
   const double driver = number_member(m, "driver_version", where);
@@ -125,7 +184,7 @@ BlockDeviceIdentity identity_member(const Value& doc, bool need_version, const s
     malformed(where, "\"driver_version\" is not a driver version");
   }
   id.driver_version = static_cast<int>(driver);
-  if (need_version || m.find("pinbench_version") != nullptr) {
+  if (need_version || find(m, "pinbench_version") != nullptr) {
     id.pinbench_version = string_member(m, "pinbench_version", where);
   }
   return id;
@@ -314,10 +373,10 @@ std::optional<BlockMethod> parse_block_method(std::string_view s) {
 
 std::string calibration_to_json(const CalibrationTable& t) {
   std::string o = "{\n  \"schema\": \"" + std::string(kTableSchema) + "\",\n  \"version\": 1,\n";
-  o += "  \"measured_on\": {\"device\": " + json_lite::quote(t.identity.device) +
+  o += "  \"measured_on\": {\"device\": " + quote(t.identity.device) +
        ", \"driver_version\": " + std::to_string(t.identity.driver_version) +
-       ", \"pinbench_version\": " + json_lite::quote(t.identity.pinbench_version) + "},\n";
-  o += "  \"created_utc\": " + json_lite::quote(t.created_utc) + ",\n";
+       ", \"pinbench_version\": " + quote(t.identity.pinbench_version) + "},\n";
+  o += "  \"created_utc\": " + quote(t.created_utc) + ",\n";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3f", t.calibration_s);
   o += "  \"calibration_s\": " + std::string(buf) + ",\n";
@@ -405,12 +464,7 @@ void validate_calibration(const CalibrationTable& t, const std::string& where) {
 
 CalibrationTable calibration_from_json(std::string_view text, const BlockDeviceIdentity& expected,
                                        const std::string& where) {
-  Value doc;
-  try {
-    doc = json_lite::parse(text);
-  } catch (const json_lite::ParseError& e) {
-    malformed(where, e.what());
-  }
+  const Value doc = parse_text(text, where);
   check_schema(doc, kTableSchema, where);
   CalibrationTable t;
   t.identity = identity_member(doc, true, where);
@@ -419,8 +473,8 @@ CalibrationTable calibration_from_json(std::string_view text, const BlockDeviceI
   t.kernel_sms = static_cast<unsigned>(count_member(doc, "kernel_sms", where));
   t.sizes = grid_member(doc, "sizes", where);
   t.counts = grid_member(doc, "counts", where);
-  for (const Value& v : member(doc, "points", Value::Kind::kArray, where).items) {
-    if (!v.is(Value::Kind::kObject)) malformed(where, "a point is not an object");
+  for (const Value& v : member(doc, "points", JsonKind::kArray, where)) {
+    if (!is(v, JsonKind::kObject)) malformed(where, "a point is not an object");
     CalibrationPoint p;
     const std::string d = string_member(v, "direction", where);
     const std::string m = string_member(v, "memory", where);
@@ -437,9 +491,9 @@ CalibrationTable calibration_from_json(std::string_view text, const BlockDeviceI
     p.block_bytes = count_member(v, "block_bytes", where);
     p.count = count_member(v, "count", where);
     p.gb_per_s = number_member(v, "gb_per_s", where);
-    if (const Value* s = v.find("slowdown_pct")) {
-      if (!s->is(Value::Kind::kNumber)) malformed(where, "\"slowdown_pct\" is not a number");
-      p.slowdown_pct = s->number;
+    if (const Value* s = find(v, "slowdown_pct")) {
+      if (!is(*s, JsonKind::kNumber)) malformed(where, "\"slowdown_pct\" is not a number");
+      p.slowdown_pct = s->get<double>();
     }
     t.points.push_back(p);
   }
@@ -456,27 +510,22 @@ bool BlockRule::covers(std::uint64_t block_bytes, std::uint64_t count) const {
 
 BlockRules rules_from_json(std::string_view text, const BlockDeviceIdentity& expected,
                            const std::string& where) {
-  Value doc;
-  try {
-    doc = json_lite::parse(text);
-  } catch (const json_lite::ParseError& e) {
-    malformed(where, e.what());
-  }
+  const Value doc = parse_text(text, where);
   check_schema(doc, kRulesSchema, where);
   BlockRules r;
   r.identity = identity_member(doc, false, where);
-  if (const Value* b = doc.find("max_slowdown_pct")) {
-    if (!b->is(Value::Kind::kNumber) || !(b->number >= 0)) {
+  if (const Value* b = find(doc, "max_slowdown_pct")) {
+    if (!is(*b, JsonKind::kNumber) || !(b->get<double>() >= 0)) {
       malformed(where, "\"max_slowdown_pct\" is not a percentage");
     }
-    r.max_slowdown_pct = b->number;
+    r.max_slowdown_pct = b->get<double>();
   }
   const auto known = [&](const std::string& method) {
     if (!rules_method(method, nullptr)) malformed(where, "unknown method \"" + method + "\"");
   };
   std::set<std::pair<int, int>> groups;
-  for (const Value& c : member(doc, "choices", Value::Kind::kArray, where).items) {
-    if (!c.is(Value::Kind::kObject)) malformed(where, "a choice is not an object");
+  for (const Value& c : member(doc, "choices", JsonKind::kArray, where)) {
+    if (!is(c, JsonKind::kObject)) malformed(where, "a choice is not an object");
     BlockRuleGroup g;
     const std::string d = string_member(c, "direction", where);
     const std::string m = string_member(c, "memory", where);
@@ -491,8 +540,8 @@ BlockRules rules_from_json(std::string_view text, const BlockDeviceIdentity& exp
     }
     g.fallback = string_member(c, "default", where);
     known(g.fallback);
-    for (const Value& rv : member(c, "rules", Value::Kind::kArray, where).items) {
-      if (!rv.is(Value::Kind::kObject)) malformed(where, "a rule is not an object");
+    for (const Value& rv : member(c, "rules", JsonKind::kArray, where)) {
+      if (!is(rv, JsonKind::kObject)) malformed(where, "a rule is not an object");
       BlockRule rule;
       rule.method = string_member(rv, "method", where);
       known(rule.method);

@@ -3,7 +3,7 @@
 // 3% going to the earlier method; the slowdown budget, measured and not; the cache file read
 // back and checked like a record (malformed, foreign and stale tables refused, each with a clear
 // error); the rules of `pinbench blocks --recommend` (the golden file) read and applied; and the
-// small JSON reader the library carries.
+// refusal of text that is not JSON.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +12,6 @@
 #include <sstream>
 #include <string>
 
-#include "base/json_lite.hpp"
 #include "pinbench/block_choice.hpp"
 #include "pinbench/block_copier.hpp"
 
@@ -375,22 +374,13 @@ TEST(BlockRules, ForeignStaleAndMalformedRulesAreRefused) {
             BlockCalibrationError::Kind::kMalformed);
 }
 
-// --- the small JSON reader -----------------------------------------------------------------------
-
-TEST(JsonLite, ReadsPlainJsonAndRefusesTheRest) {
-  const json_lite::Value v =
-      json_lite::parse(R"( {"a": [1, -2.5e1, true, null], "b": "x\"\u0041"} )");
-  ASSERT_TRUE(v.find("a"));
-  EXPECT_EQ(v.find("a")->items.size(), 4u);
-  EXPECT_EQ(v.find("a")->items[1].number, -25.0);
-  EXPECT_EQ(v.find("b")->text, "x\"A");
-  for (const char* bad : {"", "{", "[1,]", "{\"a\":1,\"a\":2}", "01", "1 2", "\"\x01\"", "nul",
-                          "{\"a\" 1}", "1e999"}) {
-    EXPECT_THROW(json_lite::parse(bad), json_lite::ParseError) << bad;
+// Text that is not one JSON value is malformed, with what the reader found.
+TEST(BlockCalibration, TextThatIsNotJsonIsRefused) {
+  for (const char* bad : {"", "{", "[1,]", "01", "1 2", "nul", "{\"a\" 1}"}) {
+    std::string what;
+    EXPECT_EQ(refusal(bad, &what), BlockCalibrationError::Kind::kMalformed) << bad;
+    EXPECT_NE(what.find("not JSON"), std::string::npos) << what;
   }
-  EXPECT_THROW(json_lite::parse(std::string(100, '[') + std::string(100, ']')),
-               json_lite::ParseError);
-  EXPECT_EQ(json_lite::quote("a\"b\n"), "\"a\\\"b\\n\"");
 }
 
 }  // namespace
