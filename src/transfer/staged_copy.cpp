@@ -37,6 +37,7 @@
 #include "transfer/copy_state.hpp"
 #include "transfer/cpu_budget.hpp"
 #include "transfer/cuda_queue.hpp"
+#include "transfer/device_guard.hpp"
 #include "transfer/host_copy.hpp"
 #include "transfer/lane.hpp"
 #include "transfer/testing.hpp"
@@ -130,27 +131,7 @@ void check_or_throw(cudaError_t err, const char* call) {
   }
 }
 
-// The calling thread's current device, switched to the engine's for the duration of a call and
-// switched back after it, so the caller's own CUDA state is left as it was.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device) {
-    check_or_throw(cudaGetDevice(&previous_), "cudaGetDevice");
-    if (previous_ != device) {
-      check_or_throw(cudaSetDevice(device), "cudaSetDevice");
-      switched_ = true;
-    }
-  }
-  ~DeviceGuard() {
-    if (switched_) (void)cudaSetDevice(previous_);
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int previous_ = 0;
-  bool switched_ = false;
-};
+using DeviceGuard = transfer::DeviceGuard<&check_or_throw>;
 
 cudaEvent_t EventPool::take() {
   {

@@ -243,7 +243,7 @@ TEST(BlockCalibrationCache, AnotherDeviceIsForeignAndAnotherDriverOrVersionStale
 TEST(BlockCalibrationCache, MalformedTablesAreRefusedSayingWhat) {
   const std::string text = calibration_to_json(crossing_table());
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {text.substr(0, text.size() / 2), "not valid JSON"},
+      {text.substr(0, text.size() / 2), "not JSON"},
       {"[]", "not a JSON object"},
       {replaced(text, "pinbench.block-calibration", "pinbench.run"), "schema \"pinbench.run\""},
       {replaced(text, "\"version\": 1", "\"version\": 2"), "version 2, not 1"},

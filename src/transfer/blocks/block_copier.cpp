@@ -21,6 +21,7 @@
 #include "base/batch_copy.hpp"
 #include "base/cuda_error_text.hpp"
 #include "transfer/blocks/block_kernels.hpp"
+#include "transfer/device_guard.hpp"
 
 #ifndef PINBENCH_VERSION_STRING
 #define PINBENCH_VERSION_STRING "unknown"
@@ -44,25 +45,7 @@ std::invalid_argument bad(const std::string& why) {
   return std::invalid_argument("pinbench: BlockCopier: " + why);
 }
 
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device) {
-    check(cudaGetDevice(&previous_), "cudaGetDevice");
-    if (previous_ != device) {
-      check(cudaSetDevice(device), "cudaSetDevice");
-      switched_ = true;
-    }
-  }
-  ~DeviceGuard() {
-    if (switched_) (void)cudaSetDevice(previous_);
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int previous_ = 0;
-  bool switched_ = false;
-};
+using DeviceGuard = transfer::DeviceGuard<&check>;
 
 // The calibration's grid: blocks of 4 KiB to 4 MiB by x4, 1 to 4096 of them by x4, each cell at
 // most 16 MiB (a larger count keeps the rate of the largest measured, as block_choice.hpp says).
