@@ -101,6 +101,29 @@ TEST(TextLayer, EveryCommittedRecordPrintsWithinOneHundredColumns) {
   }
 }
 
+// Every report ends the same way, whichever subcommand made it: how it sampled, its unstable
+// cases, then its checks, last.
+TEST(TextLayer, EveryReportEndsWithSamplingThenItsChecks) {
+  for (const std::string& path : committed_records()) {
+    const std::string text = render_text(load_record(path));
+    const std::size_t checks = text.rfind("\nChecks\n");
+    ASSERT_NE(checks, std::string::npos) << path;
+    const std::string after = text.substr(checks + 8);
+    // Nothing after the checks but their own indented lines.
+    for (std::size_t at = 0; at < after.size();) {
+      const std::size_t end = after.find('\n', at);
+      const std::string line = after.substr(at, end - at);
+      EXPECT_TRUE(line.empty() || line[0] == ' ') << path << ": after the checks: " << line;
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+    const std::size_t sampling = text.find("\nSampling: ");
+    if (sampling != std::string::npos) EXPECT_LT(sampling, checks) << path;
+    const std::size_t unstable = text.find("\nUnstable cases (");
+    if (unstable != std::string::npos) EXPECT_LT(unstable, checks) << path;
+  }
+}
+
 TEST(TextLayer, ComparesAndFleetsStayWithinTheirRulers) {
   const std::string bin = std::string(PINBENCH_BINARY) + " ";
   const std::string runs = std::string(PINBENCH_DATA_DIR) + "/runs/";

@@ -81,8 +81,12 @@ class BandwidthTest final : public Experiment {
   }
   std::string text(const RunRecord& record, const ReportModel& model,
                    const TextOptions&) const override {
-    return with_sampling(record, model,
-                         render_bandwidthtest_text(record, section<std::vector<RateRow>>(model)));
+    return with_sampling(
+        record, model,
+        render_bandwidthtest_text(record, section<std::vector<RateRow>>(model)) +
+            render_gate_checks(record,
+                               "both buffers are the kind they claim, and the copies' bytes "
+                               "arrived exactly."));
   }
 };
 

@@ -115,6 +115,20 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
     }
   }
 
+  if (!a.trace_summary.empty()) {
+    out += fmt::format("\nTrace\n  {}\n", a.trace_summary);
+    if (a.trace_evidence) {
+      for (const std::string& n : a.trace_evidence->notes) {
+        out += fmt::format("  Prediction 4: {}.\n", n);
+      }
+    }
+  }
+
+  if (reference) {
+    out += fmt::format("\nReference ({}, {})\n  {}\n", reference->reference_machine,
+                       reference->reference_date, reference->summary);
+  }
+
   out += "\nChecks\n";
   if (a.checks_passed() && rec.source == "published") {
     out +=
@@ -129,19 +143,6 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
     for (const std::string& f : a.check_failures) out += fmt::format("  FAILED: {}\n", f);
   }
 
-  if (!a.trace_summary.empty()) {
-    out += fmt::format("\nTrace\n  {}\n", a.trace_summary);
-    if (a.trace_evidence) {
-      for (const std::string& n : a.trace_evidence->notes) {
-        out += fmt::format("  Prediction 4: {}.\n", n);
-      }
-    }
-  }
-
-  if (reference) {
-    out += fmt::format("\nReference ({}, {})\n  {}\n", reference->reference_machine,
-                       reference->reference_date, reference->summary);
-  }
   return out;
 }
 

@@ -270,7 +270,11 @@ std::string render_text(const RunRecord& record) {
 std::string with_sampling(const RunRecord& record, const ReportModel& m, const std::string& body) {
   // An interrupted run says so before anything else, so no table is read as the whole run.
   const std::string cut = record.incomplete ? incomplete_note(record) + "\n\n" : "";
-  return cut + body + render_sampling_text(m) + render_flags_text(m);
+  // Every report ends the same way: how it sampled, its unstable cases, then its checks.
+  const std::string sampling = render_sampling_text(m) + render_flags_text(m);
+  const std::size_t checks = body.rfind("\nChecks\n");
+  if (checks == std::string::npos) return cut + body + sampling;
+  return cut + body.substr(0, checks) + sampling + body.substr(checks);
 }
 
 }  // namespace pinbench
