@@ -192,10 +192,7 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
   if (!sizes.rows.empty()) m.tables.push_back(std::move(sizes));
 
   // The page's picture: how many bytes each outcome carried, each way, over every process.
-  ChartSpec chart;
-  chart.kind = ChartKind::kBars;
-  chart.id = "accel-bytes";
-  chart.title = "Bytes by outcome";
+  ChartSpec chart = make_chart(ChartKind::kBars, "accel-bytes", "Bytes by outcome");
   chart.axis_title = "MiB";
   chart.value_suffix = " MiB";
   chart.decimals = 1;

@@ -131,10 +131,7 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
     m.tables.push_back(std::move(processes));
   }
 
-  ChartSpec chart;
-  chart.kind = ChartKind::kBars;
-  chart.id = "doctor-lost";
-  chart.title = "Time lost per call site";
+  ChartSpec chart = make_chart(ChartKind::kBars, "doctor-lost", "Time lost per call site");
   chart.axis_title = "ms lost";
   chart.value_suffix = " ms";
   chart.decimals = 3;

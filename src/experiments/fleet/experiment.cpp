@@ -51,14 +51,14 @@ void build_fleet(const RunRecord& r, ReportModel& m) {
   for (const std::string& n : a.notes) t.notes.push_back(n);
   m.tables.push_back(std::move(t));
   if (!a.duplicates.empty()) {
-    ReportTable d;
-    d.id = "fleet-duplicates";
-    d.title = "Duplicates (same host and GPU UUID)";
     // One column per fact, so the table is as wide as its longest names and no wider.
-    d.header = {"host", "GPU", "UUID", "in", "counted once, from"};
-    d.numeric = {false, true, false, false, false};
-    d.rows = a.duplicate_rows;
-    m.tables.push_back(std::move(d));
+    m.tables.push_back(ReportTable{"fleet-duplicates",
+                                   "Duplicates (same host and GPU UUID)",
+                                   {"host", "GPU", "UUID", "in", "counted once, from"},
+                                   {false, true, false, false, false},
+                                   a.duplicate_rows,
+                                   {},
+                                   {}});
   }
   ReportTable h;
   h.id = "fleet-hosts";
