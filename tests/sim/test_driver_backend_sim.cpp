@@ -16,6 +16,7 @@
 #include "framework/pattern.hpp"
 #include "pinbench/staged_copy.hpp"
 #include "sim_cudart.hpp"
+#include "sim_engine_fixtures.hpp"
 
 // The forwarders the renamed engine calls (real_runtime.cpp).
 extern "C" cudaError_t pinbench_accel_cudaGetLastError(void);
@@ -28,24 +29,6 @@ extern "C" cudaError_t pinbench_accel_cudaEventDestroy(cudaEvent_t e);
 
 namespace pinbench {
 namespace {
-
-constexpr std::size_t kKiB = 1024;
-constexpr std::size_t kMiB = 1024 * 1024;
-
-std::vector<char> pattern(std::size_t n, std::uint64_t seed) {
-  std::vector<char> v(n);
-  fill_pattern(v.data(), n, seed);
-  return v;
-}
-
-StagedCopyOptions small_rings() {
-  StagedCopyOptions o;
-  o.to_device = {256 * kKiB, 3, 3};
-  o.to_host = {128 * kKiB, 4, 2};
-  o.edge_chunk_bytes = 16 * kKiB;
-  o.to_device.direct_below_bytes = o.to_host.direct_below_bytes = 0;
-  return o;
-}
 
 class DriverBackend : public ::testing::Test {
  protected:

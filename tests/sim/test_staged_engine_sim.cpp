@@ -18,50 +18,12 @@
 #include "framework/pattern.hpp"
 #include "pinbench/staged_copy.hpp"
 #include "sim_cudart.hpp"
+#include "sim_engine_fixtures.hpp"
 #include "transfer/fresh_pages.hpp"
 #include "transfer/testing.hpp"
 
 namespace pinbench {
 namespace {
-
-constexpr std::size_t kKiB = 1024;
-constexpr std::size_t kMiB = 1024 * 1024;
-
-struct DeviceMemory {
-  explicit DeviceMemory(std::size_t n) : bytes(n) { EXPECT_EQ(cudaMalloc(&ptr, n), cudaSuccess); }
-  ~DeviceMemory() { cudaFree(ptr); }
-  char* data() const { return static_cast<char*>(ptr); }
-  void* ptr = nullptr;
-  std::size_t bytes;
-};
-
-struct PinnedMemory {
-  explicit PinnedMemory(std::size_t n) { EXPECT_EQ(cudaMallocHost(&ptr, n), cudaSuccess); }
-  ~PinnedMemory() { cudaFreeHost(ptr); }
-  char* data() const { return static_cast<char*>(ptr); }
-  void* ptr = nullptr;
-};
-
-struct SimStream {
-  SimStream() { cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); }
-  ~SimStream() { cudaStreamDestroy(s); }
-  cudaStream_t s = nullptr;
-};
-
-std::vector<char> pattern(std::size_t n, std::uint64_t seed) {
-  std::vector<char> v(n);
-  fill_pattern(v.data(), n, seed);
-  return v;
-}
-
-StagedCopyOptions small_rings() {
-  StagedCopyOptions o;
-  o.to_device = {256 * kKiB, 3, 3};
-  o.to_host = {128 * kKiB, 4, 2};
-  o.edge_chunk_bytes = 16 * kKiB;
-  o.to_device.direct_below_bytes = o.to_host.direct_below_bytes = 0;
-  return o;
-}
 
 class SimEngine : public ::testing::Test {
  protected:
@@ -158,7 +120,9 @@ TEST_F(SimEngine, FreshDestinationsArePrefaultedAndNothingElseIsTouched) {
     // Prefaulted where the range took huge pages (which the system may refuse); without them
     // the drain faults the pages itself.
     EXPECT_EQ(copier.stats().prefaulted_copies, copier.stats().huge_page_copies) << huge;
-    if (!huge) EXPECT_EQ(copier.stats().huge_page_copies, 0u);
+    if (!huge) {
+      EXPECT_EQ(copier.stats().huge_page_copies, 0u);
+    }
     // Pages entirely outside [dst, dst + n): the caller's, untouched.
     EXPECT_EQ(FreshMapping::resident(m.data(), before), 0u) << huge;
     const std::size_t tail = (before + 77 + n + 4095) / 4096 * 4096;
