@@ -64,8 +64,10 @@ accel::AccelTally tally(const accel::AccelRun& r, const std::string& dir, const 
   return accel::total(r, dir, o);
 }
 
-void same_program_both_ways(const std::string& name, const std::string& args) {
-  const std::string prog = program(name) + " " + args;
+// Runs program `name` without accel and under it: both exit 0, print the same transcript and
+// check every byte; `*r` is what accel counted.
+void run_both_ways(const std::string& name, const std::string& args, accel::AccelRun* r) {
+  const std::string prog = program(name) + (args.empty() ? "" : " " + args);
   const ProgramRun plain = run(name + "-plain", prog);
   ASSERT_EQ(plain.code, 0) << plain.transcript;
   const std::string json = out_dir() + "/" + name + ".json";
@@ -74,9 +76,12 @@ void same_program_both_ways(const std::string& name, const std::string& args) {
   EXPECT_EQ(accel.code, 0) << read_file(out_dir() + "/" + name + "-accel.out.err");
   EXPECT_EQ(accel.transcript, plain.transcript);
   EXPECT_NE(accel.transcript.find("every byte right"), std::string::npos);
+  *r = accel::accel_run_from_json(load_record(json).accel);
+}
 
-  const RunRecord record = load_record(json);
-  const accel::AccelRun r = accel::accel_run_from_json(record.accel);
+void same_program_both_ways(const std::string& name, const std::string& args) {
+  accel::AccelRun r;
+  ASSERT_NO_FATAL_FAILURE(run_both_ways(name, args, &r));
   ASSERT_EQ(r.processes.size(), 2u);  // the program, and the child it forks
   EXPECT_TRUE(r.processes[0].called);
   EXPECT_TRUE(r.processes[0].exit_ran);
@@ -134,17 +139,8 @@ TEST(AccelGpu, AKilledProgramExitsWith128PlusTheSignalAndKeepsItsCounts) {
 // driver's entry points (the static runtime looks them up with cuGetProcAddress), keep their
 // meaning byte for byte, and are counted once.
 void static_program_both_ways(const std::string& name) {
-  const std::string prog = program(name);
-  const ProgramRun plain = run(name + "-plain", prog);
-  ASSERT_EQ(plain.code, 0) << plain.transcript;
-  const std::string json = out_dir() + "/" + name + ".json";
-  const ProgramRun accel =
-      run(name + "-accel", pinbench_bin() + " accel --json " + json + " -- " + prog);
-  EXPECT_EQ(accel.code, 0) << read_file(out_dir() + "/" + name + "-accel.out.err");
-  EXPECT_EQ(accel.transcript, plain.transcript);
-  EXPECT_NE(accel.transcript.find("every byte right"), std::string::npos);
-
-  const accel::AccelRun r = accel::accel_run_from_json(load_record(json).accel);
+  accel::AccelRun r;
+  ASSERT_NO_FATAL_FAILURE(run_both_ways(name, "", &r));
   ASSERT_EQ(r.processes.size(), 2u);  // the program, and the child it forks
   EXPECT_TRUE(r.processes[0].called);
   EXPECT_TRUE(r.processes[0].via_driver);
