@@ -148,7 +148,9 @@ void add_chart(ReportModel& model, ChartSpec chart, std::string caption) {
     return std::any_of(s.points.begin(), s.points.end(),
                        [](const auto& p) { return p.second.has_value(); });
   });
-  if (!points && chart.bars.empty() && chart.cells.empty()) return;
+  const bool scattered = std::any_of(chart.points.begin(), chart.points.end(),
+                                     [](const auto& s) { return !s.points.empty(); });
+  if (!points && !scattered && chart.bars.empty() && chart.cells.empty()) return;
   if (!caption.empty()) chart.caption = std::move(caption);
   model.charts.push_back(std::move(chart));
 }

@@ -36,12 +36,25 @@ enum class ChartKind {
   kBars,     // horizontal bars of a value, linear axis from zero
   kShares,   // horizontal bars of a share, 0 to 100%
   kHeatmap,  // a grid of values, rows by columns, shaded by `shade`
+  kScatter,  // points of a value (y) against a second figure (x), one marker shape per series
 };
 
 struct ChartSeriesSpec {
   std::string label;
   std::string key;  // what fixes its colour: a memory kind or a method
   std::vector<std::pair<std::uint64_t, std::optional<double>>> points;  // ascending bytes
+};
+
+struct ChartPoint {
+  double x = 0;
+  double value = 0;
+  std::string label;  // for the tooltip
+};
+
+struct ChartScatterSeries {
+  std::string label;
+  std::string key;  // what fixes its colour
+  std::vector<ChartPoint> points;
 };
 
 struct ChartBar {
@@ -71,6 +84,9 @@ struct ChartSpec {
   double value_at_least = 0;  // the value axis reaches this far, to share a scale on purpose
   std::vector<ChartSeriesSpec> series;  // kSize
   std::vector<ChartBar> bars;           // kBars, kShares
+  // kScatter: the x axis's title (with its unit) and what follows an x figure in tooltips.
+  std::string x_axis_title, x_suffix;
+  std::vector<ChartScatterSeries> points;
   // kHeatmap: rows by columns; column_groups spans columns under a heading (e.g. a direction).
   std::vector<std::string> row_labels, column_labels;
   std::vector<std::pair<std::string, std::size_t>> column_groups;  // heading, columns spanned

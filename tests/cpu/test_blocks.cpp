@@ -600,6 +600,8 @@ TEST(BlocksBeside, ThePrintersMatchTheirGoldens) {
   const ReportModel m = analyse(r);
   test::expect_matches_golden(render_text(r, m), "blocks-beside-example.txt");
   test::expect_matches_golden(render_markdown(m), "blocks-beside-example.md");
+  test::expect_matches_golden(test::normalise_html(render_html(r, m, {})),
+                              "blocks-beside-example.html");
 }
 
 TEST(BlocksBeside, MaxSlowdownMakesRulesOfTheMethodsWithinIt) {

@@ -222,6 +222,28 @@ TEST(SvgChart, SizeChartHasAxesLegendAndGaps) {
   EXPECT_NE(svg.find("<title>pinned, 1 GiB: 50.00 GB/s</title>"), std::string::npos);
 }
 
+TEST(SvgChart, ScatterChartShowsEveryPointAndANegativeX) {
+  ScatterChart chart;
+  chart.title = "rate against slowdown";
+  chart.x_title = "slowdown (%)";
+  chart.y_title = "median rate (GB/s)";
+  chart.value_suffix = " GB/s";
+  chart.x_suffix = "% <slowdown>";
+  chart.series.push_back({"kernel", "#0072B2", {{20.0, 45.5, "4 KiB x 256"}, {4.0, 5.0, "a"}}});
+  chart.series.push_back({"batch <stream>", "#E69F00", {{-1.5, 30.0, "b"}}});
+  const std::string svg = render_scatter_chart(chart);
+  EXPECT_EQ(count(svg, "class=\"point\""), 3u);
+  EXPECT_EQ(count(svg, "<polyline"), 0u);  // points, not a trend
+  for (const char* label :
+       {">slowdown (%)<", ">median rate (GB/s)<", ">batch &lt;stream&gt;<",
+        "<title>kernel, 4 KiB x 256: 45.50 GB/s, 20.0% &lt;slowdown&gt;</title>"}) {
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+  }
+  // The x axis starts below the negative slowdown rather than clipping it.
+  EXPECT_NE(svg.find(">-5<"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">20<"), std::string::npos) << svg;
+}
+
 TEST(Trace, PathBesideTheRecord) {
   EXPECT_EQ(trace_path_for("runs/a.json"), "runs/a.trace.json");
   EXPECT_EQ(trace_path_for("a"), "a.trace.json");

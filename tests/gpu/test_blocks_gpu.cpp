@@ -192,6 +192,12 @@ TEST(GpuBlocks, BesideAKernelEveryCaseHasItsSlowdownAndItsBytesChecked) {
       ASSERT_TRUE(k.extra.contains("slowdown_pct")) << k.gate;
       EXPECT_GT(k.extra["slowdown_pct"].get<double>(), -50.0) << k.gate;
       EXPECT_GE(k.extra["beside_train"].get<int>(), 2) << k.gate;
+      // A sample's copies span about 2 ms: a copy of microseconds is repeated many times.
+      const int repeats = k.extra["beside_repeats"].get<int>();
+      EXPECT_GE(repeats, 1) << k.gate;
+      if (k.bytes <= 64 * 1000) {
+        EXPECT_GE(repeats, 10) << k.gate;
+      }
       EXPECT_GT(k.extra["beside_alone_ms"].get<double>(), 0.0) << k.gate;
       if (k.method == "staged") {
         EXPECT_TRUE(k.extra.contains("host_cpu_ms")) << k.gate;

@@ -295,6 +295,33 @@ void add_beside_table(ReportModel& m, const BlocksAnalysis& a, const BlocksCross
   m.tables.push_back(std::move(t));
 }
 
+// --beside: each method's rate against the slowdown it caused the kernel, one point per cell of
+// the group, so the trade each method makes shows at a glance (up and to the left is better).
+void add_beside_chart(ReportModel& m, const BlocksAnalysis& a, const BlocksCrossover& c) {
+  if (a.beside.empty()) return;
+  const std::vector<const BlocksCell*> cells = cells_of(a, c);
+  ChartSpec chart = make_chart(
+      ChartKind::kScatter, fmt::format("blocks-beside-chart-{}-{}", c.direction, c.memory),
+      fmt::format("{}: rate against the {} kernel's slowdown", group_title(c), a.beside));
+  chart.axis_title = "median rate (GB/s = 10^9 bytes/s)";
+  chart.value_suffix = " GB/s";
+  chart.x_axis_title = fmt::format("the {} kernel's slowdown (%)", a.beside);
+  chart.x_suffix = "% slowdown";
+  for (const std::string& method : methods_of(a, cells)) {
+    ChartScatterSeries s{method, method, {}};
+    for (const BlocksCell* cell : cells) {
+      const BlocksRate* r = cell->rate_of(method);
+      if (r == nullptr || !r->gb_per_s || !r->slowdown_pct) continue;
+      s.points.push_back({*r->slowdown_pct, *r->gb_per_s,
+                          fmt::format("{} x {}", exact_size(cell->block_bytes), cell->count)});
+    }
+    if (!s.points.empty()) chart.points.push_back(std::move(s));
+  }
+  add_chart(m, std::move(chart),
+            "One point per block size and count: the copy's rate beside the kernel (up is faster) "
+            "against how much slower the kernel ran meanwhile (left costs it less).");
+}
+
 void build_blocks(const RunRecord& r, ReportModel& m) {
   m.section = analyse_blocks(r);
   const BlocksAnalysis& a = section<BlocksAnalysis>(m);
@@ -304,6 +331,7 @@ void build_blocks(const RunRecord& r, ReportModel& m) {
   add_cost_table(m, a);
   add_heatmaps(m, a);
   for (const BlocksCrossover& c : a.crossovers) add_size_chart(m, a, c);
+  for (const BlocksCrossover& c : a.crossovers) add_beside_chart(m, a, c);
   add_skipped(r, m, {"direction", "memory", "method", "reason"});
 }
 

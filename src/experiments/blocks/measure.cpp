@@ -214,8 +214,12 @@ struct Mover {
 // the copy (from the warm-ups' time) and times it with events; the same train alone, timed
 // before the case's samples, is the reference. The train's extra time is what the copy cost
 // the kernel; over the copy's time less that, it is the kernel's slowdown while the copy ran.
+// A copy shorter than kMinWindowMs runs that many times back to back in each sample (the same
+// blocks again), so the window the slowdown is measured over is well above the train's noise.
 struct Beside {
   static constexpr double kLaunchMs = 0.1;
+  static constexpr double kMinWindowMs = 2.0;
+  static constexpr int kMostRepeats = 1000;
   static constexpr std::size_t kFloats = 32u << 20;  // two arrays of 128 MiB: past any L2
 
   Beside(const std::string& kind_, unsigned sms_) : kind(kind_), sms(sms_) {
@@ -263,7 +267,11 @@ struct Beside {
   }
   // The train that covers a copy of `copy_ms` half again, and its time alone (median of 3).
   void size_for(double copy_ms) {
-    train = static_cast<int>(std::ceil(1.5 * copy_ms / launch_ms)) + 1;
+    repeats = copy_ms >= kMinWindowMs
+                  ? 1
+                  : std::min(kMostRepeats,
+                             static_cast<int>(std::ceil(kMinWindowMs / std::max(copy_ms, 1e-3))));
+    train = static_cast<int>(std::ceil(1.5 * copy_ms * repeats / launch_ms)) + 1;
     train = std::max(2, std::min(train, 4000));
     std::vector<double> t;
     for (int i = 0; i < 3; ++i) t.push_back(time_train(train));
@@ -276,6 +284,7 @@ struct Beside {
   unsigned work = 0;
   double launch_ms = 0;
   int train = 2;
+  int repeats = 1;  // the copy's runs in one sample
   double train_alone_ms = 0;
   cuda::Stream stream;
   cuda::Event begin, end;
@@ -347,6 +356,7 @@ struct CaseExtras {
   std::vector<double> train_with_ms;
   double train_alone_ms = 0;
   int train = 0;
+  int repeats = 1;
   std::optional<double> host_cpu_ms;  // the engine's threads, per run of the method
 };
 
@@ -373,20 +383,25 @@ Timed measure_case(Rig& rig, Mover& mover, BlocksMethod m, const Leg& l, const B
         [&](Sampler& s, int sample, int, Timed& t) {
           clear(rig, l);
           if (beside != nullptr) beside->queue(beside->train);
+          const int repeats = beside != nullptr ? beside->repeats : 1;
           s.start(0);
           calls = mover.run(m, l);
           t.call_ms.push_back(s.ms_since_start(0));
+          for (int r = 1; r < repeats; ++r) mover.run(m, l);
           rig.stream.synchronize();
           s.stop(0);
-          ++runs;
-          const double copy_ms = s.elapsed_ms(0);
-          t.samples_ms.push_back(copy_ms);
+          runs += repeats;
+          const double window_ms = s.elapsed_ms(0);
+          t.samples_ms.push_back(window_ms / repeats);
           if (beside != nullptr) {
             const double with = beside->finish();
             const double lost = with - beside->train_alone_ms;
             extras.train_with_ms.push_back(with);
-            // The kernel did the work of (copy - lost) alone-time while the copy ran.
-            if (copy_ms - lost > 0) extras.slowdown_pct.push_back(100.0 * lost / (copy_ms - lost));
+            // The kernel did the work of (window - lost) alone-time while the copies ran; a
+            // kernel held back for the whole window is a slowdown too large to state.
+            if (window_ms - lost > 0) {
+              extras.slowdown_pct.push_back(100.0 * lost / (window_ms - lost));
+            }
           }
           if (sample == hooks.corrupt_sample) corrupt(rig, l);
           if (const auto why = check(rig, l)) t.fail(fmt::format("sample {}: {}", sample, *why));
@@ -403,6 +418,7 @@ Timed measure_case(Rig& rig, Mover& mover, BlocksMethod m, const Leg& l, const B
           if (beside != nullptr) {
             beside->size_for(copy_ms);
             extras.train = beside->train;
+            extras.repeats = beside->repeats;
             extras.train_alone_ms = beside->train_alone_ms;
           }
         });
@@ -590,6 +606,7 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
         if (beside && !extras.slowdown_pct.empty()) {
           c.extra["slowdown_pct"] = middle(extras.slowdown_pct);
           c.extra["beside_train"] = extras.train;
+          c.extra["beside_repeats"] = extras.repeats;
           c.extra["beside_alone_ms"] = extras.train_alone_ms;
           c.extra["beside_with_ms"] = middle(extras.train_with_ms);
         }

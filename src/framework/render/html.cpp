@@ -166,6 +166,20 @@ std::string chart_svg(const ChartSpec& spec) {
       }
       return render_share_chart(chart);
     }
+    case ChartKind::kScatter: {
+      ScatterChart chart;
+      static_cast<ChartText&>(chart) = text_of(spec);
+      chart.x_title = spec.x_axis_title;
+      chart.y_title = spec.axis_title;
+      chart.x_suffix = spec.x_suffix;
+      for (std::size_t i = 0; i < spec.points.size(); ++i) {
+        ScatterSeries s{spec.points[i].label, key_colour(spec.points[i].key, i), {}};
+        for (const ChartPoint& p : spec.points[i].points)
+          s.points.push_back({p.x, p.value, p.label});
+        chart.series.push_back(std::move(s));
+      }
+      return render_scatter_chart(chart);
+    }
     case ChartKind::kHeatmap: {
       HeatmapChart chart;
       static_cast<ChartText&>(chart) = text_of(spec);

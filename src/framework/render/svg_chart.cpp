@@ -426,6 +426,84 @@ std::string render_size_chart(const SizeChart& chart) {
   return out + "</svg>\n";
 }
 
+std::string render_scatter_chart(const ScatterChart& chart) {
+  double min_x = 0, max_x = 0, max_y = 0;
+  for (const ScatterSeries& s : chart.series) {
+    for (const ScatterPoint& p : s.points) {
+      min_x = std::min(min_x, p.x);
+      max_x = std::max(max_x, p.x);
+      max_y = std::max(max_y, p.y);
+    }
+  }
+  // The x axis: whole steps from at most zero past the largest x (a slowdown may be slightly
+  // negative from noise, and the axis shows it rather than clipping it).
+  const LinearAxis x_step = nice_axis(std::max(max_x - min_x, 1e-9));
+  const double x_lo = std::floor(min_x / x_step.step) * x_step.step;
+  double x_hi = std::ceil(max_x / x_step.step) * x_step.step;
+  if (x_hi <= x_lo) x_hi = x_lo + x_step.step;
+  const LinearAxis y_axis = nice_axis(max_y);
+
+  std::vector<LegendEntry> legend;
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    legend.push_back({chart.series[i].label, chart.series[i].colour, static_cast<int>(i)});
+  }
+  const double left = 68, right = kWidth - 28;
+  const int rows = legend_rows(legend, right - 12);
+  const double top = 62 + kLegendRow * rows;
+  const double bottom = kHeight - 56;
+  const auto px = [&](double x) { return left + (x - x_lo) / (x_hi - x_lo) * (right - left); };
+  const auto py = [&](double y) { return bottom - y / y_axis.top * (bottom - top); };
+
+  std::string out = open_svg(kWidth, kHeight, chart.title, "scatter-chart");
+  out += title_text(chart.title, kWidth);
+  write_legend(out, legend, 12, 50, right - 12);
+  out += "<g class=\"axes\" font-size=\"11\" fill=\"" + std::string(kAxisColour) + "\">\n";
+  const int x_ticks = static_cast<int>(std::round((x_hi - x_lo) / x_step.step));
+  for (int i = 0; i <= x_ticks; ++i) {
+    const double v = x_lo + i * x_step.step;
+    out += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>"
+        "<text x=\"{0}\" y=\"{4}\" text-anchor=\"middle\">{5}</text>\n",
+        c(px(v)), c(top), c(bottom + 4), kGridColour, c(bottom + 18),
+        format_fixed(v, x_step.decimals));
+  }
+  const int y_ticks = static_cast<int>(std::round(y_axis.top / y_axis.step));
+  for (int i = 0; i <= y_ticks; ++i) {
+    const double v = i * y_axis.step;
+    out += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\"/>"
+        "<text x=\"{4}\" y=\"{1}\" dy=\"0.32em\" text-anchor=\"end\">{5}</text>\n",
+        c(left - 4), c(py(v)), c(right), kGridColour, c(left - 8),
+        format_fixed(v, y_axis.decimals));
+  }
+  out += fmt::format(
+      "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{4}\"/>"
+      "<line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"{4}\"/>\n",
+      c(left), c(top), c(bottom), c(right), kAxisColour);
+  out += fmt::format(
+      "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
+      c((left + right) / 2), c(kHeight - 14), kTextColour, xml_escape(chart.x_title));
+  out += fmt::format(
+      "<text transform=\"translate(18 {}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\" "
+      "fill=\"{}\">{}</text>\n",
+      c((top + bottom) / 2), kTextColour, xml_escape(chart.y_title));
+  out += "</g>\n";
+  for (std::size_t index = 0; index < chart.series.size(); ++index) {
+    const ScatterSeries& s = chart.series[index];
+    out += fmt::format("<g class=\"series\" data-series=\"{}\">\n", xml_escape(s.label));
+    for (const ScatterPoint& p : s.points) {
+      out += marker_svg(
+          static_cast<int>(index), px(p.x), py(p.y), s.colour, " class=\"point\"",
+          fmt::format("<title>{}, {}: {}{}, {}{}</title>", xml_escape(s.label), xml_escape(p.label),
+                      format_fixed(p.y, chart.decimals), xml_escape(chart.value_suffix),
+                      format_fixed(p.x, 1), xml_escape(chart.x_suffix)));
+      out += "\n";
+    }
+    out += "</g>\n";
+  }
+  return out + "</svg>\n";
+}
+
 std::string render_share_chart(const ShareChart& chart) {
   // Bar labels get the room the longest one needs, within reason; a longer one is cut.
   double label_px = 120;

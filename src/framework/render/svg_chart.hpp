@@ -1,9 +1,9 @@
 // Small SVG chart writers for the HTML report: a line chart of a figure against transfer size
 // (log2 x axis labelled in B/KiB/MiB/GiB, linear y axis from zero), a horizontal bar chart of
-// shares in percent, and the pieces they share (escaping, axes, legends, colours). The output is
-// inline SVG with no scripts and no external references, deterministic to the byte so reports
-// can be compared against whole expected files. Each point and bar carries a <title>, which
-// browsers show on hover, with its exact figure.
+// shares in percent, a heatmap, points of one figure against another, and the pieces they share
+// (escaping, axes, legends, colours). The output is inline SVG with no scripts and no external
+// references, deterministic to the byte so reports can be compared against whole expected files.
+// Each point and bar carries a <title>, which browsers show on hover, with its exact figure.
 #pragma once
 
 #include <cstddef>
@@ -102,6 +102,29 @@ struct HeatmapChart : ChartText {
 };
 
 std::string render_heatmap(const HeatmapChart& chart);
+
+// One figure against another, one marker per point and no lines (the points of a series are not
+// a trend): for example each method's copy rate against the slowdown it caused a kernel beside
+// it. Linear axes, y from zero, x from the smaller of zero and the least x.
+struct ScatterPoint {
+  double x = 0;
+  double y = 0;
+  std::string label;  // for the tooltip, e.g. "4 KiB x 64"
+};
+
+struct ScatterSeries {
+  std::string label;
+  std::string colour;
+  std::vector<ScatterPoint> points;
+};
+
+struct ScatterChart : ChartText {
+  std::string x_title, y_title;  // with their units
+  std::string x_suffix;          // after an x value in tooltips, e.g. "%"
+  std::vector<ScatterSeries> series;
+};
+
+std::string render_scatter_chart(const ScatterChart& chart);
 
 // The colour of a series or bar keyed by a memory kind or a staged method, the same in every
 // chart; other keys take palette colours from `fallback_index`.
