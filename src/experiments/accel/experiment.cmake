@@ -45,8 +45,8 @@ set_target_properties(pinbench_accel PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 # Never sanitized (pinbench_warnings NO_SANITIZE): it is preloaded into every process of the
 # program, shells included, where a sanitizer's runtime would have to come first.
-# --no-undefined: a runtime call missing from runtime_calls.def fails here, not in a user's
-# program.
+# --no-undefined: a runtime call missing from src/transfer/runtime_calls.def fails here, not in a
+# user's program.
 target_link_options(pinbench_accel PRIVATE -static-libstdc++ -static-libgcc
   -Wl,--exclude-libs,ALL -Wl,--no-undefined)
 set_property(GLOBAL APPEND PROPERTY pinbench_RUNTIME_LIBRARIES pinbench_accel)

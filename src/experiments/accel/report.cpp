@@ -63,21 +63,9 @@ std::vector<std::string> tally_cells(const AccelTally& t, bool rate = true) {
           rate ? rate_cell(t) : std::string(kDash)};
 }
 
-}  // namespace
-
-void build_accel_model(const RunRecord& r, ReportModel& m) {
-  if (r.accel.is_null()) {
-    m.notes.push_back("This accel record holds no counts of a program.");
-    return;
-  }
-  const AccelRun run = accel_run_from_json(r.accel);
-  std::string program;
-  for (const std::string& arg : run.command) program += (program.empty() ? "" : " ") + arg;
-  m.title = fmt::format("pinbench accel: {}", program.empty() ? "(no program)" : program);
-  m.nothing_checked = true;
-  m.figures_are =
-      "Figures are what accel's library counted in each process: calls, bytes, and the time the "
-      "program's threads spent in them";
+// The notes on the run: how the program ended, what went through the engine, and what each
+// process could not show.
+void add_run_notes(const AccelRun& run, ReportModel& m) {
   m.notes.push_back(
       run.signal.empty()
           ? fmt::format("Program: exited with status {} after {:.1f} ms.", run.exit_status,
@@ -93,10 +81,9 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
           : fmt::format("{} of {} copy calls went through the staged engine ({} of {} MiB); the "
                         "rest passed on to the CUDA runtime unchanged.",
                         routed.copies, all.copies, mib(routed.bytes), mib(all.bytes)));
-  int unreached = 0, silent = 0;
+  int unreached = 0;
   for (const AccelProcess& p : run.processes) {
     if (out_of_reach(p)) ++unreached;
-    if (!p.called && !p.driver) ++silent;
     if (p.cupy && p.called && !p.via_driver) {
       m.notes.push_back(fmt::format(
           "Process {} loaded CuPy: CuPy's own copies reach the driver without the shared "
@@ -130,7 +117,13 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
     m.notes.push_back(fmt::format("{} process counter file{} could not be read.", run.unreadable,
                                   run.unreadable == 1 ? "" : "s"));
   }
+}
 
+// The processes that used CUDA, as a table; or, where none did, a note.
+void add_processes(const AccelRun& run, ReportModel& m) {
+  const auto silent =
+      static_cast<int>(std::count_if(run.processes.begin(), run.processes.end(),
+                                     [](const AccelProcess& p) { return !p.called && !p.driver; }));
   ReportTable procs;
   procs.id = "accel-processes";
   procs.title = "Processes";
@@ -151,7 +144,9 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
     }
     m.tables.push_back(std::move(procs));
   }
+}
 
+ReportTable outcomes_table(const AccelRun& run) {
   ReportTable copies;
   copies.id = "accel-copies";
   copies.title = "Copy calls by outcome";
@@ -173,8 +168,10 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
       "No GB/s (a dash) where a call may return before its copy is done, or copy nothing "
       "(page-locked, managed, device to device, captured, refused, failed): its time is not a "
       "copy's.");
-  if (!copies.rows.empty()) m.tables.push_back(std::move(copies));
+  return copies;
+}
 
+ReportTable sizes_table(const AccelRun& run) {
   ReportTable sizes;
   sizes.id = "accel-sizes";
   sizes.title = "Routed copies by size";
@@ -189,9 +186,11 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
     }
   }
   sizes.notes.push_back("Each row holds copies from its size up to twice it.");
-  if (!sizes.rows.empty()) m.tables.push_back(std::move(sizes));
+  return sizes;
+}
 
-  // The page's picture: how many bytes each outcome carried, each way, over every process.
+// The page's picture: how many bytes each outcome carried, each way, over every process.
+ChartSpec bytes_chart(const AccelRun& run) {
   ChartSpec chart = make_chart(ChartKind::kBars, "accel-bytes", "Bytes by outcome");
   chart.axis_title = "MiB";
   chart.value_suffix = " MiB";
@@ -209,6 +208,31 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
                             fmt::format("{} calls", t.copies)});
     }
   }
+  return chart;
+}
+
+}  // namespace
+
+void build_accel_model(const RunRecord& r, ReportModel& m) {
+  if (r.accel.is_null()) {
+    m.notes.push_back("This accel record holds no counts of a program.");
+    return;
+  }
+  const AccelRun run = accel_run_from_json(r.accel);
+  std::string program;
+  for (const std::string& arg : run.command) program += (program.empty() ? "" : " ") + arg;
+  m.title = fmt::format("pinbench accel: {}", program.empty() ? "(no program)" : program);
+  m.nothing_checked = true;
+  m.figures_are =
+      "Figures are what accel's library counted in each process: calls, bytes, and the time the "
+      "program's threads spent in them";
+  add_run_notes(run, m);
+  add_processes(run, m);
+  ReportTable copies = outcomes_table(run);
+  if (!copies.rows.empty()) m.tables.push_back(std::move(copies));
+  ReportTable sizes = sizes_table(run);
+  if (!sizes.rows.empty()) m.tables.push_back(std::move(sizes));
+  ChartSpec chart = bytes_chart(run);
   if (!chart.bars.empty()) m.charts.push_back(std::move(chart));
 }
 

@@ -200,35 +200,10 @@ std::string read_collector_file(const std::string& path, const std::string& over
   return collector_lines(lines, more, cut);
 }
 
-int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
-  const std::vector<std::string> fail_on = parse_fail_on(flags.fail_on);
-  if (!flags.replay.empty()) {
-    const RunRecord record = load_program_replay(sub, flags, "doctor", {"--fail-on"});
-    if (record.doctor.is_null()) {
-      throw InputError(fmt::format("run record '{}' holds no doctor trace", flags.replay));
-    }
-    const int code = print_run(record, {}, true);
-    return exit_for(doctor_trace_from_json(record.doctor), record, fail_on, code);
-  }
-  if (flags.program.empty()) {
-    throw InputError("no program given: pinbench doctor [options] -- PROGRAM [ARGS...]");
-  }
-  if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other != nullptr && *other) {
-    throw InputError(fmt::format(
-        "CUDA_INJECTION64_PATH is already set ({}): another CUDA tool is attached, and doctor "
-        "needs that variable for its own library",
-        other));
-  }
-  const std::string program = cli::resolve_program(flags.program.front());
-  const std::string inject = program_library(kInjectName, "pinbench_doctor_inject");
-  check_output_paths({flags.json, "", "", flags.trace},
-                     {{program, "program"}, {flags.rates, "rates record"}});
-  std::optional<RunRecord> rates;
-  if (!flags.rates.empty()) rates = load_rates(flags.rates);
-
-  // The collector's file: created here, written by every process of the program, read after.
-  const std::string events_path = create_collector_file();
-  const std::string overflow_path = events_path + doctor_events::EventFile::kOverflowSuffix;
+// The environment that loads doctor's library into every process of the program and tells it
+// where to write.
+std::vector<std::string> collector_env(const std::string& inject, const std::string& events_path,
+                                       const DoctorFlags& flags) {
   std::string cupti;
   for (const std::string& c :
        cuda::cupti_candidates(std::getenv("CUPTI_PATH"), std::getenv("CUDA_HOME"))) {
@@ -246,9 +221,27 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   // A timeline shows every copy, so every copy's device times are kept for it.
   if (flags.all_copies || !flags.trace.empty()) env.push_back("PINBENCH_DOCTOR_ALL_COPIES=1");
   env.push_back(fmt::format("PINBENCH_DOCTOR_FLUSH_MS={}", flags.flush_ms));
+  return env;
+}
 
-  const auto t0 = SteadyClock::now();
+// The program as doctor saw it run: its trace, how it ended, and when it started.
+struct Collected {
+  DoctorTrace trace;
   cli::ProgramExit done;
+  SteadyClock::time_point start;
+};
+
+// Runs the program with doctor's library in it, and reads back what its processes wrote.
+Collected run_collected(const std::string& program, const std::string& inject,
+                        const DoctorFlags& flags) {
+  // The collector's file: created here, written by every process of the program, read after.
+  const std::string events_path = create_collector_file();
+  const std::string overflow_path = events_path + doctor_events::EventFile::kOverflowSuffix;
+  const std::vector<std::string> env = collector_env(inject, events_path, flags);
+
+  Collected out;
+  out.start = SteadyClock::now();
+  cli::ProgramExit& done = out.done;
   try {
     done = cli::run_program(program, flags.program,
                             {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH=", "LD_PRELOAD="}, env,
@@ -263,7 +256,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   unlink(events_path.c_str());
   unlink(overflow_path.c_str());
 
-  DoctorTrace t = parse_doctor_events(text);
+  DoctorTrace& t = out.trace;
+  t = parse_doctor_events(text);
   if (cut > 0) {
     t.notes.push_back(
         fmt::format("{} event line(s) were cut short (a process died writing them)", cut));
@@ -280,8 +274,13 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
                    printable(n).c_str());
     }
   }
+  return out;
+}
 
-  // The rates: a sweep record, or a short calibration now that the program is gone.
+// The record of the run: the machine, and the rates (a sweep record, or a short calibration now
+// that the program is gone).
+RunRecord doctor_record(const DoctorTrace& t, const DoctorFlags& flags,
+                        const std::optional<RunRecord>& rates) {
   std::vector<std::pair<std::string, std::uint64_t>> copies;
   for (const DoctorCall& c : t.calls) {
     for (const Copy& k : c.copies) {
@@ -310,7 +309,42 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   if (rates) take_rates(record, *rates, flags.rates);
   record.config["program"] = flags.program.front();
   record.doctor = to_json(t);
-  finish_record(record, t0);
+  return record;
+}
+
+int replay_doctor(const CLI::App& sub, const DoctorFlags& flags,
+                  const std::vector<std::string>& fail_on) {
+  const RunRecord record = load_program_replay(sub, flags, "doctor", {"--fail-on"});
+  if (record.doctor.is_null()) {
+    throw InputError(fmt::format("run record '{}' holds no doctor trace", flags.replay));
+  }
+  const int code = print_run(record, {}, true);
+  return exit_for(doctor_trace_from_json(record.doctor), record, fail_on, code);
+}
+
+int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
+  const std::vector<std::string> fail_on = parse_fail_on(flags.fail_on);
+  if (!flags.replay.empty()) return replay_doctor(sub, flags, fail_on);
+  if (flags.program.empty()) {
+    throw InputError("no program given: pinbench doctor [options] -- PROGRAM [ARGS...]");
+  }
+  if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other != nullptr && *other) {
+    throw InputError(fmt::format(
+        "CUDA_INJECTION64_PATH is already set ({}): another CUDA tool is attached, and doctor "
+        "needs that variable for its own library",
+        other));
+  }
+  const std::string program = cli::resolve_program(flags.program.front());
+  const std::string inject = program_library(kInjectName, "pinbench_doctor_inject");
+  check_output_paths({flags.json, "", "", flags.trace},
+                     {{program, "program"}, {flags.rates, "rates record"}});
+  std::optional<RunRecord> rates;
+  if (!flags.rates.empty()) rates = load_rates(flags.rates);
+
+  const Collected run = run_collected(program, inject, flags);
+  const DoctorTrace& t = run.trace;
+  RunRecord record = doctor_record(t, flags, rates);
+  finish_record(record, run.start);
 
   const ReportModel model = analyse(record);
   std::fputs("\n", stderr);
@@ -325,7 +359,8 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
     std::fprintf(stderr, "Timeline written to %s (open it in ui.perfetto.dev)\n",
                  printable(flags.trace).c_str());
   }
-  const int code = done.signal != 0 ? exit_code_for_signal(done.signal) : done.exit_status;
+  const int code =
+      run.done.signal != 0 ? exit_code_for_signal(run.done.signal) : run.done.exit_status;
   return exit_for(t, record, fail_on, code);
 }
 

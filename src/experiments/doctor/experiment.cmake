@@ -2,6 +2,12 @@
 # loaded into the program, the event lines, the findings, the calibration).
 pinbench_experiment(
   CUDA_FREE trace.cpp events.hpp analysis.cpp report.cpp compare.cpp experiment.cpp
+  findings/findings.def findings/finding.cpp findings/calls.hpp findings/sites.cpp
+  findings/rates.cpp findings/pinned_memory.cpp
+  findings/pageable_async.cpp findings/pageable_sync_loop.cpp findings/alloc_churn.cpp
+  findings/over_pinning.cpp findings/managed_migration.cpp findings/pinned_unused.cpp
+  findings/pinning_critical_path.cpp findings/numa_placement.cpp findings/small_copy_storm.cpp
+  findings/sync_after_copy.cpp
   MEASURE calibration.cpp
   COMMAND command.cpp symbolise.cpp)
 

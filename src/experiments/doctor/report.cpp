@@ -45,13 +45,11 @@ Trace doctor_timeline(const DoctorTrace& t) {
   return out;
 }
 
-void build_doctor_model(const RunRecord& r, ReportModel& m) {
-  if (r.doctor.is_null()) {
-    m.notes.push_back("This doctor record holds no trace of a program.");
-    return;
-  }
-  const DoctorTrace t = doctor_trace_from_json(r.doctor);
-  const DoctorAnalysis a = analyse_doctor(r, t);
+namespace {
+
+// The notes on the program: the headline, how it ended, what the collector saw. False when it
+// made no CUDA call, and there is nothing more to show.
+bool add_program_notes(const DoctorTrace& t, const DoctorAnalysis& a, ReportModel& m) {
   std::string program;
   for (const std::string& arg : t.command) program += (program.empty() ? "" : " ") + arg;
   m.title = fmt::format("pinbench doctor: {}", program.empty() ? "(no program)" : program);
@@ -83,11 +81,14 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
                           : "No CUDA call was seen; the processes still running may make them, "
                             "out of doctor's sight: wait for them (--wait-descendants) to "
                             "diagnose them.");
-    return;
+    return false;
   }
   if (!t.symbolizer.empty()) m.notes.push_back("Call sites: " + t.symbolizer + ".");
   if (!a.pageable_note.empty()) m.notes.push_back(a.pageable_note);
+  return true;
+}
 
+ReportTable summary_table(const DoctorTrace& t, const DoctorAnalysis& a) {
   ReportTable summary;
   summary.id = "doctor-summary";
   summary.title = "What the program did";
@@ -111,73 +112,60 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
         "memory.",
         100 * *a.blocked_share));
   }
-  m.tables.push_back(std::move(summary));
-  if (!a.processes.empty()) {
-    ReportTable processes;
-    processes.id = "doctor-processes";
-    processes.title = "Each process, and how it ended";
-    processes.header = {"pid", "ended", "copy calls", "bytes", "judged from the call"};
-    processes.numeric = {true, false, true, true, true};
-    for (const DoctorProcessCount& p : a.processes) {
-      processes.rows.push_back(
-          {std::to_string(p.pid),
-           p.end.empty() ? "without a word (SIGKILL, or an end no hook saw)" : p.end,
-           std::to_string(p.copy_calls), format_size(p.bytes), std::to_string(p.from_api)});
-    }
-    processes.notes.push_back(
-        "A copy judged from the call had no activity record: its process ended before it was "
-        "flushed, or page-locked copies' device times were paused; its bytes, direction and host "
-        "memory are what the call said.");
-    m.tables.push_back(std::move(processes));
-  }
+  return summary;
+}
 
-  ChartSpec chart = make_chart(ChartKind::kBars, "doctor-lost", "Time lost per call site");
-  chart.axis_title = "ms lost";
-  chart.value_suffix = " ms";
-  chart.decimals = 3;
-  chart.caption = "Host time each call site lost against the fix, from the record's rates";
+ReportTable processes_table(const DoctorAnalysis& a) {
+  ReportTable processes;
+  processes.id = "doctor-processes";
+  processes.title = "Each process, and how it ended";
+  processes.header = {"pid", "ended", "copy calls", "bytes", "judged from the call"};
+  processes.numeric = {true, false, true, true, true};
+  for (const DoctorProcessCount& p : a.processes) {
+    processes.rows.push_back(
+        {std::to_string(p.pid),
+         p.end.empty() ? "without a word (SIGKILL, or an end no hook saw)" : p.end,
+         std::to_string(p.copy_calls), format_size(p.bytes), std::to_string(p.from_api)});
+  }
+  processes.notes.push_back(
+      "A copy judged from the call had no activity record: its process ended before it was "
+      "flushed, or page-locked copies' device times were paused; its bytes, direction and host "
+      "memory are what the call said.");
+  return processes;
+}
 
-  int n = 0;
-  for (const DoctorFinding& f : a.findings) {
-    ReportTable ft;
-    ft.id = "finding-" + f.id;
-    // "1 call", "1 allocation", "1 copy": the unit without its plural ending.
-    const std::string counted = f.count != 1            ? f.counted
-                                : f.counted == "copies" ? std::string("copy")
-                                : f.counted.back() == 's'
-                                    ? f.counted.substr(0, f.counted.size() - 1)
-                                    : f.counted;
-    ft.title = fmt::format("Finding {}: {} [{}]: {} {}, {}, {} ms host time, {} ms lost", ++n,
-                           f.title, f.id, f.count, counted, format_size(f.bytes),
-                           fmt::format("{:.3f}", f.host_ms), ms(f.lost_ms));
-    ft.header = {"call site", f.counted, "bytes", "host ms", "lost ms", "called from"};
-    ft.numeric = {false, true, true, true, true, false};
-    for (const DoctorSiteCost& s : f.sites) {
-      std::string below;
-      for (const std::string& fr : s.frames) below += (below.empty() ? "" : " < ") + fr;
-      ft.rows.push_back({s.where, std::to_string(s.count), format_size(s.bytes),
-                         fmt::format("{:.3f}", s.host_ms), ms(s.lost_ms), below});
-      chart.bars.push_back(
-          {s.where, f.id, s.lost_ms,
-           fmt::format("{}: {} {}, {}", f.id, s.count, f.counted, format_size(s.bytes))});
-    }
-    for (const std::string& e : f.evidence) ft.notes.push_back(e + ".");
-    ft.notes.push_back("Fix: " + f.fix + ".");
-    ft.code = f.fix_code;
-    m.tables.push_back(std::move(ft));
+// Finding number `n` as a table: its call sites as rows, its evidence, fix and code under it;
+// each site also a bar of the chart of time lost.
+ReportTable finding_table(const DoctorFinding& f, int n, ChartSpec& chart) {
+  ReportTable ft;
+  ft.id = "finding-" + f.id;
+  // "1 call", "1 allocation", "1 copy": the unit without its plural ending.
+  const std::string counted = f.count != 1              ? f.counted
+                              : f.counted == "copies"   ? std::string("copy")
+                              : f.counted.back() == 's' ? f.counted.substr(0, f.counted.size() - 1)
+                                                        : f.counted;
+  ft.title = fmt::format("Finding {}: {} [{}]: {} {}, {}, {} ms host time, {} ms lost", n, f.title,
+                         f.id, f.count, counted, format_size(f.bytes),
+                         fmt::format("{:.3f}", f.host_ms), ms(f.lost_ms));
+  ft.header = {"call site", f.counted, "bytes", "host ms", "lost ms", "called from"};
+  ft.numeric = {false, true, true, true, true, false};
+  for (const DoctorSiteCost& s : f.sites) {
+    std::string below;
+    for (const std::string& fr : s.frames) below += (below.empty() ? "" : " < ") + fr;
+    ft.rows.push_back({s.where, std::to_string(s.count), format_size(s.bytes),
+                       fmt::format("{:.3f}", s.host_ms), ms(s.lost_ms), below});
+    chart.bars.push_back(
+        {s.where, f.id, s.lost_ms,
+         fmt::format("{}: {} {}, {}", f.id, s.count, f.counted, format_size(s.bytes))});
   }
-  if (a.findings.empty() && !a.no_cuda) {
-    m.notes.push_back(
-        "No finding: none of doctor's pitfalls (docs/doctor.md) was seen in what the program "
-        "did.");
-  }
-  if (!a.not_judged.empty()) {
-    ReportTable nj{
-        "doctor-not-judged", "Not judged", {"finding", "why"}, {false, false}, {}, {}, {}};
-    for (const DoctorNotJudged& x : a.not_judged) nj.rows.push_back({x.id, x.reason});
-    m.tables.push_back(std::move(nj));
-  }
+  for (const std::string& e : f.evidence) ft.notes.push_back(e + ".");
+  ft.notes.push_back("Fix: " + f.fix + ".");
+  ft.code = f.fix_code;
+  return ft;
+}
 
+// The rates used, as a table; or, where none was calibrated, a note saying so.
+void add_rates(const DoctorAnalysis& a, ReportModel& m) {
   ReportTable rates;
   rates.id = "doctor-rates";
   rates.title = "Rates used (from " + a.rates_from + ")";
@@ -213,42 +201,80 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
         "No rates were calibrated (the record holds no calibration of its copy sizes), so time "
         "lost against page-locked memory is not estimated (a dash).");
   }
-  if (!a.small_copy_rates.empty()) {
-    ReportTable small{"doctor-small-copies",
-                      "Small copies, per copy to completion (from the calibration)",
-                      {"direction", "copy size", "copies", "one call each us", "one batch us",
-                       "one contiguous copy us"},
-                      {false, true, true, true, true, true},
-                      {},
-                      {},
-                      {}};
-    const auto us = [](const std::optional<double>& v) {
-      return v ? fmt::format("{:.2f}", 1000 * *v) : std::string("-");
-    };
-    for (const DoctorSmallCopyRate& rt : a.small_copy_rates) {
-      small.rows.push_back({rt.direction, format_size(rt.copy_bytes), std::to_string(rt.copies),
-                            us(rt.each_ms), us(rt.batched_ms), us(rt.contiguous_ms)});
-    }
-    small.notes.push_back(
-        "One batch is cudaMemcpyBatchAsync; one contiguous copy moves the same bytes in one "
-        "cudaMemcpyAsync. A storm's time saved is its copies at one call each less in one batch.");
-    m.tables.push_back(std::move(small));
+}
+
+ReportTable small_copies_table(const DoctorAnalysis& a) {
+  ReportTable small{"doctor-small-copies",
+                    "Small copies, per copy to completion (from the calibration)",
+                    {"direction", "copy size", "copies", "one call each us", "one batch us",
+                     "one contiguous copy us"},
+                    {false, true, true, true, true, true},
+                    {},
+                    {},
+                    {}};
+  const auto us = [](const std::optional<double>& v) {
+    return v ? fmt::format("{:.2f}", 1000 * *v) : std::string("-");
+  };
+  for (const DoctorSmallCopyRate& rt : a.small_copy_rates) {
+    small.rows.push_back({rt.direction, format_size(rt.copy_bytes), std::to_string(rt.copies),
+                          us(rt.each_ms), us(rt.batched_ms), us(rt.contiguous_ms)});
   }
-  if (!a.numa_rates.empty()) {
-    ReportTable numa{"doctor-numa-rates",
-                     "Rates with the host buffer on each NUMA node (from the calibration)",
-                     {"direction", "memory", "size", "host node", "GB/s"},
-                     {false, false, true, true, true},
-                     {},
-                     {},
-                     {}};
-    for (const DoctorNumaRate& rt : a.numa_rates) {
-      numa.rows.push_back({rt.direction, rt.memory, format_size(rt.bytes),
-                           fmt::format("{}{}", rt.node, rt.gpu_node ? " (the GPU's)" : ""),
-                           gbps(rt.gb_per_s)});
-    }
-    m.tables.push_back(std::move(numa));
+  small.notes.push_back(
+      "One batch is cudaMemcpyBatchAsync; one contiguous copy moves the same bytes in one "
+      "cudaMemcpyAsync. A storm's time saved is its copies at one call each less in one batch.");
+  return small;
+}
+
+ReportTable numa_rates_table(const DoctorAnalysis& a) {
+  ReportTable numa{"doctor-numa-rates",
+                   "Rates with the host buffer on each NUMA node (from the calibration)",
+                   {"direction", "memory", "size", "host node", "GB/s"},
+                   {false, false, true, true, true},
+                   {},
+                   {},
+                   {}};
+  for (const DoctorNumaRate& rt : a.numa_rates) {
+    numa.rows.push_back({rt.direction, rt.memory, format_size(rt.bytes),
+                         fmt::format("{}{}", rt.node, rt.gpu_node ? " (the GPU's)" : ""),
+                         gbps(rt.gb_per_s)});
   }
+  return numa;
+}
+
+}  // namespace
+
+void build_doctor_model(const RunRecord& r, ReportModel& m) {
+  if (r.doctor.is_null()) {
+    m.notes.push_back("This doctor record holds no trace of a program.");
+    return;
+  }
+  const DoctorTrace t = doctor_trace_from_json(r.doctor);
+  const DoctorAnalysis a = analyse_doctor(r, t);
+  if (!add_program_notes(t, a, m)) return;
+  m.tables.push_back(summary_table(t, a));
+  if (!a.processes.empty()) m.tables.push_back(processes_table(a));
+
+  ChartSpec chart = make_chart(ChartKind::kBars, "doctor-lost", "Time lost per call site");
+  chart.axis_title = "ms lost";
+  chart.value_suffix = " ms";
+  chart.decimals = 3;
+  chart.caption = "Host time each call site lost against the fix, from the record's rates";
+  int n = 0;
+  for (const DoctorFinding& f : a.findings) m.tables.push_back(finding_table(f, ++n, chart));
+  if (a.findings.empty() && !a.no_cuda) {
+    m.notes.push_back(
+        "No finding: none of doctor's pitfalls (docs/doctor.md) was seen in what the program "
+        "did.");
+  }
+  if (!a.not_judged.empty()) {
+    ReportTable nj{
+        "doctor-not-judged", "Not judged", {"finding", "why"}, {false, false}, {}, {}, {}};
+    for (const DoctorNotJudged& x : a.not_judged) nj.rows.push_back({x.id, x.reason});
+    m.tables.push_back(std::move(nj));
+  }
+  add_rates(a, m);
+  if (!a.small_copy_rates.empty()) m.tables.push_back(small_copies_table(a));
+  if (!a.numa_rates.empty()) m.tables.push_back(numa_rates_table(a));
   add_chart(m, std::move(chart));
 }
 

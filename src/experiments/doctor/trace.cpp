@@ -136,20 +136,22 @@ struct RawCopy {
   std::uint64_t start, end;
 };
 
-}  // namespace
+struct RawKernel {
+  std::uint64_t start, end;
+  std::uint32_t stream;
+};
 
-DoctorTrace parse_doctor_events(std::string_view text) {
+struct RawMigration {
+  const char* kind;
+  std::uint64_t value, start, end;
+};
+
+// The event lines as read, before their times are made relative to the first process's start and
+// their copies are joined to the calls that made them.
+struct RawEvents {
   DoctorTrace t;
   std::vector<RawCopy> copies;
-  struct RawKernel {
-    std::uint64_t start, end;
-    std::uint32_t stream;
-  };
   std::vector<RawKernel> kernels;
-  struct RawMigration {
-    const char* kind;
-    std::uint64_t value, start, end;
-  };
   std::vector<RawMigration> migrations;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> call_times;  // raw start, end
   std::vector<int> call_images;                                     // each call's image
@@ -160,178 +162,234 @@ DoctorTrace parse_doctor_events(std::string_view text) {
   std::uint32_t cupti_version = 0;
   bool truncated = false;
   std::vector<std::string> seen_notes;
+};
 
+using Fields = std::vector<std::string_view>;
+
+bool read_hello(const Fields& f, int pid, RawEvents& e) {
+  using H = ev::Hello;
+  std::uint64_t version = 0, t0 = 0;
+  const bool ok = number(f[H::kCuptiVersion], version) && number(f[H::kClock], t0);
+  if (ok) {
+    ++e.t.processes;
+    ++e.images[pid];
+    e.ended.emplace(pid, "");
+    e.cupti_version = static_cast<std::uint32_t>(version);
+    e.origin = std::min(e.origin, t0);
+  }
+  return ok;
+}
+
+void read_note(const Fields& f, RawEvents& e) {
+  using N = ev::Note;
+  const std::string note(f[N::kText]);
+  if (std::find(e.seen_notes.begin(), e.seen_notes.end(), note) == e.seen_notes.end()) {
+    e.seen_notes.push_back(note);
+    e.t.notes.push_back(note);
+  }
+  if (f[N::kWhat] == N::kCuptiBusy || f[N::kWhat] == N::kNoCupti) e.t.cupti = note;
+}
+
+bool read_api(const Fields& f, int pid, RawEvents& e) {
+  using A = ev::Api;
+  DoctorCall c;
+  c.pid = pid;
+  c.domain = f[A::kDomain] == std::string_view(&A::kRuntime, 1) ? "runtime" : "driver";
+  c.kind = std::string(f[A::kClass]);
+  std::uint64_t corr = 0, thread = 0, start = 0, end = 0, ptr = 0, bytes = 0;
+  const std::string_view pointer = f[A::kPointer], site = f[A::kSite];
+  const bool ok = number(f[A::kCorrelation], corr) && number(f[A::kThread], thread) &&
+                  number(f[A::kStart], start) && number(f[A::kEnd], end) &&
+                  signed_number(f[A::kStatus], c.status) && pointer.size() > 2 &&
+                  number(pointer.substr(2), ptr, 16) && number(f[A::kBytes], bytes) &&
+                  site.size() == ev::Site::kIdDigits && f[A::kDirection].size() == 1 &&
+                  f[A::kHost].size() == 1 && signed_number(f[A::kNode], c.numa_node);
+  if (!ok) return false;
+  c.thread = static_cast<std::uint32_t>(thread);
+  c.ptr = ptr;
+  c.bytes = bytes;
+  c.direction = api_direction(f[A::kDirection][0]);
+  c.host = api_host(f[A::kHost][0]);
+  if (c.numa_node < 0) c.numa_node = -1;
+  c.site = site == A::kNoSite ? "" : std::string(site);
+  c.api = std::string(f[A::kName]);
+  // The correlation id rides in start_ns until the join (join_copies).
+  c.start_ns = static_cast<std::int64_t>(corr);
+  e.call_times.emplace_back(start, std::max(start, end));
+  e.call_images.push_back(e.images[pid]);
+  e.t.calls.push_back(std::move(c));
+  return true;
+}
+
+// One frame of a call site's line; false when it is not understood (the frame is then left out).
+bool read_frame(std::string_view item, DoctorFrame& fr) {
+  using S = ev::Site;
+  std::vector<std::string_view> parts;
+  std::size_t at = 0;
+  for (std::size_t k = 0; k + 1 < S::kFrameParts; ++k) {
+    const std::size_t bar = item.find(S::kFramePart, at);
+    if (bar == std::string_view::npos) break;
+    parts.push_back(item.substr(at, bar - at));
+    at = bar + 1;
+  }
+  parts.push_back(item.substr(std::min(at, item.size())));
+  if (parts.size() != S::kFrameParts) return false;
+  const std::string_view kind = parts[S::kFrameKind];
+  if (kind == std::string_view(&S::kNative, 1)) {
+    std::uint64_t offset = 0;
+    const std::string_view at_offset = parts[S::kFrameAt];
+    if (at_offset.size() < 3 || !number(at_offset.substr(2), offset, 16)) return false;
+    fr.module = std::string(parts[S::kFrameWhere]);
+    fr.offset = offset;
+    fr.function = std::string(parts[S::kFrameName]);
+  } else if (kind == std::string_view(&S::kPython, 1)) {
+    fr.python = true;
+    fr.file = std::string(parts[S::kFrameWhere]);
+    if (!signed_number(parts[S::kFrameAt], fr.line)) fr.line = 0;
+    fr.function = std::string(parts[S::kFrameName]);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void read_site(const Fields& f, int pid, RawEvents& e) {
+  using S = ev::Site;
+  DoctorSite s;
+  s.pid = pid;
+  s.id = std::string(f[S::kId]);
+  for (std::size_t i = S::kFirstFrame; i < f.size(); ++i) {
+    DoctorFrame fr;
+    if (read_frame(f[i], fr)) s.frames.push_back(std::move(fr));
+  }
+  if (e.t.find_site(s.id, pid) == nullptr) e.t.sites.push_back(std::move(s));
+}
+
+bool read_memcpy(const Fields& f, int pid, RawEvents& e) {
+  using M = ev::Memcpy;
+  RawCopy r{};
+  r.pid = pid;
+  r.image = e.images[pid];
+  std::uint64_t kind = 0, bytes = 0, src = 0, dst = 0, stream = 0;
+  const bool ok = number(f[M::kCorrelation], r.corr) &&
+                  number(f[M::kRuntimeCorrelation], r.rcorr) && number(f[M::kCopyKind], kind) &&
+                  number(f[M::kBytes], bytes) && number(f[M::kSrcKind], src) &&
+                  number(f[M::kDstKind], dst) && number(f[M::kStart], r.start) &&
+                  number(f[M::kEnd], r.end) && number(f[M::kStream], stream);
+  if (!ok) return false;
+  r.copy.direction = direction_from_cupti(kind);
+  r.copy.bytes = bytes;
+  r.copy.src_kind = memory_kind_from_cupti(src);
+  r.copy.dst_kind = memory_kind_from_cupti(dst);
+  r.copy.stream = static_cast<std::uint32_t>(stream);
+  r.end = std::max(r.start, r.end);
+  e.copies.push_back(std::move(r));
+  return true;
+}
+
+bool read_kernel(const Fields& f, RawEvents& e) {
+  using K = ev::Kernel;
+  std::uint64_t corr = 0, start = 0, end = 0, stream = 0;
+  const bool ok = number(f[K::kCorrelation], corr) && number(f[K::kStart], start) &&
+                  number(f[K::kEnd], end) && number(f[K::kStream], stream);
+  if (ok) e.kernels.push_back({start, std::max(start, end), static_cast<std::uint32_t>(stream)});
+  return ok;
+}
+
+bool read_unified(const Fields& f, RawEvents& e) {
+  using U = ev::Unified;
+  std::uint64_t kind = 0, value = 0, start = 0, end = 0;
+  const bool ok = number(f[U::kCounter], kind) && number(f[U::kValue], value) &&
+                  number(f[U::kStart], start) && number(f[U::kEnd], end);
+  if (ok && U::counter_name(kind) != nullptr) {
+    e.migrations.push_back({U::counter_name(kind), value, start, std::max(start, end)});
+  }
+  return ok;
+}
+
+// Reads one event line of process `pid` into `e`; false when it is not understood.
+bool read_event(const Fields& f, int pid, RawEvents& e) {
+  const char tag = f[ev::kTagField][0];
+  if (tag == ev::Hello::kTag && f.size() >= ev::Hello::kFields) return read_hello(f, pid, e);
+  if (tag == ev::Note::kTag && f.size() >= ev::Note::kFields) {
+    read_note(f, e);
+    return true;
+  }
+  if (tag == ev::Api::kTag && f.size() >= ev::Api::kFields) return read_api(f, pid, e);
+  if (tag == ev::Site::kTag && f.size() >= ev::Site::kFirstFrame) {
+    read_site(f, pid, e);
+    return true;
+  }
+  if (tag == ev::Memcpy::kTag && f.size() >= ev::Memcpy::kFields) return read_memcpy(f, pid, e);
+  if (tag == ev::Kernel::kTag && f.size() > ev::Kernel::kStream) {  // the name may be cut
+    return read_kernel(f, e);
+  }
+  if (tag == ev::Unified::kTag && f.size() >= ev::Unified::kFields) return read_unified(f, e);
+  if (tag == ev::Dropped::kTag && f.size() >= ev::Dropped::kFields) {
+    std::uint64_t dropped = 0;
+    const bool ok = number(f[ev::Dropped::kCount], dropped);
+    if (ok) e.t.dropped_records += dropped;
+    return ok;
+  }
+  if (tag == ev::End::kTag && f.size() >= ev::End::kFields) {
+    std::string& how = e.ended[pid];
+    how += (how.empty() ? "" : ", ") + std::string(f[ev::End::kHow]);
+    return true;
+  }
+  return false;
+}
+
+// Reads every whole line of the text into `e`.
+void read_events(std::string_view text, RawEvents& e) {
   std::size_t from = 0;
   while (from < text.size()) {
     const std::size_t nl = text.find('\n', from);
     if (nl == std::string_view::npos) {
-      truncated = true;  // the program died while this line was being written
+      e.truncated = true;  // the program died while this line was being written
       break;
     }
     const std::string_view line = text.substr(from, nl - from);
     from = nl + 1;
     if (line.empty()) continue;
-    const std::vector<std::string_view> f = split_tabs(line);
+    const Fields f = split_tabs(line);
     int pid = 0;
     if (f.size() <= ev::kPidField || f[ev::kTagField].size() != 1 ||
-        !signed_number(f[ev::kPidField], pid)) {
-      ++skipped;
-      continue;
+        !signed_number(f[ev::kPidField], pid) || !read_event(f, pid, e)) {
+      ++e.skipped;
     }
-    const char tag = f[ev::kTagField][0];
-    bool ok = true;
-    if (tag == ev::Hello::kTag && f.size() >= ev::Hello::kFields) {
-      using H = ev::Hello;
-      std::uint64_t version = 0, t0 = 0;
-      ok = number(f[H::kCuptiVersion], version) && number(f[H::kClock], t0);
-      if (ok) {
-        ++t.processes;
-        ++images[pid];
-        ended.emplace(pid, "");
-        cupti_version = static_cast<std::uint32_t>(version);
-        origin = std::min(origin, t0);
-      }
-    } else if (tag == ev::Note::kTag && f.size() >= ev::Note::kFields) {
-      using N = ev::Note;
-      const std::string note(f[N::kText]);
-      if (std::find(seen_notes.begin(), seen_notes.end(), note) == seen_notes.end()) {
-        seen_notes.push_back(note);
-        t.notes.push_back(note);
-      }
-      if (f[N::kWhat] == N::kCuptiBusy || f[N::kWhat] == N::kNoCupti) t.cupti = note;
-    } else if (tag == ev::Api::kTag && f.size() >= ev::Api::kFields) {
-      using A = ev::Api;
-      DoctorCall c;
-      c.pid = pid;
-      c.domain = f[A::kDomain] == std::string_view(&A::kRuntime, 1) ? "runtime" : "driver";
-      c.kind = std::string(f[A::kClass]);
-      std::uint64_t corr = 0, thread = 0, start = 0, end = 0, ptr = 0, bytes = 0;
-      const std::string_view pointer = f[A::kPointer], site = f[A::kSite];
-      ok = number(f[A::kCorrelation], corr) && number(f[A::kThread], thread) &&
-           number(f[A::kStart], start) && number(f[A::kEnd], end) &&
-           signed_number(f[A::kStatus], c.status) && pointer.size() > 2 &&
-           number(pointer.substr(2), ptr, 16) && number(f[A::kBytes], bytes) &&
-           site.size() == ev::Site::kIdDigits && f[A::kDirection].size() == 1 &&
-           f[A::kHost].size() == 1 && signed_number(f[A::kNode], c.numa_node);
-      if (ok) {
-        c.thread = static_cast<std::uint32_t>(thread);
-        c.ptr = ptr;
-        c.bytes = bytes;
-        c.direction = api_direction(f[A::kDirection][0]);
-        c.host = api_host(f[A::kHost][0]);
-        if (c.numa_node < 0) c.numa_node = -1;
-        c.site = site == A::kNoSite ? "" : std::string(site);
-        c.api = std::string(f[A::kName]);
-        // The correlation id rides in start_ns until the join below.
-        c.start_ns = static_cast<std::int64_t>(corr);
-        call_times.emplace_back(start, std::max(start, end));
-        call_images.push_back(images[pid]);
-        t.calls.push_back(std::move(c));
-      }
-    } else if (tag == ev::Site::kTag && f.size() >= ev::Site::kFirstFrame) {
-      using S = ev::Site;
-      DoctorSite s;
-      s.pid = pid;
-      s.id = std::string(f[S::kId]);
-      for (std::size_t i = S::kFirstFrame; i < f.size(); ++i) {
-        std::vector<std::string_view> parts;
-        std::string_view item = f[i];
-        std::size_t at = 0;
-        for (std::size_t k = 0; k + 1 < S::kFrameParts; ++k) {
-          const std::size_t bar = item.find(S::kFramePart, at);
-          if (bar == std::string_view::npos) break;
-          parts.push_back(item.substr(at, bar - at));
-          at = bar + 1;
-        }
-        parts.push_back(item.substr(std::min(at, item.size())));
-        if (parts.size() != S::kFrameParts) continue;
-        const std::string_view kind = parts[S::kFrameKind];
-        DoctorFrame fr;
-        if (kind == std::string_view(&S::kNative, 1)) {
-          std::uint64_t offset = 0;
-          const std::string_view at_offset = parts[S::kFrameAt];
-          if (at_offset.size() < 3 || !number(at_offset.substr(2), offset, 16)) continue;
-          fr.module = std::string(parts[S::kFrameWhere]);
-          fr.offset = offset;
-          fr.function = std::string(parts[S::kFrameName]);
-        } else if (kind == std::string_view(&S::kPython, 1)) {
-          fr.python = true;
-          fr.file = std::string(parts[S::kFrameWhere]);
-          if (!signed_number(parts[S::kFrameAt], fr.line)) fr.line = 0;
-          fr.function = std::string(parts[S::kFrameName]);
-        } else {
-          continue;
-        }
-        s.frames.push_back(std::move(fr));
-      }
-      if (t.find_site(s.id, pid) == nullptr) t.sites.push_back(std::move(s));
-    } else if (tag == ev::Memcpy::kTag && f.size() >= ev::Memcpy::kFields) {
-      using M = ev::Memcpy;
-      RawCopy r{};
-      r.pid = pid;
-      r.image = images[pid];
-      std::uint64_t kind = 0, bytes = 0, src = 0, dst = 0, stream = 0;
-      ok = number(f[M::kCorrelation], r.corr) && number(f[M::kRuntimeCorrelation], r.rcorr) &&
-           number(f[M::kCopyKind], kind) && number(f[M::kBytes], bytes) &&
-           number(f[M::kSrcKind], src) && number(f[M::kDstKind], dst) &&
-           number(f[M::kStart], r.start) && number(f[M::kEnd], r.end) &&
-           number(f[M::kStream], stream);
-      if (ok) {
-        r.copy.direction = direction_from_cupti(kind);
-        r.copy.bytes = bytes;
-        r.copy.src_kind = memory_kind_from_cupti(src);
-        r.copy.dst_kind = memory_kind_from_cupti(dst);
-        r.copy.stream = static_cast<std::uint32_t>(stream);
-        r.end = std::max(r.start, r.end);
-        copies.push_back(std::move(r));
-      }
-    } else if (tag == ev::Kernel::kTag && f.size() > ev::Kernel::kStream) {  // the name may be cut
-      using K = ev::Kernel;
-      std::uint64_t corr = 0, start = 0, end = 0, stream = 0;
-      ok = number(f[K::kCorrelation], corr) && number(f[K::kStart], start) &&
-           number(f[K::kEnd], end) && number(f[K::kStream], stream);
-      if (ok) kernels.push_back({start, std::max(start, end), static_cast<std::uint32_t>(stream)});
-    } else if (tag == ev::Unified::kTag && f.size() >= ev::Unified::kFields) {
-      using U = ev::Unified;
-      std::uint64_t kind = 0, value = 0, start = 0, end = 0;
-      ok = number(f[U::kCounter], kind) && number(f[U::kValue], value) &&
-           number(f[U::kStart], start) && number(f[U::kEnd], end);
-      if (ok && U::counter_name(kind) != nullptr) {
-        migrations.push_back({U::counter_name(kind), value, start, std::max(start, end)});
-      }
-    } else if (tag == ev::Dropped::kTag && f.size() >= ev::Dropped::kFields) {
-      std::uint64_t dropped = 0;
-      ok = number(f[ev::Dropped::kCount], dropped);
-      if (ok) t.dropped_records += dropped;
-    } else if (tag == ev::End::kTag && f.size() >= ev::End::kFields) {
-      std::string& how = ended[pid];
-      how += (how.empty() ? "" : ", ") + std::string(f[ev::End::kHow]);
-    } else {
-      ok = false;
-    }
-    if (!ok) ++skipped;
   }
+}
 
-  if (origin == std::numeric_limits<std::uint64_t>::max()) {
-    origin = 0;
-    for (const auto& [s, e] : call_times) origin = origin == 0 ? s : std::min(origin, s);
+// The trace's clock: nanoseconds since the first process's start (or, without one, the first
+// call's), never before it.
+struct Origin {
+  std::uint64_t ns = 0;
+  std::int64_t since(std::uint64_t at) const {
+    return at > ns ? static_cast<std::int64_t>(at - ns) : std::int64_t{0};
   }
-  const auto rel = [&](std::uint64_t ns) {
-    return ns > origin ? static_cast<std::int64_t>(ns - origin) : std::int64_t{0};
-  };
+};
 
-  // Join copies to calls: a copy's runtimeCorrelationId names the runtime call that made it,
-  // its correlationId the driver call; depending on the CUPTI release a runtime callback's id
-  // is one or the other, so both are tried.
+Origin origin_of(const RawEvents& e) {
+  if (e.origin != std::numeric_limits<std::uint64_t>::max()) return {e.origin};
+  std::uint64_t origin = 0;
+  for (const auto& [s, end] : e.call_times) origin = origin == 0 ? s : std::min(origin, s);
+  return {origin};
+}
+
+// Join copies to calls: a copy's runtimeCorrelationId names the runtime call that made it,
+// its correlationId the driver call; depending on the CUPTI release a runtime callback's id
+// is one or the other, so both are tried.
+void join_copies(RawEvents& e, const Origin& origin) {
+  DoctorTrace& t = e.t;
   std::map<std::tuple<int, int, bool, std::uint64_t>, std::size_t> by_corr;
   for (std::size_t i = 0; i < t.calls.size(); ++i) {
     DoctorCall& c = t.calls[i];
-    by_corr[{c.pid, call_images[i], c.domain == "runtime",
+    by_corr[{c.pid, e.call_images[i], c.domain == "runtime",
              static_cast<std::uint64_t>(c.start_ns)}] = i;
-    c.start_ns = rel(call_times[i].first);
-    c.end_ns = rel(call_times[i].second);
+    c.start_ns = origin.since(e.call_times[i].first);
+    c.end_ns = origin.since(e.call_times[i].second);
   }
-  for (RawCopy& r : copies) {
+  for (RawCopy& r : e.copies) {
     const auto find = [&](bool runtime, std::uint64_t id) -> DoctorCall* {
       if (id == 0) return nullptr;
       const auto it = by_corr.find({r.pid, r.image, runtime, id});
@@ -340,8 +398,8 @@ DoctorTrace parse_doctor_events(std::string_view text) {
     DoctorCall* call = find(true, r.rcorr);
     if (call == nullptr) call = find(false, r.corr);
     if (call == nullptr) call = find(true, r.corr);
-    r.copy.start_ns = rel(r.start);
-    r.copy.end_ns = rel(r.end);
+    r.copy.start_ns = origin.since(r.start);
+    r.copy.end_ns = origin.since(r.end);
     if (call == nullptr) {
       ++t.unmatched_copies;
       continue;
@@ -356,31 +414,51 @@ DoctorTrace parse_doctor_events(std::string_view text) {
   std::stable_sort(t.calls.begin(), t.calls.end(), [](const DoctorCall& a, const DoctorCall& b) {
     return a.start_ns < b.start_ns;
   });
+}
+
+// The kernels (the first kMaxDoctorKernels of them, by start) and migrations on the trace's clock.
+void add_kernels_and_migrations(RawEvents& e, const Origin& origin) {
+  DoctorTrace& t = e.t;
+  std::vector<RawKernel>& kernels = e.kernels;
   std::sort(kernels.begin(), kernels.end(),
             [](const RawKernel& a, const RawKernel& b) { return a.start < b.start; });
   t.kernels_total = kernels.size();
   for (std::size_t i = 0; i < kernels.size() && i < kMaxDoctorKernels; ++i) {
-    t.kernels.push_back({"", rel(kernels[i].start), rel(kernels[i].end), kernels[i].stream, 0});
+    t.kernels.push_back(
+        {"", origin.since(kernels[i].start), origin.since(kernels[i].end), kernels[i].stream, 0});
   }
   if (kernels.size() > kMaxDoctorKernels) {
     t.notes.push_back(fmt::format("{} kernels seen; the record keeps the first {}", kernels.size(),
                                   kMaxDoctorKernels));
   }
-  for (const RawMigration& m : migrations) {
-    t.migrations.push_back({m.kind, m.value, rel(m.start), rel(m.end)});
+  for (const RawMigration& m : e.migrations) {
+    t.migrations.push_back({m.kind, m.value, origin.since(m.start), origin.since(m.end)});
   }
-  if (t.cupti.empty() && t.processes > 0) t.cupti = fmt::format("CUPTI {}", cupti_version);
-  if (truncated)
+}
+
+// The notes on what the collector's lines could not say: lines cut or not understood, copies
+// unmatched or dropped.
+void note_losses(RawEvents& e) {
+  DoctorTrace& t = e.t;
+  if (t.cupti.empty() && t.processes > 0) t.cupti = fmt::format("CUPTI {}", e.cupti_version);
+  if (e.truncated)
     t.notes.push_back("the last event line was cut short (the program died writing it)");
-  if (skipped > 0) t.notes.push_back(fmt::format("{} event line(s) were not understood", skipped));
+  if (e.skipped > 0) {
+    t.notes.push_back(fmt::format("{} event line(s) were not understood", e.skipped));
+  }
   if (t.unmatched_copies > 0) {
     t.notes.push_back(fmt::format("{} copies were not matched to an API call", t.unmatched_copies));
   }
   if (t.dropped_records > 0) {
     t.notes.push_back(fmt::format("CUPTI dropped {} activity records", t.dropped_records));
   }
-  for (const auto& [pid, how] : ended) {
-    // "signal 11" as the signal's name; an exec'd image that signalled says "exec, signal 11".
+}
+
+// Each process and how it ended: "signal 11" as the signal's name; an exec'd image that
+// signalled says "exec, signal 11".
+void list_processes(RawEvents& e) {
+  DoctorTrace& t = e.t;
+  for (const auto& [pid, how] : e.ended) {
     std::string end = how;
     const std::string prefix = ev::End::kSignal;
     const std::size_t at = end.find(prefix);
@@ -392,6 +470,10 @@ DoctorTrace parse_doctor_events(std::string_view text) {
     }
     t.process_list.push_back({pid, end});
   }
+}
+
+// The note on copy calls judged from the call itself, without an activity record.
+void note_copies_from_api(DoctorTrace& t) {
   const std::size_t lost = static_cast<std::size_t>(std::count_if(
       t.calls.begin(), t.calls.end(), [](const DoctorCall& c) { return c.from_api; }));
   if (lost > 0) {
@@ -402,7 +484,20 @@ DoctorTrace parse_doctor_events(std::string_view text) {
         "times",
         lost));
   }
-  return t;
+}
+
+}  // namespace
+
+DoctorTrace parse_doctor_events(std::string_view text) {
+  RawEvents e;
+  read_events(text, e);
+  const Origin origin = origin_of(e);
+  join_copies(e, origin);
+  add_kernels_and_migrations(e, origin);
+  note_losses(e);
+  list_processes(e);
+  note_copies_from_api(e.t);
+  return std::move(e.t);
 }
 
 std::string collector_lines(std::string_view lines, std::string_view overflow, std::uint64_t& cut) {
@@ -477,6 +572,113 @@ void check_interval(const JsonFields& o, std::int64_t start, std::int64_t end) {
     refuse_field(o.field("end_ns"), fmt::format("is {}, before start_ns {}", end, start));
 }
 
+// A list of strings (the command, the notes), each refused where it is not a string.
+std::vector<std::string> texts_from_json(const JsonFields& o, const json& j, const char* key) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < o.array(key).size(); ++i) {
+    const json& v = j[key][i];
+    if (!v.is_string()) refuse_field(fmt::format("doctor.{}[{}]", key, i), "is not a string");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+Copy copy_from_json(const JsonFields& p) {
+  Copy d;
+  if (!direction_named(p.one_of("direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"}),
+                       d.direction)) {
+    d.direction = CopyDirection::kUnknown;  // "other"
+  }
+  d.bytes = static_cast<std::uint64_t>(p.whole("bytes", 0, kMaxBytes));
+  const std::initializer_list<const char*> kinds = {"pageable", "pinned", "device",
+                                                    "managed",  "array",  "unknown"};
+  memory_kind_named(p.one_of_list("src_kind", kinds), d.src_kind);
+  memory_kind_named(p.one_of_list("dst_kind", kinds), d.dst_kind);
+  d.start_ns = p.whole("start_ns", 0, kMaxNs);
+  d.end_ns = p.whole("end_ns", 0, kMaxNs);
+  check_interval(p, d.start_ns, d.end_ns);
+  d.stream = static_cast<std::uint32_t>(p.whole_or("stream", 0, 0, UINT32_MAX));
+  return d;
+}
+
+DoctorCall call_from_json(const json& call, const JsonFields& c) {
+  DoctorCall k;
+  k.pid = static_cast<int>(c.whole("pid", 0, INT_MAX));
+  k.api = c.text("api");
+  if (k.api.empty()) refuse_field(c.field("api"), "is empty");
+  k.domain = c.one_of("domain", {"runtime", "driver"});
+  k.kind = c.one_of_list("kind", ev::kCallClassNames);
+  k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX));
+  k.start_ns = c.whole("start_ns", 0, kMaxNs);
+  k.end_ns = c.whole("end_ns", 0, kMaxNs);
+  check_interval(c, k.start_ns, k.end_ns);
+  k.status = static_cast<int>(c.whole_or("status", 0, INT_MIN, INT_MAX));
+  k.bytes = static_cast<std::uint64_t>(c.whole_or("bytes", 0, 0, kMaxBytes));
+  if (call.contains("ptr")) k.ptr = c.hex("ptr");
+  k.site = c.text_or("site", "");
+  if (c.has("direction")) k.direction = c.one_of("direction", {"h2d", "d2h", "d2d"});
+  if (c.has("host")) k.host = c.one_of("host", {"pinned", "pageable", "managed", "none"});
+  k.from_api = c.flag_or("from_api", false);
+  k.numa_node = static_cast<int>(c.whole_or("numa_node", -1, 0, 1 << 16));
+  const json& copies = c.array("copies");
+  for (std::size_t n = 0; n < copies.size(); ++n) {
+    k.copies.push_back(
+        copy_from_json(JsonFields(copies[n], fmt::format("{}.copies[{}]", c.path(), n))));
+  }
+  return k;
+}
+
+// The kernels kept, each [start_ns, end_ns, stream].
+std::vector<Kernel> kernels_from_json(const json& kernels) {
+  std::vector<Kernel> out;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const std::string f = fmt::format("doctor.kernels[{}]", i);
+    const json& k = kernels[i];
+    if (!k.is_array() || k.size() != 3 || !k[0].is_number_integer() || !k[1].is_number_integer() ||
+        !k[2].is_number_integer()) {
+      refuse_field(f, "is not [start_ns, end_ns, stream]");
+    }
+    const std::int64_t s = k[0].get<std::int64_t>(), e = k[1].get<std::int64_t>();
+    if (s < 0 || e < s || e > kMaxNs || k[2].get<std::int64_t>() < 0) {
+      refuse_field(f, fmt::format("is {}, not an interval of times and a stream", k.dump()));
+    }
+    out.push_back({"", s, e, static_cast<std::uint32_t>(k[2].get<std::int64_t>()), 0});
+  }
+  return out;
+}
+
+DoctorMigration migration_from_json(const JsonFields& m) {
+  DoctorMigration d;
+  d.kind = m.one_of("kind", {"htod", "dtoh", "cpu_faults", "gpu_faults"});
+  d.value = static_cast<std::uint64_t>(m.whole("value", 0, kMaxBytes));
+  d.start_ns = m.whole("start_ns", 0, kMaxNs);
+  d.end_ns = m.whole("end_ns", 0, kMaxNs);
+  check_interval(m, d.start_ns, d.end_ns);
+  return d;
+}
+
+DoctorSite site_from_json(const JsonFields& s) {
+  DoctorSite d;
+  d.id = s.text("id");
+  if (d.id.empty()) refuse_field(s.field("id"), "is empty");
+  d.pid = static_cast<int>(s.whole("pid", 0, INT_MAX));
+  const json& frames = s.array("frames");
+  for (std::size_t n = 0; n < frames.size(); ++n) {
+    const JsonFields f(frames[n], fmt::format("{}.frames[{}]", s.path(), n));
+    DoctorFrame fr;
+    fr.python = frames[n].contains("python") && frames[n]["python"] == true;
+    fr.function = f.text_or("function", "");
+    fr.file = f.text_or("file", "");
+    fr.line = static_cast<int>(f.whole_or("line", 0, 0, INT_MAX));
+    if (!fr.python) {
+      fr.module = f.text("module");
+      fr.offset = f.hex("offset");
+    }
+    d.frames.push_back(std::move(fr));
+  }
+  return d;
+}
+
 }  // namespace
 
 json to_json(const DoctorTrace& t) {
@@ -524,11 +726,7 @@ json to_json(const DoctorTrace& t) {
 DoctorTrace doctor_trace_from_json(const json& j) {
   const JsonFields o(j, "doctor");
   DoctorTrace t;
-  for (std::size_t i = 0; i < o.array("command").size(); ++i) {
-    const json& v = j["command"][i];
-    if (!v.is_string()) refuse_field(fmt::format("doctor.command[{}]", i), "is not a string");
-    t.command.push_back(v.get<std::string>());
-  }
+  t.command = texts_from_json(o, j, "command");
   t.exit_status = static_cast<int>(o.whole("exit_status", 0, 255));
   t.signal = o.text_or("signal", "");
   const json& wall = o.at("wall_ms");
@@ -541,71 +739,15 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   t.cupti = o.text_or("cupti", "");
   t.symbolizer = o.text_or("symbolizer", "");
   t.still_running = o.texts_or_none("still_running");
-  if (j.contains("notes")) {
-    for (std::size_t i = 0; i < o.array("notes").size(); ++i) {
-      const json& v = j["notes"][i];
-      if (!v.is_string()) refuse_field(fmt::format("doctor.notes[{}]", i), "is not a string");
-      t.notes.push_back(v.get<std::string>());
-    }
-  }
+  if (j.contains("notes")) t.notes = texts_from_json(o, j, "notes");
   t.dropped_records = static_cast<std::uint64_t>(o.whole_or("dropped_records", 0, 0, kMaxBytes));
   t.unmatched_copies = static_cast<std::uint64_t>(o.whole_or("unmatched_copies", 0, 0, kMaxBytes));
   const json& calls = o.array("calls");
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    const JsonFields c(calls[i], fmt::format("doctor.calls[{}]", i));
-    DoctorCall k;
-    k.pid = static_cast<int>(c.whole("pid", 0, INT_MAX));
-    k.api = c.text("api");
-    if (k.api.empty()) refuse_field(c.field("api"), "is empty");
-    k.domain = c.one_of("domain", {"runtime", "driver"});
-    k.kind = c.one_of_list("kind", ev::kCallClassNames);
-    k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX));
-    k.start_ns = c.whole("start_ns", 0, kMaxNs);
-    k.end_ns = c.whole("end_ns", 0, kMaxNs);
-    check_interval(c, k.start_ns, k.end_ns);
-    k.status = static_cast<int>(c.whole_or("status", 0, INT_MIN, INT_MAX));
-    k.bytes = static_cast<std::uint64_t>(c.whole_or("bytes", 0, 0, kMaxBytes));
-    if (calls[i].contains("ptr")) k.ptr = c.hex("ptr");
-    k.site = c.text_or("site", "");
-    if (c.has("direction")) k.direction = c.one_of("direction", {"h2d", "d2h", "d2d"});
-    if (c.has("host")) k.host = c.one_of("host", {"pinned", "pageable", "managed", "none"});
-    k.from_api = c.flag_or("from_api", false);
-    k.numa_node = static_cast<int>(c.whole_or("numa_node", -1, 0, 1 << 16));
-    const json& copies = c.array("copies");
-    for (std::size_t n = 0; n < copies.size(); ++n) {
-      const JsonFields p(copies[n], fmt::format("{}.copies[{}]", c.path(), n));
-      Copy d;
-      if (!direction_named(p.one_of("direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"}),
-                           d.direction)) {
-        d.direction = CopyDirection::kUnknown;  // "other"
-      }
-      d.bytes = static_cast<std::uint64_t>(p.whole("bytes", 0, kMaxBytes));
-      const std::initializer_list<const char*> kinds = {"pageable", "pinned", "device",
-                                                        "managed",  "array",  "unknown"};
-      memory_kind_named(p.one_of_list("src_kind", kinds), d.src_kind);
-      memory_kind_named(p.one_of_list("dst_kind", kinds), d.dst_kind);
-      d.start_ns = p.whole("start_ns", 0, kMaxNs);
-      d.end_ns = p.whole("end_ns", 0, kMaxNs);
-      check_interval(p, d.start_ns, d.end_ns);
-      d.stream = static_cast<std::uint32_t>(p.whole_or("stream", 0, 0, UINT32_MAX));
-      k.copies.push_back(std::move(d));
-    }
-    t.calls.push_back(std::move(k));
+    t.calls.push_back(
+        call_from_json(calls[i], JsonFields(calls[i], fmt::format("doctor.calls[{}]", i))));
   }
-  const json& kernels = o.array("kernels");
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const std::string f = fmt::format("doctor.kernels[{}]", i);
-    const json& k = kernels[i];
-    if (!k.is_array() || k.size() != 3 || !k[0].is_number_integer() || !k[1].is_number_integer() ||
-        !k[2].is_number_integer()) {
-      refuse_field(f, "is not [start_ns, end_ns, stream]");
-    }
-    const std::int64_t s = k[0].get<std::int64_t>(), e = k[1].get<std::int64_t>();
-    if (s < 0 || e < s || e > kMaxNs || k[2].get<std::int64_t>() < 0) {
-      refuse_field(f, fmt::format("is {}, not an interval of times and a stream", k.dump()));
-    }
-    t.kernels.push_back({"", s, e, static_cast<std::uint32_t>(k[2].get<std::int64_t>()), 0});
-  }
+  t.kernels = kernels_from_json(o.array("kernels"));
   t.kernels_total = static_cast<std::uint64_t>(
       o.whole_or("kernels_total", static_cast<std::int64_t>(t.kernels.size()), 0, kMaxBytes));
   if (t.kernels_total < t.kernels.size()) {
@@ -615,38 +757,13 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   if (j.contains("migrations")) {
     const json& migrations = o.array("migrations");
     for (std::size_t i = 0; i < migrations.size(); ++i) {
-      const JsonFields m(migrations[i], fmt::format("doctor.migrations[{}]", i));
-      DoctorMigration d;
-      d.kind = m.one_of("kind", {"htod", "dtoh", "cpu_faults", "gpu_faults"});
-      d.value = static_cast<std::uint64_t>(m.whole("value", 0, kMaxBytes));
-      d.start_ns = m.whole("start_ns", 0, kMaxNs);
-      d.end_ns = m.whole("end_ns", 0, kMaxNs);
-      check_interval(m, d.start_ns, d.end_ns);
-      t.migrations.push_back(d);
+      t.migrations.push_back(
+          migration_from_json(JsonFields(migrations[i], fmt::format("doctor.migrations[{}]", i))));
     }
   }
   const json& sites = o.array("sites");
   for (std::size_t i = 0; i < sites.size(); ++i) {
-    const JsonFields s(sites[i], fmt::format("doctor.sites[{}]", i));
-    DoctorSite d;
-    d.id = s.text("id");
-    if (d.id.empty()) refuse_field(s.field("id"), "is empty");
-    d.pid = static_cast<int>(s.whole("pid", 0, INT_MAX));
-    const json& frames = s.array("frames");
-    for (std::size_t n = 0; n < frames.size(); ++n) {
-      const JsonFields f(frames[n], fmt::format("{}.frames[{}]", s.path(), n));
-      DoctorFrame fr;
-      fr.python = frames[n].contains("python") && frames[n]["python"] == true;
-      fr.function = f.text_or("function", "");
-      fr.file = f.text_or("file", "");
-      fr.line = static_cast<int>(f.whole_or("line", 0, 0, INT_MAX));
-      if (!fr.python) {
-        fr.module = f.text("module");
-        fr.offset = f.hex("offset");
-      }
-      d.frames.push_back(std::move(fr));
-    }
-    t.sites.push_back(std::move(d));
+    t.sites.push_back(site_from_json(JsonFields(sites[i], fmt::format("doctor.sites[{}]", i))));
   }
   if (j.contains("process_list")) {
     const json& processes = o.array("process_list");

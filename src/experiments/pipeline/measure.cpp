@@ -285,6 +285,213 @@ auto nothing() {
   return [] {};
 }
 
+// A pipeline run's record, buffers, streams and engine, which every stream count's cases use.
+struct PipelineRun {
+  const PipelineConfig& config;
+  RunRecord& record;
+  const ProgressFn& progress;
+  cuda::HostBuffer& pinned_in;
+  cuda::HostBuffer& pinned_out;
+  cuda::HostBuffer& pageable_in;
+  cuda::HostBuffer& pageable_out;
+  std::vector<cuda::Stream>& streams;
+  cuda::DeviceBuffer& window;
+  cuda::DeviceBuffer& bound_a;
+  cuda::DeviceBuffer& bound_b;
+  cuda::HostBuffer& bound_check;
+  StagedCopier* copier;     // null without the staged source
+  HostBothWays* host_both;  // likewise
+  bool kinds_ok;            // every buffer is of the memory kind it should be
+  std::size_t steps = 0;
+  std::size_t step = 0;
+
+  // "[3/12] 4 streams: WHAT", as the next step.
+  void say(int n, const std::string& what) {
+    progress(fmt::format("[{}/{}] {} streams: {}", ++step, steps, n, what));
+  }
+};
+
+// The copy bound. bound_b holds the array's first chunk, so every chunk of the output must
+// equal it; bound_a must end up holding the array's last chunk.
+void measure_copy_bound(PipelineRun& run, const Setup& s, const std::string& method,
+                        const nlohmann::json& extra) {
+  const PipelineConfig& config = run.config;
+  const std::size_t total = config.array_bytes;
+  run.say(s.n, "both copy directions at once");
+  PINBENCH_CUDA_TRY(
+      cudaMemcpy(run.bound_b.data(), run.pinned_in.data(), s.c.chunk, cudaMemcpyHostToDevice));
+  auto* in_f = static_cast<float*>(run.pinned_in.data());
+  auto* out_f = static_cast<float*>(run.pinned_out.data());
+  const Timed copy_bound = repeat(
+      config.warmups, config.iterations, nothing(),
+      [&] {
+        run_copy_bound(s, in_f, out_f, run.bound_a.data(), run.bound_b.data(), run.streams[0].get(),
+                       run.streams[1].get());
+      },
+      [&]() -> std::string {
+        for (std::size_t k = 0; k < s.c.count; ++k) {
+          const std::size_t len = s.c.len(k, total);
+          if (std::memcmp(static_cast<char*>(run.pinned_out.data()) + k * s.c.chunk,
+                          run.pinned_in.data(), len) != 0) {
+            return fmt::format("device-to-host chunk {} differs from the bytes sent", k);
+          }
+        }
+        const std::size_t last = s.c.count - 1;
+        const std::size_t len = s.c.len(last, total);
+        PINBENCH_CUDA_TRY(
+            cudaMemcpy(run.bound_check.data(), run.bound_a.data(), len, cudaMemcpyDeviceToHost));
+        if (std::memcmp(run.bound_check.data(),
+                        static_cast<char*>(run.pinned_in.data()) + last * s.c.chunk, len) != 0) {
+          return "the host-to-device copies did not deliver the last chunk";
+        }
+        return "";
+      });
+  Case cb =
+      make_case(spec_of("bound-copy", method, "bidir", "pinned", config, "bound-copy/" + method),
+                copy_bound, run.kinds_ok);
+  cb.extra = extra;
+  run.record.gates.push_back(
+      sampled_gate(cb.gate, copy_bound, "every chunk arrived in both directions"));
+  run.record.cases.push_back(std::move(cb));
+}
+
+void measure_kernel_bound(PipelineRun& run, const Setup& s, const std::string& method,
+                          const nlohmann::json& extra) {
+  const PipelineConfig& config = run.config;
+  run.say(s.n, "the kernel alone");
+  const Timed kernel_bound = repeat(
+      config.warmups, config.iterations, nothing(), [&] { run_kernel_bound(s); },
+      [] { return std::string(); });
+  Case ck =
+      make_case(spec_of("bound-kernel", method, "d2d", "device", config, "bound-kernel/" + method),
+                kernel_bound);
+  ck.extra = extra;
+  ck.extra["rounds"] = config.kernel_rounds;
+  run.record.gates.push_back(sampled_gate(
+      ck.gate, kernel_bound, "timing only: the pipeline's check covers what the kernel computes"));
+  run.record.cases.push_back(std::move(ck));
+}
+
+// The engine's host side, both ways at once (HostBothWays).
+void measure_host_bound(PipelineRun& run, const Setup& s, const std::string& method,
+                        const nlohmann::json& extra) {
+  const PipelineConfig& config = run.config;
+  const std::size_t total = config.array_bytes;
+  HostBothWays* host_both = run.host_both;
+  run.say(s.n, "the engine's host side, both ways at once");
+  auto* pin = static_cast<char*>(run.pageable_in.data());
+  auto* pout = static_cast<char*>(run.pageable_out.data());
+  Timed hb;
+  try {
+    // Spinning for this case only: asleep, they leave the CPUs to the engine's own threads.
+    const HostTeam::Awake fill_awake(host_both->fill);
+    const HostTeam::Awake drain_awake(host_both->drain);
+    Sampler sampler(StopRule::fixed(config.iterations), SampleClock::kHostClock);
+    hb = sampler.run(
+        [&](Sampler&, int sample, int, Timed& out) {
+          SteadyClock::time_point t0, t1;
+          host_both->run(pin, pout, total, &t0, &t1);
+          out.samples_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+          // The drained output holds the drain ring's slots in turn.
+          const auto* ring = static_cast<const char*>(host_both->drain_ring.data());
+          const std::size_t chunk = config.engine.to_host.chunk_bytes;
+          const auto depth = static_cast<std::size_t>(config.engine.to_host.depth);
+          for (std::size_t off = 0, k = 0; off < total; off += chunk, ++k) {
+            if (std::memcmp(pout + off, ring + (k % depth) * chunk, std::min(chunk, total - off)) !=
+                0) {
+              out.fail(fmt::format("run {}: drained chunk {} differs from its slot", sample, k));
+              return;
+            }
+          }
+        },
+        [&] {
+          SteadyClock::time_point t0, t1;
+          for (int w = 0; w < config.warmups; ++w) host_both->run(pin, pout, total, &t0, &t1);
+        });
+  } catch (const std::exception& e) {
+    hb.fail(e.what());
+  }
+  Case ch =
+      make_case(spec_of("bound-host", method, "bidir", "pageable", config, "bound-host/" + method),
+                hb, run.kinds_ok);
+  ch.extra = extra;
+  ch.extra["fill_threads"] = config.engine.to_device.threads;
+  ch.extra["drain_threads"] = config.engine.to_host.threads;
+  run.record.gates.push_back(
+      sampled_gate(ch.gate, hb, "every drained chunk held its slot's bytes"));
+  run.record.cases.push_back(std::move(ch));
+}
+
+// The pipeline itself, from one source.
+void measure_pipeline(PipelineRun& run, const Setup& s, const std::string& method,
+                      const nlohmann::json& extra, PipelineSource source) {
+  const PipelineConfig& config = run.config;
+  const std::size_t total = config.array_bytes;
+  const std::size_t floats = total / sizeof(float);
+  const bool from_pinned = source == PipelineSource::kPinned;
+  run.say(s.n, fmt::format("the pipeline from {} memory",
+                           from_pinned ? "page-locked" : "pageable (staged)"));
+  auto* in = static_cast<float*>((from_pinned ? run.pinned_in : run.pageable_in).data());
+  auto* out = static_cast<float*>((from_pinned ? run.pinned_out : run.pageable_out).data());
+  const Timed t = repeat(
+      config.warmups, config.iterations,
+      // Cleared before each run (outside the timing), so a chunk that never came back
+      // cannot pass for one that did.
+      [&] { std::memset(out, 0, total); },
+      [&] {
+        if (from_pinned) {
+          run_pinned(s, in, out);
+        } else {
+          run_staged(s, *run.copier, in, out);
+        }
+      },
+      [&]() -> std::string {
+        if (const auto bad = first_wrong(out, floats)) {
+          return fmt::format("output float {} (chunk {}) is not 3 x + 0.5 of its input", *bad,
+                             *bad * sizeof(float) / s.c.chunk);
+        }
+        return "";
+      });
+  const std::string gate = fmt::format("pipeline/{}/{}", to_string(source), method);
+  Case c = make_case(
+      spec_of("pipeline", method, "bidir", from_pinned ? "pinned" : "pageable", config, gate), t,
+      run.kinds_ok);
+  c.extra = extra;
+  c.extra["source"] = to_string(source);
+  run.record.gates.push_back(
+      sampled_gate(gate, t,
+                   fmt::format("every one of {} runs returned all {} floats exactly",
+                               t.samples_ms.size(), floats)));
+  run.record.cases.push_back(std::move(c));
+}
+
+// Every case of `n` streams: the bounds, then the pipeline from each source.
+void measure_streams(PipelineRun& run, int n) {
+  const PipelineConfig& config = run.config;
+  const std::size_t total = config.array_bytes;
+  Chunking chunking;
+  chunking.chunk = config.chunk_bytes(n);
+  chunking.count = (total + chunking.chunk - 1) / chunking.chunk;
+  const Setup s{config,
+                run.streams,
+                run.window,
+                cuda::scale_copy_blocks(chunking.chunk / sizeof(float)),
+                cuda::scale_copy_blocks(chunking.len(chunking.count - 1, total) / sizeof(float)),
+                n,
+                chunking};
+  const std::string method = fmt::format("streams={}", n);
+  const nlohmann::json extra = {{"streams", n}, {"chunk_bytes", s.c.chunk}, {"chunks", s.c.count}};
+  measure_copy_bound(run, s, method, extra);
+  measure_kernel_bound(run, s, method, extra);
+  if (run.host_both != nullptr && !stop_before_next_case(run.record)) {
+    measure_host_bound(run, s, method, extra);
+  }
+  for (PipelineSource source : config.sources) {
+    if (stop_before_next_case(run.record)) break;
+    measure_pipeline(run, s, method, extra, source);
+  }
+}
+
 }  // namespace
 
 RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress) {
@@ -334,162 +541,13 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
 
   std::unique_ptr<HostBothWays> host_both;
   if (staged) host_both = std::make_unique<HostBothWays>(config.engine);
-  const std::size_t steps = config.streams.size() * (2 + (staged ? 1 : 0) + config.sources.size());
-  std::size_t step = 0;
+  PipelineRun run{config,      record,       progress,     pinned_in,       pinned_out,
+                  pageable_in, pageable_out, streams,      window,          bound_a,
+                  bound_b,     bound_check,  copier.get(), host_both.get(), kinds_ok};
+  run.steps = config.streams.size() * (2 + (staged ? 1 : 0) + config.sources.size());
   for (int n : config.streams) {
     if (stop_before_next_case(record)) break;
-    Chunking chunking;
-    chunking.chunk = config.chunk_bytes(n);
-    chunking.count = (total + chunking.chunk - 1) / chunking.chunk;
-    const Setup s{config,
-                  streams,
-                  window,
-                  cuda::scale_copy_blocks(chunking.chunk / sizeof(float)),
-                  cuda::scale_copy_blocks(chunking.len(chunking.count - 1, total) / sizeof(float)),
-                  n,
-                  chunking};
-    const std::string method = fmt::format("streams={}", n);
-    const nlohmann::json extra = {
-        {"streams", n}, {"chunk_bytes", s.c.chunk}, {"chunks", s.c.count}};
-
-    // The copy bound. bound_b holds the array's first chunk, so every chunk of the output must
-    // equal it; bound_a must end up holding the array's last chunk.
-    progress(fmt::format("[{}/{}] {} streams: both copy directions at once", ++step, steps, n));
-    PINBENCH_CUDA_TRY(
-        cudaMemcpy(bound_b.data(), pinned_in.data(), s.c.chunk, cudaMemcpyHostToDevice));
-    auto* in_f = static_cast<float*>(pinned_in.data());
-    auto* out_f = static_cast<float*>(pinned_out.data());
-    const Timed copy_bound = repeat(
-        config.warmups, config.iterations, nothing(),
-        [&] {
-          run_copy_bound(s, in_f, out_f, bound_a.data(), bound_b.data(), streams[0].get(),
-                         streams[1].get());
-        },
-        [&]() -> std::string {
-          for (std::size_t k = 0; k < s.c.count; ++k) {
-            const std::size_t len = s.c.len(k, total);
-            if (std::memcmp(static_cast<char*>(pinned_out.data()) + k * s.c.chunk, pinned_in.data(),
-                            len) != 0) {
-              return fmt::format("device-to-host chunk {} differs from the bytes sent", k);
-            }
-          }
-          const std::size_t last = s.c.count - 1;
-          const std::size_t len = s.c.len(last, total);
-          PINBENCH_CUDA_TRY(
-              cudaMemcpy(bound_check.data(), bound_a.data(), len, cudaMemcpyDeviceToHost));
-          if (std::memcmp(bound_check.data(),
-                          static_cast<char*>(pinned_in.data()) + last * s.c.chunk, len) != 0) {
-            return "the host-to-device copies did not deliver the last chunk";
-          }
-          return "";
-        });
-    Case cb =
-        make_case(spec_of("bound-copy", method, "bidir", "pinned", config, "bound-copy/" + method),
-                  copy_bound, kinds_ok);
-    cb.extra = extra;
-    record.gates.push_back(
-        sampled_gate(cb.gate, copy_bound, "every chunk arrived in both directions"));
-    record.cases.push_back(std::move(cb));
-
-    progress(fmt::format("[{}/{}] {} streams: the kernel alone", ++step, steps, n));
-    const Timed kernel_bound = repeat(
-        config.warmups, config.iterations, nothing(), [&] { run_kernel_bound(s); },
-        [] { return std::string(); });
-    Case ck = make_case(
-        spec_of("bound-kernel", method, "d2d", "device", config, "bound-kernel/" + method),
-        kernel_bound);
-    ck.extra = extra;
-    ck.extra["rounds"] = config.kernel_rounds;
-    record.gates.push_back(
-        sampled_gate(ck.gate, kernel_bound,
-                     "timing only: the pipeline's check covers what the kernel computes"));
-    record.cases.push_back(std::move(ck));
-
-    if (host_both && !stop_before_next_case(record)) {
-      progress(fmt::format("[{}/{}] {} streams: the engine's host side, both ways at once", ++step,
-                           steps, n));
-      auto* pin = static_cast<char*>(pageable_in.data());
-      auto* pout = static_cast<char*>(pageable_out.data());
-      Timed hb;
-      try {
-        // Spinning for this case only: asleep, they leave the CPUs to the engine's own threads.
-        const HostTeam::Awake fill_awake(host_both->fill);
-        const HostTeam::Awake drain_awake(host_both->drain);
-        Sampler sampler(StopRule::fixed(config.iterations), SampleClock::kHostClock);
-        hb = sampler.run(
-            [&](Sampler&, int sample, int, Timed& out) {
-              SteadyClock::time_point t0, t1;
-              host_both->run(pin, pout, total, &t0, &t1);
-              out.samples_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-              // The drained output holds the drain ring's slots in turn.
-              const auto* ring = static_cast<const char*>(host_both->drain_ring.data());
-              const std::size_t chunk = config.engine.to_host.chunk_bytes;
-              const auto depth = static_cast<std::size_t>(config.engine.to_host.depth);
-              for (std::size_t off = 0, k = 0; off < total; off += chunk, ++k) {
-                if (std::memcmp(pout + off, ring + (k % depth) * chunk,
-                                std::min(chunk, total - off)) != 0) {
-                  out.fail(
-                      fmt::format("run {}: drained chunk {} differs from its slot", sample, k));
-                  return;
-                }
-              }
-            },
-            [&] {
-              SteadyClock::time_point t0, t1;
-              for (int w = 0; w < config.warmups; ++w) host_both->run(pin, pout, total, &t0, &t1);
-            });
-      } catch (const std::exception& e) {
-        hb.fail(e.what());
-      }
-      Case ch = make_case(
-          spec_of("bound-host", method, "bidir", "pageable", config, "bound-host/" + method), hb,
-          kinds_ok);
-      ch.extra = extra;
-      ch.extra["fill_threads"] = config.engine.to_device.threads;
-      ch.extra["drain_threads"] = config.engine.to_host.threads;
-      record.gates.push_back(
-          sampled_gate(ch.gate, hb, "every drained chunk held its slot's bytes"));
-      record.cases.push_back(std::move(ch));
-    }
-
-    for (PipelineSource source : config.sources) {
-      if (stop_before_next_case(record)) break;
-      const bool from_pinned = source == PipelineSource::kPinned;
-      progress(fmt::format("[{}/{}] {} streams: the pipeline from {} memory", ++step, steps, n,
-                           from_pinned ? "page-locked" : "pageable (staged)"));
-      auto* in = static_cast<float*>((from_pinned ? pinned_in : pageable_in).data());
-      auto* out = static_cast<float*>((from_pinned ? pinned_out : pageable_out).data());
-      const Timed t = repeat(
-          config.warmups, config.iterations,
-          // Cleared before each run (outside the timing), so a chunk that never came back
-          // cannot pass for one that did.
-          [&] { std::memset(out, 0, total); },
-          [&] {
-            if (from_pinned) {
-              run_pinned(s, in, out);
-            } else {
-              run_staged(s, *copier, in, out);
-            }
-          },
-          [&]() -> std::string {
-            if (const auto bad = first_wrong(out, floats)) {
-              return fmt::format("output float {} (chunk {}) is not 3 x + 0.5 of its input", *bad,
-                                 *bad * sizeof(float) / s.c.chunk);
-            }
-            return "";
-          });
-      const std::string gate = fmt::format("pipeline/{}/{}", to_string(source), method);
-      Case c = make_case(
-          spec_of("pipeline", method, "bidir", from_pinned ? "pinned" : "pageable", config, gate),
-          t, kinds_ok);
-      c.extra = extra;
-      c.extra["source"] = to_string(source);
-      record.gates.push_back(
-          sampled_gate(gate, t,
-                       fmt::format("every one of {} runs returned all {} floats exactly",
-                                   t.samples_ms.size(), floats)));
-      record.cases.push_back(std::move(c));
-    }
+    measure_streams(run, n);
   }
   if (copier) put_engine_threads(record.config["engine"], copier->stats());
   finish_record(record, start);

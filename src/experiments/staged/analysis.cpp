@@ -294,46 +294,62 @@ std::vector<std::string> StagedAnalysis::methods_in(const std::string& direction
   return out;
 }
 
-StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals) {
-  StagedAnalysis a;
+namespace {
+
+// The staged cases as rows: by direction, then size and offsets; each row's times by method
+// (keyed by the row, whose place in the map holds); and the bound cases' times, by direction,
+// size and method.
+struct StagedCases {
   using Key = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>;
   std::map<std::string, std::map<Key, StagedRow>> by_direction;
-  std::vector<std::string> seen;
-  std::map<const StagedRow*, std::map<std::string, Estimate>> ms;  // each row's times, by method
-  // The bound cases' times, by direction, size and method.
+  std::vector<std::string> seen;  // the methods, in the order the record first names them
+  std::map<const StagedRow*, std::map<std::string, Estimate>> ms;
   std::map<std::string, std::map<std::uint64_t, std::map<std::string, Estimate>>> bound_ms;
+};
+
+void read_cases(const RunRecord& record, StagedCases& cases) {
   for (const Case& c : record.cases_of("bound")) {
     if (const auto e = verified_estimate(c); e && e->lo > 0.0) {
-      bound_ms[c.direction][c.bytes][c.method] = *e;
+      cases.bound_ms[c.direction][c.bytes][c.method] = *e;
     }
   }
   for (const Case& c : record.cases_of("staged")) {
     const std::uint64_t ho = extra_u64(c, "host_offset");
     const std::uint64_t dof = extra_u64(c, "device_offset");
-    StagedRow& row = by_direction[c.direction][Key{c.bytes, ho, dof}];
+    StagedRow& row = cases.by_direction[c.direction][StagedCases::Key{c.bytes, ho, dof}];
     row.bytes = c.bytes;
     row.host_offset = ho;
     row.device_offset = dof;
     row.gb_per_s[c.method] = rate(c);
-    if (const auto e = verified_estimate(c); e && e->lo > 0.0) ms[&row][c.method] = *e;
+    if (const auto e = verified_estimate(c); e && e->lo > 0.0) cases.ms[&row][c.method] = *e;
     if (c.method == "staged" || (c.method == "staged-back-to-back" && row.staged_path.empty())) {
       row.staged_path = c.extra.value("path", std::string());
     }
     if ((c.method == "staged" || c.method == "staged-back-to-back") && c.verified) {
       if (const auto u = engine_cpu(c.extra)) row.cpu[c.method] = *u;
     }
+    std::vector<std::string>& seen = cases.seen;
     if (std::find(seen.begin(), seen.end(), c.method) == seen.end()) seen.push_back(c.method);
   }
+}
+
+// The methods in their usual order; methods from a newer pinbench at the end.
+std::vector<std::string> methods_in_order(const std::vector<std::string>& seen) {
+  std::vector<std::string> methods;
   for (StagedMethod m : all_staged_methods()) {
     if (std::find(seen.begin(), seen.end(), to_string(m)) != seen.end()) {
-      a.methods.push_back(to_string(m));
+      methods.push_back(to_string(m));
     }
   }
-  for (const std::string& m : seen) {  // methods from a newer pinbench, at the end
-    if (std::find(a.methods.begin(), a.methods.end(), m) == a.methods.end()) a.methods.push_back(m);
+  for (const std::string& m : seen) {
+    if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
   }
+  return methods;
+}
 
-  for (auto& [direction, rows] : by_direction) {
+// Each row with its ratios to pinned and to the driver's pageable path, and its bound.
+void add_rows(StagedAnalysis& a, StagedCases& cases, const StagedGoals& goals) {
+  for (auto& [direction, rows] : cases.by_direction) {
     std::vector<StagedRow>& out = a.rows[direction];
     for (auto& entry : rows) {
       StagedRow& row = entry.second;  // not a structured binding: lambdas may not capture those
@@ -349,7 +365,7 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
       if (staged && driver) row.staged_over_driver = *staged / *driver;
       if (back_to_back && pinned) row.back_to_back_over_pinned = *back_to_back / *pinned;
       // A ratio of rates at one size is the inverse ratio of the times.
-      const auto& t = ms[&row];
+      const auto& t = cases.ms[&row];
       row.ms_estimate = t;
       const auto faster = [&](const char* num, const char* den) -> std::optional<Estimate> {
         const auto x = t.find(num);
@@ -360,79 +376,94 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
       row.staged_over_pinned_estimate = faster("staged", "pinned");
       row.staged_over_driver_estimate = faster("staged", "pageable-driver");
       row.back_to_back_over_pinned_estimate = faster("staged-back-to-back", "pinned");
-      add_bound(row, bound_ms[direction], t, goals.pinned_fraction);
+      add_bound(row, cases.bound_ms[direction], t, goals.pinned_fraction);
       out.push_back(row);
     }
   }
+}
 
+// The goals on the engine's rate in one direction: against its bound (or pinned, in records
+// without one) for large copies, and against the driver's pageable path.
+void add_rate_goals(StagedAnalysis& a, const char* direction,
+                    const std::vector<StagedRow>& direction_rows, const StagedGoals& goals) {
+  std::vector<const StagedRow*> large;
+  std::vector<const StagedRow*> all;
+  for (const StagedRow& r : direction_rows) {
+    all.push_back(&r);
+    if (r.bytes >= goals.from_bytes) large.push_back(&r);
+  }
+  const std::string from = format_size(goals.from_bytes);
+  // Records with the bound are judged against it; older ones against pinned, as they were.
+  const bool bounded = std::any_of(
+      large.begin(), large.end(), [](const StagedRow* r) { return r->bound_gb_per_s.has_value(); });
+  const std::string yardstick =
+      bounded ? fmt::format("its bound ({:.0f}% of pinned where the bound is above that)",
+                            100 * goals.pinned_fraction)
+              : std::string("pinned");
+  const char* label = bounded ? "staged/bound" : "staged/pinned";
+  a.goals.push_back(judge(
+      direction,
+      fmt::format("staged at {:.0f}% of {} or better from {} up", 100 * goals.pinned_fraction,
+                  yardstick, from),
+      large, label, "{:.3f}", "",
+      [bounded](const StagedRow& r) {
+        return bounded ? r.staged_goal_estimate : r.staged_over_pinned_estimate;
+      },
+      goals.pinned_fraction));
+  if (std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end()) {
+    StagedGoal g = judge(
+        direction,
+        fmt::format("staged back to back at {:.0f}% of {} or better from {} up",
+                    100 * goals.pinned_fraction, yardstick, from),
+        large, bounded ? "staged-back-to-back/bound" : "staged-back-to-back/pinned", "{:.3f}", "",
+        [bounded](const StagedRow& r) {
+          return bounded ? r.back_to_back_goal_estimate : r.back_to_back_over_pinned_estimate;
+        },
+        goals.pinned_fraction);
+    g.method = "staged-back-to-back";
+    a.goals.push_back(std::move(g));
+  }
+  std::vector<const StagedRow*> small;
+  for (const StagedRow& r : direction_rows) {
+    if (r.bytes >= goals.small_from_bytes && r.bytes <= goals.small_to_bytes) small.push_back(&r);
+  }
+  if (!small.empty()) {
+    a.goals.push_back(judge(
+        direction,
+        fmt::format("staged at {:g}x the driver's pageable path or better from {} to {}",
+                    goals.small_driver_multiple, format_size(goals.small_from_bytes),
+                    format_size(goals.small_to_bytes)),
+        small, "staged/pageable-driver", "{:.2f}", "x",
+        [](const StagedRow& r) { return r.staged_over_driver_estimate; },
+        goals.small_driver_multiple));
+  }
+  a.goals.push_back(judge(
+      direction,
+      fmt::format("staged at {:g}x the driver's pageable path or better from {} up",
+                  goals.driver_multiple, from),
+      large, "staged/pageable-driver", "{:.2f}", "x",
+      [](const StagedRow& r) { return r.staged_over_driver_estimate; }, goals.driver_multiple));
+  a.goals.push_back(judge(
+      direction,
+      fmt::format("staged never slower than the driver's pageable path at any size (within "
+                  "{:.0f}% noise)",
+                  100 * goals.noise),
+      all, "staged/pageable-driver", "{:.3f}", "",
+      [](const StagedRow& r) { return r.staged_over_driver_estimate; }, 1.0 - goals.noise));
+}
+
+}  // namespace
+
+StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals) {
+  StagedAnalysis a;
+  StagedCases cases;
+  read_cases(record, cases);
+  a.methods = methods_in_order(cases.seen);
+  add_rows(a, cases, goals);
   for (const char* direction : {"h2d", "d2h"}) {
     const auto it = a.rows.find(direction);
     if (it == a.rows.end()) continue;
-    std::vector<const StagedRow*> large;
-    std::vector<const StagedRow*> all;
-    for (const StagedRow& r : it->second) {
-      all.push_back(&r);
-      if (r.bytes >= goals.from_bytes) large.push_back(&r);
-    }
-    const std::string from = format_size(goals.from_bytes);
-    // Records with the bound are judged against it; older ones against pinned, as they were.
-    const bool bounded = std::any_of(large.begin(), large.end(), [](const StagedRow* r) {
-      return r->bound_gb_per_s.has_value();
-    });
-    const std::string yardstick =
-        bounded ? fmt::format("its bound ({:.0f}% of pinned where the bound is above that)",
-                              100 * goals.pinned_fraction)
-                : std::string("pinned");
-    const char* label = bounded ? "staged/bound" : "staged/pinned";
-    a.goals.push_back(judge(
-        direction,
-        fmt::format("staged at {:.0f}% of {} or better from {} up", 100 * goals.pinned_fraction,
-                    yardstick, from),
-        large, label, "{:.3f}", "",
-        [bounded](const StagedRow& r) {
-          return bounded ? r.staged_goal_estimate : r.staged_over_pinned_estimate;
-        },
-        goals.pinned_fraction));
-    if (std::find(a.methods.begin(), a.methods.end(), "staged-back-to-back") != a.methods.end()) {
-      StagedGoal g = judge(
-          direction,
-          fmt::format("staged back to back at {:.0f}% of {} or better from {} up",
-                      100 * goals.pinned_fraction, yardstick, from),
-          large, bounded ? "staged-back-to-back/bound" : "staged-back-to-back/pinned", "{:.3f}", "",
-          [bounded](const StagedRow& r) {
-            return bounded ? r.back_to_back_goal_estimate : r.back_to_back_over_pinned_estimate;
-          },
-          goals.pinned_fraction);
-      g.method = "staged-back-to-back";
-      a.goals.push_back(std::move(g));
-    }
-    std::vector<const StagedRow*> small;
-    for (const StagedRow& r : it->second) {
-      if (r.bytes >= goals.small_from_bytes && r.bytes <= goals.small_to_bytes) small.push_back(&r);
-    }
-    if (!small.empty()) {
-      a.goals.push_back(judge(
-          direction,
-          fmt::format("staged at {:g}x the driver's pageable path or better from {} to {}",
-                      goals.small_driver_multiple, format_size(goals.small_from_bytes),
-                      format_size(goals.small_to_bytes)),
-          small, "staged/pageable-driver", "{:.2f}", "x",
-          [](const StagedRow& r) { return r.staged_over_driver_estimate; },
-          goals.small_driver_multiple));
-    }
-    a.goals.push_back(judge(
-        direction,
-        fmt::format("staged at {:g}x the driver's pageable path or better from {} up",
-                    goals.driver_multiple, from),
-        large, "staged/pageable-driver", "{:.2f}", "x",
-        [](const StagedRow& r) { return r.staged_over_driver_estimate; }, goals.driver_multiple));
-    a.goals.push_back(judge(
-        direction,
-        fmt::format("staged never slower than the driver's pageable path at any size (within "
-                    "{:.0f}% noise)",
-                    100 * goals.noise),
-        all, "staged/pageable-driver", "{:.3f}", "",
-        [](const StagedRow& r) { return r.staged_over_driver_estimate; }, 1.0 - goals.noise));
+    add_rate_goals(a, direction, it->second, goals);
   }
   add_torch_goals(a, goals);
   if (record.config.contains("idle_engine")) {

@@ -539,6 +539,137 @@ Timed measure_host(BoundRig& rig, Buffers& b, bool to_device, bool under_dma, st
   return out;
 }
 
+// A staged run's record, buffers and methods, which every case uses.
+struct StagedRun {
+  const StagedBenchConfig& config;
+  RunRecord& record;
+  const ProgressFn& progress;
+  Buffers& b;
+  Methods& methods;
+  std::optional<BoundRig>& rig;
+  bool kinds_ok;          // every buffer is of the memory kind it should be
+  std::size_t total = 0;  // the cases to measure, for the progress lines
+  std::size_t n = 0;      // those begun
+};
+
+// A size measured, and how far past a page its host and device ends start.
+struct Size {
+  std::uint64_t bytes, host_off, dev_off;
+};
+
+// The configured methods this device can run; the others go to the config's "skipped", with why.
+std::vector<StagedMethod> methods_to_run(const StagedBenchConfig& config, RunRecord& record) {
+  const bool pageable_access = record.machine.pageable_memory_access != 0;
+  nlohmann::json skipped = nlohmann::json::array();
+  std::vector<StagedMethod> methods_run;
+  for (StagedMethod m : config.methods) {
+    if (m == StagedMethod::kSmPageableKernel && !pageable_access) {
+      skipped.push_back({{"method", to_string(m)},
+                         {"reason",
+                          "the device cannot reach pageable memory from a kernel "
+                          "(cudaDevAttrPageableMemoryAccess is 0)"}});
+      continue;
+    }
+    methods_run.push_back(m);
+  }
+  record.config["skipped"] = skipped;
+  return methods_run;
+}
+
+// The aligned sizes and the odd ones, smallest first.
+std::vector<Size> sizes_to_run(const StagedBenchConfig& config) {
+  std::vector<Size> sizes;
+  for (std::uint64_t s : config.sizes) sizes.push_back({s, 0, 0});
+  for (std::uint64_t s : config.odd_sizes)
+    sizes.push_back({s, config.host_offset, config.device_offset});
+  std::stable_sort(sizes.begin(), sizes.end(),
+                   [](const Size& x, const Size& y) { return x.bytes < y.bytes; });
+  return sizes;
+}
+
+// The engine's bound at one size and direction: its host threads alone, or under DMA.
+void measure_bound_case(StagedRun& run, Direction d, std::uint64_t bytes, bool under_dma) {
+  const StagedBenchConfig& config = run.config;
+  const bool to_device = d == Direction::kH2D;
+  const char* method = under_dma ? "host-under-dma" : "host";
+  run.progress(fmt::format("[{}/{}] {} bound: {} {}", ++run.n, run.total, to_string(d), method,
+                           format_size(bytes)));
+  const PhaseRange range(fmt::format("bound {} {} {}", to_string(d), method, size_token(bytes)));
+  const Timed r =
+      measure_host(*run.rig, run.b, to_device, under_dma, bytes, config.warmups, config.iterations);
+  const StagingRing& ring = to_device ? config.engine.to_device : config.engine.to_host;
+  const CaseSpec spec{"bound",        to_string(d),
+                      "pageable",     method,
+                      "host_clock",   bytes,
+                      config.warmups, gate_name({"bound", to_string(d), method}, bytes)};
+  Case c = make_case(spec, r, run.kinds_ok);
+  c.extra = {{"chunk_bytes", ring.chunk_bytes},
+             {"depth", ring.depth},
+             {"threads", ring.threads + (config.engine.caller_copies ? 1 : 0)},
+             {"copy", bound_copy_text(config.engine, to_device)}};
+  run.record.gates.push_back(
+      sampled_gate(c.gate, r,
+                   to_device ? "after the last sample, an untimed fill of each slot once left the "
+                               "source's first chunks in their slots"
+                             : "after the last sample the destination held every slot's bytes"));
+  run.record.cases.push_back(std::move(c));
+}
+
+// One method at one size and direction.
+void measure_method_case(StagedRun& run, Direction d, const Size& s, StagedMethod m) {
+  const StagedBenchConfig& config = run.config;
+  ++run.n;
+  run.progress(fmt::format("[{}/{}] {} {} {}{}", run.n, run.total, to_string(d), to_string(m),
+                           format_size(s.bytes), s.host_off || s.dev_off ? " unaligned" : ""));
+  const Leg leg = make_leg(run.b, d, m, s.bytes, s.host_off, s.dev_off);
+  const bool back_to_back = m == StagedMethod::kStagedBackToBack;
+  const PhaseRange range(fmt::format("staged {} {} {}", to_string(d), to_string(m),
+                                     size_token(s.bytes, s.host_off, s.dev_off)));
+  const bool engine = m == StagedMethod::kStaged || back_to_back || m == StagedMethod::kStagedFresh;
+  EngineCpu cpu;
+  Timed r = measure(run.methods, m, leg, run.b, config.warmups, config.iterations, !back_to_back,
+                    engine ? &cpu : nullptr);
+  // A registration left behind would make every later "pageable" figure a pinned one.
+  if (m == StagedMethod::kRegisterCopy && !r.failed &&
+      cuda::observed_memory_kind(leg.host) != "pageable") {
+    r.fail("the host buffer is still registered after cudaHostUnregister");
+  }
+  const CaseSpec spec{"staged",
+                      to_string(d),
+                      m == StagedMethod::kPinned ? "pinned" : "pageable",
+                      to_string(m),
+                      "host_clock",
+                      s.bytes,
+                      config.warmups,
+                      gate_name({"staged", to_string(d), to_string(m)},
+                                size_token(s.bytes, s.host_off, s.dev_off))};
+  Case c = make_case(spec, r, run.kinds_ok);
+  c.extra = {{"host_offset", s.host_off}, {"device_offset", s.dev_off}};
+  if (engine && !r.failed) c.extra["path"] = run.methods.last_staged ? "staged" : "direct";
+  if (engine && cpu.wall_s > 0.0) put_engine_cpu(c.extra, cpu);
+  if (m == StagedMethod::kMultithreadDriver) c.extra["threads"] = config.driver_threads;
+  std::string passed =
+      back_to_back ? fmt::format("after {} copies back to back, the destination held all {} bytes",
+                                 config.warmups + static_cast<int>(r.samples_ms.size()), s.bytes)
+                   : every_sample_detail(r.samples_ms.size(), s.bytes);
+  run.record.gates.push_back(sampled_gate(c.gate, r, passed));
+  run.record.cases.push_back(std::move(c));
+}
+
+// The engine idle, after every case: its threads' spins have long ended, and what is left is
+// what an engine made once and kept costs a program between its copies.
+void measure_idle_engine(RunRecord& record, const ProgressFn& progress) {
+  progress("the engine idle: 0.3 s to settle, then 1 s measured");
+  std::this_thread::sleep_for(kIdleSettle);
+  EngineCpu idle;
+  const CpuMark mark = CpuMark::now();
+  std::this_thread::sleep_for(kIdleMeasured);
+  mark.add_since(idle);
+  nlohmann::json j = {{"settle_s", std::chrono::duration<double>(kIdleSettle).count()}};
+  put_engine_cpu(j, idle);
+  record.config["idle_engine"] = j;
+}
+
 }  // namespace
 
 RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress) {
@@ -573,31 +704,8 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
     record.gates.push_back(kind_gate("kind/pinned-source", b.pinned_src.data(), "pinned"));
   const bool kinds_ok = gates_passed(record.gates);
 
-  const bool pageable_access = record.machine.pageable_memory_access != 0;
-  nlohmann::json skipped = nlohmann::json::array();
-  std::vector<StagedMethod> methods_run;
-  for (StagedMethod m : config.methods) {
-    if (m == StagedMethod::kSmPageableKernel && !pageable_access) {
-      skipped.push_back({{"method", to_string(m)},
-                         {"reason",
-                          "the device cannot reach pageable memory from a kernel "
-                          "(cudaDevAttrPageableMemoryAccess is 0)"}});
-      continue;
-    }
-    methods_run.push_back(m);
-  }
-  record.config["skipped"] = skipped;
-
-  struct Size {
-    std::uint64_t bytes, host_off, dev_off;
-  };
-  std::vector<Size> sizes;
-  for (std::uint64_t s : config.sizes) sizes.push_back({s, 0, 0});
-  for (std::uint64_t s : config.odd_sizes)
-    sizes.push_back({s, config.host_offset, config.device_offset});
-  std::stable_sort(sizes.begin(), sizes.end(),
-                   [](const Size& x, const Size& y) { return x.bytes < y.bytes; });
-
+  const std::vector<StagedMethod> methods_run = methods_to_run(config, record);
+  const std::vector<Size> sizes = sizes_to_run(config);
   std::vector<std::uint64_t> bound_sizes;
   for (std::uint64_t s : config.sizes) {
     if (s >= kMiB) bound_sizes.push_back(s);
@@ -613,38 +721,16 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
                                StagedMethod::kStagedFresh) != methods_run.end();
   const bool h2d = std::find(config.directions.begin(), config.directions.end(), Direction::kH2D) !=
                    config.directions.end();
-  const std::size_t total =
+  StagedRun run{config, record, progress, b, methods, rig, kinds_ok};
+  run.total =
       config.directions.size() * (sizes.size() * methods_run.size() + 2 * bound_sizes.size()) -
       (fresh && h2d ? sizes.size() : 0);
-  std::size_t n = 0;
   for (Direction d : config.directions) {
     const bool to_device = d == Direction::kH2D;
     for (std::uint64_t bytes : bound_sizes) {
       for (const bool under_dma : {false, true}) {
         if (stop_before_next_case(record)) break;
-        const char* method = under_dma ? "host-under-dma" : "host";
-        progress(fmt::format("[{}/{}] {} bound: {} {}", ++n, total, to_string(d), method,
-                             format_size(bytes)));
-        const PhaseRange range(
-            fmt::format("bound {} {} {}", to_string(d), method, size_token(bytes)));
-        const Timed r =
-            measure_host(*rig, b, to_device, under_dma, bytes, config.warmups, config.iterations);
-        const StagingRing& ring = to_device ? config.engine.to_device : config.engine.to_host;
-        const CaseSpec spec{"bound",        to_string(d),
-                            "pageable",     method,
-                            "host_clock",   bytes,
-                            config.warmups, gate_name({"bound", to_string(d), method}, bytes)};
-        Case c = make_case(spec, r, kinds_ok);
-        c.extra = {{"chunk_bytes", ring.chunk_bytes},
-                   {"depth", ring.depth},
-                   {"threads", ring.threads + (config.engine.caller_copies ? 1 : 0)},
-                   {"copy", bound_copy_text(config.engine, to_device)}};
-        record.gates.push_back(sampled_gate(
-            c.gate, r,
-            to_device ? "after the last sample, an untimed fill of each slot once left the "
-                        "source's first chunks in their slots"
-                      : "after the last sample the destination held every slot's bytes"));
-        record.cases.push_back(std::move(c));
+        measure_bound_case(run, d, bytes, under_dma);
       }
       if (record.incomplete) break;
     }
@@ -653,62 +739,13 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
       for (StagedMethod m : methods_run) {
         if (m == StagedMethod::kStagedFresh && to_device) continue;  // a destination method
         if (stop_before_next_case(record)) break;
-        ++n;
-        progress(fmt::format("[{}/{}] {} {} {}{}", n, total, to_string(d), to_string(m),
-                             format_size(s.bytes), s.host_off || s.dev_off ? " unaligned" : ""));
-        const Leg leg = make_leg(b, d, m, s.bytes, s.host_off, s.dev_off);
-        const bool back_to_back = m == StagedMethod::kStagedBackToBack;
-        const PhaseRange range(fmt::format("staged {} {} {}", to_string(d), to_string(m),
-                                           size_token(s.bytes, s.host_off, s.dev_off)));
-        const bool engine =
-            m == StagedMethod::kStaged || back_to_back || m == StagedMethod::kStagedFresh;
-        EngineCpu cpu;
-        Timed r = measure(methods, m, leg, b, config.warmups, config.iterations, !back_to_back,
-                          engine ? &cpu : nullptr);
-        // A registration left behind would make every later "pageable" figure a pinned one.
-        if (m == StagedMethod::kRegisterCopy && !r.failed &&
-            cuda::observed_memory_kind(leg.host) != "pageable") {
-          r.fail("the host buffer is still registered after cudaHostUnregister");
-        }
-        const CaseSpec spec{"staged",
-                            to_string(d),
-                            m == StagedMethod::kPinned ? "pinned" : "pageable",
-                            to_string(m),
-                            "host_clock",
-                            s.bytes,
-                            config.warmups,
-                            gate_name({"staged", to_string(d), to_string(m)},
-                                      size_token(s.bytes, s.host_off, s.dev_off))};
-        Case c = make_case(spec, r, kinds_ok);
-        c.extra = {{"host_offset", s.host_off}, {"device_offset", s.dev_off}};
-        if (engine && !r.failed) c.extra["path"] = methods.last_staged ? "staged" : "direct";
-        if (engine && cpu.wall_s > 0.0) put_engine_cpu(c.extra, cpu);
-        if (m == StagedMethod::kMultithreadDriver) c.extra["threads"] = config.driver_threads;
-        std::string passed =
-            back_to_back
-                ? fmt::format("after {} copies back to back, the destination held all {} bytes",
-                              config.warmups + static_cast<int>(r.samples_ms.size()), s.bytes)
-                : every_sample_detail(r.samples_ms.size(), s.bytes);
-        record.gates.push_back(sampled_gate(c.gate, r, passed));
-        record.cases.push_back(std::move(c));
+        measure_method_case(run, d, s, m);
       }
       if (record.incomplete) break;
     }
     if (record.incomplete) break;
   }
-  if (!record.incomplete) {
-    // The engine idle, after every case: its threads' spins have long ended, and what is left
-    // is what an engine made once and kept costs a program between its copies.
-    progress("the engine idle: 0.3 s to settle, then 1 s measured");
-    std::this_thread::sleep_for(kIdleSettle);
-    EngineCpu idle;
-    const CpuMark mark = CpuMark::now();
-    std::this_thread::sleep_for(kIdleMeasured);
-    mark.add_since(idle);
-    nlohmann::json j = {{"settle_s", std::chrono::duration<double>(kIdleSettle).count()}};
-    put_engine_cpu(j, idle);
-    record.config["idle_engine"] = j;
-  }
+  if (!record.incomplete) measure_idle_engine(record, progress);
   put_engine_threads(record.config["engine"], copier.stats());
   finish_record(record, start);
   return record;

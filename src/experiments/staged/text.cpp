@@ -205,73 +205,66 @@ StagedCpuColumns staged_cpu_columns(const StagedAnalysis& a, const std::string& 
   return c;
 }
 
-std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a) {
-  std::string out = engine_header(
-      record,
-      "pinbench staged: pageable memory through the staged engine, against every other way");
-  const int samples = record.config.value("iterations", 0);
-  out += fmt::format(
-      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Each rate is from the median of {} samples, "
-      "each timed with the host clock from the call to the copy's completion, the same for every "
-      "method. A dash marks a case whose byte check failed or that was not measured.\n",
-      samples);
+namespace {
 
-  bool any_bound = false;
-  std::vector<std::string> headers;  // every column printed, for the legend
-  for (const char* direction : {"h2d", "d2h"}) {
-    const auto it = a.rows.find(direction);
-    if (it == a.rows.end()) continue;
-    // Two tables a direction, each within a terminal's width: the rates of the methods measured
-    // this way, then the ratios the goals judge and the engine's bound.
-    const StagedColumns columns = staged_columns(a, direction);
-    any_bound = any_bound || columns.bounded;
-    std::vector<std::string> rate_header = {"size", "at"};
-    for (const std::string& m : columns.methods) rate_header.push_back(header_for(m));
-    std::vector<std::string> ratio_header = {"size", "at"};
-    for (const std::string& h : columns.ratio_header("b2b")) ratio_header.push_back(h);
-    headers.insert(headers.end(), rate_header.begin(), rate_header.end());
-    headers.insert(headers.end(), ratio_header.begin(), ratio_header.end());
-    std::vector<bool> right(ratio_header.size(), true);
-    right.front() = false;
-    right.back() = false;
-    TextTable rates(rate_header);
-    TextTable ratios(ratio_header, right);
-    for (const StagedRow& r : it->second) {
-      const std::vector<std::string> where = {
-          exact_size(r.bytes), r.host_offset || r.device_offset
+// A row's size and where its ends start: "page", or "+3/+1" bytes past one.
+std::vector<std::string> where_cells(const StagedRow& r) {
+  return {exact_size(r.bytes), r.host_offset || r.device_offset
                                    ? fmt::format("+{}/+{}", r.host_offset, r.device_offset)
                                    : "page"};
-      std::vector<std::string> row = where;
-      for (std::string& cell : columns.rate_cells(r)) row.push_back(std::move(cell));
-      rates.add_row(row);
-      row = where;
-      for (std::string& cell : columns.ratio_cells(r)) row.push_back(std::move(cell));
-      ratios.add_row(row);
-    }
-    out += fmt::format("\n{} (GB/s)\n{}", direction_title(direction), rates.render());
-    out += fmt::format("\n{}: ratios{}\n{}", direction_title(direction),
-                       columns.bounded ? ", and the engine's bound (GB/s)" : "", ratios.render());
-    const StagedCpuColumns cpu = staged_cpu_columns(a, direction);
-    if (!cpu.methods.empty()) {
-      std::vector<std::string> header = {"size", "at"};
-      for (const std::string& h : cpu.header("b2b")) header.push_back(h);
-      TextTable t(header);
-      for (const StagedRow& r : it->second) {
-        if (r.cpu.empty()) continue;
-        std::vector<std::string> row = {exact_size(r.bytes),
-                                        r.host_offset || r.device_offset
-                                            ? fmt::format("+{}/+{}", r.host_offset, r.device_offset)
-                                            : "page"};
-        for (std::string& cell : cpu.cells(r)) row.push_back(std::move(cell));
-        t.add_row(row);
-      }
-      out += fmt::format("\n{}: the engine's CPU while copying\n{}", direction_title(direction),
-                         t.render());
-    }
+}
+
+// Two tables a direction, each within a terminal's width: the rates of the methods measured this
+// way (`columns`), then the ratios the goals judge and the engine's bound; and the engine's CPU
+// where the record has it. Every column printed is added to `headers`, for the legend.
+std::string direction_text(const StagedAnalysis& a, const std::string& direction,
+                           const StagedColumns& columns, const std::vector<StagedRow>& rows,
+                           std::vector<std::string>& headers) {
+  std::vector<std::string> rate_header = {"size", "at"};
+  for (const std::string& m : columns.methods) rate_header.push_back(header_for(m));
+  std::vector<std::string> ratio_header = {"size", "at"};
+  for (const std::string& h : columns.ratio_header("b2b")) ratio_header.push_back(h);
+  headers.insert(headers.end(), rate_header.begin(), rate_header.end());
+  headers.insert(headers.end(), ratio_header.begin(), ratio_header.end());
+  std::vector<bool> right(ratio_header.size(), true);
+  right.front() = false;
+  right.back() = false;
+  TextTable rates(rate_header);
+  TextTable ratios(ratio_header, right);
+  for (const StagedRow& r : rows) {
+    const std::vector<std::string> where = where_cells(r);
+    std::vector<std::string> row = where;
+    for (std::string& cell : columns.rate_cells(r)) row.push_back(std::move(cell));
+    rates.add_row(row);
+    row = where;
+    for (std::string& cell : columns.ratio_cells(r)) row.push_back(std::move(cell));
+    ratios.add_row(row);
   }
+  std::string out = fmt::format("\n{} (GB/s)\n{}", direction_title(direction), rates.render());
+  out += fmt::format("\n{}: ratios{}\n{}", direction_title(direction),
+                     columns.bounded ? ", and the engine's bound (GB/s)" : "", ratios.render());
+  const StagedCpuColumns cpu = staged_cpu_columns(a, direction);
+  if (!cpu.methods.empty()) {
+    std::vector<std::string> header = {"size", "at"};
+    for (const std::string& h : cpu.header("b2b")) header.push_back(h);
+    TextTable t(header);
+    for (const StagedRow& r : rows) {
+      if (r.cpu.empty()) continue;
+      std::vector<std::string> row = where_cells(r);
+      for (std::string& cell : cpu.cells(r)) row.push_back(std::move(cell));
+      t.add_row(row);
+    }
+    out += fmt::format("\n{}: the engine's CPU while copying\n{}", direction_title(direction),
+                       t.render());
+  }
+  return out;
+}
+
+// The legend, naming only the columns printed (`headers`): a record of three methods is not told
+// what seven others mean.
+std::string legend_text(const StagedAnalysis& a, const std::vector<std::string>& headers,
+                        bool any_bound) {
   const bool any_cpu = a.has_cpu("h2d") || a.has_cpu("d2h");
-  // The legend names only the columns printed above: a record of three methods is not told
-  // what seven others mean.
   const auto shown = [&](const std::string& column) {
     return std::any_of(headers.begin(), headers.end(), [&](const std::string& h) {
       return h == column ||
@@ -303,7 +296,7 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
   std::string words;
   for (const std::string& w : legend) words += (words.empty() ? "" : " ") + w;
   if (words.back() == ';') words.back() = '.';
-  out += "  " + words + "\n";
+  std::string out = "  " + words + "\n";
   if (std::find(a.methods.begin(), a.methods.end(), "staged-fresh") != a.methods.end()) {
     out +=
         "  staged fresh = the engine's call to the host into memory never written before, "
@@ -316,6 +309,32 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
         "host+dma and pinned (docs/methodology.md, \"The engine's bound\").\n";
   }
   if (any_cpu) out += fmt::format("  {}\n", kStagedCpuLegend);
+  return out;
+}
+
+}  // namespace
+
+std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a) {
+  std::string out = engine_header(
+      record,
+      "pinbench staged: pageable memory through the staged engine, against every other way");
+  const int samples = record.config.value("iterations", 0);
+  out += fmt::format(
+      "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Each rate is from the median of {} samples, "
+      "each timed with the host clock from the call to the copy's completion, the same for every "
+      "method. A dash marks a case whose byte check failed or that was not measured.\n",
+      samples);
+
+  bool any_bound = false;
+  std::vector<std::string> headers;  // every column printed, for the legend
+  for (const char* direction : {"h2d", "d2h"}) {
+    const auto it = a.rows.find(direction);
+    if (it == a.rows.end()) continue;
+    const StagedColumns columns = staged_columns(a, direction);
+    any_bound = any_bound || columns.bounded;
+    out += direction_text(a, direction, columns, it->second, headers);
+  }
+  out += legend_text(a, headers, any_bound);
   if (a.idle) out += fmt::format("\nIdle engine: {}.\n", idle_engine_text(a));
 
   if (record.config.contains("skipped") && !record.config["skipped"].empty()) {

@@ -296,8 +296,21 @@ int write_legend(std::string& out, const std::vector<LegendEntry>& entries, doub
   return row + 1;
 }
 
-std::string render_size_chart(const SizeChart& chart) {
-  // The x range: whole powers of two around every size, so ticks fall on round sizes.
+namespace {
+
+// Where a size chart draws: x is log2 of the size over whole powers of two [lo, hi], a tick every
+// `step`; y is linear from 0 to the axis's top.
+struct SizePlot {
+  int lo = 10, hi = 20, step = 1;
+  LinearAxis y_axis;
+  double left = 68, right = kWidth - 28, top = 0, bottom = kHeight - 56;
+  double px(double x) const { return left + (std::log2(x) - lo) / (hi - lo) * (right - left); }
+  double py(double y) const { return bottom - y / y_axis.top * (bottom - top); }
+};
+
+// The x range: whole powers of two around every size, so ticks fall on round sizes; the y range
+// up to the highest value, rule or floor; `legend_rows` rows of legend above the plot.
+SizePlot size_plot(const SizeChart& chart, int legend_rows) {
   double min_x = 0, max_x = 0, max_y = 0;
   bool any = false;
   for (const ChartSeries& s : chart.series) {
@@ -311,49 +324,38 @@ std::string render_size_chart(const SizeChart& chart) {
   }
   for (const ChartRule& r : chart.rules) max_y = std::max(max_y, r.value);
   max_y = std::max(max_y, chart.y_at_least);
-  int lo = any ? static_cast<int>(std::floor(std::log2(min_x))) : 10;
-  int hi = any ? static_cast<int>(std::ceil(std::log2(max_x))) : 20;
-  if (hi == lo) {
-    --lo;
-    ++hi;
+  SizePlot p;
+  p.lo = any ? static_cast<int>(std::floor(std::log2(min_x))) : 10;
+  p.hi = any ? static_cast<int>(std::ceil(std::log2(max_x))) : 20;
+  if (p.hi == p.lo) {
+    --p.lo;
+    ++p.hi;
   }
-  int step = 1;
-  while ((hi - lo) / step + 1 > 10) ++step;
-  const LinearAxis y_axis = nice_axis(max_y);
+  while ((p.hi - p.lo) / p.step + 1 > 10) ++p.step;
+  p.y_axis = nice_axis(max_y);
+  p.top = 62 + kLegendRow * legend_rows;
+  return p;
+}
 
-  std::vector<LegendEntry> legend;
-  for (std::size_t i = 0; i < chart.series.size(); ++i) {
-    legend.push_back({chart.series[i].label, chart.series[i].colour, static_cast<int>(i)});
-  }
-
-  const double left = 68, right = kWidth - 28;
-  const int rows = legend_rows(legend, right - 12);
-  const double top = 62 + kLegendRow * rows;
-  const double bottom = kHeight - 56;
-  const auto px = [&](double x) { return left + (std::log2(x) - lo) / (hi - lo) * (right - left); };
-  const auto py = [&](double y) { return bottom - y / y_axis.top * (bottom - top); };
-
-  std::string out = open_svg(kWidth, kHeight, chart.title, "size-chart");
-  out += title_text(chart.title, kWidth);
-  write_legend(out, legend, 12, 50, right - 12);
-
-  // Grid and ticks.
+// Grid, ticks and the axes' titles.
+void write_size_axes(std::string& out, const SizeChart& chart, const SizePlot& p) {
+  const double left = p.left, right = p.right, top = p.top, bottom = p.bottom;
   out += "<g class=\"axes\" font-size=\"11\" fill=\"" + std::string(kAxisColour) + "\">\n";
-  for (int e = lo; e <= hi; e += step) {
-    const double x = left + static_cast<double>(e - lo) / (hi - lo) * (right - left);
+  for (int e = p.lo; e <= p.hi; e += p.step) {
+    const double x = left + static_cast<double>(e - p.lo) / (p.hi - p.lo) * (right - left);
     out += fmt::format(
         "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>"
         "<text x=\"{0}\" y=\"{4}\" text-anchor=\"middle\">{5}</text>\n",
         c(x), c(top), c(bottom + 4), kGridColour, c(bottom + 18), bytes_label(e));
   }
-  const int y_ticks = static_cast<int>(std::round(y_axis.top / y_axis.step));
+  const int y_ticks = static_cast<int>(std::round(p.y_axis.top / p.y_axis.step));
   for (int i = 0; i <= y_ticks; ++i) {
-    const double v = i * y_axis.step;
+    const double v = i * p.y_axis.step;
     out += fmt::format(
         "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\"/>"
         "<text x=\"{4}\" y=\"{1}\" dy=\"0.32em\" text-anchor=\"end\">{5}</text>\n",
-        c(left - 4), c(py(v)), c(right), kGridColour, c(left - 8),
-        format_fixed(v, y_axis.decimals));
+        c(left - 4), c(p.py(v)), c(right), kGridColour, c(left - 8),
+        format_fixed(v, p.y_axis.decimals));
   }
   out += fmt::format(
       "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{4}\"/>"
@@ -368,60 +370,84 @@ std::string render_size_chart(const SizeChart& chart) {
       "fill=\"{}\">{}</text>\n",
       c((top + bottom) / 2), kTextColour, xml_escape(chart.y_title));
   out += "</g>\n";
+}
 
-  // Rule labels sit above their line; when two rules are too close for that, the lower one's
-  // label goes below its line instead.
+// Rule labels sit above their line; when two rules are too close for that, the lower one's
+// label goes below its line instead.
+void write_size_rules(std::string& out, const SizeChart& chart, const SizePlot& p) {
   std::vector<ChartRule> rules = chart.rules;
   std::sort(rules.begin(), rules.end(),
             [](const ChartRule& x, const ChartRule& y) { return x.value < y.value; });
   for (std::size_t i = 0; i < rules.size(); ++i) {
-    const double y = py(rules[i].value);
-    const bool crowded = i + 1 < rules.size() && y - py(rules[i + 1].value) < 16;
-    rule_line(out, left, y, right, y);
+    const double y = p.py(rules[i].value);
+    const bool crowded = i + 1 < rules.size() && y - p.py(rules[i + 1].value) < 16;
+    rule_line(out, p.left, y, p.right, y);
     out += fmt::format(
         "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"{}\">{}</text>\n",
-        c(right - 4), c(crowded ? y + 14 : y - 5), kAxisColour, xml_escape(rules[i].label));
+        c(p.right - 4), c(crowded ? y + 14 : y - 5), kAxisColour, xml_escape(rules[i].label));
   }
+}
 
+// Series `index`: its line, broken where a value is missing, and a marker at each point.
+void write_size_series(std::string& out, const SizeChart& chart, std::size_t index,
+                       const SizePlot& p) {
+  const ChartSeries& s = chart.series[index];
+  // Series that coincide (every page-locked kind reaches the same link rate) would hide each
+  // other; each is set a few pixels apart along x, far less than one size step, so every
+  // marker shows.
+  const double dodge =
+      (static_cast<double>(index) - (static_cast<double>(chart.series.size()) - 1) / 2) * 4.0;
+  out += fmt::format("<g class=\"series\" data-series=\"{}\">\n", xml_escape(s.label));
+  // A missing value breaks the line: a failed gate must not look like a measured trend.
+  std::vector<std::string> segments;
+  std::string segment;
+  int in_segment = 0;
+  for (const auto& [x, y] : s.points) {
+    if (!y || x <= 0) {
+      if (in_segment > 1) segments.push_back(segment);
+      segment.clear();
+      in_segment = 0;
+      continue;
+    }
+    segment += (in_segment > 0 ? " " : "") + c(p.px(x) + dodge) + "," + c(p.py(*y));
+    ++in_segment;
+  }
+  if (in_segment > 1) segments.push_back(segment);
+  for (const std::string& points : segments) {
+    out += fmt::format(
+        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2.2\" stroke-linejoin=\"round\"{} "
+        "points=\"{}\"/>\n",
+        s.colour, s.dashed ? " stroke-dasharray=\"7 4\"" : "", points);
+  }
+  for (const auto& [x, y] : s.points) {
+    if (!y || x <= 0) continue;
+    out +=
+        marker_svg(static_cast<int>(index), p.px(x) + dodge, p.py(*y), s.colour, " class=\"point\"",
+                   fmt::format("<title>{}, {}: {}{}</title>", xml_escape(s.label),
+                               format_size(static_cast<std::uint64_t>(x)),
+                               format_fixed(*y, chart.decimals), xml_escape(chart.value_suffix)));
+    out += "\n";
+  }
+  out += "</g>\n";
+}
+
+}  // namespace
+
+std::string render_size_chart(const SizeChart& chart) {
+  std::vector<LegendEntry> legend;
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    legend.push_back({chart.series[i].label, chart.series[i].colour, static_cast<int>(i)});
+  }
+  const double right = SizePlot().right;
+  const SizePlot plot = size_plot(chart, legend_rows(legend, right - 12));
+
+  std::string out = open_svg(kWidth, kHeight, chart.title, "size-chart");
+  out += title_text(chart.title, kWidth);
+  write_legend(out, legend, 12, 50, right - 12);
+  write_size_axes(out, chart, plot);
+  write_size_rules(out, chart, plot);
   for (std::size_t index = 0; index < chart.series.size(); ++index) {
-    const ChartSeries& s = chart.series[index];
-    // Series that coincide (every page-locked kind reaches the same link rate) would hide each
-    // other; each is set a few pixels apart along x, far less than one size step, so every
-    // marker shows.
-    const double dodge =
-        (static_cast<double>(index) - (static_cast<double>(chart.series.size()) - 1) / 2) * 4.0;
-    out += fmt::format("<g class=\"series\" data-series=\"{}\">\n", xml_escape(s.label));
-    // A missing value breaks the line: a failed gate must not look like a measured trend.
-    std::vector<std::string> segments;
-    std::string segment;
-    int in_segment = 0;
-    for (const auto& [x, y] : s.points) {
-      if (!y || x <= 0) {
-        if (in_segment > 1) segments.push_back(segment);
-        segment.clear();
-        in_segment = 0;
-        continue;
-      }
-      segment += (in_segment > 0 ? " " : "") + c(px(x) + dodge) + "," + c(py(*y));
-      ++in_segment;
-    }
-    if (in_segment > 1) segments.push_back(segment);
-    for (const std::string& points : segments) {
-      out += fmt::format(
-          "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2.2\" stroke-linejoin=\"round\"{} "
-          "points=\"{}\"/>\n",
-          s.colour, s.dashed ? " stroke-dasharray=\"7 4\"" : "", points);
-    }
-    for (const auto& [x, y] : s.points) {
-      if (!y || x <= 0) continue;
-      out +=
-          marker_svg(static_cast<int>(index), px(x) + dodge, py(*y), s.colour, " class=\"point\"",
-                     fmt::format("<title>{}, {}: {}{}</title>", xml_escape(s.label),
-                                 format_size(static_cast<std::uint64_t>(x)),
-                                 format_fixed(*y, chart.decimals), xml_escape(chart.value_suffix)));
-      out += "\n";
-    }
-    out += "</g>\n";
+    write_size_series(out, chart, index, plot);
   }
   return out + "</svg>\n";
 }

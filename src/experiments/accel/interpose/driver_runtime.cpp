@@ -1,7 +1,8 @@
-// The driver backend of accel's engine: each runtime call of runtime_calls.def made with the
-// driver's own functions (driver_api.hpp), for a process that has no shared runtime to forward
-// to (a program that links the runtime statically, as nvcc does by default, or that calls only
-// the driver API). real_runtime.cpp picks this backend when no libcudart.so is loaded.
+// The driver backend of accel's engine: each runtime call of the engine's list
+// (transfer/runtime_calls.def) made with the driver's own functions (driver_api.hpp), for a process
+// that has no shared runtime to forward to (a program that links the runtime statically, as nvcc
+// does by default, or that calls only the driver API). real_runtime.cpp picks this backend when no
+// libcudart.so is loaded.
 //
 // The runtime's meaning, as far as the engine relies on it:
 //  - a device is its primary context, as the runtime's is: cudaSetDevice makes it current on the

@@ -1,5 +1,5 @@
-// The runtime calls of accel's library (runtime_calls.def, runtime_names.hpp): forwarded to the
-// program's own libcudart where it has one, else made with the driver's functions
+// The runtime calls of accel's library (transfer/runtime_calls.def, runtime_names.hpp): forwarded
+// to the program's own libcudart where it has one, else made with the driver's functions
 // (driver_runtime.cpp: a runtime linked statically, a program of the driver API). Each finds its
 // function once, on first use: by then the program has called CUDA, so what it uses is loaded.
 // While one runs, its thread is inside accel (entry.hpp): the runtime's own calls of the driver
@@ -27,7 +27,7 @@ const char* missing<const char*>() {
 
 extern "C" {
 #define PINBENCH_RUNTIME_CALL(ret, name, params, args) ret pinbench_accel_driver_##name params;
-#include "experiments/accel/interpose/runtime_calls.def"
+#include "transfer/runtime_calls.def"
 #undef PINBENCH_RUNTIME_CALL
 
 #define PINBENCH_RUNTIME_CALL(ret, name, params, args)                                        \
@@ -40,6 +40,6 @@ extern "C" {
     const pinbench::accel::Inside inside;                                                     \
     return real args;                                                                         \
   }
-#include "experiments/accel/interpose/runtime_calls.def"
+#include "transfer/runtime_calls.def"
 #undef PINBENCH_RUNTIME_CALL
 }

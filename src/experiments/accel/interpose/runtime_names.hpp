@@ -1,8 +1,8 @@
-// Forced ahead of every file of accel's library that calls the CUDA runtime for itself (the
-// staged engine, the router; not interpose.cpp, which defines the program's entry points): each
-// runtime call of runtime_calls.def is renamed to pinbench_accel_NAME, which real_runtime.cpp
-// defines as a call into the program's own libcudart. Included before <cuda_runtime_api.h>, so
-// the header declares the renamed functions with the runtime's own signatures.
+// Forced ahead of every file of accel's library that calls the CUDA runtime for itself (the staged
+// engine, the router; not interpose.cpp, which defines the program's entry points): each runtime
+// call of transfer/runtime_calls.def is renamed to pinbench_accel_NAME, which real_runtime.cpp
+// defines as a call into the program's own libcudart. Included before <cuda_runtime_api.h>, so the
+// header declares the renamed functions with the runtime's own signatures.
 #pragma once
 
 #define PINBENCH_ACCEL_RENAMED(name) pinbench_accel_##name
