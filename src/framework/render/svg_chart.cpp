@@ -298,14 +298,54 @@ int write_legend(std::string& out, const std::vector<LegendEntry>& entries, doub
 
 namespace {
 
-// Where a size chart draws: x is log2 of the size over whole powers of two [lo, hi], a tick every
-// `step`; y is linear from 0 to the axis's top.
-struct SizePlot {
-  int lo = 10, hi = 20, step = 1;
+// The frame an x-y chart draws in: the plot's edges, and a linear y axis from 0 to its top.
+struct PlotFrame {
   LinearAxis y_axis;
   double left = 68, right = kWidth - 28, top = 0, bottom = kHeight - 56;
-  double px(double x) const { return left + (std::log2(x) - lo) / (hi - lo) * (right - left); }
   double py(double y) const { return bottom - y / y_axis.top * (bottom - top); }
+};
+
+// Grid lines and labels at `x_ticks` (pixel x, label) and at the y axis's steps, the two axes,
+// and their titles.
+void write_axes(std::string& out, const PlotFrame& p,
+                const std::vector<std::pair<double, std::string>>& x_ticks,
+                const std::string& x_title, const std::string& y_title) {
+  const double left = p.left, right = p.right, top = p.top, bottom = p.bottom;
+  out += "<g class=\"axes\" font-size=\"11\" fill=\"" + std::string(kAxisColour) + "\">\n";
+  for (const auto& [x, label] : x_ticks) {
+    out += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>"
+        "<text x=\"{0}\" y=\"{4}\" text-anchor=\"middle\">{5}</text>\n",
+        c(x), c(top), c(bottom + 4), kGridColour, c(bottom + 18), label);
+  }
+  const int y_ticks = static_cast<int>(std::round(p.y_axis.top / p.y_axis.step));
+  for (int i = 0; i <= y_ticks; ++i) {
+    const double v = i * p.y_axis.step;
+    out += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\"/>"
+        "<text x=\"{4}\" y=\"{1}\" dy=\"0.32em\" text-anchor=\"end\">{5}</text>\n",
+        c(left - 4), c(p.py(v)), c(right), kGridColour, c(left - 8),
+        format_fixed(v, p.y_axis.decimals));
+  }
+  out += fmt::format(
+      "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{4}\"/>"
+      "<line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"{4}\"/>\n",
+      c(left), c(top), c(bottom), c(right), kAxisColour);
+  out += fmt::format(
+      "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
+      c((left + right) / 2), c(kHeight - 14), kTextColour, x_title);
+  out += fmt::format(
+      "<text transform=\"translate(18 {}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\" "
+      "fill=\"{}\">{}</text>\n",
+      c((top + bottom) / 2), kTextColour, xml_escape(y_title));
+  out += "</g>\n";
+}
+
+// Where a size chart draws: x is log2 of the size over whole powers of two [lo, hi], a tick every
+// `step`.
+struct SizePlot : PlotFrame {
+  int lo = 10, hi = 20, step = 1;
+  double px(double x) const { return left + (std::log2(x) - lo) / (hi - lo) * (right - left); }
 };
 
 // The x range: whole powers of two around every size, so ticks fall on round sizes; the y range
@@ -339,37 +379,14 @@ SizePlot size_plot(const SizeChart& chart, int legend_rows) {
 
 // Grid, ticks and the axes' titles.
 void write_size_axes(std::string& out, const SizeChart& chart, const SizePlot& p) {
-  const double left = p.left, right = p.right, top = p.top, bottom = p.bottom;
-  out += "<g class=\"axes\" font-size=\"11\" fill=\"" + std::string(kAxisColour) + "\">\n";
+  std::vector<std::pair<double, std::string>> ticks;
   for (int e = p.lo; e <= p.hi; e += p.step) {
-    const double x = left + static_cast<double>(e - p.lo) / (p.hi - p.lo) * (right - left);
-    out += fmt::format(
-        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>"
-        "<text x=\"{0}\" y=\"{4}\" text-anchor=\"middle\">{5}</text>\n",
-        c(x), c(top), c(bottom + 4), kGridColour, c(bottom + 18), bytes_label(e));
+    ticks.emplace_back(p.left + static_cast<double>(e - p.lo) / (p.hi - p.lo) * (p.right - p.left),
+                       bytes_label(e));
   }
-  const int y_ticks = static_cast<int>(std::round(p.y_axis.top / p.y_axis.step));
-  for (int i = 0; i <= y_ticks; ++i) {
-    const double v = i * p.y_axis.step;
-    out += fmt::format(
-        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\"/>"
-        "<text x=\"{4}\" y=\"{1}\" dy=\"0.32em\" text-anchor=\"end\">{5}</text>\n",
-        c(left - 4), c(p.py(v)), c(right), kGridColour, c(left - 8),
-        format_fixed(v, p.y_axis.decimals));
-  }
-  out += fmt::format(
-      "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{4}\"/>"
-      "<line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"{4}\"/>\n",
-      c(left), c(top), c(bottom), c(right), kAxisColour);
-  out += fmt::format(
-      "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"{}\">transfer size "
-      "(bytes, log scale; KiB, MiB, GiB = 2^10, 2^20, 2^30 bytes)</text>\n",
-      c((left + right) / 2), c(kHeight - 14), kTextColour);
-  out += fmt::format(
-      "<text transform=\"translate(18 {}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\" "
-      "fill=\"{}\">{}</text>\n",
-      c((top + bottom) / 2), kTextColour, xml_escape(chart.y_title));
-  out += "</g>\n";
+  write_axes(out, p, ticks,
+             "transfer size (bytes, log scale; KiB, MiB, GiB = 2^10, 2^20, 2^30 bytes)",
+             chart.y_title);
 }
 
 // Rule labels sit above their line; when two rules are too close for that, the lower one's
@@ -463,66 +480,41 @@ std::string render_scatter_chart(const ScatterChart& chart) {
   }
   // The x axis: whole steps from at most zero past the largest x (a slowdown may be slightly
   // negative from noise, and the axis shows it rather than clipping it).
-  const LinearAxis x_step = nice_axis(std::max(max_x - min_x, 1e-9));
-  const double x_lo = std::floor(min_x / x_step.step) * x_step.step;
-  double x_hi = std::ceil(max_x / x_step.step) * x_step.step;
-  if (x_hi <= x_lo) x_hi = x_lo + x_step.step;
-  const LinearAxis y_axis = nice_axis(max_y);
+  const LinearAxis x_axis = nice_axis(std::max(max_x - min_x, 1e-9));
+  const double x_lo = std::floor(min_x / x_axis.step) * x_axis.step;
+  double x_hi = std::ceil(max_x / x_axis.step) * x_axis.step;
+  if (x_hi <= x_lo) x_hi = x_lo + x_axis.step;
 
   std::vector<LegendEntry> legend;
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
     legend.push_back({chart.series[i].label, chart.series[i].colour, static_cast<int>(i)});
   }
-  const double left = 68, right = kWidth - 28;
-  const int rows = legend_rows(legend, right - 12);
-  const double top = 62 + kLegendRow * rows;
-  const double bottom = kHeight - 56;
-  const auto px = [&](double x) { return left + (x - x_lo) / (x_hi - x_lo) * (right - left); };
-  const auto py = [&](double y) { return bottom - y / y_axis.top * (bottom - top); };
+  PlotFrame p;
+  p.y_axis = nice_axis(max_y);
+  p.top = 62 + kLegendRow * legend_rows(legend, p.right - 12);
+  const auto px = [&](double x) {
+    return p.left + (x - x_lo) / (x_hi - x_lo) * (p.right - p.left);
+  };
+  std::vector<std::pair<double, std::string>> ticks;
+  const int x_ticks = static_cast<int>(std::round((x_hi - x_lo) / x_axis.step));
+  for (int i = 0; i <= x_ticks; ++i) {
+    const double v = x_lo + i * x_axis.step;
+    ticks.emplace_back(px(v), format_fixed(v, x_axis.decimals));
+  }
 
   std::string out = open_svg(kWidth, kHeight, chart.title, "scatter-chart");
   out += title_text(chart.title, kWidth);
-  write_legend(out, legend, 12, 50, right - 12);
-  out += "<g class=\"axes\" font-size=\"11\" fill=\"" + std::string(kAxisColour) + "\">\n";
-  const int x_ticks = static_cast<int>(std::round((x_hi - x_lo) / x_step.step));
-  for (int i = 0; i <= x_ticks; ++i) {
-    const double v = x_lo + i * x_step.step;
-    out += fmt::format(
-        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>"
-        "<text x=\"{0}\" y=\"{4}\" text-anchor=\"middle\">{5}</text>\n",
-        c(px(v)), c(top), c(bottom + 4), kGridColour, c(bottom + 18),
-        format_fixed(v, x_step.decimals));
-  }
-  const int y_ticks = static_cast<int>(std::round(y_axis.top / y_axis.step));
-  for (int i = 0; i <= y_ticks; ++i) {
-    const double v = i * y_axis.step;
-    out += fmt::format(
-        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\"/>"
-        "<text x=\"{4}\" y=\"{1}\" dy=\"0.32em\" text-anchor=\"end\">{5}</text>\n",
-        c(left - 4), c(py(v)), c(right), kGridColour, c(left - 8),
-        format_fixed(v, y_axis.decimals));
-  }
-  out += fmt::format(
-      "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{4}\"/>"
-      "<line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"{4}\"/>\n",
-      c(left), c(top), c(bottom), c(right), kAxisColour);
-  out += fmt::format(
-      "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
-      c((left + right) / 2), c(kHeight - 14), kTextColour, xml_escape(chart.x_title));
-  out += fmt::format(
-      "<text transform=\"translate(18 {}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\" "
-      "fill=\"{}\">{}</text>\n",
-      c((top + bottom) / 2), kTextColour, xml_escape(chart.y_title));
-  out += "</g>\n";
+  write_legend(out, legend, 12, 50, p.right - 12);
+  write_axes(out, p, ticks, xml_escape(chart.x_title), chart.y_title);
   for (std::size_t index = 0; index < chart.series.size(); ++index) {
     const ScatterSeries& s = chart.series[index];
     out += fmt::format("<g class=\"series\" data-series=\"{}\">\n", xml_escape(s.label));
-    for (const ScatterPoint& p : s.points) {
-      out += marker_svg(
-          static_cast<int>(index), px(p.x), py(p.y), s.colour, " class=\"point\"",
-          fmt::format("<title>{}, {}: {}{}, {}{}</title>", xml_escape(s.label), xml_escape(p.label),
-                      format_fixed(p.y, chart.decimals), xml_escape(chart.value_suffix),
-                      format_fixed(p.x, 1), xml_escape(chart.x_suffix)));
+    for (const ScatterPoint& pt : s.points) {
+      out += marker_svg(static_cast<int>(index), px(pt.x), p.py(pt.y), s.colour, " class=\"point\"",
+                        fmt::format("<title>{}, {}: {}{}, {}{}</title>", xml_escape(s.label),
+                                    xml_escape(pt.label), format_fixed(pt.y, chart.decimals),
+                                    xml_escape(chart.value_suffix), format_fixed(pt.x, 1),
+                                    xml_escape(chart.x_suffix)));
       out += "\n";
     }
     out += "</g>\n";
