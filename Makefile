@@ -66,9 +66,10 @@ gpu-bundle: build
 	@mkdir -p .gpu
 	cp build/pinbench build/libpinbench_doctor_inject.so build/tests/pinbench_gpu_tests build/libpinbench_c.so \
 	  build/tests/pinbench_doctor_gpu_tests build/doctor_pitfalls build/doctor_ends build/libpinbench_accel.so \
-	  build/tests/pinbench_accel_gpu_tests build/accel_program build/accel_program_ptds .gpu/
+	  build/tests/pinbench_accel_gpu_tests build/accel_program build/accel_program_ptds \
+	  build/accel_program_static build/accel_program_static_ptds build/accel_seed_copies .gpu/
 	# accel_program links the shared runtime and finds it beside itself ($$ORIGIN) first.
-	cp build/libcudart.so.13 .gpu/
+	cp -L build/libcudart.so.13 .gpu/
 	rm -rf .gpu/python .gpu/tests-python .gpu/doctor_programs && cp -r python .gpu/python && \
 	  cp -r tests/python .gpu/tests-python && cp -r tests/gpu/doctor_programs .gpu/doctor_programs
 
