@@ -121,6 +121,23 @@ ChartText text_of(const ChartSpec& spec) {
   return {spec.title, spec.value_suffix, spec.decimals};
 }
 
+ScatterChart scatter_of(const ChartSpec& spec) {
+  std::vector<ScatterSeries> series;
+  std::size_t index = 0;
+  for (const ChartScatterSeries& in : spec.points) {
+    std::vector<ScatterPoint> points;
+    for (const ChartPoint& p : in.points) points.push_back({p.x, p.value, p.label});
+    series.push_back({in.label, key_colour(in.key, index++), std::move(points)});
+  }
+  ScatterChart chart;
+  static_cast<ChartText&>(chart) = text_of(spec);
+  chart.x_title = spec.x_axis_title;
+  chart.y_title = spec.axis_title;
+  chart.x_suffix = spec.x_suffix;
+  chart.series = std::move(series);
+  return chart;
+}
+
 std::string chart_svg(const ChartSpec& spec) {
   switch (spec.kind) {
     case ChartKind::kSize: {
@@ -166,20 +183,8 @@ std::string chart_svg(const ChartSpec& spec) {
       }
       return render_share_chart(chart);
     }
-    case ChartKind::kScatter: {
-      ScatterChart chart;
-      static_cast<ChartText&>(chart) = text_of(spec);
-      chart.x_title = spec.x_axis_title;
-      chart.y_title = spec.axis_title;
-      chart.x_suffix = spec.x_suffix;
-      for (std::size_t i = 0; i < spec.points.size(); ++i) {
-        ScatterSeries s{spec.points[i].label, key_colour(spec.points[i].key, i), {}};
-        for (const ChartPoint& p : spec.points[i].points)
-          s.points.push_back({p.x, p.value, p.label});
-        chart.series.push_back(std::move(s));
-      }
-      return render_scatter_chart(chart);
-    }
+    case ChartKind::kScatter:
+      return render_scatter_chart(scatter_of(spec));
     case ChartKind::kHeatmap: {
       HeatmapChart chart;
       static_cast<ChartText&>(chart) = text_of(spec);
