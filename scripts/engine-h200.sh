@@ -73,12 +73,7 @@ for b in new old; do
   [ "$b" = old ] && dir=$old && pkg=$old/python
   [ -z "$dir" ] && continue
   log "python $b"
-  PYTHONPATH=$pkg:tests/bench PINBENCH_LIBRARY=$dir/libpinbench_c.so timeout 120 python3 -c '
-import json, sys
-from accel_bench import engine_rates
-r = engine_rates([64 << 20, 256 << 20, 1 << 30])
-print(json.dumps({f"{k[0]} {k[1] >> 20} MiB": v for k, v in r.items()}))
-' >"$out/python-$b.txt" 2>&1
+  PYTHONPATH=$pkg:tests/bench PINBENCH_LIBRARY=$dir/libpinbench_c.so timeout 120 python3 tests/bench/engine_rates.py >"$out/python-$b.txt" 2>&1
 done
 
 # The blocks batch through the engine, pageable memory.

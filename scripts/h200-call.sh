@@ -43,12 +43,7 @@ if has compare; then
       timeout 100 "$dir/pinbench" accel --json "$d/accel-torch-$b-$r.json" -- "${torch_paths[@]}" \
         >"$d/torch-$b-$r.txt" 2>"$d/torch-$b-$r.report.txt"
       log "python $b $r"
-      PYTHONPATH=$pkg:tests/bench PINBENCH_LIBRARY=$dir/libpinbench_c.so timeout 60 python3 -c '
-import json
-from accel_bench import engine_rates
-r = engine_rates([64 << 20, 256 << 20, 1 << 30])
-print(json.dumps({f"{k[0]} {k[1] >> 20} MiB": v for k, v in r.items()}))
-' >"$d/python-$b-$r.txt" 2>&1
+      PYTHONPATH=$pkg:tests/bench PINBENCH_LIBRARY=$dir/libpinbench_c.so timeout 60 python3 tests/bench/engine_rates.py >"$d/python-$b-$r.txt" 2>&1
       log "blocks $b $r"
       timeout 40 "$dir/pinbench" blocks --methods staged --memory pageable --sizes 4KiB,64KiB,1MiB \
         --counts 16,256,4096 --json "$d/blocks-$b-$r.json" >"$d/blocks-$b-$r.txt" 2>&1

@@ -298,6 +298,16 @@ int write_legend(std::string& out, const std::vector<LegendEntry>& entries, doub
 
 namespace {
 
+// One legend entry per series, with the marker shape its points are drawn with.
+template <typename Series>
+std::vector<LegendEntry> marker_legend(const std::vector<Series>& series) {
+  std::vector<LegendEntry> legend;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    legend.push_back({series[i].label, series[i].colour, static_cast<int>(i)});
+  }
+  return legend;
+}
+
 // The frame an x-y chart draws in: the plot's edges, and a linear y axis from 0 to its top.
 struct PlotFrame {
   LinearAxis y_axis;
@@ -451,10 +461,7 @@ void write_size_series(std::string& out, const SizeChart& chart, std::size_t ind
 }  // namespace
 
 std::string render_size_chart(const SizeChart& chart) {
-  std::vector<LegendEntry> legend;
-  for (std::size_t i = 0; i < chart.series.size(); ++i) {
-    legend.push_back({chart.series[i].label, chart.series[i].colour, static_cast<int>(i)});
-  }
+  const std::vector<LegendEntry> legend = marker_legend(chart.series);
   const double right = SizePlot().right;
   const SizePlot plot = size_plot(chart, legend_rows(legend, right - 12));
 
@@ -485,10 +492,7 @@ std::string render_scatter_chart(const ScatterChart& chart) {
   double x_hi = std::ceil(max_x / x_axis.step) * x_axis.step;
   if (x_hi <= x_lo) x_hi = x_lo + x_axis.step;
 
-  std::vector<LegendEntry> legend;
-  for (std::size_t i = 0; i < chart.series.size(); ++i) {
-    legend.push_back({chart.series[i].label, chart.series[i].colour, static_cast<int>(i)});
-  }
+  const std::vector<LegendEntry> legend = marker_legend(chart.series);
   PlotFrame p;
   p.y_axis = nice_axis(max_y);
   p.top = 62 + kLegendRow * legend_rows(legend, p.right - 12);
