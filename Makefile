@@ -67,7 +67,8 @@ gpu-bundle: build
 	cp build/pinbench build/libpinbench_doctor_inject.so build/tests/pinbench_gpu_tests build/libpinbench_c.so \
 	  build/tests/pinbench_doctor_gpu_tests build/doctor_pitfalls build/doctor_ends build/libpinbench_accel.so \
 	  build/tests/pinbench_accel_gpu_tests build/accel_program build/accel_program_ptds \
-	  build/accel_program_static build/accel_program_static_ptds build/accel_seed_copies .gpu/
+	  build/accel_program_static build/accel_program_static_ptds build/accel_seed_copies \
+	  build/tests/pinbench_block_copier_bench .gpu/
 	# accel_program links the shared runtime and finds it beside itself ($$ORIGIN) first.
 	cp -L build/libcudart.so.13 .gpu/
 	rm -rf .gpu/python .gpu/tests-python .gpu/doctor_programs && cp -r python .gpu/python && \

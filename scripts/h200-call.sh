@@ -5,14 +5,18 @@
 # device tool brings back at most eight files per call. Parts, each within its own time limit:
 #   tests    every GPU test (scripts/gpu-tests.sh), about 4 minutes
 #   beside   pinbench blocks --beside compute, memory and gemm, a small grid, 3 minutes at most
+#   copier   BlockCopier's goals (pinbench_block_copier_bench), calibrated afresh, ROUNDS times
 #   engine   scripts/engine-h200.sh with .gpu and .gpu/old, 5.5 minutes at most
+#   prev     pinbench staged (64 and 256 MiB) and pipeline with .gpu and .gpu/prev/pinbench (the
+#            build of the last change, where the one before it is .gpu/old), alternating, ROUNDS
+#            times, about 1.5 minutes a round
 #   compare  PyTorch under each build's accel, each build's Python engine and blocks batch,
 #            alternating new and old, ROUNDS times (default 2), about 4 minutes
 #   OUT=dir scripts/h200-call.sh PART...
 set -uo pipefail
 final=${OUT:?OUT must name the folder that comes back}
 d=$(mktemp -d)
-parts=${*:?name the parts: tests beside engine compare}
+parts=${*:?name the parts: tests beside copier prev engine compare}
 ( nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; ldd --version | head -1
   python3 -c "import cupy, torch; print('cupy', cupy.__version__, 'torch', torch.__version__)"
 ) >"$d/machine.txt" 2>&1
@@ -27,6 +31,27 @@ if has beside; then
     log "beside $k"
     timeout 60 .gpu/pinbench blocks --beside $k --sizes 4KiB,64KiB,1MiB --counts 1,64,1024 \
       --sms 0,16 --json "$d/blocks-beside-$k.json" >"$d/blocks-beside-$k.txt" 2>&1
+  done
+fi
+if has copier; then
+  for r in $(seq 1 "${ROUNDS:-2}"); do
+    log "copier $r"
+    timeout 90 .gpu/pinbench_block_copier_bench --no-cache >"$d/copier-$r.txt" 2>&1
+  done
+fi
+if has prev; then
+  for r in $(seq 1 "${ROUNDS:-2}"); do
+    for b in new prev; do
+      bin=.gpu/pinbench
+      [ "$b" = prev ] && bin=.gpu/prev/pinbench
+      log "prev: staged $b $r"
+      timeout 60 "$bin" staged --methods staged,staged-back-to-back,pinned --sizes 64MiB,256MiB \
+        --odd-sizes none --iterations 10 --json "$d/prev-staged-$b-$r.json" \
+        >"$d/prev-staged-$b-$r.txt" 2>&1
+      log "prev: pipeline $b $r"
+      timeout 30 "$bin" pipeline --streams 2 --json "$d/prev-pipeline-$b-$r.json" \
+        >"$d/prev-pipeline-$b-$r.txt" 2>&1
+    done
   done
 fi
 if has engine; then

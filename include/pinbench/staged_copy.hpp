@@ -120,7 +120,7 @@ struct StagedCopierStats {
   double to_host_thread_s = 0.0;
   std::uint64_t to_device_slices = 0;
   std::uint64_t to_host_slices = 0;
-  // The most host threads that copied for each direction at once (at most its ring's threads).
+  // The most host threads that copied for each direction at once.
   int to_device_most_threads = 0;
   int to_host_most_threads = 0;
   // Copies to the host whose destination was found fresh and faulted in during the DMA, and

@@ -260,32 +260,21 @@ bool HostCopyPool::help_one(int channel) {
   return false;
 }
 
-bool HostCopyPool::has_room(const Channel& c) {
-  return c.active.load(std::memory_order_seq_cst) < std::max(1, c.spec.threads);
+void HostCopyPool::enter(Channel& c) {
+  const int now = c.active.fetch_add(1, std::memory_order_acq_rel) + 1;
+  int most = c.most_active.load(std::memory_order_relaxed);
+  while (most < now && !c.most_active.compare_exchange_weak(most, now, std::memory_order_relaxed)) {
+  }
 }
 
-bool HostCopyPool::enter(Channel& c) {
-  const int cap = std::max(1, c.spec.threads);
-  int now = c.active.load(std::memory_order_relaxed);
-  while (now < cap) {
-    if (c.active.compare_exchange_weak(now, now + 1, std::memory_order_acq_rel,
-                                       std::memory_order_relaxed)) {
-      int most = c.most_active.load(std::memory_order_relaxed);
-      while (most < now + 1 &&
-             !c.most_active.compare_exchange_weak(most, now + 1, std::memory_order_relaxed)) {
-      }
-      return true;
-    }
-  }
-  return false;
+void HostCopyPool::leave(Channel& c) {
+  c.active.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 bool HostCopyPool::has_work(const std::vector<std::uint64_t>& cursors) const {
   if (stop_.load(std::memory_order_acquire)) return true;
   for (std::size_t i = 0; i < channels_.size(); ++i) {
-    const Channel& c = *channels_[i];
-    // A channel that is full counts as no work: its workers finish every task they pass.
-    if (c.published.load(std::memory_order_acquire) > cursors[i] && has_room(c)) return true;
+    if (channels_[i]->published.load(std::memory_order_acquire) > cursors[i]) return true;
   }
   return false;
 }
@@ -326,14 +315,12 @@ void HostCopyPool::work() {
       const std::size_t i = (turn + k) % channels_.size();
       Channel& c = *channels_[i];
       if (c.published.load(std::memory_order_acquire) <= cursors[i]) continue;
-      // Full: the workers inside take this ticket's slices (the cursor stays, and catches up
-      // past finished tickets at no cost when this worker gets in).
-      if (!enter(c)) continue;
+      enter(c);
       // Copy slices of this ticket until none is left, then move on: to the next channel
       // first, so a lane whose chunks keep coming does not starve the other.
       while (claim_and_copy(c, cursors[i])) {
       }
-      c.active.fetch_sub(1, std::memory_order_acq_rel);
+      leave(c);
       ++cursors[i];
       turn = i + 1;
       found = true;

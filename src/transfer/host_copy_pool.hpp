@@ -20,12 +20,14 @@
 // does, and they spin longer (kWokenSpin) for its first task. The worker that copies a task's
 // last slice rings the lane's doorbell, which wakes the coordinator only if it sleeps.
 //
-// At most a channel's `threads` workers copy for it at a time. A single copy gets no faster
-// with more (on the H200 machine, 13 threads filling 64 MiB for the copy engine left it 0.83 of
-// page-locked memory's rate where 8 left it 0.94: the extra fills take memory bandwidth the DMA
-// needs), and a pipeline gives the other direction whatever this one leaves. A worker turned
-// away sleeps until the next task is published; the workers inside finish every slice of the
-// tasks they pass, so no task waits for the one turned away.
+// Any worker copies for any channel: a channel's `threads` only says how many slices its tasks
+// are cut into, so that many workers can share one chunk, and workers left over take the next
+// published chunk or the other channel's. There is no cap per channel. One of 8 workers per
+// direction on a pool of 13 (2026-12-02) turned the other five away at every task, and they woke,
+// spun and slept again on every publish: on the H200 machine a 64 MiB copy to the device reached
+// 0.55-0.66 of page-locked memory's rate with the cap, and 0.72-0.73 with none (its chunks cut for
+// 16; data/runs/h200-2026-12-03-morning/knobs).
+// The stats still say how many workers copied for each channel at once.
 //
 // A task's claim counter and its ticket share one atomic word, so a worker that arrives late,
 // after the task's record was reused for a newer ticket, sees the new ticket and moves on
@@ -61,8 +63,7 @@ class HostCopyPool {
   // One producer's ring of tasks.
   struct ChannelSpec {
     int max_pending = 1;  // published tasks that may be incomplete at a time
-    // The threads a task is cut for (slice_count), and the most workers that copy for this
-    // channel at a time: the others serve the other channels or wait.
+    // The threads a task is cut for (slice_count): so many workers can share one task.
     int threads = 1;
     // Names each slice's NVTX range ("fill", "drain"); a string literal.
     const char* slice_name = "host copy";
@@ -145,7 +146,7 @@ class HostCopyPool {
     const ChannelSpec spec;
     std::vector<Task> tasks;
     std::atomic<std::uint64_t> published{0};
-    std::atomic<int> active{0};  // workers copying for this channel now (at most spec.threads)
+    std::atomic<int> active{0};  // workers copying for this channel now
     std::atomic<int> most_active{0};
     std::atomic<std::uint64_t> slices{0};
     std::atomic<std::uint64_t> busy_ns{0};
@@ -157,9 +158,9 @@ class HostCopyPool {
   static void touch(const Task& t, const Chunk& slice);
 
   void work();
-  // Counts the calling worker in on `c` unless spec.threads workers already copy for it.
-  static bool enter(Channel& c);
-  static bool has_room(const Channel& c);
+  // Counts the calling worker in on `c`, and out again.
+  static void enter(Channel& c);
+  static void leave(Channel& c);
   // Copies slices of ticket `cursor` of `c` while any is left; false when none was.
   bool claim_and_copy(Channel& c, std::uint64_t cursor);
   void wait_for_work(const std::vector<std::uint64_t>& cursors);

@@ -14,7 +14,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -301,7 +300,7 @@ TEST(GpuBlockCopier, TheCalibrationIsMeasuredCachedReadBackAndRefusedWhenSpoilt)
   EXPECT_EQ(s.source, "measured");
   EXPECT_EQ(s.source_note, "");
   std::printf("calibration: %.3f s, %zu points\n", s.calibration_s, first.table()->points.size());
-  EXPECT_LE(s.calibration_s, 2.0) << "the issue's goal on the H200: at most 2 s";
+  EXPECT_GT(s.calibration_s, 0.0);  // its goal (at most 2 s) is pinbench_block_copier_bench.s
   ASSERT_FALSE(s.source_path.empty());
   ASSERT_TRUE(fs::exists(s.source_path));
   const std::string text = slurp(s.source_path);
@@ -425,140 +424,6 @@ TEST(GpuBlockCopier, RulesFromARecommendFileDecideAndAnotherDevicesAreRefused) {
   } catch (const BlockCalibrationError& e) {
     EXPECT_EQ(e.kind(), BlockCalibrationError::Kind::kForeign);
   }
-}
-
-// The goals on the device, measured (not a pass/fail of the copier's code, so it is a
-// test of its own to run by name): at shapes off the calibration's grid (12, 48 and 200 KiB; 3,
-// 300 and 3000 blocks; both directions; page-locked and pageable), every method the copier can
-// use timed (median of 5, host clock from the call to the stream's completion, after a warm-up)
-// against the copier's choice; the choice within 5% of the fastest in at least 90% of the shapes
-// and never 1.5x slower; and the copier's own cost per call beyond the method it calls. Prints a
-// table for docs/results.md.
-TEST(GpuBlockCopierGoals, ChoiceOffTheGridAndOverheadPerCall) {
-  PINBENCH_REQUIRE_GPU();
-  constexpr std::size_t kBig = 1280u << 20;
-  cuda::HostBuffer pinned(kBig, MemoryKind::kPinned);
-  cuda::HostBuffer pageable(kBig, MemoryKind::kPageable);
-  cuda::DeviceBuffer device(kBig);
-  std::memset(pinned.data(), 1, kBig);
-  std::memset(pageable.data(), 2, kBig);
-  Stream stream;
-  BlockCopier copier;  // the user's cache, as a serving engine would have it
-  const auto t0 = std::chrono::steady_clock::now();
-  copier.calibrate();
-  std::printf("calibration: %s, %.3f s in this process (%.3f s to ready)%s%s\n",
-              copier.stats().source.c_str(), copier.stats().calibration_s,
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-              copier.stats().source_note.empty() ? "" : "; ", copier.stats().source_note.c_str());
-  const auto time_ms = [&](const std::function<void()>& f) {
-    f();
-    PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream.s));
-    std::vector<double> v;
-    for (int i = 0; i < 5; ++i) {
-      const auto a = std::chrono::steady_clock::now();
-      f();
-      PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream.s));
-      v.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-    }
-    std::sort(v.begin(), v.end());
-    return v[2];
-  };
-  int shapes = 0, within = 0;
-  double worst = 1.0;
-  std::printf("%-4s %-9s %8s %6s  %-14s %9s  %-14s %9s  %6s\n", "dir", "memory", "block", "count",
-              "chosen", "GB/s", "fastest", "GB/s", "ratio");
-  for (BlockDirection d : {BlockDirection::kToDevice, BlockDirection::kToHost}) {
-    for (BlockMemory k : {BlockMemory::kPinned, BlockMemory::kPageable}) {
-      char* host = static_cast<char*>(k == BlockMemory::kPinned ? pinned.data() : pageable.data());
-      for (std::size_t size :
-           {std::size_t{12} << 10, std::size_t{48} << 10, std::size_t{200} << 10}) {
-        for (std::size_t count : {std::size_t{3}, std::size_t{300}, std::size_t{3000}}) {
-          const std::size_t slot = size;
-          std::vector<std::size_t> hs(kBig / slot), ds(kBig / slot);
-          for (std::size_t i = 0; i < hs.size(); ++i) hs[i] = ds[i] = i;
-          std::mt19937 rng(static_cast<unsigned>(size + count));
-          std::shuffle(hs.begin(), hs.end(), rng);
-          std::shuffle(ds.begin(), ds.end(), rng);
-          std::vector<StagedBlock> blocks;
-          for (std::size_t i = 0; i < count; ++i)
-            blocks.push_back({hs[i] * slot, ds[i] * slot, size});
-          const double bytes = static_cast<double>(size * count);
-          const BlockChoice c =
-              copier.choose(d, host, device.data(), blocks.data(), count, stream.s);
-          double best_ms = 1e30, chosen_ms = 0;
-          BlockMethod best = c.method;
-          for (int i = 0; i < kBlockMethods; ++i) {
-            const auto m = static_cast<BlockMethod>(i);
-            double ms = 0;
-            try {
-              ms = time_ms([&] {
-                copier.copy_with(m, d, host, device.data(), blocks.data(), count, stream.s);
-              });
-            } catch (const std::invalid_argument&) {
-              continue;
-            }
-            if (ms < best_ms) {
-              best_ms = ms;
-              best = m;
-            }
-            if (m == c.method) chosen_ms = ms;
-          }
-          const double ratio = chosen_ms / best_ms;
-          ++shapes;
-          within += ratio <= 1.05 ? 1 : 0;
-          worst = std::max(worst, ratio);
-          std::printf("%-4s %-9s %7zuK %6zu  %-14s %9.2f  %-14s %9.2f  %6.3f\n", to_string(d),
-                      to_string(k), size >> 10, count, to_string(c.method), bytes / chosen_ms / 1e6,
-                      to_string(best), bytes / best_ms / 1e6, ratio);
-        }
-      }
-    }
-  }
-  std::printf("choice within 5%% of the fastest in %d of %d shapes; the worst %.3fx\n", within,
-              shapes, worst);
-  EXPECT_GE(within * 10, shapes * 9);
-  EXPECT_LE(worst, 1.5);
-
-  // The copier's own cost per call: copy() against copy_with() of the method it chose, the
-  // same batch (4 KiB x 64, pinned, to the device: a copy of microseconds), queued 2000 times.
-  std::vector<StagedBlock> blocks;
-  for (std::size_t i = 0; i < 64; ++i) blocks.push_back({i * 8192, i * 8192, 4096});
-  const BlockChoice c = copier.choose(BlockDirection::kToDevice, pinned.data(), device.data(),
-                                      blocks.data(), blocks.size(), stream.s);
-  const auto per_call_us = [&](bool choose) {
-    PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream.s));
-    const auto a = std::chrono::steady_clock::now();
-    for (int i = 0; i < 2000; ++i) {
-      if (choose) {
-        copier.copy(BlockDirection::kToDevice, pinned.data(), device.data(), blocks.data(),
-                    blocks.size(), stream.s);
-      } else {
-        copier.copy_with(c.method, BlockDirection::kToDevice, pinned.data(), device.data(),
-                         blocks.data(), blocks.size(), stream.s);
-      }
-      if (i % 64 == 63) PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream.s));
-    }
-    PINBENCH_CUDA_TRY(cudaStreamSynchronize(stream.s));
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count() /
-           2000;
-  };
-  (void)per_call_us(true);
-  const double with = per_call_us(true);
-  const double without = per_call_us(false);
-  // copy_with also describes the batch (pointer attributes): its cost is measured apart.
-  const auto a = std::chrono::steady_clock::now();
-  for (int i = 0; i < 2000; ++i) {
-    (void)copier.choose(BlockDirection::kToDevice, pinned.data(), device.data(), blocks.data(),
-                        blocks.size(), stream.s);
-  }
-  const double choose_us =
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count() /
-      2000;
-  std::printf(
-      "per call (%s, 4 KiB x 64): copy() %.2f us, copy_with() %.2f us, choose() alone %.2f us\n",
-      to_string(c.method), with, without, choose_us);
-  EXPECT_LT(choose_us, 5.0) << "the issue's goal: under 5 us beyond the method it calls";
 }
 
 }  // namespace

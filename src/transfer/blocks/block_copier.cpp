@@ -47,13 +47,20 @@ std::invalid_argument bad(const std::string& why) {
 
 using DeviceGuard = transfer::DeviceGuard<&check>;
 
-// The calibration's grid: blocks of 4 KiB to 4 MiB by x4, 1 to 4096 of them by x4, each cell at
-// most 16 MiB (a larger count keeps the rate of the largest measured, as block_choice.hpp says).
+// The calibration's grid: blocks of 4 KiB to 4 MiB by x4; 1 to 16 of them by x2, where one
+// block more or less changes which method wins (on the H200, 2026-12-03, a grid of 1 and 4 chose
+// 3 blocks up to 3x slower than the fastest method), then to 4096 by x4; each cell at most
+// 16 MiB (a larger count keeps the rate of the largest measured, as block_choice.hpp says).
 const std::vector<std::uint64_t> kGridSizes = {4u << 10,   16u << 10, 64u << 10,
                                                256u << 10, 1u << 20,  4u << 20};
-const std::vector<std::uint64_t> kGridCounts = {1, 4, 16, 64, 256, 1024, 4096};
+const std::vector<std::uint64_t> kGridCounts = {1, 2, 4, 8, 16, 64, 256, 1024, 4096};
 constexpr std::uint64_t kCellBytes = 16u << 20;
-constexpr int kSamples = 3;  // timed, after one untimed run; the median is kept
+// Each cell is timed after one untimed run, at least kMinSamples times and until the samples
+// add up to kCellTime, at most kMaxSamples; the median is kept. A cell of a few blocks takes
+// tens of microseconds, where three samples are at the mercy of one late wake-up.
+constexpr int kMinSamples = 3;
+constexpr int kMaxSamples = 15;
+constexpr double kCellTime = 500e-6;  // seconds
 // A method this far behind the fastest at a cell is not measured at larger counts of that size.
 constexpr double kFarBehind = 4.0;
 
@@ -387,6 +394,12 @@ struct BlockCopier::Impl {
       if (fs::exists(cache, ec)) {
         try {
           CalibrationTable t = calibration_from_json(read_file(cache), identity, cache.string());
+          if (t.sizes != kGridSizes || t.counts != kGridCounts) {
+            throw BlockCalibrationError(BlockCalibrationError::Kind::kStale,
+                                        cache.string() +
+                                            ": measured on another grid of block sizes and "
+                                            "counts than this copier's; it is measured again");
+          }
           if (t.kernel_sms != sms) {
             throw BlockCalibrationError(BlockCalibrationError::Kind::kStale,
                                         cache.string() + ": its kernel used " +
@@ -482,20 +495,23 @@ struct BlockCopier::Impl {
     return t;
   }
 
-  // GB/s of one cell by one method: the median of kSamples, each timed with the host clock from
-  // the first call to the stream's completion, after one untimed run.
+  // GB/s of one cell by one method: the median of its samples (kMinSamples above), each timed
+  // with the host clock from the first call to the stream's completion, after one untimed run.
   double time_cell(BlockMethod m, const Batch& b, cudaStream_t stream) {
     run(m, b, stream);
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    std::array<double, kSamples> s{};
-    for (double& x : s) {
+    std::vector<double> s;
+    double total = 0;
+    while (static_cast<int>(s.size()) < kMinSamples ||
+           (total < kCellTime && static_cast<int>(s.size()) < kMaxSamples)) {
       const auto t0 = Clock::now();
       run(m, b, stream);
       check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-      x = std::chrono::duration<double>(Clock::now() - t0).count();
+      s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      total += s.back();
     }
     std::sort(s.begin(), s.end());
-    const double median = std::max(s[kSamples / 2], 1e-9);
+    const double median = std::max(s[s.size() / 2], 1e-9);
     return static_cast<double>(b.bytes) / median / 1e9;
   }
 
