@@ -10,13 +10,16 @@
 #   prev     pinbench staged (64 and 256 MiB) and pipeline with .gpu and .gpu/prev/pinbench (the
 #            build of the last change, where the one before it is .gpu/old), alternating, ROUNDS
 #            times, about 1.5 minutes a round
+#   threads  the engine's default pool against `--host-threads 8` and against .gpu/old: staged
+#            (64 and 256 MiB), pipeline and the blocks batch to the device, alternating, ROUNDS
+#            times; then a traced 64 MiB copy each way by each, about 2.5 minutes
 #   compare  PyTorch under each build's accel, each build's Python engine and blocks batch,
 #            alternating new and old, ROUNDS times (default 2), about 4 minutes
 #   OUT=dir scripts/h200-call.sh PART...
 set -uo pipefail
 final=${OUT:?OUT must name the folder that comes back}
 d=$(mktemp -d)
-parts=${*:?name the parts: tests beside copier prev engine compare}
+parts=${*:?name the parts: tests beside copier prev threads engine compare}
 ( nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; ldd --version | head -1
   python3 -c "import cupy, torch; print('cupy', cupy.__version__, 'torch', torch.__version__)"
 ) >"$d/machine.txt" 2>&1
@@ -52,6 +55,34 @@ if has prev; then
       timeout 30 "$bin" pipeline --streams 2 --json "$d/prev-pipeline-$b-$r.json" \
         >"$d/prev-pipeline-$b-$r.txt" 2>&1
     done
+  done
+fi
+if has threads; then
+  for r in $(seq 1 "${ROUNDS:-2}"); do
+    for b in default pool8 old; do
+      bin=.gpu/pinbench flags=()
+      [ "$b" = pool8 ] && flags=(--host-threads 8)
+      [ "$b" = old ] && bin=.gpu/old/pinbench
+      log "threads: $b $r"
+      timeout 60 "$bin" staged "${flags[@]}" --methods staged,staged-back-to-back,pinned \
+        --sizes 64MiB,256MiB --odd-sizes none --iterations 10 \
+        --json "$d/threads-staged-$b-$r.json" >"$d/threads-staged-$b-$r.txt" 2>&1
+      timeout 30 "$bin" pipeline "${flags[@]}" --streams 2 --json "$d/threads-pipeline-$b-$r.json" \
+        >"$d/threads-pipeline-$b-$r.txt" 2>&1
+      [ "$b" = pool8 ] && continue  # blocks takes no engine flags
+      timeout 30 "$bin" blocks --methods staged --memory pageable --directions h2d \
+        --sizes 4KiB,64KiB --counts 16,256,4096 --json "$d/threads-blocks-$b-$r.json" \
+        >"$d/threads-blocks-$b-$r.txt" 2>&1
+    done
+  done
+  for b in default pool8 old; do
+    bin=.gpu/pinbench flags=()
+    [ "$b" = pool8 ] && flags=(--host-threads 8)
+    [ "$b" = old ] && bin=.gpu/old/pinbench
+    log "threads: trace $b"
+    timeout 40 "$bin" staged "${flags[@]}" --methods staged-back-to-back,pinned --sizes 64MiB \
+      --odd-sizes none --iterations 8 --trace "$d/threads-$b.trace.json" \
+      --json "$d/threads-traced-$b.json" >"$d/threads-traced-$b.txt" 2>&1
   done
 fi
 if has engine; then

@@ -90,8 +90,8 @@ int bench(bool use_cache) {
   int shapes = 0;
   int within = 0;
   double worst = 1.0;
-  std::printf("%-4s %-9s %8s %6s  %-14s %9s  %-14s %9s  %6s\n", "dir", "memory", "block", "count",
-              "chosen", "GB/s", "fastest", "GB/s", "ratio");
+  std::printf("%-4s %-9s %8s %6s  %-14s %9s %9s  %-14s %9s  %6s\n", "dir", "memory", "block",
+              "count", "chosen", "predicted", "GB/s", "fastest", "GB/s", "ratio");
   for (BlockDirection d : {BlockDirection::kToDevice, BlockDirection::kToHost}) {
     for (BlockMemory k : {BlockMemory::kPinned, BlockMemory::kPageable}) {
       char* host = static_cast<char*>(k == BlockMemory::kPinned ? pinned.data() : pageable.data());
@@ -125,9 +125,9 @@ int bench(bool use_cache) {
           within += ratio <= 1.05 ? 1 : 0;
           worst = std::max(worst, ratio);
           const double bytes = static_cast<double>(size * count);
-          std::printf("%-4s %-9s %7zuK %6zu  %-14s %9.2f  %-14s %9.2f  %6.3f\n", to_string(d),
-                      to_string(k), size >> 10, count, to_string(c.method), bytes / chosen_ms / 1e6,
-                      to_string(best), bytes / best_ms / 1e6, ratio);
+          std::printf("%-4s %-9s %7zuK %6zu  %-14s %9.2f %9.2f  %-14s %9.2f  %6.3f\n", to_string(d),
+                      to_string(k), size >> 10, count, to_string(c.method), c.predicted_gb_per_s,
+                      bytes / chosen_ms / 1e6, to_string(best), bytes / best_ms / 1e6, ratio);
         }
       }
     }

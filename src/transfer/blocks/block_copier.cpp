@@ -61,8 +61,11 @@ constexpr std::uint64_t kCellBytes = 16u << 20;
 constexpr int kMinSamples = 3;
 constexpr int kMaxSamples = 15;
 constexpr double kCellTime = 500e-6;  // seconds
-// A method this far behind the fastest at a cell is not measured at larger counts of that size.
+// A method this far behind the fastest at a cell of at least kFarBehindFrom bytes is not
+// measured at larger counts of that size. Smaller cells take microseconds, and their figures
+// are too noisy to give up on a method by (below).
 constexpr double kFarBehind = 4.0;
+constexpr std::uint64_t kFarBehindFrom = 1u << 20;
 
 bool legacy_stream(cudaStream_t s) {
   return s == nullptr || s == cudaStreamLegacy;
@@ -484,7 +487,7 @@ struct BlockCopier::Impl {
               const int i = static_cast<int>(m);
               if (stopped[i]) continue;
               t.points.push_back({dir, mem, m, size, count, rate[i], std::nullopt});
-              if (rate[i] * kFarBehind < best) stopped[i] = true;
+              if (rate[i] * kFarBehind < best && count * size >= kFarBehindFrom) stopped[i] = true;
             }
           }
         }
@@ -516,9 +519,25 @@ struct BlockCopier::Impl {
   }
 
   BlockChoice choose(const Batch& b) {
-    const std::vector<BlockMethod> allowed = b.allowed();
+    std::vector<BlockMethod> allowed = b.allowed();
     if (allowed.empty()) {
       throw bad("no method can move these blocks: " + b.why_not[0]);
+    }
+    // A batch smaller than the size below which the engine sends a copy straight to the driver
+    // is left to the other methods, as the engine itself would: its figure there is mostly
+    // how soon the engine's threads wake, which a calibration of microseconds cannot pin down
+    // (on the H200, 2026-12-03, 12 KiB x 3 to the host took 147 us by the engine in one process
+    // and 29 us in the next, against 31 and 26 us by a loop of cudaMemcpyAsync).
+    const std::size_t direct_below = b.direction == BlockDirection::kToDevice
+                                         ? options.staged.to_device.direct_below_bytes
+                                         : options.staged.to_host.direct_below_bytes;
+    std::string small_note;
+    if (b.bytes < direct_below && allowed.size() > 1) {
+      const auto it = std::find(allowed.begin(), allowed.end(), BlockMethod::kStaged);
+      if (it != allowed.end()) {
+        allowed.erase(it);
+        small_note = " staged left out: the batch is below the engine's direct threshold.";
+      }
     }
     const BlockShape shape = b.shape();
     unsigned mask = 0;
@@ -535,6 +554,7 @@ struct BlockCopier::Impl {
     BlockChoice c =
         rules ? choose_block_method(*rules, shape, o) : choose_block_method(*table, shape, o);
     if (!b.uniform) c.reason += " Blocks of several sizes: chosen for their mean size.";
+    c.reason += small_note;
     if (memo.size() > 4096) memo.clear();
     memo.emplace(key, c);
     return c;
