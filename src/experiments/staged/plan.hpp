@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/sweep/plan.hpp"
+#include "framework/memory_kind.hpp"
 #include "pinbench/staged_options.hpp"
 
 namespace pinbench {
