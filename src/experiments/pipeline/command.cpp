@@ -8,8 +8,8 @@
 #include "cli/progress.hpp"
 #include "cli/trace_option.hpp"
 #include "experiments/pipeline/measure.hpp"
+#include "experiments/pipeline/plan.hpp"
 #include "experiments/staged/engine_flags.hpp"
-#include "experiments/staged/plan.hpp"
 
 namespace pinbench::experiments::pipeline {
 
