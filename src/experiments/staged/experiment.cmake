@@ -2,4 +2,4 @@
 pinbench_experiment(
   CUDA_FREE plan.cpp analysis.cpp torch_methods.hpp text.cpp experiment.cpp
   MEASURE measure.cpp measure_torch.cpp
-  COMMAND command.cpp engine_flags.cpp)
+  COMMAND command.cpp)
