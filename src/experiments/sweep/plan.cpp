@@ -6,6 +6,7 @@
 
 #include "framework/config_schema.hpp"
 #include "framework/errors.hpp"
+#include "framework/plan_checks.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench {
@@ -60,10 +61,8 @@ std::string sweep_fit_problem(const SweepConfig& c, std::uint64_t device_free,
   // Host: two buffers of the kind being measured (one kind at a time) plus the reference bytes;
   // the pin-cost probe pins its size once more.
   const std::uint64_t pinned_need = std::max<std::uint64_t>(2 * largest, c.pin_cost_bytes);
-  if (!c.force && host_total > 0 && pinned_need > host_total / 2) {
-    return fmt::format(
-        "the sweep would pin {} of this host's {} (more than half); pass --force to allow it",
-        format_size(pinned_need), format_size(host_total));
+  if (std::string p = pin_problem(pinned_need, host_total, c.force, "the sweep"); !p.empty()) {
+    return p;
   }
   const std::uint64_t host_need = 3 * largest + c.pin_cost_bytes;
   if (host_available > 0 && host_need > host_available) {
