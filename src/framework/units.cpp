@@ -130,4 +130,60 @@ double gb_per_s(std::uint64_t bytes, double ms) {
   return static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
 }
 
+std::vector<std::uint64_t> parse_sizes(std::string_view text) {
+  constexpr std::size_t kMaxSizes = 4096;
+  const std::string_view t = trim(text);
+  const std::size_t colon = t.find(':');
+  if (colon == std::string_view::npos) {
+    std::vector<std::uint64_t> sizes = parse_size_list(t);
+    if (sizes.size() > kMaxSizes) throw InputError("more than 4096 sizes");
+    return sizes;
+  }
+  const std::size_t colon2 = t.find(':', colon + 1);
+  if (colon2 == std::string_view::npos || t.find(':', colon2 + 1) != std::string_view::npos) {
+    throw InputError(fmt::format(
+        "size range '{}' is not START:END:xFACTOR or START:END:+STEP (e.g. 4KiB:1GiB:x2)", t));
+  }
+  const std::uint64_t start = parse_size(t.substr(0, colon));
+  const std::uint64_t end = parse_size(t.substr(colon + 1, colon2 - colon - 1));
+  const std::string_view step = trim(t.substr(colon2 + 1));
+  if (end < start) {
+    throw InputError(fmt::format("size range '{}' is inverted: {} is below {}", t, format_size(end),
+                                 format_size(start)));
+  }
+  std::vector<std::uint64_t> sizes;
+  if (!step.empty() && (step[0] == 'x' || step[0] == '*')) {
+    const std::string factor_text(trim(step.substr(1)));
+    std::size_t used = 0;
+    unsigned long factor = 0;
+    try {
+      factor = std::stoul(factor_text, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != factor_text.size() || factor < 2) {
+      throw InputError(
+          fmt::format("size range '{}' needs a whole factor of at least 2 after 'x'", t));
+    }
+    for (std::uint64_t s = start; s <= end; s *= factor) {
+      sizes.push_back(s);
+      if (sizes.size() > kMaxSizes)
+        throw InputError(fmt::format("size range '{}' has more than 4096 sizes", t));
+      if (s > std::numeric_limits<std::uint64_t>::max() / factor) break;
+    }
+  } else if (!step.empty() && step[0] == '+') {
+    const std::uint64_t inc = parse_size(step.substr(1));  // zero is rejected there
+    for (std::uint64_t s = start; s <= end; s += inc) {
+      sizes.push_back(s);
+      if (sizes.size() > kMaxSizes)
+        throw InputError(fmt::format("size range '{}' has more than 4096 sizes", t));
+      if (s > std::numeric_limits<std::uint64_t>::max() - inc) break;
+    }
+  } else {
+    throw InputError(
+        fmt::format("size range '{}' needs a step: xFACTOR or +STEP (e.g. 4KiB:1GiB:x2)", t));
+  }
+  return sizes;
+}
+
 }  // namespace pinbench

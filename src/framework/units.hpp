@@ -21,6 +21,11 @@ std::uint64_t parse_size(std::string_view text);
 // Parses a comma-separated list of sizes, e.g. "1MiB,4MiB,16MiB". Same errors as parse_size.
 std::vector<std::uint64_t> parse_size_list(std::string_view text);
 
+// Sizes from a list ("4KiB,1MiB") or a range "START:END:xFACTOR" (geometric) or
+// "START:END:+STEP" (arithmetic), END included when the steps land on it. Throws InputError for
+// empty or inverted ranges, factors below 2, zero steps and lists of more than 4096 sizes.
+std::vector<std::uint64_t> parse_sizes(std::string_view text);
+
 // "64 MiB", "4 KiB", "1.5 GiB", "100 B": binary units, at most two decimals, no trailing zeros.
 std::string format_size(std::uint64_t bytes);
 

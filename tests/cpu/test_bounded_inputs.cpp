@@ -13,10 +13,10 @@
 
 #include "doctor_fixtures.hpp"
 #include "experiments/check/analysis.hpp"
+#include "experiments/check/fleet/analysis.hpp"
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/compare.hpp"
 #include "experiments/doctor/trace.hpp"
-#include "experiments/fleet/analysis.hpp"
 #include "fixtures.hpp"
 #include "framework/record.hpp"
 #include "framework/render/html.hpp"

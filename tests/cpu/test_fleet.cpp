@@ -18,8 +18,8 @@
 #include <fmt/ranges.h>
 
 #include "experiments/check/analysis.hpp"
+#include "experiments/check/fleet/analysis.hpp"
 #include "experiments/check/prometheus.hpp"
-#include "experiments/fleet/analysis.hpp"
 #include "experiments/host/analysis.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"

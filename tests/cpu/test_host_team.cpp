@@ -1,4 +1,4 @@
-// The bound's host team (src/experiments/staged/host_bound.hpp) on the host alone: a fill writes
+// The bound's host team (src/measure/engine_host_bound.hpp) on the host alone: a fill writes
 // each chunk into its slot (exactly, when no two chunks share a slot), a drain writes each slot's
 // bytes to every chunk that maps to it, with a helper or without, and between cases the workers
 // sleep: a team that spun all run long took the CPUs the engine's own threads needed while it
@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "experiments/staged/host_bound.hpp"
 #include "framework/pattern.hpp"
+#include "measure/engine_host_bound.hpp"
 
 namespace pinbench {
 namespace {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "experiments/pipeline/analysis.hpp"
+#include "experiments/pipeline/plan.hpp"
 #include "experiments/pipeline/text.hpp"
 #include "experiments/staged/analysis.hpp"
 #include "experiments/staged/plan.hpp"

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "experiments/check/analysis.hpp"
-#include "experiments/fleet/analysis.hpp"
+#include "experiments/check/fleet/analysis.hpp"
 #include "experiments/host/analysis.hpp"
 #include "framework/report_model.hpp"
 #include "framework/errors.hpp"

@@ -2,9 +2,9 @@
 // printed as the blog's program prints them, and charted as bars.
 #include <fmt/format.h>
 
-#include "experiments/sweep/analysis.hpp"
 #include "framework/experiment.hpp"
 #include "framework/printable.hpp"
+#include "framework/rate_rows.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"

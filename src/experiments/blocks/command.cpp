@@ -10,10 +10,10 @@
 #include "experiments/blocks/analysis.hpp"
 #include "experiments/blocks/measure.hpp"
 #include "experiments/blocks/plan.hpp"
-#include "experiments/sweep/plan.hpp"
 #include "framework/errors.hpp"
 #include "framework/text.hpp"
 #include "framework/text_file.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench::experiments::blocks {
 

@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "experiments/sweep/plan.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/config_schema.hpp"
 #include "framework/errors.hpp"

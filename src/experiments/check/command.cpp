@@ -12,11 +12,11 @@
 #include "cli/progress.hpp"
 #include "cli/replay.hpp"
 #include "cuda/device.hpp"
+#include "experiments/check/fleet/analysis.hpp"
+#include "experiments/check/fleet/print.hpp"
 #include "experiments/check/measure.hpp"
 #include "experiments/check/mpi_gather.hpp"
 #include "experiments/check/prometheus.hpp"
-#include "experiments/fleet/analysis.hpp"
-#include "experiments/fleet/print.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/input_limits.hpp"
@@ -160,8 +160,11 @@ Command add_check(CLI::App& app) {
 
 }  // namespace
 
+// `pinbench fleet` (fleet/command.cpp).
+Command add_fleet(CLI::App& app);
+
 std::vector<Command> commands(CLI::App& app) {
-  return {add_check(app)};
+  return {add_check(app), add_fleet(app)};
 }
 
 }  // namespace pinbench::experiments::check

@@ -1,9 +1,11 @@
 # One host's health check (link, pinned and pageable rates, round trip) against floors, also
-# over MPI.
+# over MPI; and the fleet (fleet/): many hosts' check records read together, the outliers within
+# a model and link.
 pinbench_experiment(
   CUDA_FREE analysis.cpp floors.cpp report.cpp experiment.cpp prometheus.cpp
+    fleet/analysis.cpp fleet/experiment.cpp fleet/print.cpp
   MEASURE measure.cpp
-  COMMAND command.cpp mpi_gather.cpp)
+  COMMAND command.cpp mpi_gather.cpp fleet/command.cpp)
 
 # Open MPI behind a small shared library that `pinbench check --mpi` loads at run time,
 # so the pinbench binary runs where there is no MPI. AUTO: built when CMake finds MPI.

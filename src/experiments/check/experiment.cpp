@@ -1,5 +1,5 @@
 // The check as the registry sees it: its config (the floors are its own to validate), its model
-// section; it prints the model itself.
+// section; it prints the model itself. Its kinds are the check and the fleet (fleet/).
 #include "framework/experiment.hpp"
 #include "experiments/check/floors.hpp"
 #include "experiments/check/report.hpp"
@@ -34,9 +34,12 @@ class Check final : public Experiment {
 
 }  // namespace
 
+// The fleet's records (fleet/experiment.cpp): many hosts' checks put together.
+const Experiment& fleet_experiment();
+
 std::vector<const Experiment*> kinds() {
   static const Check check;
-  return {&check};
+  return {&check, &fleet_experiment()};
 }
 
 }  // namespace pinbench::experiments::check

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/paths.hpp"
-#include "experiments/fleet/analysis.hpp"
+#include "experiments/check/fleet/analysis.hpp"
 #include "framework/errors.hpp"
 
 namespace pinbench::cli {

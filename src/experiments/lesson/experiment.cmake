@@ -3,5 +3,5 @@
 pinbench_experiment(
   CUDA_FREE plan.cpp analysis.cpp prediction4.cpp nsys_stats.cpp text.cpp report.cpp
     experiment.cpp
-  MEASURE measure.cpp measure_copies.cpp measure_async.cpp measure_zero_copy.cpp
+  MEASURE measure.cpp measure_parts.hpp measure_copies.cpp measure_async.cpp measure_zero_copy.cpp
   COMMAND command.cpp trace_check_command.cpp)

@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "cli/engine_flags.hpp"
 #include "cli/measuring_command.hpp"
 #include "cli/progress.hpp"
 #include "cli/trace_option.hpp"
 #include "experiments/pipeline/measure.hpp"
-#include "experiments/staged/engine_flags.hpp"
-#include "experiments/staged/plan.hpp"
+#include "experiments/pipeline/plan.hpp"
 
 namespace pinbench::experiments::pipeline {
 

@@ -9,10 +9,10 @@
 // streams from page-locked memory in the same chunks, and the kernel alone over the array on
 // device-resident data. The pipeline cannot beat the slower of the two. Overlap efficiency is
 // bound / measured time. Through the staged engine the host side is a third bound: its threads
-// fill and drain the array's bytes at once, in the engine's shape (host_bound.hpp), while the
-// copy engine moves as many page-locked bytes each way; the host's memory carries all of it.
-// Everything is timed with the host clock from the first call to the last completion. Inputs are
-// multiples of 1/4 below 2^14, so 3 x + 0.5 is exact and the whole output is compared with the
+// fill and drain the array's bytes at once, in the engine's shape (measure/engine_host_bound.hpp),
+// while the copy engine moves as many page-locked bytes each way; the host's memory carries all of
+// it. Everything is timed with the host clock from the first call to the last completion. Inputs
+// are multiples of 1/4 below 2^14, so 3 x + 0.5 is exact and the whole output is compared with the
 // expected floats bit for bit after every run.
 #include "experiments/pipeline/measure.hpp"
 
@@ -33,12 +33,12 @@
 #include "cuda/kernels.cuh"
 #include "cuda/stream.hpp"
 #include "experiments/pipeline/kernels.cuh"
-#include "experiments/staged/host_bound.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/stats.hpp"
 #include "framework/units.hpp"
+#include "measure/engine_host_bound.hpp"
 #include "measure/engine_stats.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"

@@ -1,7 +1,7 @@
 // `pinbench pipeline`: the Day 54 program, a host array through a device window chunk by chunk.
 #pragma once
 
-#include "experiments/staged/plan.hpp"
+#include "experiments/pipeline/plan.hpp"
 #include "framework/record.hpp"
 #include "measure/progress.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "experiments/staged/text.hpp"
+#include "framework/render/engine_text.hpp"
 #include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
 #include "framework/report_model.hpp"

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "experiments/race/analysis.hpp"
-#include "experiments/sweep/text.hpp"
 #include "framework/experiment.hpp"
 #include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
@@ -81,7 +80,7 @@ std::string render_race_text(const RunRecord& record, const std::vector<RaceRow>
     out += fmt::format("  {} per trial, {} trials per row.\n", format_size(rows.front().bytes),
                        rows.front().trials);
   }
-  out += sweep_checks_text(record);
+  out += render_copy_gate_checks(record);
   return out;
 }
 

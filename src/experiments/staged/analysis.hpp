@@ -3,16 +3,15 @@
 // is judged by the same code as a live one, and every verdict is tested on hand-made records.
 #pragma once
 
-#include "framework/estimate.hpp"
-
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "experiments/lesson/analysis.hpp"  // Verdict
+#include "framework/estimate.hpp"
 #include "framework/record.hpp"
+#include "framework/verdict.hpp"
 
 namespace pinbench {
 

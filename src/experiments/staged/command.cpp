@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 
 #include "cli/defaults.hpp"
+#include "cli/engine_flags.hpp"
 #include "cli/measuring_command.hpp"
 #include "cli/paths.hpp"
 #include "cli/progress.hpp"
 #include "cli/trace_option.hpp"
-#include "experiments/staged/engine_flags.hpp"
 #include "experiments/staged/measure.hpp"
 #include "experiments/staged/measure_torch.hpp"
 #include "experiments/staged/plan.hpp"

@@ -11,10 +11,10 @@
 // destination is read back through page-locked memory, a host one compared directly. The
 // odd sizes run from a host address 3 bytes and a device address 1 byte past a page (by default).
 //
-// In the same run, at every page-aligned size from 1 MiB up, the engine's bound (host_bound.hpp):
-// its host threads copying in its shape alone ("host") and while the copy engine moves other
-// page-locked data the same way ("host-under-dma"), as cases of part "bound". The analysis takes
-// the lesser of that rate and pinned memory's as the engine's bound.
+// In the same run, at every page-aligned size from 1 MiB up, the engine's bound
+// (measure/engine_host_bound.hpp): its host threads copying in its shape alone ("host") and while
+// the copy engine moves other page-locked data the same way ("host-under-dma"), as cases of part
+// "bound". The analysis takes the lesser of that rate and pinned memory's as the engine's bound.
 //
 // The engine's CPU: around the timed samples of its cases (methods staged and
 // staged-back-to-back), getrusage(RUSAGE_SELF) before and after each timed interval, summed into
@@ -48,12 +48,12 @@
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/staged/analysis.hpp"
-#include "experiments/staged/host_bound.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/pattern.hpp"
 #include "framework/units.hpp"
+#include "measure/engine_host_bound.hpp"
 #include "measure/engine_stats.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"

@@ -1,7 +1,7 @@
-// What `pinbench staged` and `pinbench pipeline` measure, as plain data: the ways of moving
-// pageable memory that the staged engine is compared with, the sizes and alignments, the engine's
-// settings, and the checks that run before anything is allocated. No CUDA here, so every check
-// is tested without a GPU.
+// What `pinbench staged` measures, as plain data: the ways of moving pageable memory that the
+// staged engine is compared with, the sizes and alignments, the engine's settings
+// (framework/engine_options.hpp), and the checks that run before anything is allocated. No CUDA
+// here, so every check is tested without a GPU.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/sweep/plan.hpp"
+#include "framework/engine_options.hpp"
+#include "framework/memory_kind.hpp"
 #include "pinbench/staged_options.hpp"
 
 namespace pinbench {
@@ -41,9 +42,6 @@ const char* to_string(StagedMethod m);
 StagedMethod parse_staged_method(std::string_view name);  // throws InputError naming the choices
 std::vector<StagedMethod> all_staged_methods();
 std::vector<StagedMethod> parse_staged_methods(std::string_view list);
-
-// The staged engine's settings as JSON, for records.
-nlohmann::json to_json(const StagedCopyOptions& o);
 
 struct StagedBenchConfig {
   std::vector<StagedMethod> methods = all_staged_methods();
@@ -90,48 +88,5 @@ struct StagedTuneConfig {
   std::vector<StagingRing> shapes() const;
 };
 nlohmann::json to_json(const StagedTuneConfig& c);
-
-// The Day 54 pipeline: a host array of floats through a device window, chunk by chunk: copy in,
-// a kernel, copy out, round-robin over N streams, from page-locked memory and from pageable
-// memory through the staged engine.
-enum class PipelineSource { kPinned, kStaged };
-const char* to_string(PipelineSource s);  // "pinned", "staged"
-PipelineSource parse_pipeline_source(std::string_view name);
-std::vector<PipelineSource> parse_pipeline_sources(std::string_view list);
-
-struct PipelineConfig {
-  std::uint64_t array_bytes = 1ull << 30;
-  std::uint64_t window_bytes = 64ull << 20;
-  std::vector<int> streams = {1, 2};
-  std::vector<PipelineSource> sources = {PipelineSource::kPinned, PipelineSource::kStaged};
-  int kernel_rounds = 0;  // extra add-subtract pairs per element, to make the kernel heavier
-  int warmups = 1;
-  int iterations = 5;
-  StagedCopyOptions engine;
-  bool force = false;
-
-  void normalize();       // sorts and de-duplicates the stream counts
-  void validate() const;  // throws InputError
-  // The chunk for `streams` streams: the window split evenly, rounded down to 4 KiB.
-  std::uint64_t chunk_bytes(int streams) const;
-};
-nlohmann::json to_json(const PipelineConfig& c);
-
-std::string pipeline_fit_problem(const PipelineConfig& c, std::uint64_t device_free,
-                                 std::uint64_t host_total, std::uint64_t host_available);
-
-// The engine's limits on a ring, as staged_options_problem checks them (a test holds the two
-// together), the same limit for every other count of host threads, and the pipeline's on its
-// streams: the command line's lists, checks and help use these, so a count the help offers is
-// never refused later.
-constexpr int kMinRingDepth = 2;  // one buffer fills while another moves
-constexpr int kMaxRingDepth = 64;
-constexpr int kMaxHostThreads = 256;
-constexpr int kMaxStreams = 64;
-
-// Parses a comma-separated list of counts, each from `min` to `max` ("1,2,4"); throws
-// InputError naming `what` and the range.
-std::vector<int> parse_counts(std::string_view list, const char* what, int min = 1,
-                              int max = kMaxStreams);
 
 }  // namespace pinbench

@@ -42,9 +42,4 @@ extern const char* const kStagedCpuLegend;
 std::string render_staged_text(const RunRecord& record, const StagedAnalysis& analysis);
 std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis& analysis);
 
-// The heading every engine record's text opens with: `title`, the machine, when and by which
-// pinbench it was recorded, and the engine's settings where the config holds them (the
-// pipeline's text too).
-std::string engine_header(const RunRecord& record, const std::string& title);
-
 }  // namespace pinbench

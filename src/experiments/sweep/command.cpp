@@ -6,6 +6,7 @@
 #include "cli/trace_option.hpp"
 #include "experiments/sweep/measure.hpp"
 #include "experiments/sweep/plan.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench::experiments::sweep {
 

@@ -1,76 +1,13 @@
 #include "experiments/sweep/plan.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
-#include <limits>
 
 #include <fmt/format.h>
 
 #include "framework/config_schema.hpp"
 #include "framework/errors.hpp"
-#include "framework/stats.hpp"
-#include "framework/text.hpp"
+#include "framework/plan_checks.hpp"
 #include "framework/units.hpp"
-
-namespace pinbench {
-std::vector<std::uint64_t> parse_sizes(std::string_view text) {
-  constexpr std::size_t kMaxSizes = 4096;
-  const std::string_view t = trim(text);
-  const std::size_t colon = t.find(':');
-  if (colon == std::string_view::npos) {
-    std::vector<std::uint64_t> sizes = parse_size_list(t);
-    if (sizes.size() > kMaxSizes) throw InputError("more than 4096 sizes");
-    return sizes;
-  }
-  const std::size_t colon2 = t.find(':', colon + 1);
-  if (colon2 == std::string_view::npos || t.find(':', colon2 + 1) != std::string_view::npos) {
-    throw InputError(fmt::format(
-        "size range '{}' is not START:END:xFACTOR or START:END:+STEP (e.g. 4KiB:1GiB:x2)", t));
-  }
-  const std::uint64_t start = parse_size(t.substr(0, colon));
-  const std::uint64_t end = parse_size(t.substr(colon + 1, colon2 - colon - 1));
-  const std::string_view step = trim(t.substr(colon2 + 1));
-  if (end < start) {
-    throw InputError(fmt::format("size range '{}' is inverted: {} is below {}", t, format_size(end),
-                                 format_size(start)));
-  }
-  std::vector<std::uint64_t> sizes;
-  if (!step.empty() && (step[0] == 'x' || step[0] == '*')) {
-    const std::string factor_text(trim(step.substr(1)));
-    std::size_t used = 0;
-    unsigned long factor = 0;
-    try {
-      factor = std::stoul(factor_text, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (used == 0 || used != factor_text.size() || factor < 2) {
-      throw InputError(
-          fmt::format("size range '{}' needs a whole factor of at least 2 after 'x'", t));
-    }
-    for (std::uint64_t s = start; s <= end; s *= factor) {
-      sizes.push_back(s);
-      if (sizes.size() > kMaxSizes)
-        throw InputError(fmt::format("size range '{}' has more than 4096 sizes", t));
-      if (s > std::numeric_limits<std::uint64_t>::max() / factor) break;
-    }
-  } else if (!step.empty() && step[0] == '+') {
-    const std::uint64_t inc = parse_size(step.substr(1));  // zero is rejected there
-    for (std::uint64_t s = start; s <= end; s += inc) {
-      sizes.push_back(s);
-      if (sizes.size() > kMaxSizes)
-        throw InputError(fmt::format("size range '{}' has more than 4096 sizes", t));
-      if (s > std::numeric_limits<std::uint64_t>::max() - inc) break;
-    }
-  } else {
-    throw InputError(
-        fmt::format("size range '{}' needs a step: xFACTOR or +STEP (e.g. 4KiB:1GiB:x2)", t));
-  }
-  return sizes;
-}
-
-}  // namespace pinbench
 
 namespace pinbench {
 
@@ -124,10 +61,8 @@ std::string sweep_fit_problem(const SweepConfig& c, std::uint64_t device_free,
   // Host: two buffers of the kind being measured (one kind at a time) plus the reference bytes;
   // the pin-cost probe pins its size once more.
   const std::uint64_t pinned_need = std::max<std::uint64_t>(2 * largest, c.pin_cost_bytes);
-  if (!c.force && host_total > 0 && pinned_need > host_total / 2) {
-    return fmt::format(
-        "the sweep would pin {} of this host's {} (more than half); pass --force to allow it",
-        format_size(pinned_need), format_size(host_total));
+  if (std::string p = pin_problem(pinned_need, host_total, c.force, "the sweep"); !p.empty()) {
+    return p;
   }
   const std::uint64_t host_need = 3 * largest + c.pin_cost_bytes;
   if (host_available > 0 && host_need > host_available) {

@@ -1,27 +1,17 @@
 // What `pinbench sweep` measures, as plain data: host-memory kinds, directions, copy methods,
-// sizes (lists or ranges), and the stopping rule that decides how many samples a case gets.
-// No CUDA here, so parsing and the stopping rule are tested without a GPU.
+// sizes (lists or ranges, framework/units.hpp's parse_sizes), and the stopping rule that decides
+// how many samples a case gets. No CUDA here, so parsing and the stopping rule are tested without a
+// GPU.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "framework/memory_kind.hpp"
 #include "framework/sampling.hpp"
-
-namespace pinbench {
-
-// Sizes from a list ("4KiB,1MiB") or a range "START:END:xFACTOR" (geometric) or
-// "START:END:+STEP" (arithmetic), END included when the steps land on it. Throws InputError for
-// empty or inverted ranges, factors below 2, zero steps and lists of more than 4096 sizes.
-std::vector<std::uint64_t> parse_sizes(std::string_view text);
-
-}  // namespace pinbench
-
-#include <nlohmann/json.hpp>
 
 namespace pinbench {
 

@@ -21,12 +21,6 @@ std::string rate(const std::optional<double>& v) {
 
 }  // namespace
 
-std::string sweep_checks_text(const RunRecord& record) {
-  return render_gate_checks(record,
-                            "every sample of every case delivered exactly the reference bytes, "
-                            "and every buffer is the kind it claims.");
-}
-
 std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {
   std::string out = "pinbench sweep: host-memory kinds, directions and copy methods\n\n";
   out += render_machine(record.machine);
@@ -112,7 +106,7 @@ std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {
       t.add_row({r.memory, r.step, fmt::format("{:.1f}", r.median_ms)});
     out += t.render();
   }
-  out += sweep_checks_text(record);
+  out += render_copy_gate_checks(record);
   return out;
 }
 

@@ -11,7 +11,4 @@ namespace pinbench {
 
 std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& analysis);
 
-// "Checks": each failed gate, or that all passed; the race's printer ends with it too.
-std::string sweep_checks_text(const RunRecord& record);
-
 }  // namespace pinbench

@@ -218,6 +218,12 @@ std::string render_gate_checks(const RunRecord& record, const std::string& what_
   return fmt::format("\nChecks\n  All {} gates passed: {}\n", record.gates.size(), what_passed);
 }
 
+std::string render_copy_gate_checks(const RunRecord& record) {
+  return render_gate_checks(record,
+                            "every sample of every case delivered exactly the reference bytes, "
+                            "and every buffer is the kind it claims.");
+}
+
 std::string render_model_text(const ReportModel& m) {
   // Every word from the record is printable(): a stranger's hostname holds no ESC sequence.
   std::string out = printable(m.title) + "\n\n";

@@ -54,5 +54,7 @@ std::string render_flags_text(const ReportModel& model);
 // A layout's closing "Checks" block from the record's gates: every failed gate, else "Passed
 // (N gates): WHAT_PASSED", else, with nothing gated, that there were no gates.
 std::string render_gate_checks(const RunRecord& record, const std::string& what_passed);
+// The same for a record whose gates are each case's byte check and each buffer's kind.
+std::string render_copy_gate_checks(const RunRecord& record);
 
 }  // namespace pinbench

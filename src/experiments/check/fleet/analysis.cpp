@@ -1,4 +1,4 @@
-#include "experiments/fleet/analysis.hpp"
+#include "experiments/check/fleet/analysis.hpp"
 
 #include <algorithm>
 #include <cmath>

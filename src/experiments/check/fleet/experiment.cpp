@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "experiments/check/fleet/analysis.hpp"
 #include "experiments/check/report.hpp"
-#include "experiments/fleet/analysis.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 
-namespace pinbench::experiments::fleet {
+namespace pinbench::experiments::check {
 namespace {
 
 // A chart of every GPU's rates reads up to this many GPUs; a larger fleet charts its flagged ones.
@@ -118,9 +118,9 @@ class Fleet final : public Experiment {
 
 }  // namespace
 
-std::vector<const Experiment*> kinds() {
+const Experiment& fleet_experiment() {
   static const Fleet fleet;
-  return {&fleet};
+  return fleet;
 }
 
-}  // namespace pinbench::experiments::fleet
+}  // namespace pinbench::experiments::check

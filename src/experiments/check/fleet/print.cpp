@@ -1,9 +1,9 @@
-#include "experiments/fleet/print.hpp"
+#include "experiments/check/fleet/print.hpp"
 
 #include <cstdio>
 
+#include "experiments/check/fleet/analysis.hpp"
 #include "experiments/check/prometheus.hpp"
-#include "experiments/fleet/analysis.hpp"
 #include "framework/experiment.hpp"
 #include "framework/printable.hpp"
 #include "framework/render/html.hpp"

@@ -1,4 +1,4 @@
-#include "experiments/staged/engine_flags.hpp"
+#include "cli/engine_flags.hpp"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "experiments/staged/plan.hpp"
+#include "framework/engine_options.hpp"
+#include "pinbench/staged_options.hpp"
 
 namespace pinbench::cli {
 

@@ -22,8 +22,8 @@
 #include "cli/outputs.hpp"
 #include "cli/progress.hpp"
 #include "cli/replay.hpp"
-#include "experiments/fleet/analysis.hpp"
-#include "experiments/fleet/print.hpp"
+#include "experiments/check/fleet/analysis.hpp"
+#include "experiments/check/fleet/print.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/printable.hpp"
@@ -31,7 +31,7 @@
 #include "framework/report_model.hpp"
 #include "framework/text_file.hpp"
 
-namespace pinbench::experiments::fleet {
+namespace pinbench::experiments::check {
 namespace {
 
 using namespace pinbench::cli;
@@ -155,6 +155,8 @@ int run_fleet(const FleetOptions& o) {
       fleet, {o.json, o.html, o.replay.empty() ? "pinbench fleet" : o.replay, o.prometheus});
 }
 
+}  // namespace
+
 Command add_fleet(CLI::App& app) {
   auto o = std::make_shared<FleetOptions>();
   CLI::App* sub = add_command(app, "fleet");
@@ -169,10 +171,4 @@ Command add_fleet(CLI::App& app) {
   return {sub, [o] { return run_fleet(*o); }};
 }
 
-}  // namespace
-
-std::vector<Command> commands(CLI::App& app) {
-  return {add_fleet(app)};
-}
-
-}  // namespace pinbench::experiments::fleet
+}  // namespace pinbench::experiments::check

@@ -1,6 +1,6 @@
-// The host team of host_bound.hpp. Slices are claimed from one counter over the whole job, chunk
-// after chunk, so threads move on to the next chunk as the engine's pool does.
-#include "experiments/staged/host_bound.hpp"
+// The host team of engine_host_bound.hpp. Slices are claimed from one counter over the whole job,
+// chunk after chunk, so threads move on to the next chunk as the engine's pool does.
+#include "measure/engine_host_bound.hpp"
 
 #include <algorithm>
 

@@ -1,0 +1,47 @@
+// What `pinbench pipeline` measures, as plain data: the array, the window, the stream counts, the
+// sources, the engine's settings (framework/engine_options.hpp), and the checks that run before
+// anything is allocated. No CUDA here, so every check is tested without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "framework/engine_options.hpp"
+#include "pinbench/staged_options.hpp"
+
+namespace pinbench {
+
+// The Day 54 pipeline: a host array of floats through a device window, chunk by chunk: copy in,
+// a kernel, copy out, round-robin over N streams, from page-locked memory and from pageable
+// memory through the staged engine.
+enum class PipelineSource { kPinned, kStaged };
+const char* to_string(PipelineSource s);  // "pinned", "staged"
+PipelineSource parse_pipeline_source(std::string_view name);
+std::vector<PipelineSource> parse_pipeline_sources(std::string_view list);
+
+struct PipelineConfig {
+  std::uint64_t array_bytes = 1ull << 30;
+  std::uint64_t window_bytes = 64ull << 20;
+  std::vector<int> streams = {1, 2};
+  std::vector<PipelineSource> sources = {PipelineSource::kPinned, PipelineSource::kStaged};
+  int kernel_rounds = 0;  // extra add-subtract pairs per element, to make the kernel heavier
+  int warmups = 1;
+  int iterations = 5;
+  StagedCopyOptions engine;
+  bool force = false;
+
+  void normalize();       // sorts and de-duplicates the stream counts
+  void validate() const;  // throws InputError
+  // The chunk for `streams` streams: the window split evenly, rounded down to 4 KiB.
+  std::uint64_t chunk_bytes(int streams) const;
+};
+nlohmann::json to_json(const PipelineConfig& c);
+
+std::string pipeline_fit_problem(const PipelineConfig& c, std::uint64_t device_free,
+                                 std::uint64_t host_total, std::uint64_t host_available);
+
+}  // namespace pinbench
