@@ -652,7 +652,7 @@ TEST(BlocksBeside, TheCommandLineAppliesTheBudgetToTheRecommendation) {
   expect_one_line_error(test::run(kBin + "blocks --beside warp"), "is not a kernel");
 }
 
-TEST(BlocksBeside, ASlowdownThatIsNotANumberIsRefusedByName) {
+TEST(BlocksBeside, AFigureOrCountThatIsNotOneIsRefusedByName) {
   nlohmann::json j = to_json(make_beside_record());
   j["cases"][0]["extra"]["slowdown_pct"] = "fast";
   try {
@@ -664,6 +664,20 @@ TEST(BlocksBeside, ASlowdownThatIsNotANumberIsRefusedByName) {
   j = to_json(make_beside_record());
   j["cases"][1]["extra"]["host_cpu_ms"] = -1;
   EXPECT_ANY_THROW(record_from_json(j));
+  for (const char* key : {"beside_repeats", "beside_train", "calls", "sms"}) {
+    for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json(-3), nlohmann::json(2.5),
+                                      nlohmann::json("many"), nlohmann::json(1e12)}) {
+      j = to_json(make_beside_record());
+      j["cases"][0]["extra"][key] = bad;
+      try {
+        record_from_json(j);
+        FAIL() << key << " = " << bad.dump() << " accepted";
+      } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find(std::string("cases[0].") + key), std::string::npos)
+            << e.what();
+      }
+    }
+  }
 }
 
 TEST(BlocksBeside, TheKernelAtFurtherSmCountsIsAMethodOfItsOwn) {

@@ -340,6 +340,9 @@ void build_blocks(const RunRecord& r, ReportModel& m) {
 // record that says otherwise (no block count, a count of 0 or past kMaxBlocks, blocks that do not
 // add up to the case's bytes, a method pinbench does not know, one cell measured twice) is refused
 // with the field named rather than read into rules.
+// The most a case's counts (calls, thread blocks, a train's kernels, repeats) may say.
+constexpr std::uint64_t kMaxExtraCount = 100000000;
+
 void validate_blocks_cases(const RunRecord& r) {
   std::set<std::tuple<std::string, std::string, std::string, std::uint64_t, std::uint64_t>> cells;
   std::vector<std::string> methods;
@@ -368,6 +371,18 @@ void validate_blocks_cases(const RunRecord& r) {
         !sms_of_kernel_name(c.method)) {
       refuse_field(at + ".method",
                    fmt::format("is '{}', not one of {}", c.method, fmt::join(methods, ", ")));
+    }
+    // Counts a case may carry: the calls a sample made, the kernel's thread blocks, and beside a
+    // kernel the kernels in its train and the copies repeated to fill the window.
+    for (const char* key : {"calls", "sms", "beside_train", "beside_repeats"}) {
+      const auto it = c.extra.find(key);
+      if (it == c.extra.end()) continue;
+      if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||
+          it->get<std::uint64_t>() > kMaxExtraCount) {
+        refuse_field(
+            fmt::format("{}.{}", at, key),
+            fmt::format("is {}, not a whole number from 1 to {}", it->dump(), kMaxExtraCount));
+      }
     }
     for (const char* key : {"slowdown_pct", "host_cpu_ms", "beside_alone_ms", "beside_with_ms"}) {
       const auto it = c.extra.find(key);
