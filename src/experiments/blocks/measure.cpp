@@ -453,14 +453,7 @@ Layout contiguous(const BlockCell& cell) {
   return {cell.bytes(), {0}, {0}};
 }
 
-}  // namespace
-
-RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
-                     const BlocksHooks& hooks) {
-  const auto start = SteadyClock::now();
-  config.validate();
-  RunRecord record = start_record("blocks", to_json(config));
-  const int device_sms = record.machine.sm_count;
+void check_sms_fit(const BlocksConfig& config, int device_sms) {
   for (int s : config.more_sms) {
     if (s > device_sms) {
       throw InputError(fmt::format("--sms {} is past this device's {} SMs", s, device_sms));
@@ -469,6 +462,149 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
   if (config.sms > device_sms) {
     throw InputError(fmt::format("--sms {} is past this device's {} SMs", config.sms, device_sms));
   }
+}
+
+// --beside: the kernel sized for this device, described in the record's config.
+std::unique_ptr<Beside> make_beside(const BlocksConfig& config, int device_sms, RunRecord& record,
+                                    const ProgressFn& progress) {
+  if (config.beside.empty()) return nullptr;
+  progress(fmt::format("sizing the {} kernel that runs beside the copies", config.beside));
+  auto beside = std::make_unique<Beside>(config.beside, static_cast<unsigned>(device_sms));
+  record.config["beside"] = {{"name", config.beside},
+                             {"work_rounds", beside->work},
+                             {"launch_ms", beside->launch_ms},
+                             {"blocks_per_sm", 2},
+                             {"threads_per_block", 512}};
+  if (beside->gemm) {
+    record.config["beside"]["library"] = beside->gemm->library();
+    record.config["beside"]["blocks_per_sm"] = 0;  // cuBLAS chooses
+    record.config["beside"]["threads_per_block"] = 0;
+  }
+  return beside;
+}
+
+// What runs in one direction and memory kind.
+struct Group {
+  Direction direction;
+  std::size_t kind;  // into rig.host, in config.memory's order
+  std::vector<BlocksMethod> methods;
+};
+
+// Every method asked for that moves each direction's and memory kind's blocks, less any the
+// driver refuses outright (one block moved once before anything is timed); each left out is
+// listed with its reason in the record's config ("skipped"). `total`: the cases to measure.
+std::vector<Group> plan_groups(const BlocksConfig& config, Rig& rig, Mover& mover,
+                               const BlockCell& first, bool pageable_access, std::size_t cells,
+                               RunRecord& record, std::size_t& total) {
+  nlohmann::json skipped = nlohmann::json::array();
+  std::vector<Group> groups;
+  total = 0;
+  for (Direction d : config.directions) {
+    for (std::size_t k = 0; k < config.memory.size(); ++k) {
+      const MemoryKind kind = config.memory[k];
+      Group g{d, k, {}};
+      for (BlocksMethod m : config.methods) {
+        std::string why = method_not_for(m, kind, pageable_access);
+        if (why.empty()) why = refused(rig, mover, m, d == Direction::kH2D, kind, first);
+        if (why.empty()) {
+          g.methods.push_back(m);
+          continue;
+        }
+        skipped.push_back({{"direction", to_string(d)},
+                           {"memory", to_string(kind)},
+                           {"method", to_string(m)},
+                           {"reason", why}});
+      }
+      total += g.methods.size() * cells;
+      if (std::find(g.methods.begin(), g.methods.end(), BlocksMethod::kKernel) != g.methods.end()) {
+        total += config.more_sms.size() * cells;
+      }
+      groups.push_back(std::move(g));
+    }
+  }
+  record.config["skipped"] = skipped;
+  return groups;
+}
+
+// One method at one SM count: the kernel also runs at every further SM count, named for it.
+struct Variant {
+  BlocksMethod method;
+  unsigned sms;
+  std::string name;
+};
+
+std::vector<Variant> variants_of(const Group& g, const BlocksConfig& config, unsigned all_sms) {
+  std::vector<Variant> variants;
+  for (BlocksMethod m : g.methods) {
+    variants.push_back({m, all_sms, to_string(m)});
+    if (m != BlocksMethod::kKernel) continue;
+    for (int s : config.more_sms) {
+      variants.push_back({m, static_cast<unsigned>(s), kernel_at_sms(s)});
+    }
+  }
+  return variants;
+}
+
+// Everything a cell's cases share while they are measured.
+struct CellRun {
+  const BlocksConfig& config;
+  const BlocksHooks& hooks;
+  Rig& rig;
+  Mover& mover;
+  Beside* beside;
+  const std::vector<bool>& kinds_ok;
+};
+
+// One variant of one cell, timed, as the record's case and gate.
+void measure_variant(const CellRun& run, const Group& g, const BlockCell& cell,
+                     const Layout& scattered, const Variant& v, RunRecord& record) {
+  const Direction d = g.direction;
+  const MemoryKind kind = run.config.memory[g.kind];
+  const BlocksMethod m = v.method;
+  run.mover.sms = v.sms;
+  const Leg leg = make_leg(run.rig, d == Direction::kH2D, kind,
+                           m == BlocksMethod::kContiguous ? contiguous(cell) : scattered);
+  std::size_t calls = 0;
+  run.mover.grid_used = 0;
+  CaseExtras extras;
+  const Timed r =
+      measure_case(run.rig, run.mover, m, leg, run.config, run.hooks, calls, run.beside, extras);
+  const CaseSpec spec{
+      "blocks",
+      to_string(d),
+      to_string(kind),
+      v.name,
+      "host_clock",
+      cell.bytes(),
+      run.config.warmups,
+      gate_name({"blocks", to_string(d), to_string(kind), v.name}, cell_token(cell))};
+  Case c = make_case(spec, r, run.kinds_ok[g.kind]);
+  c.extra = {{"block_bytes", cell.block_bytes}, {"blocks", cell.count}, {"calls", calls}};
+  if (m == BlocksMethod::kKernel) c.extra["sms"] = run.mover.grid_used;
+  if (extras.host_cpu_ms) c.extra["host_cpu_ms"] = *extras.host_cpu_ms;
+  if (run.beside != nullptr && !extras.slowdown_pct.empty()) {
+    c.extra["slowdown_pct"] = middle(extras.slowdown_pct);
+    c.extra["beside_train"] = extras.train;
+    c.extra["beside_repeats"] = extras.repeats;
+    c.extra["beside_alone_ms"] = extras.train_alone_ms;
+    c.extra["beside_with_ms"] = middle(extras.train_with_ms);
+  }
+  record.gates.push_back(
+      sampled_gate(c.gate, r,
+                   fmt::format("every one of {} samples delivered all {} blocks of {}",
+                               r.samples_ms.size(), cell.count, exact_size(cell.block_bytes))));
+  record.cases.push_back(std::move(c));
+}
+
+}  // namespace
+
+RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
+                     const BlocksHooks& hooks) {
+  const auto start = SteadyClock::now();
+  config.validate();
+  RunRecord record = start_record("blocks", to_json(config));
+  const int device_sms = record.machine.sm_count;
+  check_sms_fit(config, device_sms);
   const std::string problem = blocks_fit_problem(config, cuda::device_free_bytes(),
                                                  host_memory_bytes(), host_available_bytes());
   if (!problem.empty()) throw InputError(problem);
@@ -489,21 +625,7 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
   Mover mover{rig, all_sms};
 
   record.config["sms"] = mover.sms;
-  std::unique_ptr<Beside> beside;
-  if (!config.beside.empty()) {
-    progress(fmt::format("sizing the {} kernel that runs beside the copies", config.beside));
-    beside = std::make_unique<Beside>(config.beside, static_cast<unsigned>(device_sms));
-    record.config["beside"] = {{"name", config.beside},
-                               {"work_rounds", beside->work},
-                               {"launch_ms", beside->launch_ms},
-                               {"blocks_per_sm", 2},
-                               {"threads_per_block", 512}};
-    if (beside->gemm) {
-      record.config["beside"]["library"] = beside->gemm->library();
-      record.config["beside"]["blocks_per_sm"] = 0;  // cuBLAS chooses
-      record.config["beside"]["threads_per_block"] = 0;
-    }
-  }
+  const std::unique_ptr<Beside> beside = make_beside(config, device_sms, record, progress);
   record.config["kernel"] = {{"threads_per_block", 1024}, {"tile_bytes", 4096}};
   if (engine) record.config["engine"] = to_json(rig.copier->options());
   record.config["timing"] =
@@ -519,102 +641,21 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
     kinds_ok.push_back(src_ok && dst_ok);
   }
 
-  // What runs in each direction and memory kind: every method asked for that moves that memory,
-  // less any the driver refuses outright (one block moved once before anything is timed); each
-  // left out is listed with its reason.
-  struct Group {
-    Direction direction;
-    std::size_t kind;  // into rig.host, in config.memory's order
-    std::vector<BlocksMethod> methods;
-  };
-  nlohmann::json skipped = nlohmann::json::array();
-  std::vector<Group> groups;
   std::size_t total = 0;
-  for (Direction d : config.directions) {
-    for (std::size_t k = 0; k < config.memory.size(); ++k) {
-      const MemoryKind kind = config.memory[k];
-      Group g{d, k, {}};
-      for (BlocksMethod m : config.methods) {
-        std::string why = method_not_for(m, kind, pageable_access);
-        if (why.empty()) why = refused(rig, mover, m, d == Direction::kH2D, kind, cells.front());
-        if (why.empty()) {
-          g.methods.push_back(m);
-          continue;
-        }
-        skipped.push_back({{"direction", to_string(d)},
-                           {"memory", to_string(kind)},
-                           {"method", to_string(m)},
-                           {"reason", why}});
-      }
-      total += g.methods.size() * cells.size();
-      if (std::find(g.methods.begin(), g.methods.end(), BlocksMethod::kKernel) != g.methods.end()) {
-        total += config.more_sms.size() * cells.size();
-      }
-      groups.push_back(std::move(g));
-    }
-  }
-  record.config["skipped"] = skipped;
-
+  const std::vector<Group> groups =
+      plan_groups(config, rig, mover, cells.front(), pageable_access, cells.size(), record, total);
+  const CellRun run{config, hooks, rig, mover, beside.get(), kinds_ok};
   std::size_t n = 0;
   for (const Group& g : groups) {
-    const Direction d = g.direction;
-    const bool to_device = d == Direction::kH2D;
     const MemoryKind kind = config.memory[g.kind];
     for (const BlockCell& cell : cells) {
       const BlockPlacement placed = place_blocks(cell, arena, config.seed);
       const Layout scattered{cell.block_bytes, placed.host_offsets, placed.device_offsets};
-      // Each method once; the kernel also at every further SM count, named for it.
-      struct Variant {
-        BlocksMethod method;
-        unsigned sms;
-        std::string name;
-      };
-      std::vector<Variant> variants;
-      for (BlocksMethod m : g.methods) {
-        variants.push_back({m, all_sms, to_string(m)});
-        if (m != BlocksMethod::kKernel) continue;
-        for (int s : config.more_sms) {
-          variants.push_back({m, static_cast<unsigned>(s), kernel_at_sms(s)});
-        }
-      }
-      for (const Variant& v : variants) {
-        const BlocksMethod m = v.method;
-        mover.sms = v.sms;
+      for (const Variant& v : variants_of(g, config, all_sms)) {
         if (stop_before_next_case(record)) break;
-        progress(fmt::format("[{}/{}] {} {} {} x {} {}", ++n, total, to_string(d), to_string(kind),
-                             format_size(cell.block_bytes), cell.count, v.name));
-        const Leg leg = make_leg(rig, to_device, kind,
-                                 m == BlocksMethod::kContiguous ? contiguous(cell) : scattered);
-        std::size_t calls = 0;
-        mover.grid_used = 0;
-        CaseExtras extras;
-        const Timed r =
-            measure_case(rig, mover, m, leg, config, hooks, calls, beside.get(), extras);
-        const CaseSpec spec{
-            "blocks",
-            to_string(d),
-            to_string(kind),
-            v.name,
-            "host_clock",
-            cell.bytes(),
-            config.warmups,
-            gate_name({"blocks", to_string(d), to_string(kind), v.name}, cell_token(cell))};
-        Case c = make_case(spec, r, kinds_ok[g.kind]);
-        c.extra = {{"block_bytes", cell.block_bytes}, {"blocks", cell.count}, {"calls", calls}};
-        if (m == BlocksMethod::kKernel) c.extra["sms"] = mover.grid_used;
-        if (extras.host_cpu_ms) c.extra["host_cpu_ms"] = *extras.host_cpu_ms;
-        if (beside && !extras.slowdown_pct.empty()) {
-          c.extra["slowdown_pct"] = middle(extras.slowdown_pct);
-          c.extra["beside_train"] = extras.train;
-          c.extra["beside_repeats"] = extras.repeats;
-          c.extra["beside_alone_ms"] = extras.train_alone_ms;
-          c.extra["beside_with_ms"] = middle(extras.train_with_ms);
-        }
-        record.gates.push_back(sampled_gate(
-            c.gate, r,
-            fmt::format("every one of {} samples delivered all {} blocks of {}",
-                        r.samples_ms.size(), cell.count, exact_size(cell.block_bytes))));
-        record.cases.push_back(std::move(c));
+        progress(fmt::format("[{}/{}] {} {} {} x {} {}", ++n, total, to_string(g.direction),
+                             to_string(kind), format_size(cell.block_bytes), cell.count, v.name));
+        measure_variant(run, g, cell, scattered, v, record);
       }
       if (record.incomplete) break;
     }
