@@ -40,6 +40,7 @@ if has copier; then
   for r in $(seq 1 "${ROUNDS:-2}"); do
     log "copier $r"
     timeout 90 .gpu/pinbench_block_copier_bench --no-cache >"$d/copier-$r.txt" 2>&1
+    echo "exit status $?" >>"$d/copier-$r.txt"
   done
 fi
 if has prev; then

@@ -188,6 +188,9 @@ int bench(bool use_cache) {
 }  // namespace pinbench
 
 int main(int argc, char** argv) {
+  // Line by line, so a run that dies leaves every line it printed (on the H200 on 2026-12-03
+  // three runs left an empty file, and nothing said how far they had got).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   bool use_cache = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
