@@ -126,8 +126,9 @@ int bench(bool use_cache) {
           worst = std::max(worst, ratio);
           const double bytes = static_cast<double>(size * count);
           std::printf("%-4s %-9s %7zuK %6zu  %-14s %9.2f %9.2f  %-14s %9.2f  %6.3f\n", to_string(d),
-                      to_string(k), size >> 10, count, to_string(c.method), c.predicted_gb_per_s,
-                      bytes / chosen_ms / 1e6, to_string(best), bytes / best_ms / 1e6, ratio);
+                      to_string(k), size >> 10, count, to_string(c.method),
+                      c.predicted_gb_per_s.value_or(0.0), bytes / chosen_ms / 1e6, to_string(best),
+                      bytes / best_ms / 1e6, ratio);
         }
       }
     }
