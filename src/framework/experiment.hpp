@@ -48,8 +48,15 @@ class Experiment {
   // record validation checks them wherever they appear in the record's config.
   virtual const std::vector<ConfigField>& config_fields() const;
   // Its own rules beyond the kinds of fields, on a record that passed the schema: throws
-  // InputError naming the field (a check's floors, a doctor section).
+  // InputError naming the field (a check's floors, its own section's fields).
   virtual void validate(const RunRecord& record) const;
+  // The top-level key of the record's section it owns (RunRecord::sections), usually its name;
+  // empty, the default, when its records carry none.
+  virtual std::string section_key() const;
+  // Its section as a record read it, whatever the record's experiment: what the record keeps
+  // (null: nothing, and nothing is written back), or InputError naming the field. By default
+  // the JSON as it is, its fields checked by validate() on its own records.
+  virtual nlohmann::json read_section(const nlohmann::json& section) const;
 
   // Its section of the report model: tables, verdicts, charts, check failures, and its own
   // analysis in model.section for its printer. The common part (machine, notes, cases, gates)

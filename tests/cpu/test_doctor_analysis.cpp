@@ -517,7 +517,7 @@ TEST(DoctorRecord, TheSectionRoundTripsThroughTheRecord) {
   t.wall_ms = 12.5;
   const RunRecord r = record_with(t);
   const RunRecord back = record_from_json(to_json(r));
-  const DoctorTrace u = doctor_trace_from_json(back.doctor);
+  const DoctorTrace u = doctor_trace_from_json(back.section("doctor"));
   EXPECT_EQ(u.command, t.command);
   EXPECT_EQ(u.calls.size(), 3u);
   EXPECT_EQ(u.calls[1].copies[0].bytes, 4 * kMiB);
@@ -576,7 +576,7 @@ TEST(DoctorRecord, WhatTheCallsSaidRoundTrips) {
   text += "E\t10\t_exit\n";
   const DoctorTrace t = parse_doctor_events(text);
   const RunRecord back = record_from_json(to_json(record_with(t)));
-  const DoctorTrace u = doctor_trace_from_json(back.doctor);
+  const DoctorTrace u = doctor_trace_from_json(back.section("doctor"));
   ASSERT_EQ(u.calls.size(), 2u);
   EXPECT_EQ(u.calls[0].direction, "h2d");
   EXPECT_EQ(u.calls[0].host, "pageable");
