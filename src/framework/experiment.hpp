@@ -71,8 +71,8 @@ class Experiment {
   // The closing line of a printed run: "Staged tuning wall time: 12.3 s.", and on a replay
   // "Staged tuning wall time (the recorded run's): 12.3 s."; the lesson says what its time covers.
   virtual std::string wall_time(const RunRecord& record, bool replayed) const;
-  // The run's own timeline for the HTML report when no trace sits beside the record (doctor's
-  // calls); none by default.
+  // The run's own timeline (Perfetto JSON), which the HTML report draws, through the model's
+  // analysed_by, when no trace sits beside the record (a program's calls); none by default.
   virtual std::optional<nlohmann::json> timeline(const RunRecord& record) const;
   // Its own comparison of two of its records, A before and B after (doctor: per finding and call
   // site, what changed); none by default, and `pinbench compare` compares their cases alone.

@@ -20,6 +20,8 @@
 
 namespace pinbench {
 
+class Experiment;  // framework/experiment.hpp
+
 // A named set of judged statements: the lesson's predictions, the staged engine's goals, the
 // pipeline's goals. Each item is a Prediction whose claims carry the verdicts and evidence; a
 // goal is an item with one claim.
@@ -135,6 +137,11 @@ struct ReportModel {
   // The experiment's own analysis (a StagedAnalysis, a LessonAnalysis, ...), which its terminal
   // printer reads instead of analysing the record again: framework/experiment.hpp, section<T>().
   std::any section;
+  // The experiment that analysed the record (the registry's, in `analyse`): the printers reach
+  // what else it has for them through it, its terminal layout (render_text) and its own
+  // timeline (render_html), and so never ask the registry. Null in a model made by hand, which
+  // prints as the generic experiment's.
+  const Experiment* analysed_by = nullptr;
 };
 
 // "INCOMPLETE: SIGINT stopped this run after 12 cases; ..." for an interrupted record, else "".
