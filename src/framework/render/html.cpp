@@ -117,6 +117,13 @@ std::string figure(const std::string& svg, const std::string& caption, bool wide
                      wide ? " class=\"wide\"" : "", svg, e(caption));
 }
 
+// A key's colour in `spec`: the one its experiment fixed, else its memory kind's or direction's,
+// else the palette's at `fallback_index`.
+std::string colour_of(const ChartSpec& spec, const std::string& key, std::size_t fallback_index) {
+  const auto fixed = spec.colours.find(key);
+  return fixed != spec.colours.end() ? fixed->second : key_colour(key, fallback_index);
+}
+
 ChartText text_of(const ChartSpec& spec) {
   return {spec.title, spec.value_suffix, spec.decimals};
 }
@@ -127,7 +134,7 @@ ScatterChart scatter_of(const ChartSpec& spec) {
   for (const ChartScatterSeries& in : spec.points) {
     std::vector<ScatterPoint> points;
     for (const ChartPoint& p : in.points) points.push_back({p.x, p.value, p.label});
-    series.push_back({in.label, key_colour(in.key, index++), std::move(points)});
+    series.push_back({in.label, colour_of(spec, in.key, index++), std::move(points)});
   }
   ScatterChart chart;
   static_cast<ChartText&>(chart) = text_of(spec);
@@ -147,7 +154,7 @@ std::string chart_svg(const ChartSpec& spec) {
       chart.y_at_least = spec.value_at_least;
       for (const auto& [value, label] : spec.rules) chart.rules.push_back({value, label});
       for (std::size_t i = 0; i < spec.series.size(); ++i) {
-        ChartSeries s{spec.series[i].label, key_colour(spec.series[i].key, i), {}};
+        ChartSeries s{spec.series[i].label, colour_of(spec, spec.series[i].key, i), {}};
         for (const auto& [bytes, v] : spec.series[i].points) {
           s.points.emplace_back(static_cast<double>(bytes), v);
         }
@@ -171,8 +178,9 @@ std::string chart_svg(const ChartSpec& spec) {
         if (std::find(keys.begin(), keys.end(), b.key) == keys.end()) keys.push_back(b.key);
       }
       const auto colour = [&](const std::string& key) {
-        return key_colour(
-            key, static_cast<std::size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin()));
+        return colour_of(
+            spec, key,
+            static_cast<std::size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin()));
       };
       for (const ChartBar& b : spec.bars) {
         chart.bars.push_back({b.label, b.value, colour(b.key), b.detail});
