@@ -34,6 +34,10 @@ nlohmann::json Experiment::read_section(const nlohmann::json& section) const {
   return section;
 }
 
+std::optional<std::string> Experiment::range_gate(const std::vector<std::string>&) const {
+  return std::nullopt;
+}
+
 void Experiment::analyse(const RunRecord& record, ReportModel& model) const {
   model.tables = report_tables(record);
   model.charts = rate_charts(record, true);

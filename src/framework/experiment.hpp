@@ -57,6 +57,11 @@ class Experiment {
   // (null: nothing, and nothing is written back), or InputError naming the field. By default
   // the JSON as it is, its fields checked by validate() on its own records.
   virtual nlohmann::json read_section(const nlohmann::json& section) const;
+  // The part of the memory-kind gate (trace/kind/PART/DIR/KIND, framework/trace_gates.hpp) that
+  // an NVTX range of its runs checks: `words` is the range's name split at spaces, at least three
+  // words, the last two a direction (h2d, d2h) and a host-memory kind (pageable, pinned).
+  // Nothing, the default, for a range that is not one of its own.
+  virtual std::optional<std::string> range_gate(const std::vector<std::string>& words) const;
 
   // Its section of the report model: tables, verdicts, charts, check failures, and its own
   // analysis in model.section for its printer. The common part (machine, notes, cases, gates)
