@@ -26,6 +26,18 @@ const std::vector<ConfigField>& Experiment::config_fields() const {
 
 void Experiment::validate(const RunRecord&) const {}
 
+std::string Experiment::section_key() const {
+  return "";
+}
+
+nlohmann::json Experiment::read_section(const nlohmann::json& section) const {
+  return section;
+}
+
+std::optional<std::string> Experiment::range_gate(const std::vector<std::string>&) const {
+  return std::nullopt;
+}
+
 void Experiment::analyse(const RunRecord& record, ReportModel& model) const {
   model.tables = report_tables(record);
   model.charts = rate_charts(record, true);

@@ -48,8 +48,20 @@ class Experiment {
   // record validation checks them wherever they appear in the record's config.
   virtual const std::vector<ConfigField>& config_fields() const;
   // Its own rules beyond the kinds of fields, on a record that passed the schema: throws
-  // InputError naming the field (a check's floors, a doctor section).
+  // InputError naming the field (a check's floors, its own section's fields).
   virtual void validate(const RunRecord& record) const;
+  // The top-level key of the record's section it owns (RunRecord::sections), usually its name;
+  // empty, the default, when its records carry none.
+  virtual std::string section_key() const;
+  // Its section as a record read it, whatever the record's experiment: what the record keeps
+  // (null: nothing, and nothing is written back), or InputError naming the field. By default
+  // the JSON as it is, its fields checked by validate() on its own records.
+  virtual nlohmann::json read_section(const nlohmann::json& section) const;
+  // The part of the memory-kind gate (trace/kind/PART/DIR/KIND, framework/trace_gates.hpp) that
+  // an NVTX range of its runs checks: `words` is the range's name split at spaces, at least three
+  // words, the last two a direction (h2d, d2h) and a host-memory kind (pageable, pinned).
+  // Nothing, the default, for a range that is not one of its own.
+  virtual std::optional<std::string> range_gate(const std::vector<std::string>& words) const;
 
   // Its section of the report model: tables, verdicts, charts, check failures, and its own
   // analysis in model.section for its printer. The common part (machine, notes, cases, gates)
@@ -64,8 +76,8 @@ class Experiment {
   // The closing line of a printed run: "Staged tuning wall time: 12.3 s.", and on a replay
   // "Staged tuning wall time (the recorded run's): 12.3 s."; the lesson says what its time covers.
   virtual std::string wall_time(const RunRecord& record, bool replayed) const;
-  // The run's own timeline for the HTML report when no trace sits beside the record (doctor's
-  // calls); none by default.
+  // The run's own timeline (Perfetto JSON), which the HTML report draws, through the model's
+  // analysed_by, when no trace sits beside the record (a program's calls); none by default.
   virtual std::optional<nlohmann::json> timeline(const RunRecord& record) const;
   // Its own comparison of two of its records, A before and B after (doctor: per finding and call
   // site, what changed); none by default, and `pinbench compare` compares their cases alone.

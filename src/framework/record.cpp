@@ -55,6 +55,12 @@ bool RunRecord::all_gates_passed() const {
   return true;
 }
 
+const json& RunRecord::section(const std::string& key) const {
+  static const json none;
+  const auto it = sections.find(key);
+  return it == sections.end() ? none : it->second;
+}
+
 namespace {
 
 json to_json(const PcieLink& p) {
@@ -622,14 +628,10 @@ json to_json(const RunRecord& r) {
          {"cases", cases},
          {"wall_ms", r.wall_ms}};
   if (!r.trace.is_null()) j["trace"] = r.trace;
-  if (!r.doctor.is_null()) j["doctor"] = r.doctor;
-  if (!r.accel.is_null()) j["accel"] = r.accel;
-  if (r.incomplete) j["incomplete"] = {{"interrupted_by", r.interrupted_by}};
-  if (!r.members.empty()) {
-    json members = json::array();
-    for (const RunRecord& m : r.members) members.push_back(to_json(m));
-    j["members"] = std::move(members);
+  for (const auto& [key, section] : r.sections) {
+    if (!section.is_null()) j[key] = section;
   }
+  if (r.incomplete) j["incomplete"] = {{"interrupted_by", r.interrupted_by}};
   return j;
 }
 
@@ -724,17 +726,13 @@ RunRecord record_from_json(const json& j) {
     check_fields(j["trace"], "trace", trace_fields());
     rec.trace = j["trace"];
   }
-  if (j.contains("doctor") && !j["doctor"].is_null()) rec.doctor = j["doctor"];
-  if (j.contains("accel") && !j["accel"].is_null()) rec.accel = j["accel"];
-  if (j.contains("members")) {
-    const json& members = r.array("members");
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      try {
-        rec.members.push_back(record_from_json(members[i]));
-      } catch (const InputError& e) {
-        throw InputError(fmt::format("run record: 'members[{}]': {}", i, e.what()));
-      }
-    }
+  // The experiments' own sections, each read by the experiment whose key it is, whichever
+  // experiment the record is of (its own rules on its own records come with validate, below).
+  for (const Experiment* e : all_experiments()) {
+    const std::string key = e->section_key();
+    if (key.empty() || !j.contains(key)) continue;
+    json kept = e->read_section(j[key]);
+    if (!kept.is_null()) rec.sections[key] = std::move(kept);
   }
   check_consistency(rec);
   experiment_for(rec.experiment).validate(rec);  // its own rules: a check's floors, say

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -122,14 +123,10 @@ struct RunRecord {
   // What a trace of the run said (run with --trace): its size, notes and prediction 4's
   // evidence. Null when the run was not traced; written only when set.
   nlohmann::json trace = nullptr;
-  // What `pinbench doctor` saw the program do (experiments/doctor/trace.hpp); null for every
-  // other experiment, and written only when set.
-  nlohmann::json doctor = nullptr;
-  // What `pinbench accel` routed and passed on in each process of the program
-  // (experiments/accel/summary.hpp); null for every other experiment, written only when set.
-  nlohmann::json accel = nullptr;
-  // A fleet record's check records, one per host (or rank) that sent one; written only when set.
-  std::vector<RunRecord> members;
+  // The experiments' own sections, by their top-level key in the JSON: each is what the
+  // experiment owning that key (Experiment::section_key) made of it when the record was read
+  // (Experiment::read_section), and is written back as it is. Empty for most records.
+  std::map<std::string, nlohmann::json> sections;
 
   // The first case matching every given field, or nullptr.
   const Case* find(const std::string& part, const std::string& direction, const std::string& memory,
@@ -139,6 +136,8 @@ struct RunRecord {
   // The cases of `part`, in the record's order: for (const Case& c : record.cases_of("race")).
   std::vector<std::reference_wrapper<const Case>> cases_of(std::string_view part) const;
   bool all_gates_passed() const;
+  // The section under `key` (sections), or null when the record has none.
+  const nlohmann::json& section(const std::string& key) const;
 };
 
 // Each case of `part` made into a row by `make` (a Case to a Row), in the record's order.

@@ -215,6 +215,7 @@ ReportModel analyse(const RunRecord& r) {
   add_common(r, m);
   const Experiment& experiment = experiment_for(r.experiment);
   experiment.analyse(r, m);
+  m.analysed_by = &experiment;
   // An experiment with checks of its own (fleet, check) said what passing them means.
   m.nothing_checked = m.checks_passed.empty() && r.gates.empty();
   if (m.checks_passed.empty()) m.checks_passed = passed_sentence(r, experiment.gates_meaning());

@@ -2,12 +2,14 @@
 // all draw their tables, verdicts, charts and flags from the ReportModel that `analyse` builds,
 // as nvbench's printers share one state. So a verdict, a stop reason or an unstable case that
 // reaches one format reaches every format, and a rate whose gate failed (case_figures.hpp) is
-// absent from all of them at once. No colours or markup here: a chart is its series and what
-// they mean; how it looks is the printer's business.
+// absent from all of them at once. No markup here: a chart is its series and what they mean;
+// how it looks is the printer's business, but for the colours an experiment fixes for keys of
+// its own (its methods: ChartSpec::colours), so each reads the same in all its charts.
 #pragma once
 
 #include <any>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,6 +21,8 @@
 #include "framework/verdict.hpp"
 
 namespace pinbench {
+
+class Experiment;  // framework/experiment.hpp
 
 // A named set of judged statements: the lesson's predictions, the staged engine's goals, the
 // pipeline's goals. Each item is a Prediction whose claims carry the verdicts and evidence; a
@@ -92,6 +96,9 @@ struct ChartSpec {
   std::vector<std::pair<std::string, std::size_t>> column_groups;  // heading, columns spanned
   std::vector<std::vector<HeatCell>> cells;
   std::string shade_title;  // what the shading means
+  // The colours the experiment fixes for its own keys (a method), by key ("#000000"); any other
+  // key takes its memory kind's or direction's colour, else the palette's (render/svg_chart.hpp).
+  std::map<std::string, std::string> colours;
 };
 
 // A case whose samples do not tell one story (framework/stats.hpp check_stability).
@@ -135,6 +142,11 @@ struct ReportModel {
   // The experiment's own analysis (a StagedAnalysis, a LessonAnalysis, ...), which its terminal
   // printer reads instead of analysing the record again: framework/experiment.hpp, section<T>().
   std::any section;
+  // The experiment that analysed the record (the registry's, in `analyse`): the printers reach
+  // what else it has for them through it, its terminal layout (render_text) and its own
+  // timeline (render_html), and so never ask the registry. Null in a model made by hand, which
+  // prints as the generic experiment's.
+  const Experiment* analysed_by = nullptr;
 };
 
 // "INCOMPLETE: SIGINT stopped this run after 12 cases; ..." for an interrupted record, else "".
@@ -156,6 +168,10 @@ inline const std::string kNoGates = "No gates: the record holds no checked measu
 // The same for a record with no case at all: nothing was measured, so nothing was checked.
 inline const std::string kNothingMeasured =
     "No gates: nothing was measured here, so nothing was checked.";
+
+// The staged engine's colour in any chart of its copies (ChartSpec::colours): black, so it stands
+// out.
+inline const std::string kEngineColour = "#000000";
 
 // What a table shows for a missing figure (no samples, or the gate failed).
 inline const std::string kDash = "—";

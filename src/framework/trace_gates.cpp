@@ -1,13 +1,28 @@
 #include "framework/trace_gates.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "framework/experiment.hpp"
+
 namespace pinbench {
 
 using nlohmann::json;
+
+namespace {
+
+// The gate's part that the experiment owning the range names (Experiment::range_gate), or none.
+std::optional<std::string> gate_part(const std::vector<std::string>& words) {
+  for (const Experiment* e : all_experiments()) {
+    if (std::optional<std::string> part = e->range_gate(words)) return part;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::vector<Gate> check_memory_kinds(const Trace& trace) {
   struct Check {
@@ -23,18 +38,13 @@ std::vector<Gate> check_memory_kinds(const Trace& trace) {
     std::vector<std::string> words;
     std::istringstream in(r.name);
     for (std::string w; in >> w;) words.push_back(w);
-    // The lesson names its ranges "part<N> ...", the sweep "sweep <kind>/<method> ...".
-    const bool sweep = !words.empty() && words[0] == "sweep";
-    if (words.size() < 3 || (words[0].rfind("part", 0) != 0 && !sweep)) continue;
+    if (words.size() < 3) continue;
     const std::string& dir = words[words.size() - 2];
     const std::string& mem = words.back();
     if ((dir != "h2d" && dir != "d2h") || (mem != "pageable" && mem != "pinned")) continue;
-    // The lesson's parts by their record names: part 1 is "copy", part 2 names itself.
-    std::string part = sweep                 ? "sweep/" + words[1]
-                       : words.size() > 3    ? words[1]
-                       : words[0] == "part1" ? "copy"
-                                             : words[0];
-    const std::string gate = fmt::format("trace/kind/{}/{}/{}", part, dir, mem);
+    const std::optional<std::string> part = gate_part(words);
+    if (!part) continue;  // a range no experiment claims: not a memory-kind check
+    const std::string gate = fmt::format("trace/kind/{}/{}/{}", *part, dir, mem);
     auto it =
         std::find_if(checks.begin(), checks.end(), [&](const auto& p) { return p.first == gate; });
     if (it == checks.end()) {

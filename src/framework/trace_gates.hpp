@@ -1,7 +1,8 @@
 // What a trace adds to any record it was taken beside: the memory-kind gates (did the driver see
 // each buffer as the kind its NVTX range names?) and the record's `trace` summary. The ranges
-// follow one naming rule, below, which every experiment that traces keeps; the gates it gives
-// are listed in docs/record-schema.md.
+// follow one naming rule, below, which every experiment that traces keeps, and each experiment
+// says which ranges are its own and what their gates are called (Experiment::range_gate); the
+// gates are listed in docs/record-schema.md.
 #pragma once
 
 #include <string>
@@ -12,8 +13,8 @@
 
 namespace pinbench {
 
-// The memory-kind check over NVTX ranges named "<part...> <h2d|d2h> <pageable|pinned>" (the
-// lesson's) or "sweep <kind>/<method> <h2d|d2h> <pageable|pinned>" (the sweep's): every
+// The memory-kind check over NVTX ranges named "<words...> <h2d|d2h> <pageable|pinned>" that a
+// registered experiment claims (Experiment::range_gate, which names the gate's part): every
 // copy in that direction started by a call inside the range must have its host side seen as the
 // named kind. One gate per range name, e.g. "trace/kind/async/h2d/pinned". Empty when the trace
 // has no such ranges.

@@ -74,7 +74,7 @@ RunRecord record_with(const DoctorTrace& t, bool rates) {
       }
     }
   }
-  r.doctor = to_json(t);
+  r.sections["doctor"] = to_json(t);
   return r;
 }
 

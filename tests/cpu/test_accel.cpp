@@ -146,7 +146,7 @@ TEST(AccelReport, TheTorchRecordShowsItsRoutedCopiesBySize) {
   std::vector<std::string> ids;
   for (const ReportTable& t : m.tables) ids.push_back(t.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"accel-processes", "accel-copies", "accel-sizes"}));
-  const AccelRun run = accel_run_from_json(record.accel);
+  const AccelRun run = accel_run_from_json(record.section("accel"));
   EXPECT_GT(total(run, "h2d", "routed").copies, 0u);
   EXPECT_GT(total(run, "d2h", "routed").copies, 0u);
   EXPECT_EQ(total(run, "", "failed").copies, 0u);
@@ -164,7 +164,7 @@ TEST(AccelReport, AProcessThatUsedCudaWithoutReachingAccelIsSaidToBeOutOfReach) 
   ASSERT_TRUE(out_of_reach(run.processes[0]));
   RunRecord record;
   record.experiment = "accel";
-  record.accel = to_json(run);
+  record.sections["accel"] = to_json(run);
   const ReportModel m = analyse(record);
   bool said = false;
   for (const std::string& n : m.notes) said |= n.find("out of its reach") != std::string::npos;
@@ -284,7 +284,7 @@ TEST(AccelCli, WhatTheProgramLeavesRunningIsWaitedForOrNamed) {
             std::string::npos)
       << r.err;
   EXPECT_NE(test::unwrapped(r.err).find("(sleep 3)"), std::string::npos) << r.err;
-  const AccelRun run = accel_run_from_json(load_record(dir + "/run.json").accel);
+  const AccelRun run = accel_run_from_json(load_record(dir + "/run.json").section("accel"));
   ASSERT_EQ(run.still_running.size(), 1u);
   EXPECT_NE(run.still_running[0].find("sleep 3"), std::string::npos);
   const test::Result negative = test::run(kBin + "accel --wait-descendants=-1 -- true");
@@ -327,9 +327,9 @@ TEST(AccelCompare, WhatWasRoutedAndHowFast) {
   a.experiment = "accel";
   a.pinbench_version = "0.1.0";
   a.created_utc = "2026-12-02T10:00:00Z";
-  a.accel = to_json(before);
+  a.sections["accel"] = to_json(before);
   RunRecord b = a;
-  b.accel = to_json(after);
+  b.sections["accel"] = to_json(after);
   const ExperimentComparison same = compare_accel(a, a);
   EXPECT_FALSE(same.differs) << same.text;
   EXPECT_NE(same.text.find("routed"), std::string::npos) << same.text;

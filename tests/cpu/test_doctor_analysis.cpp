@@ -13,6 +13,7 @@
 #include "experiments/doctor/trace.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"
+#include "framework/experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/markdown.hpp"
@@ -517,7 +518,7 @@ TEST(DoctorRecord, TheSectionRoundTripsThroughTheRecord) {
   t.wall_ms = 12.5;
   const RunRecord r = record_with(t);
   const RunRecord back = record_from_json(to_json(r));
-  const DoctorTrace u = doctor_trace_from_json(back.doctor);
+  const DoctorTrace u = doctor_trace_from_json(back.section("doctor"));
   EXPECT_EQ(u.command, t.command);
   EXPECT_EQ(u.calls.size(), 3u);
   EXPECT_EQ(u.calls[1].copies[0].bytes, 4 * kMiB);
@@ -576,7 +577,7 @@ TEST(DoctorRecord, WhatTheCallsSaidRoundTrips) {
   text += "E\t10\t_exit\n";
   const DoctorTrace t = parse_doctor_events(text);
   const RunRecord back = record_from_json(to_json(record_with(t)));
-  const DoctorTrace u = doctor_trace_from_json(back.doctor);
+  const DoctorTrace u = doctor_trace_from_json(back.section("doctor"));
   ASSERT_EQ(u.calls.size(), 2u);
   EXPECT_EQ(u.calls[0].direction, "h2d");
   EXPECT_EQ(u.calls[0].host, "pageable");
@@ -697,9 +698,9 @@ TEST(DoctorReport, ARecordWithNothingToDrawRendersWithoutATimeline) {
   const std::string path = test::temp_dir() + "/doctor-no-gpu.json";
   test::write_file(path, to_json(record_with(t, false)).dump(1));
   const RunRecord r = load_record(path);
-  const HtmlExtras x = html_extras_for(path, r);
-  EXPECT_FALSE(x.timeline);
-  const std::string html = render_html(r, analyse(r), x);
+  const ReportModel m = analyse(r);
+  EXPECT_FALSE(m.analysed_by->timeline(r));
+  const std::string html = render_html(r, m, html_extras_for(path, r));
   EXPECT_EQ(html.find("Timeline"), std::string::npos);
   EXPECT_NE(html.find("Rendered by pinbench report from doctor-no-gpu.json.\n"), std::string::npos)
       << html;
@@ -707,13 +708,17 @@ TEST(DoctorReport, ARecordWithNothingToDrawRendersWithoutATimeline) {
   const std::string committed =
       std::string(PINBENCH_DATA_DIR) + "/runs/doctor-pageable-async-h200-2026-12-01T100629Z.json";
   const RunRecord c = load_record(committed);
-  const HtmlExtras own = html_extras_for(committed, c);
-  ASSERT_TRUE(own.timeline);
-  const std::string page = render_html(c, analyse(c), own);
+  // The record's own timeline, from the experiment that built its model: the page draws it, there
+  // being no trace beside the record.
+  const ReportModel own = analyse(c);
+  const std::optional<nlohmann::json> calls = own.analysed_by->timeline(c);
+  ASSERT_TRUE(calls);
+  const std::string page = render_html(c, own, html_extras_for(committed, c));
   EXPECT_EQ(page.find("events from ,"), std::string::npos);
   EXPECT_EQ(page.find(" and .\n"), std::string::npos);
-  EXPECT_NE(page.find(fmt::format("<figcaption>{} events, ", own.timeline->event_count)),
-            std::string::npos);
+  EXPECT_NE(
+      page.find(fmt::format("<figcaption>{} events, ", timeline_from_json(*calls).event_count)),
+      std::string::npos);
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ TEST(DoctorCli, AProgramKilledByASignalIsSaidAndExitsOneTwentyEightPlusN) {
   EXPECT_EQ(r.exit_code, 128 + 15) << r.err;
   EXPECT_NE(r.err.find("was killed by SIGTERM"), std::string::npos) << r.err;
   const RunRecord rec = load_record(json);
-  EXPECT_EQ(rec.doctor["signal"], "SIGTERM");
+  EXPECT_EQ(rec.section("doctor")["signal"], "SIGTERM");
 }
 
 TEST(DoctorCli, ReplayOfTheTorchRecordsFlagsThePageableOneOnly) {
@@ -248,7 +248,7 @@ TEST(DoctorCli, ADescendantStillRunningIsNamedNotCalledNoCuda) {
   EXPECT_EQ(r.err.find("nothing to diagnose"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("No CUDA call was seen"), std::string::npos) << r.err;
   const RunRecord rec = load_record(dir + "/run.json");
-  ASSERT_EQ(rec.doctor["still_running"].size(), 1u);
+  ASSERT_EQ(rec.section("doctor")["still_running"].size(), 1u);
 }
 
 }  // namespace

@@ -76,7 +76,7 @@ void run_both_ways(const std::string& name, const std::string& args, accel::Acce
   EXPECT_EQ(accel.code, 0) << read_file(out_dir() + "/" + name + "-accel.out.err");
   EXPECT_EQ(accel.transcript, plain.transcript);
   EXPECT_NE(accel.transcript.find("every byte right"), std::string::npos);
-  *r = accel::accel_run_from_json(load_record(json).accel);
+  *r = accel::accel_run_from_json(load_record(json).section("accel"));
 }
 
 void same_program_both_ways(const std::string& name, const std::string& args) {
@@ -118,7 +118,7 @@ TEST(AccelGpu, EveryProcessOfAShellScriptIsCountedInAFileOfItsOwn) {
   const ProgramRun r = run("shell", pinbench_bin() + " accel --json " + json + " -- /bin/sh -c '" +
                                         program("accel_program") + " --quick; exit 5'");
   EXPECT_EQ(r.code, 5);
-  const accel::AccelRun a = accel::accel_run_from_json(load_record(json).accel);
+  const accel::AccelRun a = accel::accel_run_from_json(load_record(json).section("accel"));
   EXPECT_GE(a.processes.size(), 3u);  // the shell, the program, its forked child
   EXPECT_GT(tally(a, "h2d", "routed").copies, 0u);
 }
@@ -130,7 +130,7 @@ TEST(AccelGpu, AKilledProgramExitsWith128PlusTheSignalAndKeepsItsCounts) {
       run("killed", pinbench_bin() + " accel --json " + json + " -- /bin/sh -c '" +
                         program("accel_program") + " --quick >/dev/null; kill -9 $$'");
   EXPECT_EQ(r.code, 137);
-  const accel::AccelRun a = accel::accel_run_from_json(load_record(json).accel);
+  const accel::AccelRun a = accel::accel_run_from_json(load_record(json).section("accel"));
   EXPECT_EQ(a.signal, "SIGKILL");
   EXPECT_GT(tally(a, "h2d", "routed").copies, 0u);
 }
@@ -174,7 +174,7 @@ TEST(AccelGpu, ASeedShapedProgramWithTheStaticRuntimeIsRouted) {
               test::beside_this_binary("doctor_pitfalls", PINBENCH_BUILD_DIR "/doctor_pitfalls") +
               " pageable-async");
   EXPECT_EQ(r.code, 0);
-  const accel::AccelRun a = accel::accel_run_from_json(load_record(json).accel);
+  const accel::AccelRun a = accel::accel_run_from_json(load_record(json).section("accel"));
   ASSERT_EQ(a.processes.size(), 1u);
   EXPECT_FALSE(accel::out_of_reach(a.processes[0]));
   EXPECT_TRUE(a.processes[0].via_driver);

@@ -76,7 +76,7 @@ DoctorRun doctor(const std::string& name, const std::string& command,
   const int status = std::system(line.c_str());
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.record = load_record(json);
-  r.trace = doctor_trace_from_json(r.record.doctor);
+  r.trace = doctor_trace_from_json(r.record.section("doctor"));
   r.analysis = analyse_doctor(r.record, r.trace);
   return r;
 }

@@ -102,7 +102,7 @@ int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
     }
   }
   record.config["program"] = flags.program.front();
-  record.accel = acc::to_json(run);
+  record.sections[acc::kAccelSection] = acc::to_json(run);
   finish_record(record, t0);
 
   const ReportModel model = analyse(record);

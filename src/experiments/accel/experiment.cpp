@@ -18,8 +18,11 @@ class Accel final : public Experiment {
     static const std::vector<ConfigField> fields = {{"program", FieldKind::kText}};
     return fields;
   }
+  // What the program's copies did, process by process: its AccelRun (summary.hpp).
+  std::string section_key() const override { return pinbench::accel::kAccelSection; }
   void validate(const RunRecord& record) const override {
-    if (!record.accel.is_null()) pinbench::accel::accel_run_from_json(record.accel);
+    const nlohmann::json& section = record.section(pinbench::accel::kAccelSection);
+    if (!section.is_null()) pinbench::accel::accel_run_from_json(section);
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     pinbench::accel::build_accel_model(record, model);

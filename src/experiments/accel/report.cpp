@@ -214,11 +214,12 @@ ChartSpec bytes_chart(const AccelRun& run) {
 }  // namespace
 
 void build_accel_model(const RunRecord& r, ReportModel& m) {
-  if (r.accel.is_null()) {
+  const nlohmann::json& section = r.section(kAccelSection);
+  if (section.is_null()) {
     m.notes.push_back("This accel record holds no counts of a program.");
     return;
   }
-  const AccelRun run = accel_run_from_json(r.accel);
+  const AccelRun run = accel_run_from_json(section);
   std::string program;
   for (const std::string& arg : run.command) program += (program.empty() ? "" : " ") + arg;
   m.title = fmt::format("pinbench accel: {}", program.empty() ? "(no program)" : program);
@@ -237,8 +238,12 @@ void build_accel_model(const RunRecord& r, ReportModel& m) {
 }
 
 ExperimentComparison compare_accel(const RunRecord& a, const RunRecord& b) {
-  const AccelRun ra = a.accel.is_null() ? AccelRun{} : accel_run_from_json(a.accel);
-  const AccelRun rb = b.accel.is_null() ? AccelRun{} : accel_run_from_json(b.accel);
+  const auto run_of = [](const RunRecord& r) {
+    const nlohmann::json& section = r.section(kAccelSection);
+    return section.is_null() ? AccelRun{} : accel_run_from_json(section);
+  };
+  const AccelRun ra = run_of(a);
+  const AccelRun rb = run_of(b);
   ExperimentComparison out;
   TextTable t({"direction", "outcome", "A calls", "A MiB", "A GB/s", "B calls", "B MiB", "B GB/s",
                "B/A", "flag"},

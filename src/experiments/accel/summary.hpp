@@ -86,6 +86,9 @@ AccelRun read_counter_folder(const std::string& dir);
 // call came to the library (the runtime linked statically, or CuPy's own path).
 bool out_of_reach(const AccelProcess& p);
 
+// An accel record's section (RunRecord::sections) holds its AccelRun as to_json writes it.
+inline constexpr const char* kAccelSection = "accel";
+
 nlohmann::json to_json(const AccelRun& run);
 // Throws InputError naming the field when `j` is not an accel section.
 AccelRun accel_run_from_json(const nlohmann::json& j);

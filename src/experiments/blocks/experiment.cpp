@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -47,6 +48,11 @@ std::vector<const BlocksCell*> cells_of(const BlocksAnalysis& a, const BlocksCro
     if (cell.direction == c.direction && cell.memory == c.memory) out.push_back(&cell);
   }
   return out;
+}
+
+// The staged engine's batch call in the engine's colour, as in every chart of its copies.
+std::map<std::string, std::string> engine_colour() {
+  return {{to_string(BlocksMethod::kStaged), kEngineColour}};
 }
 
 std::vector<std::string> methods_of(const BlocksAnalysis& a,
@@ -245,6 +251,7 @@ void add_size_chart(ReportModel& m, const BlocksAnalysis& a, const BlocksCrossov
                  fmt::format("{}: rate against block size, {} blocks", group_title(c), count));
   chart.axis_title = "median rate (GB/s = 10^9 bytes/s)";
   chart.value_suffix = " GB/s";
+  chart.colours = engine_colour();
   for (const std::string& method : methods_of(a, cells)) {
     ChartSeriesSpec s{method, method, {}};
     for (const BlocksCell* cell : cells) {
@@ -307,6 +314,7 @@ void add_beside_chart(ReportModel& m, const BlocksAnalysis& a, const BlocksCross
   chart.value_suffix = " GB/s";
   chart.x_axis_title = fmt::format("the {} kernel's slowdown (%)", a.beside);
   chart.x_suffix = "% slowdown";
+  chart.colours = engine_colour();
   for (const std::string& method : methods_of(a, cells)) {
     ChartScatterSeries s{method, method, {}};
     for (const BlocksCell* cell : cells) {

@@ -308,18 +308,19 @@ RunRecord doctor_record(const DoctorTrace& t, const DoctorFlags& flags,
   }
   if (rates) take_rates(record, *rates, flags.rates);
   record.config["program"] = flags.program.front();
-  record.doctor = to_json(t);
+  record.sections[kDoctorSection] = to_json(t);
   return record;
 }
 
 int replay_doctor(const CLI::App& sub, const DoctorFlags& flags,
                   const std::vector<std::string>& fail_on) {
   const RunRecord record = load_program_replay(sub, flags, "doctor", {"--fail-on"});
-  if (record.doctor.is_null()) {
+  const nlohmann::json& section = record.section(kDoctorSection);
+  if (section.is_null()) {
     throw InputError(fmt::format("run record '{}' holds no doctor trace", flags.replay));
   }
   const int code = print_run(record, {}, true);
-  return exit_for(doctor_trace_from_json(record.doctor), record, fail_on, code);
+  return exit_for(doctor_trace_from_json(section), record, fail_on, code);
 }
 
 int run_doctor(const CLI::App& sub, DoctorFlags& flags) {

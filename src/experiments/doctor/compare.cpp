@@ -15,10 +15,11 @@ namespace pinbench {
 namespace {
 
 DoctorAnalysis analysed(const RunRecord& r, const char* which) {
-  if (r.doctor.is_null()) {
+  const nlohmann::json& section = r.section(kDoctorSection);
+  if (section.is_null()) {
     throw InputError(fmt::format("record {} holds no doctor trace to compare", which));
   }
-  return analyse_doctor(r, doctor_trace_from_json(r.doctor));
+  return analyse_doctor(r, doctor_trace_from_json(section));
 }
 
 // The item of `items` whose `key` member is `key`, or nullptr.
@@ -77,8 +78,8 @@ DoctorComparison compare_doctor(const RunRecord& a, const RunRecord& b) {
   DoctorComparison out;
   out.a_headline = x.headline;
   out.b_headline = y.headline;
-  out.a_wall_ms = doctor_trace_from_json(a.doctor).wall_ms;
-  out.b_wall_ms = doctor_trace_from_json(b.doctor).wall_ms;
+  out.a_wall_ms = doctor_trace_from_json(a.section(kDoctorSection)).wall_ms;
+  out.b_wall_ms = doctor_trace_from_json(b.section(kDoctorSection)).wall_ms;
   for (const DoctorFinding& f : x.findings) out.findings.push_back({f.id, f, std::nullopt, {}});
   for (const DoctorFinding& f : y.findings) {
     if (DoctorFindingChange* c = find_by(out.findings, &DoctorFindingChange::id, f.id)) {

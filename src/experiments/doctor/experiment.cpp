@@ -22,16 +22,20 @@ class Doctor final : public Experiment {
                                                     {"rates_from", FieldKind::kText}};
     return fields;
   }
+  // What the program did: its DoctorTrace (trace.hpp), under its own name.
+  std::string section_key() const override { return kDoctorSection; }
   void validate(const RunRecord& record) const override {
     // What the program did is the record's substance: a bad field is refused at load, named.
-    if (!record.doctor.is_null()) doctor_trace_from_json(record.doctor);
+    const nlohmann::json& section = record.section(kDoctorSection);
+    if (!section.is_null()) doctor_trace_from_json(section);
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_doctor_model(record, model);
   }
   std::optional<nlohmann::json> timeline(const RunRecord& record) const override {
-    if (record.doctor.is_null()) return std::nullopt;
-    const Trace calls = doctor_timeline(doctor_trace_from_json(record.doctor));
+    const nlohmann::json& section = record.section(kDoctorSection);
+    if (section.is_null()) return std::nullopt;
+    const Trace calls = doctor_timeline(doctor_trace_from_json(section));
     // A program that made no CUDA call (or a machine with no GPU) leaves nothing to draw.
     if (calls.api_calls.empty() && calls.copies.empty() && calls.kernels.empty()) {
       return std::nullopt;

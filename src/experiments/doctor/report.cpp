@@ -244,11 +244,12 @@ ReportTable numa_rates_table(const DoctorAnalysis& a) {
 }  // namespace
 
 void build_doctor_model(const RunRecord& r, ReportModel& m) {
-  if (r.doctor.is_null()) {
+  const nlohmann::json& section = r.section(kDoctorSection);
+  if (section.is_null()) {
     m.notes.push_back("This doctor record holds no trace of a program.");
     return;
   }
-  const DoctorTrace t = doctor_trace_from_json(r.doctor);
+  const DoctorTrace t = doctor_trace_from_json(section);
   const DoctorAnalysis a = analyse_doctor(r, t);
   if (!add_program_notes(t, a, m)) return;
   m.tables.push_back(summary_table(t, a));

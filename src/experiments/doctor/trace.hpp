@@ -136,6 +136,9 @@ DoctorTrace parse_doctor_events(std::string_view text);
 // claimed but not written whole (it runs into NUL bytes) is left out and counted in `cut`.
 std::string collector_lines(std::string_view lines, std::string_view overflow, std::uint64_t& cut);
 
+// A doctor record's section (RunRecord::sections) holds its DoctorTrace as to_json writes it.
+inline constexpr const char* kDoctorSection = "doctor";
+
 nlohmann::json to_json(const DoctorTrace& t);
 // Validates as record_from_json does: InputError naming the field ("doctor.calls[3].bytes").
 DoctorTrace doctor_trace_from_json(const nlohmann::json& j);

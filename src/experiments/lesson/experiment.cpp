@@ -32,6 +32,15 @@ class Lesson final : public Experiment {
     build_lesson_section(record, model);
   }
 
+  // Its NVTX ranges are "part<N> ... <dir> <kind>" (measure_copies.cpp, measure_async.cpp),
+  // checked under its parts' record names: part 1's is "copy", a range of four words or more
+  // names its part second, and any other part names itself.
+  std::optional<std::string> range_gate(const std::vector<std::string>& words) const override {
+    if (words[0].rfind("part", 0) != 0) return std::nullopt;
+    if (words.size() > 3) return words[1];
+    return words[0] == "part1" ? std::string("copy") : words[0];
+  }
+
   std::string text(const RunRecord& record, const ReportModel& model,
                    const TextOptions& options) const override {
     const LessonAnalysis& a = section<LessonAnalysis>(model);

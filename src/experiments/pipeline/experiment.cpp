@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "experiments/pipeline/analysis.hpp"
+#include "experiments/pipeline/plan.hpp"
 #include "experiments/pipeline/text.hpp"
 #include "framework/experiment.hpp"
 #include "framework/render/text.hpp"
@@ -32,6 +33,8 @@ void build_pipeline(const RunRecord& r, ReportModel& m) {
   efficiency.id = "pipeline-efficiency";
   efficiency.title = "Efficiency: the bound over the measured time";
   efficiency.axis_title = "bound ms / measured ms (%)";
+  // The source through the staged engine in the engine's colour, as in every chart of its copies.
+  rate.colours = efficiency.colours = {{to_string(PipelineSource::kStaged), kEngineColour}};
   for (const PipelineRow& row : a.rows) {
     t.rows.push_back({row.source, std::to_string(row.streams), exact_size(row.chunk_bytes),
                       figure_cell(row.ms, "{:.3f}"), figure_cell(row.gb_per_s_each_way),

@@ -3,6 +3,7 @@
 // and `staged-tune` (every ring shape at every size, the best shape per direction). Their config,
 // model sections and printers.
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -21,6 +22,23 @@ const std::vector<ConfigField>& engine_fields() {
   static const std::vector<ConfigField> fields =
       joined({sampling_fields(), {{"engine", FieldKind::kEngine}, {"timing", FieldKind::kText}}});
   return fields;
+}
+
+// Each method's colour in every chart of the engine's: the engine in black so it stands out,
+// the driver's pageable path in pageable memory's colour; pinned takes its memory kind's.
+const std::map<std::string, std::string>& method_colours() {
+  static const std::map<std::string, std::string> colours = {
+      {"staged", kEngineColour},
+      {"staged-back-to-back", "#777777"},
+      {"pageable-driver", "#D55E00"},
+      {"batch-async-stream", "#E69F00"},
+      {"batch-async-during-call", "#CC79A7"},
+      {"batch-async-any", "#009E73"},
+      {"multithread-driver", "#56B4E9"},
+      {"register-copy-unregister", "#882255"},
+      {"sm-pageable-kernel", "#999933"},
+  };
+  return colours;
 }
 
 bool aligned(const StagedRow& row) {
@@ -61,6 +79,7 @@ void build_staged(const RunRecord& r, ReportModel& m) {
     for (ChartSpec* c : {&even, &odd}) {
       c->axis_title = "median rate (GB/s = 10^9 bytes/s)";
       c->value_suffix = " GB/s";
+      c->colours = method_colours();
       for (const std::string& method : methods) c->series.push_back({method, method, {}});
     }
     even.id = std::string("staged-") + direction;

@@ -113,6 +113,12 @@ class Sweep final : public Experiment {
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_sweep(record, model);
   }
+  // Its NVTX ranges are "sweep <kind>/<method> <dir> <kind>" (measure_cases.cpp), each checked
+  // as sweep/<kind>/<method>.
+  std::optional<std::string> range_gate(const std::vector<std::string>& words) const override {
+    if (words[0] != "sweep") return std::nullopt;
+    return "sweep/" + words[1];
+  }
   std::string gates_meaning() const override {
     return "every sample of every case delivered exactly the reference bytes, and every buffer "
            "is the kind it claims.";

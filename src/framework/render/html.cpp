@@ -117,6 +117,13 @@ std::string figure(const std::string& svg, const std::string& caption, bool wide
                      wide ? " class=\"wide\"" : "", svg, e(caption));
 }
 
+// A key's colour in `spec`: the one its experiment fixed, else its memory kind's or direction's,
+// else the palette's at `fallback_index`.
+std::string colour_of(const ChartSpec& spec, const std::string& key, std::size_t fallback_index) {
+  const auto fixed = spec.colours.find(key);
+  return fixed != spec.colours.end() ? fixed->second : key_colour(key, fallback_index);
+}
+
 ChartText text_of(const ChartSpec& spec) {
   return {spec.title, spec.value_suffix, spec.decimals};
 }
@@ -127,7 +134,7 @@ ScatterChart scatter_of(const ChartSpec& spec) {
   for (const ChartScatterSeries& in : spec.points) {
     std::vector<ScatterPoint> points;
     for (const ChartPoint& p : in.points) points.push_back({p.x, p.value, p.label});
-    series.push_back({in.label, key_colour(in.key, index++), std::move(points)});
+    series.push_back({in.label, colour_of(spec, in.key, index++), std::move(points)});
   }
   ScatterChart chart;
   static_cast<ChartText&>(chart) = text_of(spec);
@@ -147,7 +154,7 @@ std::string chart_svg(const ChartSpec& spec) {
       chart.y_at_least = spec.value_at_least;
       for (const auto& [value, label] : spec.rules) chart.rules.push_back({value, label});
       for (std::size_t i = 0; i < spec.series.size(); ++i) {
-        ChartSeries s{spec.series[i].label, key_colour(spec.series[i].key, i), {}};
+        ChartSeries s{spec.series[i].label, colour_of(spec, spec.series[i].key, i), {}};
         for (const auto& [bytes, v] : spec.series[i].points) {
           s.points.emplace_back(static_cast<double>(bytes), v);
         }
@@ -171,8 +178,9 @@ std::string chart_svg(const ChartSpec& spec) {
         if (std::find(keys.begin(), keys.end(), b.key) == keys.end()) keys.push_back(b.key);
       }
       const auto colour = [&](const std::string& key) {
-        return key_colour(
-            key, static_cast<std::size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin()));
+        return colour_of(
+            spec, key,
+            static_cast<std::size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin()));
       };
       for (const ChartBar& b : spec.bars) {
         chart.bars.push_back({b.label, b.value, colour(b.key), b.detail});
@@ -324,9 +332,31 @@ std::string checks(const RunRecord& r, const ReportModel& m) {
   return out + "</details>\n";
 }
 
+// The trace found beside the record, else the run's own timeline, which the experiment that
+// built the model has (Experiment::timeline: only asked for here, where it is drawn); what kept
+// either from being drawn goes in `problem`.
+std::optional<Timeline> timeline_of(const RunRecord& r, const ReportModel& m, const HtmlExtras& x,
+                                    std::string& problem) {
+  problem = x.trace_problem;
+  if (x.timeline || !x.trace_name.empty() || !problem.empty() || m.analysed_by == nullptr) {
+    return x.timeline;
+  }
+  const std::optional<nlohmann::json> own = m.analysed_by->timeline(r);
+  if (!own) return std::nullopt;
+  try {
+    return timeline_from_json(*own);
+  } catch (const InputError& e) {
+    // One with nothing in it costs only the timeline, as a damaged trace does.
+    problem = e.what();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtras& x) {
+  std::string trace_problem;
+  const std::optional<Timeline> timeline = timeline_of(r, m, x, trace_problem);
   const std::string title = fmt::format("{}, {}", m.title, r.created_utc);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -350,26 +380,26 @@ std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtr
   out += flags(m);
 
   // No heading over nothing: a record with no chart and no timeline gets no "Charts" section.
-  if (!m.charts.empty() || x.timeline) {
+  if (!m.charts.empty() || timeline) {
     out += "<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n";
     for (const ChartSpec& spec : m.charts) out += chart_figure(spec);
-    if (x.timeline) {
+    if (timeline) {
       out += figure(
-          render_timeline(*x.timeline, "Timeline: NVTX ranges, API calls, copies and kernels"),
-          // A record's own timeline (doctor's calls) comes from no file: it names none.
+          render_timeline(*timeline, "Timeline: NVTX ranges, API calls, copies and kernels"),
+          // A record's own timeline (a program's calls) comes from no file: it names none.
           fmt::format("{} events{}, {:.3f} ms from the first start to the last end. One lane "
                       "per thread and kind of event (NVTX ranges and API calls apart), one per "
                       "stream; a name is cut to fit its rectangle, or left off where too little of "
                       "it fits. Hover over a rectangle for its name and times.",
-                      x.timeline->event_count,
+                      timeline->event_count,
                       x.trace_name.empty() ? std::string() : " from " + x.trace_name,
-                      x.timeline->span_ms),
+                      timeline->span_ms),
           true);
     }
     out += "</div>\n";
   }
-  if (!x.trace_problem.empty()) {
-    out += fmt::format("<p class=\"note\">No timeline: {}</p>\n", e(x.trace_problem));
+  if (!trace_problem.empty()) {
+    out += fmt::format("<p class=\"note\">No timeline: {}</p>\n", e(trace_problem));
   }
 
   out += "<h2 id=\"tables\">Tables</h2>\n";
@@ -388,7 +418,7 @@ std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtr
       "bytes; times are in milliseconds. {}, and a case whose gate failed shows none (a "
       "dash).<br>\nRendered by pinbench report from {}{}.\n</footer>\n</body>\n</html>\n",
       e(m.figures_are), e(x.record_name.empty() ? std::string("a run record") : x.record_name),
-      x.timeline && !x.trace_name.empty() ? " and " + e(x.trace_name) : std::string());
+      timeline && !x.trace_name.empty() ? " and " + e(x.trace_name) : std::string());
   // Every field went through xml_escape; this is the guard for what did not.
   return printable_text(out);
 }
@@ -397,23 +427,13 @@ std::string render_html(const RunRecord& r, const HtmlExtras& x) {
   return render_html(r, analyse(r), x);
 }
 
-HtmlExtras html_extras_for(const std::string& record_path, const RunRecord& record) {
+HtmlExtras html_extras_for(const std::string& record_path, const RunRecord&) {
   HtmlExtras x;
   x.record_name = std::filesystem::path(record_path).filename().string();
   const std::string trace = trace_path_for(record_path);
   std::error_code ec;
-  if (!std::filesystem::exists(trace, ec)) {
-    // A record may carry its own timeline (doctor: what the program did, call by call).
-    // One with nothing in it costs only the timeline, as a damaged trace does.
-    if (const auto own = experiment_for(record.experiment).timeline(record)) {
-      try {
-        x.timeline = timeline_from_json(*own);
-      } catch (const InputError& e) {
-        x.trace_problem = e.what();
-      }
-    }
-    return x;
-  }
+  // Without one, render_html draws the run's own, from the experiment that built the model.
+  if (!std::filesystem::exists(trace, ec)) return x;
   x.trace_name = std::filesystem::path(trace).filename().string();
   try {
     x.timeline = read_trace(trace);

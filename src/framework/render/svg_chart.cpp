@@ -105,28 +105,14 @@ std::string kind_colour(const std::string& kind, std::size_t fallback_index) {
 }
 
 std::string key_colour(const std::string& key, std::size_t fallback_index) {
-  // Memory kinds first, then the staged methods: the engine in black so it stands out, pinned
-  // and the driver's pageable path in the colours of their memory kinds.
+  // Memory kinds, then directions; an experiment's own keys (its methods) take the colours it
+  // fixed in its chart (ChartSpec::colours) before they get here.
   static const std::map<std::string, std::string> kFixed = {
-      {"pageable", "#D55E00"},
-      {"pinned", "#0072B2"},
-      {"registered", "#009E73"},
-      {"write-combined", "#CC79A7"},
-      {"mapped", "#E69F00"},
-      {"device", "#56B4E9"},
-      {"pageable-thp", "#882255"},
-      {"managed", "#555555"},
-      {"staged", "#000000"},
-      {"staged-back-to-back", "#777777"},
-      {"pageable-driver", "#D55E00"},
-      {"batch-async-stream", "#E69F00"},
-      {"batch-async-during-call", "#CC79A7"},
-      {"batch-async-any", "#009E73"},
-      {"multithread-driver", "#56B4E9"},
-      {"register-copy-unregister", "#882255"},
-      {"sm-pageable-kernel", "#999933"},
-      {"h2d", "#332288"},
-      {"d2h", "#882255"},
+      {"pageable", "#D55E00"},     {"pinned", "#0072B2"},
+      {"registered", "#009E73"},   {"write-combined", "#CC79A7"},
+      {"mapped", "#E69F00"},       {"device", "#56B4E9"},
+      {"pageable-thp", "#882255"}, {"managed", "#555555"},
+      {"h2d", "#332288"},          {"d2h", "#882255"},
   };
   const auto it = kFixed.find(key);
   return it != kFixed.end() ? it->second : palette_colour(fallback_index);

@@ -126,8 +126,8 @@ struct ScatterChart : ChartText {
 
 std::string render_scatter_chart(const ScatterChart& chart);
 
-// The colour of a series or bar keyed by a memory kind or a staged method, the same in every
-// chart; other keys take palette colours from `fallback_index`.
+// The colour of a series or bar keyed by a memory kind or a direction (h2d, d2h), the same in
+// every chart; other keys take palette colours from `fallback_index`.
 std::string key_colour(const std::string& key, std::size_t fallback_index);
 
 // Shared by the timeline: a linear axis from zero to a round number past `max_value`.

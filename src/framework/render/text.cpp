@@ -266,7 +266,8 @@ std::string render_model_text(const ReportModel& m) {
 std::string render_text(const RunRecord& record, const ReportModel& m, const TextOptions& options) {
   // The last guard: whatever a layout let through of a record's words, no control character
   // but a line break or a tab reaches the terminal.
-  return wrap_text(printable_text(experiment_for(record.experiment).text(record, m, options)));
+  const Experiment& layout = m.analysed_by != nullptr ? *m.analysed_by : generic_experiment();
+  return wrap_text(printable_text(layout.text(record, m, options)));
 }
 
 std::string render_text(const RunRecord& record) {

@@ -32,7 +32,7 @@ std::string render_machine(const MachineInfo& m);
 
 // What the record's experiment prints for it, from a model already built from `record` (a
 // caller printing several formats analyses once: check_stability over thousands of samples per
-// case is not free).
+// case is not free): the layout of the experiment that built the model (ReportModel::analysed_by).
 std::string render_text(const RunRecord& record, const ReportModel& model,
                         const TextOptions& options = {});
 std::string render_text(const RunRecord& record);

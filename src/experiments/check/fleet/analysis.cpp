@@ -408,16 +408,32 @@ RunRecord make_fleet_record(const std::vector<FleetMember>& members, const std::
   return r;
 }
 
+json read_members(const json& members) {
+  if (!members.is_array()) throw InputError("run record: 'members' is not an array");
+  json kept = json::array();
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    try {
+      kept.push_back(to_json(record_from_json(members[i])));
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("run record: 'members[{}]': {}", i, e.what()));
+    }
+  }
+  return kept.empty() ? json(nullptr) : kept;
+}
+
 std::vector<FleetMember> fleet_members_of(const RunRecord& fleet) {
-  if (!fleet.members.empty()) {  // a fleet record of pinbench 0.1 holds its members whole
+  // A fleet record of pinbench 0.1 holds its members whole, each valid (read_members).
+  std::vector<RunRecord> whole;
+  for (const json& m : fleet.section(kMembersSection)) whole.push_back(record_from_json(m));
+  if (!whole.empty()) {
     std::vector<std::string> sources;
     if (fleet.config.contains("sources") && fleet.config["sources"].is_array()) {
       for (const auto& s : fleet.config["sources"]) sources.push_back(s.get<std::string>());
     }
-    while (sources.size() < fleet.members.size()) {
+    while (sources.size() < whole.size()) {
       sources.push_back(fmt::format("members[{}]", sources.size()));
     }
-    return fleet_members(fleet.members, sources);
+    return fleet_members(whole, sources);
   }
   if (!fleet.config.contains("hosts")) return {};
   return fleet_members_from_json(fleet.config["hosts"], fleet.config);

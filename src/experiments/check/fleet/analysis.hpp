@@ -99,6 +99,14 @@ RunRecord make_fleet_record(const std::vector<FleetMember>& members, const std::
 // The hosts of a fleet record: from config.hosts, or, in a fleet record of pinbench 0.1, from the
 // check records it holds whole (members). InputError naming the field for a bad row.
 std::vector<FleetMember> fleet_members_of(const RunRecord& fleet);
+
+// A fleet record of pinbench 0.1 holds its check records whole, in this section
+// (RunRecord::sections), as to_json writes them.
+inline constexpr const char* kMembersSection = "members";
+// The section as a record read keeps it: each member read and validated as a record (InputError
+// "run record: 'members[3]': ..."), then written as to_json writes it; null where it holds none.
+nlohmann::json read_members(const nlohmann::json& members);
+
 nlohmann::json fleet_members_to_json(const std::vector<FleetMember>& members);
 // `hosts` as config.hosts holds them, each GPU row read by the column names of
 // config.gpu_columns (pinbench's own order where `config` has none).

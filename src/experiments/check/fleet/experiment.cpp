@@ -103,6 +103,11 @@ class Fleet final : public Experiment {
                                                     {"hosts", FieldKind::kObjects}};
     return fields;
   }
+  // A fleet record of pinbench 0.1 holds its check records whole, under "members".
+  std::string section_key() const override { return kMembersSection; }
+  nlohmann::json read_section(const nlohmann::json& members) const override {
+    return read_members(members);
+  }
   // Each host's rows read as the analysis reads them: a bad row is refused at load, naming it.
   // A fleet of no host would read "nothing flagged" of nothing checked.
   void validate(const RunRecord& record) const override {
