@@ -28,19 +28,21 @@
 namespace pinbench {
 namespace {
 
-// The bound: seconds where a linear pass takes well under one, and the quadratic one these tests
-// guard against never ended. Under AddressSanitizer in a Debug build everything runs 20 to 30
-// times slower (a linear pass took 13-21 s there), and the bound grows with it.
+// The bound: seconds where a linear pass takes a few (the fleet of 100,000 GPUs 3.1 s alone on a
+// 2-core build machine, 6.7 s while another build ran beside it), and the quadratic one these
+// tests guard against never ended (it would take thousands of times longer). Under
+// AddressSanitizer in a Debug build everything runs 20 to 30 times slower (a linear pass took
+// 13-21 s there), and the bound grows with it.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr double kBoundSeconds = 90.0;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 constexpr double kBoundSeconds = 90.0;
 #else
-constexpr double kBoundSeconds = 5.0;
+constexpr double kBoundSeconds = 30.0;
 #endif
 #else
-constexpr double kBoundSeconds = 5.0;
+constexpr double kBoundSeconds = 30.0;
 #endif
 
 using Clock = std::chrono::steady_clock;
@@ -98,7 +100,7 @@ DoctorTrace many_calls(int n, int functions = 1000) {
   return t;
 }
 
-TEST(BoundedTime, ADoctorRecordOf100000CallsIsReadJudgedAndPrintedInUnderFiveSeconds) {
+TEST(BoundedTime, ADoctorRecordOf100000CallsIsReadJudgedAndPrintedInLinearTime) {
   const DoctorTrace t = many_calls(100000);
   const RunRecord r = test::record_with(t);
   const auto t0 = Clock::now();
@@ -121,7 +123,7 @@ TEST(BoundedTime, ADoctorRecordOf100000CallsIsReadJudgedAndPrintedInUnderFiveSec
 
 // Two records of 50,000 calls at 50,000 call sites, each site a row of the finding: compare
 // matches each of B's sites to A's in one look-up (by name, one by one, it took minutes).
-TEST(BoundedTime, ComparingTwoDoctorRecordsOf50000SitesTakesUnderFiveSeconds) {
+TEST(BoundedTime, ComparingTwoDoctorRecordsOf50000SitesTakesLinearTime) {
   const RunRecord r = test::record_with(many_calls(50000, 50000));
   const auto t0 = Clock::now();
   const DoctorComparison c = compare_doctor(r, r);
@@ -134,7 +136,7 @@ TEST(BoundedTime, ComparingTwoDoctorRecordsOf50000SitesTakesUnderFiveSeconds) {
 
 // One host's check holding 100,000 GPUs, in a fleet record: read back (each row judged against
 // its peers on the host), analysed and printed.
-TEST(BoundedTime, AFleetHostOf100000GpusIsJudgedInUnderFiveSeconds) {
+TEST(BoundedTime, AFleetHostOf100000GpusIsJudgedInLinearTime) {
   FleetMember m;
   m.source = "big.json";
   m.created_utc = "2026-12-01T10:00:00Z";

@@ -431,7 +431,9 @@ TEST(DoctorNuma, TwoNodesBuffersOffTheGpusNodeAndTheirCostAtBothPlacements) {
   // The NUMA cases are not taken for the pageable findings' page-locked rate.
   ASSERT_FALSE(a.rates.empty());
   for (const DoctorRate& rate : a.rates) {
-    if (rate.pinned_gb_per_s) EXPECT_NEAR(*rate.pinned_gb_per_s, 40.0, 1e-9);
+    if (rate.pinned_gb_per_s) {
+      EXPECT_NEAR(*rate.pinned_gb_per_s, 40.0, 1e-9);
+    }
   }
   // On the GPU's own node, nothing is misplaced.
   const DoctorTrace near = parse_doctor_events(numa_program(0));

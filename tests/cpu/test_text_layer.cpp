@@ -118,9 +118,13 @@ TEST(TextLayer, EveryReportEndsWithSamplingThenItsChecks) {
       at = end + 1;
     }
     const std::size_t sampling = text.find("\nSampling: ");
-    if (sampling != std::string::npos) EXPECT_LT(sampling, checks) << path;
+    if (sampling != std::string::npos) {
+      EXPECT_LT(sampling, checks) << path;
+    }
     const std::size_t unstable = text.find("\nUnstable cases (");
-    if (unstable != std::string::npos) EXPECT_LT(unstable, checks) << path;
+    if (unstable != std::string::npos) {
+      EXPECT_LT(unstable, checks) << path;
+    }
   }
 }
 
