@@ -26,8 +26,12 @@
 // direction on a pool of 13 (2026-12-02) turned the other five away at every task, and they woke,
 // spun and slept again on every publish: on the H200 machine a 64 MiB copy to the device reached
 // 0.55-0.66 of page-locked memory's rate with the cap, and 0.72-0.73 with none (its chunks cut for
-// 16; data/runs/h200-2026-12-03-morning/knobs).
-// The stats still say how many workers copied for each channel at once.
+// 16; data/runs/h200-2026-12-03-morning/knobs). The stats still say how many workers copied for
+// each channel at once. What no cap costs: one direction alone gets every worker, and back to
+// the host 13 drains at once slowed a 64 MiB copy's DMAs by 253 us over page-locked memory's
+// where a pool of 8 slowed them by 104 us (2026-12-03, data/runs/h200-2026-12-03-day/threads).
+// A limit for one direction alone, with the workers beyond it left asleep rather than woken and
+// turned away, is the next step.
 //
 // A task's claim counter and its ticket share one atomic word, so a worker that arrives late,
 // after the task's record was reused for a newer ticket, sees the new ticket and moves on
