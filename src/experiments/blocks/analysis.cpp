@@ -304,19 +304,56 @@ std::string cell_words(std::uint64_t block_bytes, std::uint64_t count) {
   return fmt::format("{} x {}", exact_size(block_bytes), count);
 }
 
+namespace {
+
+// A blocks case's extra, as measure.cpp writes it: the cell's shape, the calls a sample made,
+// and beside a kernel (--beside) its slowdown and the host's CPU.
+struct BlocksExtra {
+  std::uint64_t count = 1;
+  std::uint64_t block_bytes = 0;
+  std::uint64_t calls = 0;
+  bool has_slowdown = false;  // the key is there, a number or not
+  std::optional<double> slowdown_pct;
+  std::optional<double> host_cpu_ms;
+};
+
+BlocksExtra blocks_extra_from(const Case& c) {
+  const auto number = [&](const char* name) -> std::optional<double> {
+    const auto it = c.extra.find(name);
+    if (it == c.extra.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+  };
+  BlocksExtra x;
+  x.count = std::max<std::uint64_t>(1, extra_u64(c, "blocks", 1));
+  x.block_bytes = extra_u64(c, "block_bytes", c.bytes / x.count);
+  x.calls = extra_u64(c, "calls", 0);
+  x.has_slowdown = c.extra.contains("slowdown_pct");
+  x.slowdown_pct = number("slowdown_pct");
+  x.host_cpu_ms = number("host_cpu_ms");
+  return x;
+}
+
+// The kernel run beside the copies (config.beside.name); empty: none.
+std::string beside_from(const nlohmann::json& config) {
+  if (const auto b = config.find("beside");
+      b != config.end() && b->is_object() && b->contains("name") && (*b)["name"].is_string()) {
+    return (*b)["name"].get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
 BlocksAnalysis analyse_blocks(const RunRecord& record) {
   BlocksAnalysis a;
-  if (const auto b = record.config.find("beside"); b != record.config.end() && b->is_object() &&
-                                                   b->contains("name") &&
-                                                   (*b)["name"].is_string()) {
-    a.beside = (*b)["name"].get<std::string>();
-  }
+  a.beside = beside_from(record.config);
   std::vector<std::string> directions, memories;
   using Key = std::tuple<std::size_t, std::size_t, std::uint64_t, std::uint64_t>;
   std::map<Key, BlocksCell> cells;
   for (const Case& c : record.cases_of("blocks")) {
-    const std::uint64_t count = std::max<std::uint64_t>(1, extra_u64(c, "blocks", 1));
-    const std::uint64_t block = extra_u64(c, "block_bytes", c.bytes / count);
+    const BlocksExtra x = blocks_extra_from(c);
+    const std::uint64_t count = x.count;
+    const std::uint64_t block = x.block_bytes;
     const Key key{index_of(directions, c.direction), index_of(memories, c.memory), block, count};
     BlocksCell& cell = cells[key];
     cell.direction = c.direction;
@@ -330,15 +367,10 @@ BlocksAnalysis analyse_blocks(const RunRecord& record) {
     r.gb_per_s = f.gb_per_s;
     if (f.samples) r.ms = f.samples->median;
     r.call_ms = f.call_median_ms;
-    r.calls = extra_u64(c, "calls", 0);
+    r.calls = x.calls;
     r.gate = c.gate;
-    const auto number = [&](const char* name) -> std::optional<double> {
-      const auto it = c.extra.find(name);
-      if (it == c.extra.end() || !it->is_number()) return std::nullopt;
-      return it->get<double>();
-    };
-    r.slowdown_pct = number("slowdown_pct");
-    r.host_cpu_ms = number("host_cpu_ms");
+    r.slowdown_pct = x.slowdown_pct;
+    r.host_cpu_ms = x.host_cpu_ms;
     cell.rates.push_back(r);
   }
   for (auto& [key, cell] : cells) {
@@ -451,7 +483,7 @@ RunRecord within_slowdown(const RunRecord& record, double pct) {
   if (!std::isfinite(pct) || pct < 0) {
     throw InputError(fmt::format("--max-slowdown {} is not a percentage of at least 0", pct));
   }
-  const auto has = [](const Case& c) { return c.extra.contains("slowdown_pct"); };
+  const auto has = [](const Case& c) { return blocks_extra_from(c).has_slowdown; };
   if (std::none_of(record.cases.begin(), record.cases.end(), has)) {
     throw InputError(
         "--max-slowdown: the record has no slowdown figures; measure with --beside KERNEL");
@@ -460,8 +492,8 @@ RunRecord within_slowdown(const RunRecord& record, double pct) {
   out.cases.clear();
   for (const Case& c : record.cases) {
     const bool reference = c.method == kReference;
-    if (reference || (has(c) && c.extra["slowdown_pct"].is_number() &&
-                      c.extra["slowdown_pct"].get<double>() <= pct)) {
+    const std::optional<double> slowdown = blocks_extra_from(c).slowdown_pct;
+    if (reference || (slowdown && *slowdown <= pct)) {
       out.cases.push_back(c);
     }
   }

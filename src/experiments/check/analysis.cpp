@@ -25,7 +25,8 @@ std::string link_text(const PcieLink& l) {
   return fmt::format("gen {} x{}", l.current_gen, l.current_width);
 }
 
-int gpu_of(const Case& c) {
+// A check case's GPU (its extra's "gpu"), or -1.
+int gpu_from(const Case& c) {
   const auto it = c.extra.find("gpu");
   return it != c.extra.end() && it->is_number_integer() ? it->get<int>() : -1;
 }
@@ -36,7 +37,7 @@ class CheckCases {
  public:
   explicit CheckCases(const RunRecord& r) {
     for (const Case& c : r.cases) {
-      if (c.part == "check") cases_.emplace(Key{gpu_of(c), c.direction, c.memory}, &c);
+      if (c.part == "check") cases_.emplace(Key{gpu_from(c), c.direction, c.memory}, &c);
     }
   }
   const Case* find(int gpu, const std::string& direction, const std::string& memory) const {
@@ -153,16 +154,24 @@ std::vector<std::string> CheckAnalysis::failures() const {
   return out;
 }
 
+CheckRecordConfig check_config_from(const nlohmann::json& config) {
+  CheckRecordConfig c;
+  if (config.contains("floors")) c.floors = floors_from_json(config["floors"]);
+  if (config.contains("no_gpu") && config["no_gpu"].is_string()) {
+    c.no_gpu = config["no_gpu"].get<std::string>();
+  }
+  return c;
+}
+
 CheckAnalysis check_figures(const RunRecord& r) {
   if (r.experiment != "check") {
     throw InputError(fmt::format("a record of experiment '{}' is not a check", r.experiment));
   }
   CheckAnalysis a;
   a.hostname = r.machine.hostname;
-  if (r.config.contains("floors")) a.floors = floors_from_json(r.config["floors"]);
-  if (r.config.contains("no_gpu") && r.config["no_gpu"].is_string()) {
-    a.no_gpu = r.config["no_gpu"].get<std::string>();
-  }
+  const CheckRecordConfig config = check_config_from(r.config);
+  a.floors = config.floors;
+  a.no_gpu = config.no_gpu;
   const CheckCases cases(r);
   for (const GpuInfo& g : r.machine.gpus) {
     GpuCheck c;

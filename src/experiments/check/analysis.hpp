@@ -58,6 +58,14 @@ CheckAnalysis analyse_check(const RunRecord& record);
 // its medians and round-trip quantiles, the floors), read from its record; and the verdicts on
 // them (each GPU's items, the peers), which a fleet record re-judges from figures alone.
 CheckAnalysis check_figures(const RunRecord& record);
+
+// What the analysis reads of a check's config: the floors it is judged by (refused with one
+// line naming a bad one), and why the host had no GPU to check.
+struct CheckRecordConfig {
+  CheckFloors floors;
+  std::string no_gpu;
+};
+CheckRecordConfig check_config_from(const nlohmann::json& config);
 void judge_check(CheckAnalysis& analysis);
 
 }  // namespace pinbench

@@ -1,6 +1,7 @@
 // The check as the registry sees it: its config (the floors are its own to validate), its model
 // section; it prints the model itself. Its kinds are the check and the fleet (fleet/).
 #include "framework/experiment.hpp"
+#include "experiments/check/analysis.hpp"
 #include "experiments/check/floors.hpp"
 #include "experiments/check/report.hpp"
 
@@ -25,7 +26,7 @@ class Check final : public Experiment {
   }
   void validate(const RunRecord& record) const override {
     // Refuses a bad floor with one line naming it, at load, not later in the analysis.
-    if (record.config.contains("floors")) floors_from_json(record.config["floors"]);
+    check_config_from(record.config);
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_check_section(record, model);

@@ -84,6 +84,13 @@ void say_headline(const DoctorTrace& t, DoctorAnalysis& a) {
                   : std::string());
 }
 
+// Where the record's rates came from (config.rates_from), or a calibration after the program.
+std::string rates_source_from(const nlohmann::json& config) {
+  return config.contains("rates_from") && config["rates_from"].is_string()
+             ? config["rates_from"].get<std::string>()
+             : "a calibration after the program exited";
+}
+
 }  // namespace
 
 const std::vector<std::string>& doctor_finding_ids() {
@@ -182,9 +189,7 @@ DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
     }
     a.rates.push_back(rate);
   }
-  a.rates_from = r.config.contains("rates_from") && r.config["rates_from"].is_string()
-                     ? r.config["rates_from"].get<std::string>()
-                     : "a calibration after the program exited";
+  a.rates_from = rates_source_from(r.config);
   a.small_copy_rates = small_copy_rates(r);
   a.numa_rates = numa_rates(r);
   if (reads_pageable_through_host_page_tables(r.machine)) {

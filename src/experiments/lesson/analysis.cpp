@@ -457,20 +457,45 @@ Prediction prediction_4(const std::optional<Prediction4Evidence>& evidence) {
   return p;
 }
 
+// The record's trace summary as the lesson reads it (trace.*, written with the trace): where it
+// came from, what it counted, its timeline file and its notes.
+struct LessonTrace {
+  std::string source;
+  std::uint64_t api_calls = 0, copies = 0, kernels = 0, nvtx_ranges = 0, dropped_records = 0;
+  std::string file;
+  std::vector<std::string> notes;
+};
+
+LessonTrace lesson_trace_from(const nlohmann::json& t) {
+  const auto count = [&](const char* key) { return t.value(key, std::uint64_t{0}); };
+  LessonTrace x;
+  x.source = t.value("source", std::string("a trace"));
+  x.api_calls = count("api_calls");
+  x.copies = count("copies");
+  x.kernels = count("kernels");
+  x.nvtx_ranges = count("nvtx_ranges");
+  x.dropped_records = count("dropped_records");
+  x.file = t.value("file", std::string());
+  x.notes = t.value("notes", std::vector<std::string>());
+  return x;
+}
+
+// The trace's evidence on prediction 4 (trace.prediction4), where it has some.
+std::optional<Prediction4Evidence> trace_evidence_from(const nlohmann::json& t) {
+  if (!t.contains("prediction4")) return std::nullopt;
+  return prediction4_from_json(t["prediction4"]);
+}
+
 // One line on the record's trace, for the report.
 std::string trace_summary(const nlohmann::json& t) {
   if (!t.is_object()) return "";
-  const auto count = [&](const char* key) { return t.value(key, std::uint64_t{0}); };
-  std::string s = fmt::format("{}: {} API calls, {} copies, {} kernels, {} NVTX ranges",
-                              t.value("source", std::string("a trace")), count("api_calls"),
-                              count("copies"), count("kernels"), count("nvtx_ranges"));
-  if (count("dropped_records") > 0) {
-    s += fmt::format(", {} records dropped", count("dropped_records"));
-  }
-  const std::string file = t.value("file", std::string());
-  if (!file.empty()) s += fmt::format("; timeline in {}", file);
+  const LessonTrace x = lesson_trace_from(t);
+  std::string s = fmt::format("{}: {} API calls, {} copies, {} kernels, {} NVTX ranges", x.source,
+                              x.api_calls, x.copies, x.kernels, x.nvtx_ranges);
+  if (x.dropped_records > 0) s += fmt::format(", {} records dropped", x.dropped_records);
+  if (!x.file.empty()) s += fmt::format("; timeline in {}", x.file);
   s += ".";
-  for (const std::string& n : t.value("notes", std::vector<std::string>())) s += " " + n + ".";
+  for (const std::string& n : x.notes) s += " " + n + ".";
   return s;
 }
 
@@ -571,9 +596,7 @@ LessonAnalysis analyse_lesson(const RunRecord& rec) {
       throw InputError(
           fmt::format("run record: 'trace' has a field of the wrong type ({})", e.what()));
     }
-    if (rec.trace.contains("prediction4")) {
-      a.trace_evidence = prediction4_from_json(rec.trace["prediction4"]);
-    }
+    a.trace_evidence = trace_evidence_from(rec.trace);
   }
   a.predictions = {prediction_1(a.h2d), prediction_2(a.async_rows), prediction_3(a),
                    prediction_4(a.trace_evidence)};

@@ -9,9 +9,33 @@
 
 namespace pinbench {
 
+PipelineRecordConfig pipeline_config_from(const nlohmann::json& config) {
+  PipelineRecordConfig c;
+  c.array_bytes = config.value("array_bytes", std::uint64_t{0});
+  c.window_bytes = config.value("window_bytes", std::uint64_t{0});
+  c.iterations = config.value("iterations", 0);
+  return c;
+}
+
+namespace {
+
+// A pipeline case: where its array sits (its extra's "source", else its memory), and the
+// streams and chunk it ran with.
+PipelineRow pipeline_row_from(const Case& c) {
+  PipelineRow r;
+  r.source = c.extra.value("source", c.memory);
+  r.streams = extra_int(c, "streams");
+  r.array_bytes = c.bytes;
+  r.chunk_bytes = extra_u64(c, "chunk_bytes");
+  return r;
+}
+
+}  // namespace
+
 PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency,
                                   double staged_efficiency) {
   PipelineAnalysis a;
+  a.config = pipeline_config_from(record.config);
   auto find_bound = [&](const char* part, const std::string& method) -> std::optional<double> {
     for (const Case& c : record.cases) {
       if (c.part == part && c.method == method) return verified_median(c);
@@ -19,11 +43,7 @@ PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency,
     return std::nullopt;
   };
   for (const Case& c : record.cases_of("pipeline")) {
-    PipelineRow r;
-    r.source = c.extra.value("source", c.memory);
-    r.streams = extra_int(c, "streams");
-    r.array_bytes = c.bytes;
-    r.chunk_bytes = extra_u64(c, "chunk_bytes");
+    PipelineRow r = pipeline_row_from(c);
     r.ms = verified_median(c);
     if (r.ms && *r.ms > 0.0) r.gb_per_s_each_way = gb_per_s(c.bytes, *r.ms);
     r.copy_bound_ms = find_bound("bound-copy", c.method);

@@ -37,9 +37,18 @@ struct PipelineGoal {
   std::string evidence;
 };
 
+// What the printer reads of the config: the array, the device window, and the runs per case.
+struct PipelineRecordConfig {
+  std::uint64_t array_bytes = 0;
+  std::uint64_t window_bytes = 0;
+  int iterations = 0;
+};
+PipelineRecordConfig pipeline_config_from(const nlohmann::json& config);
+
 struct PipelineAnalysis {
   std::vector<PipelineRow> rows;
   std::vector<PipelineGoal> goals;
+  PipelineRecordConfig config;
 };
 
 // Goal: two streams at `efficiency` of the bound or better from page-locked memory, and at

@@ -12,8 +12,8 @@
 namespace pinbench {
 
 std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis& a) {
-  const std::uint64_t array = record.config.value("array_bytes", std::uint64_t{0});
-  const std::uint64_t window = record.config.value("window_bytes", std::uint64_t{0});
+  const std::uint64_t array = a.config.array_bytes;
+  const std::uint64_t window = a.config.window_bytes;
   std::string out = engine_header(
       record, fmt::format("pinbench pipeline: {} of floats through a {} device window: copy in, "
                           "y = 3 x + 0.5, copy out",
@@ -26,7 +26,7 @@ std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis
       "the array at once beside as many DMA bytes each way (host ms); efficiency = bound / "
       "measured time; vs pinned = the staged source's rate over the page-locked source's. The "
       "staged source is pageable memory through the staged engine.\n",
-      record.config.value("iterations", 0));
+      a.config.iterations);
   TextTable t({"source", "streams", "chunk", "ms", "GB/s each way", "bound ms", "copies ms",
                "kernel ms", "host ms", "efficiency", "vs pinned"});
   for (const PipelineRow& r : a.rows) {

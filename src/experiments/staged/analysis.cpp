@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -244,26 +245,52 @@ double EngineCpu::cores() const {
   return wall_s > 0.0 ? (user_s + sys_s) / wall_s : 0.0;
 }
 
-void put_engine_cpu(nlohmann::json& j, const EngineCpu& u) {
-  j["cpu_user_s"] = std::max(0.0, u.user_s);
-  j["cpu_sys_s"] = std::max(0.0, u.sys_s);
-  j["cpu_wall_s"] = std::max(0.0, u.wall_s);
-  j["ctx_voluntary"] = u.voluntary;
-  j["ctx_involuntary"] = u.involuntary;
+namespace {
+
+// Every EngineCpu field under its record key and kind: one list for writing, reading and
+// validating.
+template <class Cpu, class Visit>
+void for_each_cpu_field(Cpu& u, Visit&& visit) {
+  visit("cpu_user_s", u.user_s, FieldKind::kRatio);
+  visit("cpu_sys_s", u.sys_s, FieldKind::kRatio);
+  visit("cpu_wall_s", u.wall_s, FieldKind::kRatio);
+  visit("ctx_voluntary", u.voluntary, FieldKind::kBigCount);
+  visit("ctx_involuntary", u.involuntary, FieldKind::kBigCount);
 }
 
-std::optional<EngineCpu> engine_cpu(const nlohmann::json& j) {
+}  // namespace
+
+std::vector<ConfigField> engine_cpu_fields() {
+  std::vector<ConfigField> out;
+  const EngineCpu none;
+  for_each_cpu_field(none, [&out](const char* key, const auto&, FieldKind kind) {
+    out.push_back({key, kind});
+  });
+  return out;
+}
+
+void put_engine_cpu(nlohmann::json& j, const EngineCpu& u) {
+  for_each_cpu_field(u, [&j](const char* key, const auto& value, FieldKind) {
+    if constexpr (std::is_floating_point_v<std::decay_t<decltype(value)>>) {
+      j[key] = std::max(0.0, value);
+    } else {
+      j[key] = value;
+    }
+  });
+}
+
+std::optional<EngineCpu> engine_cpu_from(const nlohmann::json& j) {
   if (!j.is_object()) return std::nullopt;
-  for (const char* key :
-       {"cpu_user_s", "cpu_sys_s", "cpu_wall_s", "ctx_voluntary", "ctx_involuntary"}) {
-    if (!j.contains(key) || !j[key].is_number()) return std::nullopt;
-  }
+  bool all = true;
+  const EngineCpu none;
+  for_each_cpu_field(none, [&](const char* key, const auto&, FieldKind) {
+    all = all && j.contains(key) && j[key].is_number();
+  });
+  if (!all) return std::nullopt;
   EngineCpu u;
-  u.user_s = j["cpu_user_s"].get<double>();
-  u.sys_s = j["cpu_sys_s"].get<double>();
-  u.wall_s = j["cpu_wall_s"].get<double>();
-  u.voluntary = j["ctx_voluntary"].get<std::uint64_t>();
-  u.involuntary = j["ctx_involuntary"].get<std::uint64_t>();
+  for_each_cpu_field(u, [&j](const char* key, auto& value, FieldKind) {
+    value = j[key].get<std::decay_t<decltype(value)>>();
+  });
   return u;
 }
 
@@ -307,6 +334,36 @@ struct StagedCases {
   std::map<std::string, std::map<std::uint64_t, std::map<std::string, Estimate>>> bound_ms;
 };
 
+// A staged case's extra, as measure.cpp writes it: where the buffers sit from their alignment,
+// the engine's path, and its CPU over the timed samples.
+struct StagedExtra {
+  std::uint64_t host_offset = 0;
+  std::uint64_t device_offset = 0;
+  std::string path;
+  std::optional<EngineCpu> cpu;
+};
+
+StagedExtra staged_extra_from(const Case& c) {
+  StagedExtra x;
+  x.host_offset = extra_u64(c, "host_offset");
+  x.device_offset = extra_u64(c, "device_offset");
+  x.path = c.extra.value("path", std::string());
+  x.cpu = engine_cpu_from(c.extra);
+  return x;
+}
+
+// What the printers read of the config: the samples per case, and config.idle_engine, the
+// process's CPU with the engine idle, after settle_s left alone.
+void staged_config_from(const nlohmann::json& config, StagedAnalysis& a) {
+  a.iterations = config.value("iterations", 0);
+  if (!config.contains("idle_engine")) return;
+  const nlohmann::json& idle = config.at("idle_engine");
+  a.idle = engine_cpu_from(idle);
+  if (a.idle && idle.contains("settle_s") && idle["settle_s"].is_number()) {
+    a.idle_settle_s = idle["settle_s"].get<double>();
+  }
+}
+
 void read_cases(const RunRecord& record, StagedCases& cases) {
   for (const Case& c : record.cases_of("bound")) {
     if (const auto e = verified_estimate(c); e && e->lo > 0.0) {
@@ -314,8 +371,9 @@ void read_cases(const RunRecord& record, StagedCases& cases) {
     }
   }
   for (const Case& c : record.cases_of("staged")) {
-    const std::uint64_t ho = extra_u64(c, "host_offset");
-    const std::uint64_t dof = extra_u64(c, "device_offset");
+    const StagedExtra x = staged_extra_from(c);
+    const std::uint64_t ho = x.host_offset;
+    const std::uint64_t dof = x.device_offset;
     StagedRow& row = cases.by_direction[c.direction][StagedCases::Key{c.bytes, ho, dof}];
     row.bytes = c.bytes;
     row.host_offset = ho;
@@ -323,10 +381,10 @@ void read_cases(const RunRecord& record, StagedCases& cases) {
     row.gb_per_s[c.method] = rate(c);
     if (const auto e = verified_estimate(c); e && e->lo > 0.0) cases.ms[&row][c.method] = *e;
     if (c.method == "staged" || (c.method == "staged-back-to-back" && row.staged_path.empty())) {
-      row.staged_path = c.extra.value("path", std::string());
+      row.staged_path = x.path;
     }
     if ((c.method == "staged" || c.method == "staged-back-to-back") && c.verified) {
-      if (const auto u = engine_cpu(c.extra)) row.cpu[c.method] = *u;
+      if (x.cpu) row.cpu[c.method] = *x.cpu;
     }
     std::vector<std::string>& seen = cases.seen;
     if (std::find(seen.begin(), seen.end(), c.method) == seen.end()) seen.push_back(c.method);
@@ -466,28 +524,29 @@ StagedAnalysis analyse_staged(const RunRecord& record, const StagedGoals& goals)
     add_rate_goals(a, direction, it->second, goals);
   }
   add_torch_goals(a, goals);
-  if (record.config.contains("idle_engine")) {
-    const nlohmann::json& idle = record.config.at("idle_engine");
-    a.idle = engine_cpu(idle);
-    if (a.idle && idle.contains("settle_s") && idle["settle_s"].is_number()) {
-      a.idle_settle_s = idle["settle_s"].get<double>();
-    }
-  }
+  staged_config_from(record.config, a);
   add_cpu_goals(a, goals);
   return a;
 }
 
+namespace {
+
+// A tuning case: its shape is its extra's (measure.cpp).
+TuneRow tune_row_from(const Case& c) {
+  TuneRow r;
+  r.direction = c.direction;
+  r.bytes = c.bytes;
+  r.chunk_bytes = extra_u64(c, "chunk_bytes");
+  r.depth = extra_int(c, "depth");
+  r.threads = extra_int(c, "threads");
+  r.gb_per_s = rate(c);
+  return r;
+}
+
+}  // namespace
+
 std::vector<TuneRow> tune_rows(const RunRecord& record) {
-  return rows_of<TuneRow>(record, "tune", [](const Case& c) {
-    TuneRow r;
-    r.direction = c.direction;
-    r.bytes = c.bytes;
-    r.chunk_bytes = extra_u64(c, "chunk_bytes");
-    r.depth = extra_int(c, "depth");
-    r.threads = extra_int(c, "threads");
-    r.gb_per_s = rate(c);
-    return r;
-  });
+  return rows_of<TuneRow>(record, "tune", tune_row_from);
 }
 
 std::vector<TuneChoice> tune_choices(const std::vector<TuneRow>& rows) {

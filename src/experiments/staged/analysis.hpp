@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/config_schema.hpp"
 #include "framework/estimate.hpp"
 #include "framework/record.hpp"
 #include "framework/verdict.hpp"
@@ -34,7 +35,9 @@ struct EngineCpu {
 
 // The CPU fields of `j` (a case's extra, config.idle_engine), or nothing when it has none: records
 // made before pinbench measured them.
-std::optional<EngineCpu> engine_cpu(const nlohmann::json& j);
+std::optional<EngineCpu> engine_cpu_from(const nlohmann::json& j);
+// Their keys and kinds, for record validation (config.idle_engine).
+std::vector<ConfigField> engine_cpu_fields();
 // The same fields written into `j` (a case's extra, or config.idle_engine).
 void put_engine_cpu(nlohmann::json& j, const EngineCpu& u);
 
@@ -122,6 +125,7 @@ struct StagedAnalysis {
   // absent in records made before pinbench measured it.
   std::optional<EngineCpu> idle;
   double idle_settle_s = 0.0;
+  int iterations = 0;  // config.iterations: the samples behind each rate
   // Whether some row has the engine's CPU figures in `direction`.
   bool has_cpu(const std::string& direction) const;
 

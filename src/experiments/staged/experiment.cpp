@@ -303,12 +303,8 @@ class Staged final : public Experiment {
                  {"method", FieldKind::kText},
                  {"reason", FieldKind::kText},
                  // idle_engine: the process's CPU with the engine idle (measure.cpp)
-                 {"settle_s", FieldKind::kRatio},
-                 {"cpu_user_s", FieldKind::kRatio},
-                 {"cpu_sys_s", FieldKind::kRatio},
-                 {"cpu_wall_s", FieldKind::kRatio},
-                 {"ctx_voluntary", FieldKind::kBigCount},
-                 {"ctx_involuntary", FieldKind::kBigCount}}});
+                 {"settle_s", FieldKind::kRatio}},
+                engine_cpu_fields()});
     return fields;
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {

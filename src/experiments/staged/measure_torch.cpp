@@ -96,20 +96,40 @@ T field(const nlohmann::json& j, const char* key, const std::string& where) {
   }
 }
 
-}  // namespace
+// The one JSON object torch_paths.py prints, as this file reads it: its cases (each read with
+// field() below), whether every tensor was the memory kind it stands for, and where torch ran.
+struct TorchOutput {
+  const nlohmann::json* cases = nullptr;  // an array
+  bool memory_kinds_ok = false;
+  nlohmann::json memory_kinds;
+  std::string torch_version;
+  std::string device;
+};
 
-void add_torch_cases(RunRecord& record, const nlohmann::json& out) {
+TorchOutput torch_output_from(const nlohmann::json& out) {
   if (!out.is_object() || !out.contains("cases") || !out["cases"].is_array()) {
     throw InputError("torch_paths: the output has no 'cases' array");
   }
-  const bool kinds_ok = out.value("memory_kinds_ok", false);
+  TorchOutput t;
+  t.cases = &out["cases"];
+  t.memory_kinds_ok = out.value("memory_kinds_ok", false);
+  t.memory_kinds = out.value("memory_kinds", nlohmann::json::object());
+  t.torch_version = out.value("torch_version", "?");
+  t.device = out.value("device", "?");
+  return t;
+}
+
+}  // namespace
+
+void add_torch_cases(RunRecord& record, const nlohmann::json& out) {
+  const TorchOutput torch = torch_output_from(out);
+  const bool kinds_ok = torch.memory_kinds_ok;
   record.gates.push_back(
       {"torch/memory-kinds", kinds_ok,
        kinds_ok ? "the pageable tensors are not page-locked and the pinned ones are (is_pinned)"
-                : "a tensor was not the memory kind it stands for: " +
-                      out.value("memory_kinds", nlohmann::json::object()).dump()});
+                : "a tensor was not the memory kind it stands for: " + torch.memory_kinds.dump()});
   std::size_t i = 0;
-  for (const nlohmann::json& c : out["cases"]) {
+  for (const nlohmann::json& c : *torch.cases) {
     const std::string where = fmt::format("cases[{}]", i++);
     const auto method = field<std::string>(c, "method", where);
     const auto direction = field<std::string>(c, "direction", where);
@@ -197,9 +217,10 @@ void add_staged_torch(RunRecord& record, const StagedBenchConfig& config,
     record.gates.push_back({"torch/run", false, why});
     return;
   }
+  const TorchOutput printed = torch_output_from(out);
   record.gates.push_back({"torch/run", true,
-                          fmt::format("{} cases measured by torch {} on {}", out["cases"].size(),
-                                      out.value("torch_version", "?"), out.value("device", "?"))});
+                          fmt::format("{} cases measured by torch {} on {}", printed.cases->size(),
+                                      printed.torch_version, printed.device)});
   for (const char* key : {"torch_version", "torch_cuda", "python", "device", "pinbench_library",
                           "timing", "memory_kinds"}) {
     if (out.contains(key)) record.config["torch"][key] = out[key];

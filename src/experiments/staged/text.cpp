@@ -11,6 +11,7 @@
 #include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
 #include "framework/report_model.hpp"
+#include "framework/skipped.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench {
@@ -250,7 +251,7 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
   std::string out = engine_header(
       record,
       "pinbench staged: pageable memory through the staged engine, against every other way");
-  const int samples = record.config.value("iterations", 0);
+  const int samples = a.iterations;
   out += fmt::format(
       "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Each rate is from the median of {} samples, "
       "each timed with the host clock from the call to the copy's completion, the same for every "
@@ -269,11 +270,10 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
   out += legend_text(a, headers, any_bound);
   if (a.idle) out += fmt::format("\nIdle engine: {}.\n", idle_engine_text(a));
 
-  if (record.config.contains("skipped") && !record.config["skipped"].empty()) {
+  const std::vector<SkippedCase> skipped = skipped_from(record.config);
+  if (!skipped.empty()) {
     out += "\nNot measured\n";
-    for (const auto& s : record.config["skipped"]) {
-      out += fmt::format("  {}: {}\n", s.value("method", ""), s.value("reason", ""));
-    }
+    for (const SkippedCase& s : skipped) out += fmt::format("  {}: {}\n", s.method, s.reason);
   }
 
   if (!a.goals.empty()) {

@@ -4,6 +4,11 @@
 
 namespace pinbench {
 
+std::optional<std::string> placement_from(const nlohmann::json& config) {
+  if (!config.contains("placement")) return std::nullopt;
+  return config["placement"].get<std::string>();
+}
+
 std::vector<PinCostRow> pin_cost_rows(const RunRecord& record) {
   std::vector<PinCostRow> rows;
   for (const Case& c : record.cases) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,13 @@ struct PinCostRow {
 std::vector<PinCostRow> pin_cost_rows(const RunRecord& record);
 
 // What the sweep's printers read: every case's rates, and what pinning cost.
+// Where the sweep put its host buffers (config.placement), where the record says.
+std::optional<std::string> placement_from(const nlohmann::json& config);
+
 struct SweepAnalysis {
   std::vector<RateRow> rates;
   std::vector<PinCostRow> pin_cost;
+  std::optional<std::string> placement;
 };
 
 }  // namespace pinbench

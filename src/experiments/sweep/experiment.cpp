@@ -51,7 +51,7 @@ std::vector<ChartSpec> split_by_locking(const std::vector<ChartSpec>& charts) {
 }
 
 void build_sweep(const RunRecord& r, ReportModel& m) {
-  m.section = SweepAnalysis{rate_rows(r, "sweep"), pin_cost_rows(r)};
+  m.section = SweepAnalysis{rate_rows(r, "sweep"), pin_cost_rows(r), placement_from(r.config)};
   m.tables = report_tables(r);
   m.charts = split_by_locking(rate_charts(r, false));
   for (ChartSpec& c : m.charts) {

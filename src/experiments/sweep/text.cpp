@@ -10,6 +10,7 @@
 #include "experiments/sweep/analysis.hpp"
 #include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
+#include "framework/skipped.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench {
@@ -25,9 +26,7 @@ std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {
   std::string out = "pinbench sweep: host-memory kinds, directions and copy methods\n\n";
   out += render_machine(record.machine);
   out += fmt::format("Record:  {} by pinbench {}\n", record.created_utc, record.pinbench_version);
-  if (record.config.contains("placement")) {
-    out += fmt::format("Placement: {}\n", record.config["placement"].get<std::string>());
-  }
+  if (a.placement) out += fmt::format("Placement: {}\n", *a.placement);
   out += fmt::format(
       "Units:   GB/s = 10^9 bytes/s, MiB = 2^20 bytes. Rates from the median time; min and max "
       "rates from the slowest and fastest samples; spread = standard deviation / mean of the "
@@ -59,7 +58,8 @@ std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {
     out += fmt::format("\n{}\n{}", title, t.render());
   }
 
-  if (record.config.contains("skipped") && !record.config["skipped"].empty()) {
+  const std::vector<SkippedCase> skipped = skipped_from(record.config);
+  if (!skipped.empty()) {
     // One line per memory kind, method and reason, not one per case: 54 cases skipped for one
     // reason read as one sentence with the directions and sizes it covers.
     struct Skipped {
@@ -69,10 +69,12 @@ std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {
       std::size_t cases = 0;
     };
     std::vector<Skipped> groups;
-    for (const auto& s : record.config["skipped"]) {
-      const std::string memory = s.value("memory", ""), method = s.value("method", ""),
-                        reason = s.value("reason", ""), direction = s.value("direction", "");
-      const std::uint64_t bytes = s.value("bytes", std::uint64_t{1});
+    for (const SkippedCase& s : skipped) {
+      const std::string& memory = s.memory;
+      const std::string& method = s.method;
+      const std::string& reason = s.reason;
+      const std::string& direction = s.direction;
+      const std::uint64_t bytes = s.bytes;
       auto g = std::find_if(groups.begin(), groups.end(), [&](const Skipped& k) {
         return k.memory == memory && k.method == method && k.reason == reason;
       });

@@ -254,7 +254,7 @@ struct ColumnPlaces {
   std::size_t width = 0;        // columns in a row
 };
 
-ColumnPlaces column_places(const json& config) {
+ColumnPlaces column_places_from(const json& config) {
   ColumnPlaces p;
   const std::vector<std::string>& ours = gpu_columns();
   if (!config.contains("gpu_columns")) {  // as pinbench writes them
@@ -360,7 +360,7 @@ json fleet_members_to_json(const std::vector<FleetMember>& members) {
 
 std::vector<FleetMember> fleet_members_from_json(const json& hosts, const json& config) {
   if (!hosts.is_array()) throw InputError("run record: 'config.hosts' is not an array");
-  const ColumnPlaces places = column_places(config);
+  const ColumnPlaces places = column_places_from(config);
   std::vector<FleetMember> members;
   members.reserve(hosts.size());
   for (std::size_t i = 0; i < hosts.size(); ++i) {
@@ -421,7 +421,7 @@ json read_members(const json& members) {
   return kept.empty() ? json(nullptr) : kept;
 }
 
-std::vector<FleetMember> fleet_members_of(const RunRecord& fleet) {
+std::vector<FleetMember> fleet_members_from(const RunRecord& fleet) {
   // A fleet record of pinbench 0.1 holds its members whole, each valid (read_members).
   std::vector<RunRecord> whole;
   for (const json& m : fleet.section(kMembersSection)) whole.push_back(record_from_json(m));

@@ -98,7 +98,7 @@ RunRecord make_fleet_record(const std::vector<FleetMember>& members, const std::
 
 // The hosts of a fleet record: from config.hosts, or, in a fleet record of pinbench 0.1, from the
 // check records it holds whole (members). InputError naming the field for a bad row.
-std::vector<FleetMember> fleet_members_of(const RunRecord& fleet);
+std::vector<FleetMember> fleet_members_from(const RunRecord& fleet);
 
 // A fleet record of pinbench 0.1 holds its check records whole, in this section
 // (RunRecord::sections), as to_json writes them.

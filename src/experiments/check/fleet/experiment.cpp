@@ -17,7 +17,7 @@ namespace {
 constexpr std::size_t kChartAllUpTo = 64;
 
 void build_fleet(const RunRecord& r, ReportModel& m) {
-  m.section = analyse_fleet(fleet_members_of(r));
+  m.section = analyse_fleet(fleet_members_from(r));
   const FleetAnalysis& a = section<FleetAnalysis>(m);
   m.title =
       fmt::format("pinbench fleet: {} GPU{} on {} host record{}", a.gpus.size(),
@@ -111,7 +111,7 @@ class Fleet final : public Experiment {
   // Each host's rows read as the analysis reads them: a bad row is refused at load, naming it.
   // A fleet of no host would read "nothing flagged" of nothing checked.
   void validate(const RunRecord& record) const override {
-    if (fleet_members_of(record).empty()) {
+    if (fleet_members_from(record).empty()) {
       throw InputError(
           "run record: 'config.hosts' holds no host: a fleet record of no check says nothing");
     }

@@ -92,16 +92,30 @@ void AccelSum::say(DoctorFinding& f) const {
       ms, std::max(0.0, f.host_ms - ms)));
 }
 
+namespace {
+
+// A small-copy case's copies per sample (its extra's "chunks"), or 0.
+std::uint64_t chunks_from(const Case& c) {
+  return extra_u64(c, "chunks");
+}
+
+// A NUMA case's host node (its extra's "host_numa_node"), or -1.
+int host_numa_node_from(const Case& c) {
+  return extra_int(c, "host_numa_node", -1);
+}
+
+}  // namespace
+
 std::vector<DoctorSmallCopyRate> small_copy_rates(const RunRecord& r) {
   std::vector<DoctorSmallCopyRate> out;
   for (const Case& c : r.cases) {
-    const std::uint64_t copies = extra_u64(c, "chunks");
+    const std::uint64_t copies = chunks_from(c);
     if (c.part != kSmallCopyPart || copies == 0 || c.method != kEachMethod) continue;
     DoctorSmallCopyRate rate{c.direction, c.bytes / copies, copies, {}, {}, {}};
     rate.each_ms = per_copy_ms(&c, copies);
     for (const Case& o : r.cases) {
       if (o.part != kSmallCopyPart || o.direction != c.direction || o.bytes != c.bytes ||
-          extra_u64(o, "chunks") != copies) {
+          chunks_from(o) != copies) {
         continue;
       }
       if (o.method == kBatchMethod) rate.batched_ms = per_copy_ms(&o, copies);
@@ -126,7 +140,7 @@ std::vector<DoctorNumaRate> numa_rates(const RunRecord& r) {
   std::vector<DoctorNumaRate> out;
   for (const Case& c : r.cases) {
     if (c.part != kNumaPart) continue;
-    const int node = extra_int(c, "host_numa_node", -1);
+    const int node = host_numa_node_from(c);
     out.push_back({c.direction, c.memory, c.bytes, node, node == r.machine.numa_node,
                    figures_of(c).gb_per_s});
   }
