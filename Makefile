@@ -5,7 +5,8 @@
 # Also:
 #   make test-install    install the transfer library into a temporary prefix and build
 #                        examples/staged_consumer against it (part of `make test`)
-#   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer
+#   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer (its build
+#                        preset builds only the five targets they run: CMakePresets.json)
 #   make fuzz            the libFuzzer targets (Clang), 30 s each (FUZZ_SECONDS=N to change)
 #   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/ (with the Python
 #                        package and its tests, for staged --torch and tests-python/test_gpu.py)
