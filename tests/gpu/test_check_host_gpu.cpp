@@ -6,15 +6,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "cuda/device.hpp"
 #include "experiments/check/analysis.hpp"
 #include "experiments/check/fleet/analysis.hpp"
-#include "experiments/host/analysis.hpp"
-#include "framework/report_model.hpp"
-#include "framework/errors.hpp"
-#include "framework/units.hpp"
-#include "cuda/device.hpp"
 #include "experiments/check/measure.hpp"
+#include "experiments/host/analysis.hpp"
 #include "experiments/host/measure.hpp"
+#include "framework/errors.hpp"
+#include "framework/report_model.hpp"
+#include "framework/units.hpp"
 #include "gpu_test.hpp"
 
 namespace pinbench {
