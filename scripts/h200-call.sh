@@ -43,33 +43,35 @@ if has copier; then
     echo "exit status $?" >>"$d/copier-$r.txt"
   done
 fi
+# `pinbench staged` (64 and 256 MiB) and `pinbench pipeline` by one build and setting, into
+# $d/PREFIX-staged-TAG.* and $d/PREFIX-pipeline-TAG.*:  staged_and_pipeline PREFIX TAG BIN [FLAG...]
+staged_and_pipeline() {
+  local prefix=$1 tag=$2 bin=$3
+  shift 3
+  log "$prefix: $tag"
+  timeout 60 "$bin" staged "$@" --methods staged,staged-back-to-back,pinned \
+    --sizes 64MiB,256MiB --odd-sizes none --iterations 10 \
+    --json "$d/$prefix-staged-$tag.json" >"$d/$prefix-staged-$tag.txt" 2>&1
+  timeout 30 "$bin" pipeline "$@" --streams 2 --json "$d/$prefix-pipeline-$tag.json" \
+    >"$d/$prefix-pipeline-$tag.txt" 2>&1
+}
 if has prev; then
   for r in $(seq 1 "${ROUNDS:-2}"); do
-    for b in new prev; do
-      bin=.gpu/pinbench
-      [ "$b" = prev ] && bin=.gpu/prev/pinbench
-      log "prev: staged $b $r"
-      timeout 60 "$bin" staged --methods staged,staged-back-to-back,pinned --sizes 64MiB,256MiB \
-        --odd-sizes none --iterations 10 --json "$d/prev-staged-$b-$r.json" \
-        >"$d/prev-staged-$b-$r.txt" 2>&1
-      log "prev: pipeline $b $r"
-      timeout 30 "$bin" pipeline --streams 2 --json "$d/prev-pipeline-$b-$r.json" \
-        >"$d/prev-pipeline-$b-$r.txt" 2>&1
-    done
+    staged_and_pipeline prev "new-$r" .gpu/pinbench
+    staged_and_pipeline prev "prev-$r" .gpu/prev/pinbench
   done
 fi
 if has threads; then
+  # The threads part's settings: the binary and flags of each.
+  setting() {
+    bin=.gpu/pinbench flags=()
+    [ "$1" = pool8 ] && flags=(--host-threads 8)
+    [ "$1" = old ] && bin=.gpu/old/pinbench
+  }
   for r in $(seq 1 "${ROUNDS:-2}"); do
     for b in default pool8 old; do
-      bin=.gpu/pinbench flags=()
-      [ "$b" = pool8 ] && flags=(--host-threads 8)
-      [ "$b" = old ] && bin=.gpu/old/pinbench
-      log "threads: $b $r"
-      timeout 60 "$bin" staged "${flags[@]}" --methods staged,staged-back-to-back,pinned \
-        --sizes 64MiB,256MiB --odd-sizes none --iterations 10 \
-        --json "$d/threads-staged-$b-$r.json" >"$d/threads-staged-$b-$r.txt" 2>&1
-      timeout 30 "$bin" pipeline "${flags[@]}" --streams 2 --json "$d/threads-pipeline-$b-$r.json" \
-        >"$d/threads-pipeline-$b-$r.txt" 2>&1
+      setting "$b"
+      staged_and_pipeline threads "$b-$r" "$bin" "${flags[@]}"
       [ "$b" = pool8 ] && continue  # blocks takes no engine flags
       timeout 30 "$bin" blocks --methods staged --memory pageable --directions h2d \
         --sizes 4KiB,64KiB --counts 16,256,4096 --json "$d/threads-blocks-$b-$r.json" \
@@ -77,9 +79,7 @@ if has threads; then
     done
   done
   for b in default pool8 old; do
-    bin=.gpu/pinbench flags=()
-    [ "$b" = pool8 ] && flags=(--host-threads 8)
-    [ "$b" = old ] && bin=.gpu/old/pinbench
+    setting "$b"
     log "threads: trace $b"
     timeout 40 "$bin" staged "${flags[@]}" --methods staged-back-to-back,pinned --sizes 64MiB \
       --odd-sizes none --iterations 8 --trace "$d/threads-$b.trace.json" \
