@@ -6,11 +6,13 @@
 #   tests    every GPU test (scripts/gpu-tests.sh), about 4 minutes
 #   beside   pinbench blocks --beside compute, memory and gemm, a small grid, 3 minutes at most
 #   copier   BlockCopier's goals (pinbench_block_copier_bench), calibrated afresh, ROUNDS times
+#            (alternating with .gpu/alt's, a variant, where there is one)
 #   engine   scripts/engine-h200.sh with .gpu and .gpu/old, 5.5 minutes at most
 #   prev     pinbench staged (64 and 256 MiB) and pipeline with .gpu and .gpu/prev/pinbench (the
 #            build of the last change, where the one before it is .gpu/old), alternating, ROUNDS
 #            times, about 1.5 minutes a round
-#   threads  the engine's default pool against `--host-threads 8` and against .gpu/old: staged
+#   threads  the engine's default pool against `--host-threads 8` and against .gpu/old (or the
+#            settings THREADS_SETTINGS names, prev for .gpu/prev/pinbench among them): staged
 #            (64 and 256 MiB), pipeline and the blocks batch to the device, alternating, ROUNDS
 #            times; then a traced 64 MiB copy each way by each, about 2.5 minutes
 #   compare  PyTorch under each build's accel, each build's Python engine and blocks batch,
@@ -37,10 +39,17 @@ if has beside; then
   done
 fi
 if has copier; then
+  # With .gpu/alt/pinbench_block_copier_bench (a variant of the copier), the two alternate.
+  copiers=(.gpu)
+  [ -x .gpu/alt/pinbench_block_copier_bench ] && copiers+=(.gpu/alt)
   for r in $(seq 1 "${ROUNDS:-2}"); do
-    log "copier $r"
-    timeout 90 .gpu/pinbench_block_copier_bench --no-cache >"$d/copier-$r.txt" 2>&1
-    echo "exit status $?" >>"$d/copier-$r.txt"
+    for c in "${copiers[@]}"; do
+      tag=$r
+      [ "$c" = .gpu/alt ] && tag=alt-$r
+      log "copier $tag"
+      timeout 90 "$c/pinbench_block_copier_bench" --no-cache >"$d/copier-$tag.txt" 2>&1
+      echo "exit status $?" >>"$d/copier-$tag.txt"
+    done
   done
 fi
 # `pinbench staged` (64 and 256 MiB) and `pinbench pipeline` by one build and setting, into
@@ -63,13 +72,16 @@ if has prev; then
 fi
 if has threads; then
   # The threads part's settings: the binary and flags of each.
+  # THREADS_SETTINGS picks among them (default: default pool8 old); prev is .gpu/prev/pinbench.
   setting() {
     bin=.gpu/pinbench flags=()
     [ "$1" = pool8 ] && flags=(--host-threads 8)
     [ "$1" = old ] && bin=.gpu/old/pinbench
+    [ "$1" = prev ] && bin=.gpu/prev/pinbench
   }
+  settings=${THREADS_SETTINGS:-default pool8 old}
   for r in $(seq 1 "${ROUNDS:-2}"); do
-    for b in default pool8 old; do
+    for b in $settings; do
       setting "$b"
       staged_and_pipeline threads "$b-$r" "$bin" "${flags[@]}"
       [ "$b" = pool8 ] && continue  # blocks takes no engine flags
@@ -78,7 +90,7 @@ if has threads; then
         >"$d/threads-blocks-$b-$r.txt" 2>&1
     done
   done
-  for b in default pool8 old; do
+  for b in $settings; do
     setting "$b"
     log "threads: trace $b"
     timeout 40 "$bin" staged "${flags[@]}" --methods staged-back-to-back,pinned --sizes 64MiB \

@@ -49,18 +49,25 @@ std::size_t claim_next(std::uint64_t v) {
 
 HostCopyPool::HostCopyPool(int threads, const std::vector<ChannelSpec>& channels) {
   channels_.reserve(channels.size());
-  for (const ChannelSpec& spec : channels) channels_.push_back(std::make_unique<Channel>(spec));
+  for (const ChannelSpec& spec : channels) {
+    channels_.push_back(std::make_unique<Channel>(spec));
+    most_alone_ = std::max(most_alone_, spec.threads);
+  }
   workers_.reserve(static_cast<std::size_t>(std::max(0, threads)));
   try {
     for (int i = 0; i < threads; ++i) {
-      workers_.emplace_back([this] {
+      workers_.emplace_back([this, i] {
         use_short_timer_slack();
-        work();
+        work(i);
       });
     }
   } catch (...) {
-    stop_.store(true);
+    {
+      const std::lock_guard<std::mutex> lock(sleep_mutex_);
+      stop_.store(true);
+    }
     wake_.notify_all();
+    spare_wake_.notify_all();
     for (std::thread& t : workers_) t.join();
     throw;
   }
@@ -72,6 +79,7 @@ HostCopyPool::~HostCopyPool() {
     stop_.store(true, std::memory_order_seq_cst);
   }
   wake_.notify_all();
+  spare_wake_.notify_all();
   for (std::thread& t : workers_) t.join();
 }
 
@@ -233,6 +241,31 @@ void HostCopyPool::wake() {
   notify_sleepers();
 }
 
+void HostCopyPool::begin_copy(int channel) {
+  Channel& c = *channels_[static_cast<std::size_t>(channel)];
+  if (c.copies.fetch_add(1, std::memory_order_acq_rel) != 0) return;
+  if (busy_channels_.fetch_add(1, std::memory_order_seq_cst) + 1 < 2) return;
+  // A second channel is busy: the spare workers join. Taking the mutex after the count changed
+  // means a spare worker that saw the old count is inside wait by the time this notifies.
+  { const std::lock_guard<std::mutex> lock(sleep_mutex_); }
+  spare_wake_.notify_all();
+}
+
+void HostCopyPool::end_copy(int channel) {
+  Channel& c = *channels_[static_cast<std::size_t>(channel)];
+  if (c.copies.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    busy_channels_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+}
+
+bool HostCopyPool::may_serve(int worker) const {
+  return !spare(worker) || busy_channels_.load(std::memory_order_seq_cst) >= 2;
+}
+
+bool HostCopyPool::spare(int worker) const {
+  return worker >= most_alone_;
+}
+
 void HostCopyPool::notify_sleepers() {
   // The caller changed its word (a channel's published count or wakes_, sequentially
   // consistent) before this load; a sleeper counts itself before it reads the words. So either
@@ -271,27 +304,40 @@ void HostCopyPool::leave(Channel& c) {
   c.active.fetch_sub(1, std::memory_order_acq_rel);
 }
 
-bool HostCopyPool::has_work(const std::vector<std::uint64_t>& cursors) const {
+bool HostCopyPool::has_work(int worker, const std::vector<std::uint64_t>& cursors) const {
   if (stop_.load(std::memory_order_acquire)) return true;
+  if (!may_serve(worker)) return false;
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     if (channels_[i]->published.load(std::memory_order_acquire) > cursors[i]) return true;
   }
   return false;
 }
 
-void HostCopyPool::wait_for_work(const std::vector<std::uint64_t>& cursors) {
+void HostCopyPool::wait_as_spare() {
+  const EngineRange asleep("spare");
+  std::unique_lock<std::mutex> lock(sleep_mutex_);
+  spare_wake_.wait(lock, [&] {
+    return stop_.load(std::memory_order_seq_cst) ||
+           busy_channels_.load(std::memory_order_seq_cst) >= 2;
+  });
+}
+
+void HostCopyPool::wait_for_work(int worker, const std::vector<std::uint64_t>& cursors) {
   std::chrono::microseconds spin = kIdleSpin;
   // A wake() from now on counts, even one made while this worker still spins.
   std::uint64_t wakes = wakes_.load(std::memory_order_seq_cst);
   while (true) {
-    if (spin_until([&] { return has_work(cursors); }, spin)) return;
+    if (spin_until([&] { return has_work(worker, cursors); }, spin)) return;
     {
       const EngineRange asleep("asleep");
       std::unique_lock<std::mutex> lock(sleep_mutex_);
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
       // Pairs with publish_task() and wake(): each changes its word, then looks for sleepers.
+      // A spare worker that slept here while both channels were busy leaves once one is
+      // quiet: the publisher wakes one sleeper and counts on it to wake the rest.
       wake_.wait(lock, [&] {
-        return has_work(cursors) || wakes_.load(std::memory_order_seq_cst) != wakes;
+        return has_work(worker, cursors) || wakes_.load(std::memory_order_seq_cst) != wakes ||
+               !may_serve(worker);
       });
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
     }
@@ -300,21 +346,27 @@ void HostCopyPool::wait_for_work(const std::vector<std::uint64_t>& cursors) {
       { const std::lock_guard<std::mutex> lock(sleep_mutex_); }
       wake_.notify_all();
     }
-    if (has_work(cursors)) return;
+    if (has_work(worker, cursors)) return;
+    if (!may_serve(worker)) return;  // a spare worker: it sleeps as one (work())
     wakes = wakes_.load(std::memory_order_seq_cst);
     spin = kWokenSpin;  // woken ahead of a copy: its first task is on its way
   }
 }
 
-void HostCopyPool::work() {
+void HostCopyPool::work(int worker) {
   std::vector<std::uint64_t> cursors(channels_.size(), 0);
   std::size_t turn = 0;
   while (true) {
     bool found = false;
-    for (std::size_t k = 0; k < channels_.size() && !found; ++k) {
+    for (std::size_t k = 0; k < channels_.size() && !found && may_serve(worker); ++k) {
       const std::size_t i = (turn + k) % channels_.size();
       Channel& c = *channels_[i];
-      if (c.published.load(std::memory_order_acquire) <= cursors[i]) continue;
+      const std::uint64_t published = c.published.load(std::memory_order_acquire);
+      if (published <= cursors[i]) continue;
+      // A ticket older than the ring's depth is complete (the publisher waits for that), so a
+      // worker that sat out the channel's copies for a while starts from the oldest one a task
+      // record may still hold.
+      if (published - cursors[i] > c.tasks.size()) cursors[i] = published - c.tasks.size();
       enter(c);
       // Copy slices of this ticket until none is left, then move on: to the next channel
       // first, so a lane whose chunks keep coming does not starve the other.
@@ -327,7 +379,11 @@ void HostCopyPool::work() {
     }
     if (found) continue;
     if (stop_.load(std::memory_order_acquire)) return;  // every channel's tickets are passed
-    wait_for_work(cursors);
+    if (!may_serve(worker)) {
+      wait_as_spare();
+    } else {
+      wait_for_work(worker, cursors);
+    }
   }
 }
 

@@ -126,6 +126,8 @@ void Lane::submit(Job job, bool caller_drives) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     submitted_.push_back(std::move(job));
+    // Under the lock the coordinator takes the copy with, so before its end_copy.
+    pool_.begin_copy(channel_);
     pending_.fetch_add(1, std::memory_order_release);
   }
   // A system call only when the coordinator sleeps. A caller that drives takes the copy itself,
@@ -468,6 +470,7 @@ void Lane::finish_runs() {
     Run& r = *it;
     const bool all_admitted = r.next == r.chunks.size();
     if (r.in_flight == 0 && (r.failed || all_admitted)) {
+      pool_.end_copy(channel_);
       r.job.state->finish();
       it = runs_.erase(it);
     } else {

@@ -560,13 +560,16 @@ TEST(StagedLane, CopiesNobodyHelpsFinishOnASharedPool) {
   }
 }
 
-// Every worker serves both channels, whatever their tasks are cut for, and every task finishes
-// with nobody helping: six workers, one channel's tasks in one slice and the other's in three,
-// tasks published on both faster than they are copied, with pauses that put every worker to
-// sleep between rounds. The stats count the workers that copied for each channel at once.
-TEST(HostCopyPoolHelp, EveryWorkerServesBothChannels) {
+// While both channels have copies in flight every worker serves both, whatever their tasks are
+// cut for, and every task finishes with nobody helping: six workers, one channel's tasks in one
+// slice and the other's in three, tasks published on both faster than they are copied, with
+// pauses that put every worker to sleep between rounds (the spare ones on their own condition
+// variable). The stats count the workers that copied for each channel at once.
+TEST(HostCopyPoolHelp, EveryWorkerServesBothChannelsWhileBothAreBusy) {
   HostCopyPool pool(6, {HostCopyPool::ChannelSpec{4, 1, "fill", nullptr},
                         HostCopyPool::ChannelSpec{4, 3, "drain", nullptr}});
+  pool.begin_copy(0);
+  pool.begin_copy(1);
   const std::vector<char> src = pattern(2 * kMiB + 123, 71);
   std::vector<std::vector<char>> dst(8, std::vector<char>(src.size(), 0));
   for (int round = 0; round < 10; ++round) {
@@ -595,6 +598,52 @@ TEST(HostCopyPoolHelp, EveryWorkerServesBothChannels) {
     EXPECT_GE(pool.stats(channel).most_workers, 1) << "channel " << channel;
     EXPECT_LE(pool.stats(channel).most_workers, 6) << "channel " << channel;
   }
+  pool.end_copy(0);
+  pool.end_copy(1);
+}
+
+// A channel alone (the other has no copy in flight) gets at most the larger `threads` of the two
+// channels, the other workers asleep; once the other channel is busy too, the spare workers wake
+// and every task still finishes. Six workers, channels of two and one.
+TEST(HostCopyPoolHelp, AChannelAloneGetsTheRingsThreads) {
+  HostCopyPool pool(6, {HostCopyPool::ChannelSpec{8, 2, "fill", nullptr},
+                        HostCopyPool::ChannelSpec{8, 1, "drain", nullptr}});
+  const std::vector<char> src = pattern(kMiB + 321, 91);
+  std::vector<std::vector<char>> dst(8, std::vector<char>(src.size(), 0));
+  const auto round = [&](int channel) {
+    std::vector<std::uint64_t> tickets;
+    for (std::vector<char>& d : dst) {
+      std::fill(d.begin(), d.end(), 0);
+      tickets.push_back(pool.publish(d.data(), src.data(), src.size(),
+                                     reinterpret_cast<std::uintptr_t>(src.data()), Stores::kCached,
+                                     channel));
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (std::size_t i = 0; i < tickets.size(); ++i) {
+      while (!pool.complete(tickets[i], channel) && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+      ASSERT_TRUE(pool.complete(tickets[i], channel)) << "task " << i << " never finished";
+      ASSERT_EQ(std::memcmp(dst[i].data(), src.data(), src.size()), 0);
+    }
+  };
+  for (int r = 0; r < 5; ++r) {
+    pool.begin_copy(1);
+    round(1);
+    pool.end_copy(1);
+    pool.begin_copy(0);
+    round(0);
+    pool.end_copy(0);
+  }
+  EXPECT_LE(pool.stats(1).most_workers, 2);
+  EXPECT_LE(pool.stats(0).most_workers, 2);
+  pool.begin_copy(0);
+  pool.begin_copy(1);
+  for (int r = 0; r < 5; ++r) round(1);
+  pool.end_copy(1);
+  for (int r = 0; r < 5; ++r) round(0);
+  pool.end_copy(0);
+  EXPECT_LE(pool.stats(1).most_workers, 6);
 }
 
 // A touch task writes every page of its range with the byte it holds: nothing changes, and the
