@@ -52,6 +52,7 @@ HostCopyPool::HostCopyPool(int threads, const std::vector<ChannelSpec>& channels
   for (const ChannelSpec& spec : channels) {
     channels_.push_back(std::make_unique<Channel>(spec));
     most_alone_ = std::max(most_alone_, spec.threads);
+    fewest_alone_ = channels_.size() == 1 ? spec.threads : std::min(fewest_alone_, spec.threads);
   }
   workers_.reserve(static_cast<std::size_t>(std::max(0, threads)));
   try {
@@ -241,29 +242,43 @@ void HostCopyPool::wake() {
   notify_sleepers();
 }
 
-void HostCopyPool::begin_copy(int channel) {
+void HostCopyPool::begin_copy(int channel, bool wide) {
   Channel& c = *channels_[static_cast<std::size_t>(channel)];
-  if (c.copies.fetch_add(1, std::memory_order_acq_rel) != 0) return;
-  if (busy_channels_.fetch_add(1, std::memory_order_seq_cst) + 1 < 2) return;
-  // A second channel is busy: the spare workers join. Taking the mutex after the count changed
-  // means a spare worker that saw the old count is inside wait by the time this notifies.
+  const bool newly_wide = wide && c.wide_copies.fetch_add(1, std::memory_order_seq_cst) == 0;
+  const bool newly_busy = c.copies.fetch_add(1, std::memory_order_seq_cst) == 0;
+  const int busy = newly_busy ? busy_channels_.fetch_add(1, std::memory_order_seq_cst) + 1
+                              : busy_channels_.load(std::memory_order_seq_cst);
+  // Spare workers join when a second channel is busy, or when one alone may have more workers
+  // than the channel with the fewest (its `threads`, or a wide copy's every worker). Taking the
+  // mutex after the counts changed means a spare worker that saw the old counts is inside wait
+  // by the time this notifies.
+  const bool more = (newly_busy && (busy >= 2 || c.spec.threads > fewest_alone_)) ||
+                    (newly_wide && threads() > fewest_alone_);
+  if (!more) return;
   { const std::lock_guard<std::mutex> lock(sleep_mutex_); }
   spare_wake_.notify_all();
 }
 
-void HostCopyPool::end_copy(int channel) {
+void HostCopyPool::end_copy(int channel, bool wide) {
   Channel& c = *channels_[static_cast<std::size_t>(channel)];
-  if (c.copies.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (wide) c.wide_copies.fetch_sub(1, std::memory_order_seq_cst);
+  if (c.copies.fetch_sub(1, std::memory_order_seq_cst) == 1) {
     busy_channels_.fetch_sub(1, std::memory_order_seq_cst);
   }
 }
 
 bool HostCopyPool::may_serve(int worker) const {
-  return !spare(worker) || busy_channels_.load(std::memory_order_seq_cst) >= 2;
-}
-
-bool HostCopyPool::spare(int worker) const {
-  return worker >= most_alone_;
+  const int busy = busy_channels_.load(std::memory_order_seq_cst);
+  if (busy >= 2) return true;
+  // Nothing counted (a pool used without begin_copy): the channels' most.
+  if (busy == 0) return worker < most_alone_;
+  for (const std::unique_ptr<Channel>& c : channels_) {
+    if (c->copies.load(std::memory_order_seq_cst) == 0) continue;
+    if (c->wide_copies.load(std::memory_order_seq_cst) > 0 || worker < c->spec.threads) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void HostCopyPool::notify_sleepers() {
@@ -313,13 +328,10 @@ bool HostCopyPool::has_work(int worker, const std::vector<std::uint64_t>& cursor
   return false;
 }
 
-void HostCopyPool::wait_as_spare() {
+void HostCopyPool::wait_as_spare(int worker) {
   const EngineRange asleep("spare");
   std::unique_lock<std::mutex> lock(sleep_mutex_);
-  spare_wake_.wait(lock, [&] {
-    return stop_.load(std::memory_order_seq_cst) ||
-           busy_channels_.load(std::memory_order_seq_cst) >= 2;
-  });
+  spare_wake_.wait(lock, [&] { return stop_.load(std::memory_order_seq_cst) || may_serve(worker); });
 }
 
 void HostCopyPool::wait_for_work(int worker, const std::vector<std::uint64_t>& cursors) {
@@ -333,8 +345,9 @@ void HostCopyPool::wait_for_work(int worker, const std::vector<std::uint64_t>& c
       std::unique_lock<std::mutex> lock(sleep_mutex_);
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
       // Pairs with publish_task() and wake(): each changes its word, then looks for sleepers.
-      // A spare worker that slept here while both channels were busy leaves once one is
-      // quiet: the publisher wakes one sleeper and counts on it to wake the rest.
+      // A worker that slept here while it could copy leaves once it cannot (both channels were
+      // busy, and one is quiet now): the publisher wakes one sleeper and counts on it to wake
+      // the rest.
       wake_.wait(lock, [&] {
         return has_work(worker, cursors) || wakes_.load(std::memory_order_seq_cst) != wakes ||
                !may_serve(worker);
@@ -347,7 +360,7 @@ void HostCopyPool::wait_for_work(int worker, const std::vector<std::uint64_t>& c
       wake_.notify_all();
     }
     if (has_work(worker, cursors)) return;
-    if (!may_serve(worker)) return;  // a spare worker: it sleeps as one (work())
+    if (!may_serve(worker)) return;  // spare now: it sleeps as one (work())
     wakes = wakes_.load(std::memory_order_seq_cst);
     spin = kWokenSpin;  // woken ahead of a copy: its first task is on its way
   }
@@ -380,7 +393,7 @@ void HostCopyPool::work(int worker) {
     if (found) continue;
     if (stop_.load(std::memory_order_acquire)) return;  // every channel's tickets are passed
     if (!may_serve(worker)) {
-      wait_as_spare();
+      wait_as_spare(worker);
     } else {
       wait_for_work(worker, cursors);
     }

@@ -23,17 +23,19 @@
 // Any worker copies for any channel while more than one channel has a copy in flight (a
 // pipeline, both directions at once): a channel's `threads` then only says how many slices its
 // tasks are cut into, and workers left over take the next published chunk or the other
-// channel's. While at most one channel has copies in flight, only the first workers copy, as
-// many as the largest `threads` of the channels, and the rest are spare: they sleep on a
-// condition variable of their own that only a second channel's first copy (begin_copy) wakes,
-// so a direction alone never wakes them and never turns them away. On the H200 machine
-// (2026-12-03, data/runs/h200-2026-12-03-day/threads), 13 drains at once slowed a 64 MiB copy
-// to the host's DMAs by 253 us over page-locked memory's, where 8 slowed them by 104 us; and a
-// pipeline with 8 workers took 1.77-1.85x the page-locked pipeline's time, with 13 1.51-1.56x.
-// An earlier cap that stayed on while both directions ran woke the workers beyond it on every
-// publish only to turn them away (0.55-0.66 of page-locked memory's rate to the device at
-// 64 MiB, against 0.72-0.73 with none). The stats say how many workers copied for each channel
-// at once.
+// channel's. While one channel alone has copies in flight, only its first `threads` workers copy
+// for it, or every worker while one of its copies is wide (begin_copy); the rest are spare: they
+// sleep on a condition variable of their own that only a second channel's first copy or a wide
+// copy wakes, so a direction alone never wakes them and never turns them away. On the H200
+// machine (2026-12-03, data/runs/h200-2026-12-03-day/threads and -limit/threads), 13 drains at
+// once slowed a 64 MiB copy to the host's DMAs by 253 us over page-locked memory's, where 8
+// slowed them by 104 us; a batch of 16 blocks of 64 KiB to the device moved at 12.6-12.7 GB/s
+// with 13 workers and 14.4-15.6 with 8; but a 64 MiB copy to the device reached 0.73-0.76 of
+// page-locked memory's rate with 13 and 0.65-0.66 with 8, and a pipeline with 8 workers took
+// 1.77-1.85x the page-locked pipeline's time, with 13 1.51-1.56x. An earlier cap that stayed on
+// while both directions ran woke the workers beyond it on every publish only to turn them away
+// (0.55-0.66 of page-locked memory's rate to the device at 64 MiB, against 0.72-0.73 with none).
+// The stats say how many workers copied for each channel at once.
 //
 // A task's claim counter and its ticket share one atomic word, so a worker that arrives late,
 // after the task's record was reused for a newer ticket, sees the new ticket and moves on
@@ -123,12 +125,12 @@ class HostCopyPool {
   // its first task is published instead of only starting to wake then. Any thread.
   void wake();
 
-  // A copy of `channel` is submitted, and ends: while more than one channel has a copy in
-  // flight, every worker copies; otherwise only as many as the largest `threads` of the
-  // channels.
-  // Any thread; every begin_copy is followed by one end_copy.
-  void begin_copy(int channel);
-  void end_copy(int channel);
+  // A copy of `channel` is submitted, and ends (with the same `wide`): while more than one
+  // channel has a copy in flight, every worker copies; while one alone has, its first `threads`,
+  // or every worker while one of its copies is `wide`. Any thread; every begin_copy is followed
+  // by one end_copy.
+  void begin_copy(int channel, bool wide = false);
+  void end_copy(int channel, bool wide = false);
 
   // Copies one unclaimed slice of any published task of `channel` on the calling thread, as a
   // worker would; false when no slice is left to claim. Any thread, while the pool exists.
@@ -159,7 +161,8 @@ class HostCopyPool {
     const ChannelSpec spec;
     std::vector<Task> tasks;
     std::atomic<std::uint64_t> published{0};
-    std::atomic<int> copies{0};  // begin_copy() less end_copy()
+    std::atomic<int> copies{0};       // begin_copy() less end_copy()
+    std::atomic<int> wide_copies{0};  // ... of wide copies
     std::atomic<int> active{0};  // workers copying for this channel now
     std::atomic<int> most_active{0};
     std::atomic<std::uint64_t> slices{0};
@@ -172,18 +175,17 @@ class HostCopyPool {
   static void touch(const Task& t, const Chunk& slice);
 
   void work(int worker);
-  // Whether `worker` copies now, and whether it is one of those that copy only while more than
-  // one channel is busy.
+  // Whether `worker` copies now (for every channel, or for the one that is busy).
   bool may_serve(int worker) const;
-  bool spare(int worker) const;
   // Counts the calling worker in on `c`, and out again.
   static void enter(Channel& c);
   static void leave(Channel& c);
   // Copies slices of ticket `cursor` of `c` while any is left; false when none was.
   bool claim_and_copy(Channel& c, std::uint64_t cursor);
   void wait_for_work(int worker, const std::vector<std::uint64_t>& cursors);
-  // A spare worker while at most one channel is busy: asleep until a second one is.
-  void wait_as_spare();
+  // A worker that may not copy now: asleep until a second channel is busy or a wide copy
+  // begins.
+  void wait_as_spare(int worker);
   void notify_sleepers();
   bool has_work(int worker, const std::vector<std::uint64_t>& cursors) const;
 
@@ -192,10 +194,11 @@ class HostCopyPool {
   std::atomic<int> sleepers_{0};
   std::atomic<std::uint64_t> wakes_{0};  // calls of wake()
   std::atomic<int> busy_channels_{0};    // channels with a copy in flight
-  int most_alone_ = 0;  // the most workers one busy channel alone has: workers from here are spare
+  int most_alone_ = 0;    // the channels' largest `threads`
+  int fewest_alone_ = 0;  // ... and smallest
   std::mutex sleep_mutex_;
   std::condition_variable wake_;
-  std::condition_variable spare_wake_;  // spare workers: a second channel became busy
+  std::condition_variable spare_wake_;  // spare workers: more may copy now
   std::vector<std::thread> workers_;
 };
 

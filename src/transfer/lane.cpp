@@ -127,7 +127,7 @@ void Lane::submit(Job job, bool caller_drives) {
     std::lock_guard<std::mutex> lock(mutex_);
     submitted_.push_back(std::move(job));
     // Under the lock the coordinator takes the copy with, so before its end_copy.
-    pool_.begin_copy(channel_);
+    pool_.begin_copy(channel_, wide(submitted_.back()));
     pending_.fetch_add(1, std::memory_order_release);
   }
   // A system call only when the coordinator sleeps. A caller that drives takes the copy itself,
@@ -192,6 +192,10 @@ Stores Lane::stores_for(const Run& run, std::size_t index) const {
   const bool edge = run.chunks[index].bytes < shape_.chunk_bytes ||
                     index + static_cast<std::size_t>(shape_.depth) >= run.chunks.size();
   return edge ? shape_.edge_stores : shape_.stores;
+}
+
+bool Lane::wide(const Job& job) const {
+  return shape_.wide_from_bytes != 0 && !job.blocks && job.bytes >= shape_.wide_from_bytes;
 }
 
 char* Lane::slot_memory(int slot) const {
@@ -470,7 +474,7 @@ void Lane::finish_runs() {
     Run& r = *it;
     const bool all_admitted = r.next == r.chunks.size();
     if (r.in_flight == 0 && (r.failed || all_admitted)) {
-      pool_.end_copy(channel_);
+      pool_.end_copy(channel_, wide(r.job));
       r.job.state->finish();
       it = runs_.erase(it);
     } else {

@@ -121,6 +121,9 @@ struct LaneShape {
   // A synchronous caller that has no slice to copy moves the lane's chunks itself (the
   // coordinator's work) instead of waiting for the coordinator to wake and see them.
   bool caller_drives = false;
+  // A plain copy (not a batch of blocks) of at least this many bytes may take every worker of
+  // the pool while the other lane is idle, not only `threads` (host_copy_pool.hpp); 0: never.
+  std::size_t wide_from_bytes = 0;
 };
 
 class Lane {
@@ -181,6 +184,7 @@ class Lane {
   void look_at_destination(Run& r);
   void finish_runs();
   char* slot_memory(int slot) const;
+  bool wide(const Job& job) const;  // may take every worker of the pool (LaneShape)
   Stores stores_for(const Run& run, std::size_t index) const;
 
   const LaneShape shape_;
