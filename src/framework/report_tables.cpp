@@ -17,7 +17,7 @@ std::string num(const std::optional<double>& v, const char* spec = "{:.3f}") {
   return v ? fmt::format(fmt::runtime(spec), *v) : kDash;
 }
 
-std::string cuda_version(int v) {
+std::string cuda_label(int v) {
   return v > 0 ? fmt::format("CUDA {}.{}", v / 1000, (v % 1000) / 10) : std::string("unknown");
 }
 
@@ -144,7 +144,7 @@ std::string machine_line(const MachineInfo& m) {
   }
   return fmt::format("{} ({}); PCIe {}; driver {} ({}), runtime {}; host {}", device,
                      fmt::join(parts, ", "), pcie_words(m.pcie), known(m.driver_release),
-                     cuda_version(m.driver_version), cuda_version(m.runtime_version), host);
+                     cuda_label(m.driver_version), cuda_label(m.runtime_version), host);
 }
 
 std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m) {
@@ -164,8 +164,8 @@ std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInf
       {"PCIe link", pcie_words(m.pcie)},
       {"PCI bus", known(m.pci_bus_id)},
       {"NUMA node", m.numa_node >= 0 ? std::to_string(m.numa_node) : std::string("unknown")},
-      {"Driver", fmt::format("{} ({})", known(m.driver_release), cuda_version(m.driver_version))},
-      {"Runtime", cuda_version(m.runtime_version)},
+      {"Driver", fmt::format("{} ({})", known(m.driver_release), cuda_label(m.driver_version))},
+      {"Runtime", cuda_label(m.runtime_version)},
       {"Host CPU", m.host_logical_cpus > 0
                        ? fmt::format("{}, {} logical CPUs", known(m.host_cpu), m.host_logical_cpus)
                        : known(m.host_cpu)},

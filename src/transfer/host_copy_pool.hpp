@@ -27,14 +27,13 @@
 // for it, or every worker while one of its copies is wide (begin_copy); the rest are spare: they
 // sleep on a condition variable of their own that only a second channel's first copy or a wide
 // copy wakes, so a direction alone never wakes them and never turns them away. On the H200
-// machine (2026-12-03, data/runs/h200-2026-12-03-day/threads and -limit/threads), 13 drains at
-// once slowed a 64 MiB copy to the host's DMAs by 253 us over page-locked memory's, where 8
-// slowed them by 104 us; a batch of 16 blocks of 64 KiB to the device moved at 12.6-12.7 GB/s
-// with 13 workers and 14.4-15.6 with 8; but a 64 MiB copy to the device reached 0.73-0.76 of
-// page-locked memory's rate with 13 and 0.65-0.66 with 8, and a pipeline with 8 workers took
-// 1.77-1.85x the page-locked pipeline's time, with 13 1.51-1.56x. An earlier cap that stayed on
-// while both directions ran woke the workers beyond it on every publish only to turn them away
-// (0.55-0.66 of page-locked memory's rate to the device at 64 MiB, against 0.72-0.73 with none).
+// machine (2026-12-03, data/runs/h200-2026-12-03-day/threads), 13 drains at once slowed a
+// 64 MiB copy to the host's DMAs by 253 us over page-locked memory's, where 8 slowed them by
+// 104 us, and a pipeline with 8 workers took 1.77-1.85x the page-locked pipeline's time, with 13
+// 1.51-1.56x; which copies are wide, and why, is the engine's choice (staged_copy.cpp). An
+// earlier cap that stayed on while both directions ran woke the workers beyond it on every
+// publish only to turn them away (0.55-0.66 of page-locked memory's rate to the device at
+// 64 MiB, against 0.72-0.73 with none).
 // The stats say how many workers copied for each channel at once.
 //
 // A task's claim counter and its ticket share one atomic word, so a worker that arrives late,
@@ -163,7 +162,7 @@ class HostCopyPool {
     std::atomic<std::uint64_t> published{0};
     std::atomic<int> copies{0};       // begin_copy() less end_copy()
     std::atomic<int> wide_copies{0};  // ... of wide copies
-    std::atomic<int> active{0};  // workers copying for this channel now
+    std::atomic<int> active{0};       // workers copying for this channel now
     std::atomic<int> most_active{0};
     std::atomic<std::uint64_t> slices{0};
     std::atomic<std::uint64_t> busy_ns{0};
@@ -194,8 +193,8 @@ class HostCopyPool {
   std::atomic<int> sleepers_{0};
   std::atomic<std::uint64_t> wakes_{0};  // calls of wake()
   std::atomic<int> busy_channels_{0};    // channels with a copy in flight
-  int most_alone_ = 0;    // the channels' largest `threads`
-  int fewest_alone_ = 0;  // ... and smallest
+  int most_alone_ = 0;                   // the channels' largest `threads`
+  int fewest_alone_ = 0;                 // ... and smallest
   std::mutex sleep_mutex_;
   std::condition_variable wake_;
   std::condition_variable spare_wake_;  // spare workers: more may copy now

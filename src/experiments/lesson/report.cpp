@@ -15,7 +15,7 @@
 namespace pinbench {
 namespace {
 
-std::string num(const std::optional<double>& v, const char* spec = "{:.3f}") {
+std::string num_cell(const std::optional<double>& v, const char* spec = "{:.3f}") {
   return figure_cell(v, spec);
 }
 
@@ -29,8 +29,8 @@ ReportTable copy_table(const std::string& id, const std::string& title,
   t.numeric = {false, true, true, true, true, true};
   for (const CopyRow& r : rows) {
     t.rows.push_back(
-        {format_size(r.bytes), num(r.pageable_ms), num(r.pageable_gb_per_s, "{:.2f}"),
-         num(r.pinned_ms), num(r.pinned_gb_per_s, "{:.2f}"),
+        {format_size(r.bytes), num_cell(r.pageable_ms), num_cell(r.pageable_gb_per_s, "{:.2f}"),
+         num_cell(r.pinned_ms), num_cell(r.pinned_gb_per_s, "{:.2f}"),
          r.ratio ? fmt::format("{:.2f}x{}", *r.ratio, r.pinned_slower ? " !" : "") : kDash});
     if (r.pinned_slower) {
       t.notes.push_back(fmt::format(
@@ -61,9 +61,10 @@ std::vector<ReportTable> lesson_tables(const LessonAnalysis& a, bool published) 
     out.push_back(
         copy_table("part1-d2h", "Part 1 exercise: the same sweep, device to host", a.d2h));
   }
-  out.back().notes.push_back(fmt::format("Ratio at {}: {} host to device, {} device to host. {}",
-                                         format_size(c.ratio_bytes), num(a.h2d_ratio_at, "{:.2f}x"),
-                                         num(a.d2h_ratio_at, "{:.2f}x"), a.direction_sentence));
+  out.back().notes.push_back(
+      fmt::format("Ratio at {}: {} host to device, {} device to host. {}",
+                  format_size(c.ratio_bytes), num_cell(a.h2d_ratio_at, "{:.2f}x"),
+                  num_cell(a.d2h_ratio_at, "{:.2f}x"), a.direction_sentence));
 
   ReportTable async;
   async.id = "part2-async";
@@ -72,8 +73,8 @@ std::vector<ReportTable> lesson_tables(const LessonAnalysis& a, bool published) 
   async.header = {"direction", "host memory", "call ms", "completion ms", "call share"};
   async.numeric = {false, false, true, true, true};
   for (const AsyncRow& r : a.async_rows) {
-    async.rows.push_back({direction_words(r.direction), r.memory, num(r.call_ms),
-                          num(r.completion_ms),
+    async.rows.push_back({direction_words(r.direction), r.memory, num_cell(r.call_ms),
+                          num_cell(r.completion_ms),
                           r.call_share ? fmt::format("{:.1f}%", 100.0 * *r.call_share) : kDash});
   }
   async.notes.push_back(
@@ -92,8 +93,8 @@ std::vector<ReportTable> lesson_tables(const LessonAnalysis& a, bool published) 
   kernels.header = {"variant", "ms per launch", "read GB/s", "read+written GB/s"};
   kernels.numeric = {false, true, true, true};
   for (const KernelRow& r : a.kernel_rows) {
-    kernels.rows.push_back({r.variant, num(r.ms), num(r.read_gb_per_s, "{:.1f}"),
-                            num(r.read_write_gb_per_s, "{:.1f}")});
+    kernels.rows.push_back({r.variant, num_cell(r.ms), num_cell(r.read_gb_per_s, "{:.1f}"),
+                            num_cell(r.read_write_gb_per_s, "{:.1f}")});
   }
   kernels.notes.push_back(
       (published ? published_note + " "

@@ -71,7 +71,7 @@ std::string verdicts(const ReportModel& m) {
   return out;
 }
 
-std::string flags(const ReportModel& m) {
+std::string unstable_cases(const ReportModel& m) {
   if (m.flags.empty()) return "";
   std::string out =
       "### Unstable cases\n\nA median of a bimodal or drifting case describes neither state.\n\n";
@@ -127,7 +127,7 @@ std::string render_markdown(const ReportModel& m) {
       m.figures_are);
   for (const ReportTable& t : m.tables) out += table(t);
   out += verdicts(m);
-  out += flags(m);
+  out += unstable_cases(m);
   out += checks(m);
   out += "\n<details><summary>Every case, with why sampling stopped and its spread</summary>\n\n";
   out += table(case_table(m));

@@ -78,7 +78,7 @@ std::string shorten(const std::string& text, double max_px, double font_px) {
   return std::string(first_characters(text, characters_within(max_px, font_px))) + "…";
 }
 
-std::string c(double v) {
+std::string coord(double v) {
   return fmt::format("{:.1f}", v);
 }
 
@@ -254,7 +254,7 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
   std::string out = fmt::format(
       "<svg class=\"chart timeline\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" "
       "role=\"img\" aria-label=\"{2}\">\n",
-      c(kWidth), c(height), xml_escape(title));
+      coord(kWidth), coord(height), xml_escape(title));
   out += fmt::format(
       "<text x=\"12\" y=\"24\" font-size=\"15\" font-weight=\"600\" fill=\"#1f2328\">{}</text>\n",
       xml_escape(title));
@@ -265,12 +265,13 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
     const double y = top + kLane * static_cast<double>(i);
     if (i % 2 == 0) {
       out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f6f8fa\"/>\n",
-                         c(left), c(y), c(right - left), c(kLane));
+                         coord(left), coord(y), coord(right - left), coord(kLane));
     }
     out += fmt::format(
         "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"12\" text-anchor=\"end\" "
         "fill=\"#1f2328\">{}</text>\n",
-        c(left - 10), c(y + kLane / 2), xml_escape(shorten(t.lanes[i].label, left - 22, 12)));
+        coord(left - 10), coord(y + kLane / 2),
+        xml_escape(shorten(t.lanes[i].label, left - 22, 12)));
   }
   const int ticks = static_cast<int>(std::round(axis.top / axis.step));
   for (int i = 0; i <= ticks; ++i) {
@@ -278,12 +279,13 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
     out += fmt::format(
         "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#d0d7de\"/>"
         "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
-        c(px(v)), c(top), c(bottom + 4), c(bottom + 18), format_fixed(v, axis.decimals));
+        coord(px(v)), coord(top), coord(bottom + 4), coord(bottom + 18),
+        format_fixed(v, axis.decimals));
   }
   out += fmt::format(
       "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"#1f2328\">time since "
       "the first event (ms)</text>\n",
-      c((left + right) / 2), c(height - 14));
+      coord((left + right) / 2), coord(height - 14));
   out += "</g>\n";
 
   // A trace of more events than a page should hold (kThinAbove) draws one event per pixel, lane
@@ -310,7 +312,7 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
       out += fmt::format(
           "<rect class=\"event\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
           "<title>{} ({}): starts at {:.3f} ms, lasts {:.3f} ms</title></rect>\n",
-          c(x), c(y), c(w), c(kBar), colour_of(e.category), xml_escape(e.name),
+          coord(x), coord(y), coord(w), coord(kBar), colour_of(e.category), xml_escape(e.name),
           xml_escape(e.category), e.start_ms, e.duration_ms);
       // A name goes inside its rectangle, cut short where it does not fit whole; a rectangle
       // too narrow for a few characters gets none. Every rectangle has its tooltip.
@@ -319,7 +321,7 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
         out += fmt::format(
             "<text x=\"{}\" y=\"{}\" dy=\"0.32em\" font-size=\"10\" fill=\"#ffffff\" "
             "pointer-events=\"none\">{}</text>\n",
-            c(x + 4), c(y + kBar / 2), xml_escape(label));
+            coord(x + 4), coord(y + kBar / 2), xml_escape(label));
       }
     }
     out += "</g>\n";
@@ -329,7 +331,7 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
         "<text class=\"thinned\" x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" "
         "fill=\"#57606a\">{} of {} events drawn: the others are narrower than a pixel and would "
         "stand behind one drawn there</text>\n",
-        c(right), c(height - 14), drawn, t.event_count);
+        coord(right), coord(height - 14), drawn, t.event_count);
   }
   return out + "</svg>\n";
 }

@@ -27,14 +27,14 @@ std::string host_name_of(const RunRecord& r) {
   return r.machine.hostname.empty() ? "unnamed host" : r.machine.hostname;
 }
 
-struct Metric {
+struct FleetMetric {
   const char* name;
   std::optional<double> GpuCheck::*field;
   bool higher_is_worse;
   const char* unit;
 };
 
-const Metric kMetrics[] = {
+const FleetMetric kMetrics[] = {
     {"pinned h2d", &GpuCheck::pinned_h2d, false, "GB/s"},
     {"pinned d2h", &GpuCheck::pinned_d2h, false, "GB/s"},
     {"pageable h2d", &GpuCheck::pageable_h2d, false, "GB/s"},
@@ -204,7 +204,7 @@ FleetAnalysis analyse_fleet(const std::vector<FleetMember>& members) {
                                     info.pcie.max_gen, info.pcie.max_width));
     }
     for (std::size_t k = 0; k < std::size(kMetrics); ++k) {
-      const Metric& m = kMetrics[k];
+      const FleetMetric& m = kMetrics[k];
       const std::optional<double>& v = g.check.*(m.field);
       if (!v) continue;
       const GroupRule& rule = rules.at({g.group, k});
