@@ -14,6 +14,8 @@
 # test targets also need the test packages (scripts/debian-packages-test.txt, e.g. Chromium).
 
 FUZZ_SECONDS ?= 30
+# Tests run side by side, one per CPU.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps deps-test build run test test-install test-sanitize fuzz gpu-bundle format clean
 
@@ -44,7 +46,7 @@ run: deps
 
 test: deps-test
 	$(compile)
-	ctest --preset default --output-log build/ctest.log
+	ctest --preset default -j$(JOBS) --output-log build/ctest.log
 	scripts/test-install.sh
 	@scripts/test-summary.sh build/ctest.log
 
@@ -55,7 +57,7 @@ test-install: deps
 test-sanitize: deps-test
 	@cmake --preset sanitize >/dev/null
 	@cmake --build --preset sanitize
-	ctest --preset sanitize
+	ctest --preset sanitize -j$(JOBS)
 
 fuzz:
 	@scripts/ensure-deps.sh scripts/debian-packages-fuzz.txt
