@@ -128,7 +128,8 @@ BatchPlan plan_batch(const std::vector<BatchBlock>& blocks, const ChunkPolicy& p
     }
   };
   skip_finished();
-  for (std::size_t k = 0; block < n; ++k) {
+  std::size_t k = 0;  // the chunk; skip_finished() moves `block` on
+  while (block < n) {
     // Past the planned sizes only when pieces closed chunks early: full staging buffers then.
     const std::size_t room = k < sizes.size() ? sizes[k].bytes : policy.max_chunk_bytes;
     BatchChunk c;
@@ -142,6 +143,7 @@ BatchPlan plan_batch(const std::vector<BatchBlock>& blocks, const ChunkPolicy& p
       skip_finished();
     }
     plan.chunks.push_back(c);
+    ++k;
   }
   return plan;
 }
