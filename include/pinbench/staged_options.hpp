@@ -20,10 +20,11 @@ struct StagingRing {
   std::size_t chunk_bytes = 0;  // each staging buffer, and so the largest chunk of a copy
   int depth = 0;                // staging buffers in the ring (at least 2, so one can fill while
                                 // another moves)
-  int threads = 0;              // the host threads one chunk is cut for. While only one
-                                // direction has copies in flight, as many of the engine's
-                                // shared threads copy as the larger `threads` of the two rings;
-                                // while both do, every shared thread serves both
+  int threads = 0;              // the host threads one chunk is cut for, and the most of the
+                                // engine's shared threads that copy for this direction while
+                                // the other has no copy in flight (a copy to the device of
+                                // 16 MiB or more takes them all); while both directions have
+                                // copies in flight, every shared thread serves both
   // Copies in this direction smaller than this go straight to cudaMemcpyAsync: for them the
   // driver's own staging finishes before the engine's threads have passed a chunk along. 0:
   // stage every pageable copy.

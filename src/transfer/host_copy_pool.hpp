@@ -1,7 +1,8 @@
 // The staged engine's host threads: they copy chunks between pageable memory and staging buffers
-// for both of the engine's lanes. One pool serves both directions (cpu_budget.hpp sizes it), so
-// a copy in one direction alone gets every thread, and a pipeline moving both ways at once
-// shares them as the chunks come, instead of each direction keeping threads the other needs.
+// for both of the engine's lanes. One pool serves both directions (cpu_budget.hpp sizes it): a
+// pipeline moving both ways at once shares every thread as the chunks come, instead of each
+// direction keeping threads the other needs, and a direction alone gets as many as it is given
+// (below).
 // Each lane publishes into a channel of its own: a ring of tasks that only its coordinator
 // writes, so every channel keeps the single-producer rules below.
 //
