@@ -331,7 +331,8 @@ bool HostCopyPool::has_work(int worker, const std::vector<std::uint64_t>& cursor
 void HostCopyPool::wait_as_spare(int worker) {
   const EngineRange asleep("spare");
   std::unique_lock<std::mutex> lock(sleep_mutex_);
-  spare_wake_.wait(lock, [&] { return stop_.load(std::memory_order_seq_cst) || may_serve(worker); });
+  spare_wake_.wait(lock,
+                   [&] { return stop_.load(std::memory_order_seq_cst) || may_serve(worker); });
 }
 
 void HostCopyPool::wait_for_work(int worker, const std::vector<std::uint64_t>& cursors) {
