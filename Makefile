@@ -14,7 +14,7 @@
 # test targets also need the test packages (scripts/debian-packages-test.txt, e.g. Chromium).
 
 FUZZ_SECONDS ?= 30
-# Tests run side by side, one per CPU.
+# Tests run side by side, one per CPU (the GPU tests one at a time: tests/CMakeLists.txt).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps deps-test build run test test-install test-sanitize fuzz gpu-bundle format clean

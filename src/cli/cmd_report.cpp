@@ -64,8 +64,7 @@ int run(ReportOptions o) {
   // One analysis, every printer: the formats render the same model.
   const ReportModel model = analyse(record);
   if (!o.html_path.empty()) {
-    write_text_file(o.html_path,
-                    render_html(record, model, html_extras_for(o.record_path, record)));
+    write_text_file(o.html_path, render_html(record, model, html_extras_for(o.record_path)));
   }
   if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(model));
   if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(model));

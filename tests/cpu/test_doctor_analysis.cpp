@@ -700,7 +700,7 @@ TEST(DoctorReport, ARecordWithNothingToDrawRendersWithoutATimeline) {
   const RunRecord r = load_record(path);
   const ReportModel m = analyse(r);
   EXPECT_FALSE(m.analysed_by->timeline(r));
-  const std::string html = render_html(r, m, html_extras_for(path, r));
+  const std::string html = render_html(r, m, html_extras_for(path));
   EXPECT_EQ(html.find("Timeline"), std::string::npos);
   EXPECT_NE(html.find("Rendered by pinbench report from doctor-no-gpu.json.\n"), std::string::npos)
       << html;
@@ -713,7 +713,7 @@ TEST(DoctorReport, ARecordWithNothingToDrawRendersWithoutATimeline) {
   const ReportModel own = analyse(c);
   const std::optional<nlohmann::json> calls = own.analysed_by->timeline(c);
   ASSERT_TRUE(calls);
-  const std::string page = render_html(c, own, html_extras_for(committed, c));
+  const std::string page = render_html(c, own, html_extras_for(committed));
   EXPECT_EQ(page.find("events from ,"), std::string::npos);
   EXPECT_EQ(page.find(" and .\n"), std::string::npos);
   EXPECT_NE(

@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "framework/report_model.hpp"
-#include "framework/record.hpp"
 #include "fixtures.hpp"
-#include "golden_normalise.hpp"
+#include "framework/record.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/markdown.hpp"
 #include "framework/render/text.hpp"
+#include "framework/report_model.hpp"
+#include "golden_normalise.hpp"
 
 namespace pinbench {
 namespace {
@@ -51,8 +51,7 @@ TEST_P(RecordRenders, EveryPrinterMatchesItsGolden) {
   test::expect_matches_golden(render_markdown(model), stem + ".md");
   test::expect_matches_golden(render_csv(model), stem + ".csv");
   test::expect_matches_golden(
-      test::normalise_html(render_html(record, model, html_extras_for(path, record))),
-      stem + ".html");
+      test::normalise_html(render_html(record, model, html_extras_for(path))), stem + ".html");
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {

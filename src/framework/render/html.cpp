@@ -427,7 +427,7 @@ std::string render_html(const RunRecord& r, const HtmlExtras& x) {
   return render_html(r, analyse(r), x);
 }
 
-HtmlExtras html_extras_for(const std::string& record_path, const RunRecord&) {
+HtmlExtras html_extras_for(const std::string& record_path) {
   HtmlExtras x;
   x.record_name = std::filesystem::path(record_path).filename().string();
   const std::string trace = trace_path_for(record_path);
