@@ -17,7 +17,7 @@
 #            times; then a traced 64 MiB copy each way by each, about 2.5 minutes
 #   compare  PyTorch under each build's accel, each build's Python engine and blocks batch,
 #            alternating new and old, ROUNDS times (default 2), about 4 minutes
-#   OUT=dir scripts/h200-call.sh PART...
+#   OUT=dir scripts/h200-call.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
 set -uo pipefail
 final=${OUT:?OUT must name the folder that comes back}
 d=$(mktemp -d)
@@ -80,6 +80,13 @@ if has threads; then
     [ "$1" = prev ] && bin=.gpu/prev/pinbench
   }
   settings=${THREADS_SETTINGS:-default pool8 old}
+  for b in $settings; do
+    case $b in
+      default | pool8 | old | prev) ;;
+      *) echo "h200-call.sh: THREADS_SETTINGS: unknown setting '$b' (default, pool8, old, prev)" >&2
+        exit 2 ;;
+    esac
+  done
   for r in $(seq 1 "${ROUNDS:-2}"); do
     for b in $settings; do
       setting "$b"
