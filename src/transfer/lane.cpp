@@ -69,6 +69,7 @@ struct Lane::Run {
   // during its DMA.
   bool check_fresh = false;
   bool prefault = false;
+  bool widened = false;  // counted as a wide copy from its prefault on (look_at_destination)
   std::size_t touch_begin = 0;  // the part prefaulted, as offsets into the destination
   std::size_t touch_end = 0;
 };
@@ -335,7 +336,14 @@ void Lane::look_at_destination(Run& r) {
   r.prefault = d.fresh && d.huge;
   r.touch_begin = d.huge_begin;
   r.touch_end = d.huge_end;
-  if (r.prefault) prefaulted_.fetch_add(1, std::memory_order_relaxed);
+  if (r.prefault) {
+    prefaulted_.fetch_add(1, std::memory_order_relaxed);
+    // Faulting pages in takes every thread it can get: from here the copy counts as wide.
+    if (!wide(r.job)) {
+      pool_.begin_copy(channel_, true);
+      r.widened = true;
+    }
+  }
   if (d.huge) huge_.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -475,6 +483,7 @@ void Lane::finish_runs() {
     const bool all_admitted = r.next == r.chunks.size();
     if (r.in_flight == 0 && (r.failed || all_admitted)) {
       pool_.end_copy(channel_, wide(r.job));
+      if (r.widened) pool_.end_copy(channel_, true);
       r.job.state->finish();
       it = runs_.erase(it);
     } else {

@@ -123,6 +123,7 @@ struct LaneShape {
   bool caller_drives = false;
   // A plain copy (not a batch of blocks) of at least this many bytes may take every worker of
   // the pool while the other lane is idle, not only `threads` (host_copy_pool.hpp); 0: never.
+  // A copy to the host whose fresh destination is prefaulted does too, from then on.
   std::size_t wide_from_bytes = 0;
 };
 
