@@ -15,13 +15,16 @@
 #            settings THREADS_SETTINGS names, prev for .gpu/prev/pinbench among them): staged
 #            (64 and 256 MiB), pipeline and the blocks batch to the device, alternating, ROUNDS
 #            times; then a traced 64 MiB copy each way by each, about 2.5 minutes
+#   fresh    copies to the host into fresh memory: pinbench staged's staged-fresh (64 MiB to 1 GiB)
+#            by .gpu and .gpu/prev/pinbench, and PyTorch's .cpu() under .gpu's and .gpu/old's
+#            accel, alternating, ROUNDS times, about 1 minute a round
 #   compare  PyTorch under each build's accel, each build's Python engine and blocks batch,
 #            alternating new and old, ROUNDS times (default 2), about 4 minutes
 #   OUT=dir scripts/h200-call.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
 set -uo pipefail
 final=${OUT:?OUT must name the folder that comes back}
 d=$(mktemp -d)
-parts=${*:?name the parts: tests beside copier prev threads engine compare}
+parts=${*:?name the parts: tests beside copier prev threads engine fresh compare}
 ( nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; ldd --version | head -1
   python3 -c "import cupy, torch; print('cupy', cupy.__version__, 'torch', torch.__version__)"
 ) >"$d/machine.txt" 2>&1
@@ -108,6 +111,26 @@ fi
 if has engine; then
   log engine
   OUT=$d timeout 330 bash scripts/engine-h200.sh .gpu .gpu/old >"$d/engine-run.txt" 2>&1
+fi
+if has fresh; then
+  for r in $(seq 1 "${ROUNDS:-2}"); do
+    for b in new prev; do
+      bin=.gpu/pinbench
+      [ "$b" = prev ] && bin=.gpu/prev/pinbench
+      log "fresh staged $b $r"
+      timeout 60 "$bin" staged --methods staged-fresh,pinned --sizes 64MiB,256MiB,1GiB \
+        --odd-sizes none --iterations 10 --json "$d/fresh-staged-$b-$r.json" \
+        >"$d/fresh-staged-$b-$r.txt" 2>&1
+    done
+    for b in new old; do
+      dir=.gpu
+      [ "$b" = old ] && dir=.gpu/old
+      log "fresh cpu() $b $r"
+      timeout 60 "$dir/pinbench" accel --json "$d/fresh-accel-$b-$r.json" -- python3 \
+        tests/python/accel_torch.py --paths '.cpu()' --sizes 64MiB,256MiB,1GiB --reps 5 \
+        >"$d/fresh-cpu-$b-$r.txt" 2>"$d/fresh-cpu-$b-$r.report.txt"
+    done
+  done
 fi
 if has compare; then
   torch_paths=(python3 tests/python/accel_torch.py --sizes 64MiB,256MiB,1GiB --reps 5)

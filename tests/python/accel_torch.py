@@ -3,7 +3,7 @@ its Python tests and benchmark (tests/bench/accel_bench.py runs it with and with
 call). Each path is run WARM times, then timed REPS times from the call to torch.cuda.synchronize(),
 and its result is compared with the source (through page-locked memory, which accel passes on).
 
-    python3 accel_torch.py [--sizes 64MiB,256MiB,1GiB] [--reps 5] [--loop]
+    python3 accel_torch.py [--sizes 64MiB,256MiB,1GiB] [--reps 5] [--paths .cpu()] [--loop]
 
 Prints one JSON object per line: {"path", "bytes", "gb_per_s" (median), "samples_ms", "ok"};
 with --loop, a training-style loop over DataLoader(pin_memory=False) and its wall time. Exit 1
@@ -54,7 +54,11 @@ def report(path, nbytes, samples, ok):
     return ok
 
 
-def paths_at(nbytes, warm, reps):
+PATHS = ("to(cuda, non_blocking)", "copy_ to device", "copy_ to host", ".cpu()")
+
+
+def paths_at(nbytes, warm, reps, only=None):
+    """Times each path at one size; `only` (a set of path names) leaves out the others."""
     # Small copies take microseconds: many more samples, so their median says something.
     if nbytes < (1 << 20):
         reps = max(reps, 200)
@@ -62,19 +66,27 @@ def paths_at(nbytes, warm, reps):
     x = torch.randn(n)  # pageable
     g = torch.empty(n, device="cuda")
     y = torch.empty(n)  # an existing pageable tensor
-    ok = True
     out = {}
 
     def to_nb():
         out["t"] = x.to("cuda", non_blocking=True)
-    ok &= report("to(cuda, non_blocking)", nbytes, timed(to_nb, warm, reps), same(x, out["t"]))
-    ok &= report("copy_ to device", nbytes, timed(lambda: g.copy_(x), warm, reps), same(x, g))
-    g.copy_(x)
-    ok &= report("copy_ to host", nbytes, timed(lambda: y.copy_(g), warm, reps), torch.equal(y, x))
 
     def cpu():
         out["c"] = g.cpu()
-    ok &= report(".cpu()", nbytes, timed(cpu, warm, reps), torch.equal(out["c"], x))
+
+    # For each of PATHS, in order: the timed call, and after it whether its result holds the
+    # source's bytes.
+    calls = [
+        (to_nb, lambda: same(x, out["t"])),
+        (lambda: g.copy_(x), lambda: same(x, g)),
+        (lambda: y.copy_(g), lambda: torch.equal(y, x)),
+        (cpu, lambda: torch.equal(out["c"], x)),
+    ]
+    g.copy_(x)  # the device holds the source's bytes for the paths back to the host
+    ok = True
+    for name, (fn, check) in zip(PATHS, calls):
+        if only is None or name in only:
+            ok &= report(name, nbytes, timed(fn, warm, reps), check())
     return ok
 
 
@@ -106,11 +118,16 @@ def main():
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--warm", type=int, default=2)
     p.add_argument("--loop", action="store_true")
+    p.add_argument("--paths", help="only these paths, comma-separated (e.g. '.cpu()'); default all")
     a = p.parse_args()
+    only = a.paths.split(",") if a.paths else None
+    unknown = sorted(set(only or []) - set(PATHS))
+    if unknown:
+        p.error(f"--paths: no path named {', '.join(unknown)} (the paths: {', '.join(PATHS)})")
     torch.cuda.init()
     ok = True
     for s in a.sizes.split(","):
-        ok &= paths_at(parse_size(s), a.warm, a.reps)
+        ok &= paths_at(parse_size(s), a.warm, a.reps, only)
     if a.loop:
         ok &= loop(32, 64 << 20)
     return 0 if ok else 1
