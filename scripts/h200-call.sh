@@ -17,14 +17,16 @@
 #            times; then a traced 64 MiB copy each way by each, about 2.5 minutes
 #   fresh    copies to the host into fresh memory: pinbench staged's staged-fresh (64 MiB to 1 GiB)
 #            by .gpu and .gpu/prev/pinbench, and PyTorch's .cpu() under .gpu's and .gpu/old's
-#            accel, alternating, ROUNDS times, about 1 minute a round
+#            accel, alternating, ROUNDS times, about 1 minute a round; the kernel's counts of
+#            huge-page faults and compaction (/proc/vmstat) around each staged run
+#   steady   pinbench pipeline by .gpu and .gpu/prev/pinbench, alternating, ROUNDS times
 #   compare  PyTorch under each build's accel, each build's Python engine and blocks batch,
 #            alternating new and old, ROUNDS times (default 2), about 4 minutes
 #   OUT=dir scripts/h200-call.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
 set -uo pipefail
 final=${OUT:?OUT must name the folder that comes back}
 d=$(mktemp -d)
-parts=${*:?name the parts: tests beside copier prev threads engine fresh compare}
+parts=${*:?name the parts: tests beside copier prev threads engine fresh steady compare}
 ( nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; ldd --version | head -1
   python3 -c "import cupy, torch; print('cupy', cupy.__version__, 'torch', torch.__version__)"
 ) >"$d/machine.txt" 2>&1
@@ -118,9 +120,11 @@ if has fresh; then
       bin=.gpu/pinbench
       [ "$b" = prev ] && bin=.gpu/prev/pinbench
       log "fresh staged $b $r"
+      { echo "before $b $r"; grep -E "^(thp_fault|compact_)" /proc/vmstat; } >>"$d/fresh-vmstat.txt"
       timeout 60 "$bin" staged --methods staged-fresh,pinned --sizes 64MiB,256MiB,1GiB \
         --odd-sizes none --iterations 10 --json "$d/fresh-staged-$b-$r.json" \
         >"$d/fresh-staged-$b-$r.txt" 2>&1
+      { echo "after $b $r"; grep -E "^(thp_fault|compact_)" /proc/vmstat; } >>"$d/fresh-vmstat.txt"
     done
     for b in new old; do
       dir=.gpu
@@ -129,6 +133,17 @@ if has fresh; then
       timeout 60 "$dir/pinbench" accel --json "$d/fresh-accel-$b-$r.json" -- python3 \
         tests/python/accel_torch.py --paths '.cpu()' --sizes 64MiB,256MiB,1GiB --reps 5 \
         >"$d/fresh-cpu-$b-$r.txt" 2>"$d/fresh-cpu-$b-$r.report.txt"
+    done
+  done
+fi
+if has steady; then
+  for r in $(seq 1 "${ROUNDS:-2}"); do
+    for b in new prev; do
+      bin=.gpu/pinbench
+      [ "$b" = prev ] && bin=.gpu/prev/pinbench
+      log "steady pipeline $b $r"
+      timeout 30 "$bin" pipeline --streams 2 --json "$d/steady-pipeline-$b-$r.json" \
+        >"$d/steady-pipeline-$b-$r.txt" 2>&1
     done
   done
 fi
