@@ -20,13 +20,16 @@
 #            accel, alternating, ROUNDS times, about 1 minute a round; the kernel's counts of
 #            huge-page faults and compaction (/proc/vmstat) around each staged run
 #   steady   pinbench pipeline by .gpu and .gpu/prev/pinbench, alternating, ROUNDS times
+#   blocks   the blocks batch through the engine (pageable, both ways) by .gpu, .gpu/alt (a
+#            variant, where there is one), .gpu/prev and .gpu/old, alternating, ROUNDS times,
+#            a few seconds a round
 #   compare  PyTorch under each build's accel, each build's Python engine and blocks batch,
 #            alternating new and old, ROUNDS times (default 2), about 4 minutes
 #   OUT=dir scripts/h200-call.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
 set -uo pipefail
 final=${OUT:?OUT must name the folder that comes back}
 d=$(mktemp -d)
-parts=${*:?name the parts: tests beside copier prev threads engine fresh steady compare}
+parts=${*:?name the parts: tests beside copier prev threads engine fresh steady blocks compare}
 ( nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; ldd --version | head -1
   python3 -c "import cupy, torch; print('cupy', cupy.__version__, 'torch', torch.__version__)"
 ) >"$d/machine.txt" 2>&1
@@ -144,6 +147,19 @@ if has steady; then
       log "steady pipeline $b $r"
       timeout 30 "$bin" pipeline --streams 2 --json "$d/steady-pipeline-$b-$r.json" \
         >"$d/steady-pipeline-$b-$r.txt" 2>&1
+    done
+  done
+fi
+if has blocks; then
+  builds=(.gpu)
+  for b in .gpu/alt .gpu/prev .gpu/old; do [ -x "$b/pinbench" ] && builds+=("$b"); done
+  for r in $(seq 1 "${ROUNDS:-2}"); do
+    for b in "${builds[@]}"; do
+      tag=$(basename "$b")
+      [ "$b" = .gpu ] && tag=new
+      log "blocks $tag $r"
+      timeout 40 "$b/pinbench" blocks --methods staged --memory pageable --sizes 4KiB,64KiB,1MiB \
+        --counts 16,256,4096 --json "$d/blocks-ab-$tag-$r.json" >"$d/blocks-ab-$tag-$r.txt" 2>&1
     done
   done
 fi
