@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +57,63 @@ void check_kind(const nlohmann::json& v, const std::string& field, FieldKind kin
 // Walks objects and arrays of objects under `field`, checking every known key it meets.
 void check_fields(const nlohmann::json& j, const std::string& field,
                   const std::vector<ConfigField>& known);
+
+// A struct as a record holds it, its fields declared once: the struct's static member template
+// `for_each_field(s, visit)` calls visit(key, member, kind) for each field (the lesson's config,
+// what an analysis reads of its record's config). From that one list come the keys and kinds
+// that record validation checks (fields_of, in an experiment's config_fields()), the JSON
+// written (put_fields) and the struct read back (get_fields), so no key is listed for
+// validation in one place and read back in another. A member that is a std::optional is
+// written only when it holds a value, and read only where the key is present.
+template <class Struct>
+std::vector<ConfigField> fields_of() {
+  std::vector<ConfigField> out;
+  Struct none{};
+  Struct::for_each_field(none, [&out](const char* key, const auto&, FieldKind kind) {
+    out.push_back({key, kind});
+  });
+  return out;
+}
+
+namespace config_fields_detail {
+template <class T>
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+}  // namespace config_fields_detail
+
+// Each field of `s` into `j` under its key. `List` names the struct whose list is walked when
+// `s` is another with the same members: a plan written as the config its record's reader reads
+// back into a smaller struct.
+template <class List = void, class Struct>
+void put_fields(nlohmann::json& j, const Struct& s) {
+  using Owner = std::conditional_t<std::is_void_v<List>, Struct, List>;
+  Owner::for_each_field(s, [&j](const char* key, const auto& value, FieldKind) {
+    if constexpr (config_fields_detail::IsOptional<std::decay_t<decltype(value)>>::value) {
+      if (value) j[key] = *value;
+    } else {
+      j[key] = value;
+    }
+  });
+}
+
+// Each field of `s` from `j`: a key `j` lacks (or a `j` that is no object) keeps the member's
+// value; one of the wrong type is nlohmann::json's type_error (record validation has refused it
+// already, by the kind in the list).
+template <class Struct>
+void get_fields(const nlohmann::json& j, Struct& s) {
+  if (!j.is_object()) return;
+  Struct::for_each_field(s, [&j](const char* key, auto& value, FieldKind) {
+    using T = std::decay_t<decltype(value)>;
+    const auto it = j.find(key);
+    if (it == j.end()) return;
+    if constexpr (config_fields_detail::IsOptional<T>::value) {
+      value = it->template get<typename T::value_type>();
+    } else {
+      value = it->template get<T>();
+    }
+  });
+}
 
 // Concatenated lists, for an experiment whose config shares another's keys.
 std::vector<ConfigField> joined(std::initializer_list<std::vector<ConfigField>> lists);

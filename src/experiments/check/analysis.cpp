@@ -157,9 +157,7 @@ std::vector<std::string> CheckAnalysis::failures() const {
 CheckRecordConfig check_config_from(const nlohmann::json& config) {
   CheckRecordConfig c;
   if (config.contains("floors")) c.floors = floors_from_json(config["floors"]);
-  if (config.contains("no_gpu") && config["no_gpu"].is_string()) {
-    c.no_gpu = config["no_gpu"].get<std::string>();
-  }
+  get_fields(config, c);
   return c;
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/check/floors.hpp"
+#include "framework/config_schema.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
@@ -59,11 +60,18 @@ CheckAnalysis analyse_check(const RunRecord& record);
 // them (each GPU's items, the peers), which a fleet record re-judges from figures alone.
 CheckAnalysis check_figures(const RunRecord& record);
 
-// What the analysis reads of a check's config: the floors it is judged by (refused with one
-// line naming a bad one), and why the host had no GPU to check.
+// What the analysis reads of a check's config: the floors it is judged by (floors.hpp: refused
+// with one line naming a bad one), and why the host had no GPU to check (measure.cpp), each
+// field beside the floors under its record key and kind, one list for writing, reading back and
+// validating.
 struct CheckRecordConfig {
   CheckFloors floors;
   std::string no_gpu;
+
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("no_gpu", c.no_gpu, FieldKind::kText);
+  }
 };
 CheckRecordConfig check_config_from(const nlohmann::json& config);
 void judge_check(CheckAnalysis& analysis);

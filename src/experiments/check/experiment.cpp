@@ -15,13 +15,14 @@ class Check final : public Experiment {
   std::string label() const override { return "Check"; }
   std::string noun() const override { return "check"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = joined({sampling_fields(),
-                                                           {{"bytes", FieldKind::kSize},
-                                                            {"devices", FieldKind::kCounts},
-                                                            {"warmups", FieldKind::kCount},
-                                                            {"iterations", FieldKind::kCount},
-                                                            {"place_on_gpu_node", FieldKind::kFlag},
-                                                            {"no_gpu", FieldKind::kText}}});
+    static const std::vector<ConfigField> fields =
+        joined({sampling_fields(),
+                fields_of<CheckRecordConfig>(),
+                {{"bytes", FieldKind::kSize},
+                 {"devices", FieldKind::kCounts},
+                 {"warmups", FieldKind::kCount},
+                 {"iterations", FieldKind::kCount},
+                 {"place_on_gpu_node", FieldKind::kFlag}}});
     return fields;
   }
   void validate(const RunRecord& record) const override {

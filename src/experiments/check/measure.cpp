@@ -16,6 +16,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
+#include "experiments/check/analysis.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/host_info.hpp"
 #include "framework/pattern.hpp"
@@ -175,7 +176,9 @@ RunRecord no_gpu_check_record(const CheckConfig& cfg, const std::string& why) {
   RunRecord record = start_host_record("check");
   record.machine.hostname = host_name();
   record.config = config_json(cfg);
-  record.config["no_gpu"] = why;
+  CheckRecordConfig written;
+  written.no_gpu = why;
+  put_fields(record.config, written);
   record.note = "no GPU checked: " + why;
   return record;
 }

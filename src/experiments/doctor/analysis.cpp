@@ -86,9 +86,9 @@ void say_headline(const DoctorTrace& t, DoctorAnalysis& a) {
 
 // Where the record's rates came from (config.rates_from), or a calibration after the program.
 std::string rates_source_from(const nlohmann::json& config) {
-  return config.contains("rates_from") && config["rates_from"].is_string()
-             ? config["rates_from"].get<std::string>()
-             : "a calibration after the program exited";
+  DoctorRecordConfig c;
+  get_fields(config, c);
+  return c.rates_from.value_or("a calibration after the program exited");
 }
 
 }  // namespace

@@ -10,9 +10,23 @@
 
 #include "experiments/doctor/events.hpp"
 #include "experiments/doctor/trace.hpp"
+#include "framework/config_schema.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
+
+// What the analysis reads back of a doctor record's config: the record its rates came from
+// (--rates-from, named by command.cpp); none when a calibration after the program measured
+// them. Each field under its record key and kind, one list for writing, reading back and
+// validating.
+struct DoctorRecordConfig {
+  std::optional<std::string> rates_from;
+
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("rates_from", c.rates_from, FieldKind::kText);
+  }
+};
 
 // A call site as a finding shows it: merged over every call (and process) whose innermost
 // frame of the program reads the same.

@@ -125,8 +125,10 @@ void take_rates(RunRecord& record, const RunRecord& rates, const std::string& pa
       }
     }
   }
-  record.config["rates_from"] =
+  DoctorRecordConfig written;
+  written.rates_from =
       fmt::format("'{}', recorded {} on {}", path, rates.created_utc, rates.machine.device_name);
+  put_fields(record.config, written);
 }
 
 int exit_for(const DoctorTrace& t, const RunRecord& record, const std::vector<std::string>& fail_on,

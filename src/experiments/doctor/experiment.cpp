@@ -18,8 +18,8 @@ class Doctor final : public Experiment {
   std::string label() const override { return "Doctor"; }
   std::string noun() const override { return "doctor run"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = {{"program", FieldKind::kText},
-                                                    {"rates_from", FieldKind::kText}};
+    static const std::vector<ConfigField> fields =
+        joined({{{"program", FieldKind::kText}}, fields_of<DoctorRecordConfig>()});
     return fields;
   }
   // What the program did: its DoctorTrace (trace.hpp), under its own name.

@@ -18,13 +18,7 @@ class Lesson final : public Experiment {
   std::string noun() const override { return "lesson"; }
 
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = {
-        {"sizes_bytes", FieldKind::kSizes},    {"async_bytes", FieldKind::kSize},
-        {"kernel_bytes", FieldKind::kSize},    {"ratio_bytes", FieldKind::kSize},
-        {"warmups", FieldKind::kCount},        {"iterations", FieldKind::kCount},
-        {"async_warmups", FieldKind::kCount},  {"async_iterations", FieldKind::kCount},
-        {"kernel_warmups", FieldKind::kCount}, {"kernel_iterations", FieldKind::kCount},
-    };
+    static const std::vector<ConfigField> fields = fields_of<LessonConfig>();
     return fields;
   }
 

@@ -46,28 +46,9 @@ void LessonConfig::normalize() {
   }
 }
 
-namespace {
-
-// Every field of the config under its record key, one list for writing and for reading.
-template <class Config, class Visit>
-void for_each_field(Config& c, Visit&& visit) {
-  visit("sizes_bytes", c.sizes);
-  visit("warmups", c.warmups);
-  visit("iterations", c.iterations);
-  visit("async_bytes", c.async_bytes);
-  visit("async_warmups", c.async_warmups);
-  visit("async_iterations", c.async_iterations);
-  visit("kernel_bytes", c.kernel_bytes);
-  visit("kernel_warmups", c.kernel_warmups);
-  visit("kernel_iterations", c.kernel_iterations);
-  visit("ratio_bytes", c.ratio_bytes);
-}
-
-}  // namespace
-
 json to_json(const LessonConfig& c) {
   json j = json::object();
-  for_each_field(c, [&j](const char* key, const auto& value) { j[key] = value; });
+  put_fields(j, c);
   return j;
 }
 
@@ -75,7 +56,7 @@ LessonConfig lesson_config_from(const json& j) {
   if (!j.is_object()) throw InputError("run record: 'config' is not an object");
   try {
     LessonConfig c = LessonConfig::defaults();  // a key the record lacks keeps its default
-    for_each_field(c, [&j](const char* key, auto& value) { value = j.value(key, value); });
+    get_fields(j, c);
     c.normalize();
     return c;
   } catch (const json::exception& e) {

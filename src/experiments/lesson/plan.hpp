@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/config_schema.hpp"
+
 namespace pinbench {
 
 struct LessonConfig {
@@ -25,6 +27,22 @@ struct LessonConfig {
   // Sorts and de-duplicates the sizes, and reads the exercise's ratios at `ratio_bytes` if it is
   // one of them, else at the largest size.
   void normalize();
+
+  // Every field under its record key and kind: one list for writing, reading and validating
+  // (framework/config_schema.hpp).
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("sizes_bytes", c.sizes, FieldKind::kSizes);
+    visit("warmups", c.warmups, FieldKind::kCount);
+    visit("iterations", c.iterations, FieldKind::kCount);
+    visit("async_bytes", c.async_bytes, FieldKind::kSize);
+    visit("async_warmups", c.async_warmups, FieldKind::kCount);
+    visit("async_iterations", c.async_iterations, FieldKind::kCount);
+    visit("kernel_bytes", c.kernel_bytes, FieldKind::kSize);
+    visit("kernel_warmups", c.kernel_warmups, FieldKind::kCount);
+    visit("kernel_iterations", c.kernel_iterations, FieldKind::kCount);
+    visit("ratio_bytes", c.ratio_bytes, FieldKind::kSize);
+  }
 };
 
 nlohmann::json to_json(const LessonConfig& c);

@@ -11,9 +11,7 @@ namespace pinbench {
 
 PipelineRecordConfig pipeline_config_from(const nlohmann::json& config) {
   PipelineRecordConfig c;
-  c.array_bytes = config.value("array_bytes", std::uint64_t{0});
-  c.window_bytes = config.value("window_bytes", std::uint64_t{0});
-  c.iterations = config.value("iterations", 0);
+  get_fields(config, c);
   return c;
 }
 

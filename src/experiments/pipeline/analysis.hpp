@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/pipeline/plan.hpp"
 #include "framework/record.hpp"
 #include "framework/verdict.hpp"
 
@@ -37,12 +38,7 @@ struct PipelineGoal {
   std::string evidence;
 };
 
-// What the printer reads of the config: the array, the device window, and the runs per case.
-struct PipelineRecordConfig {
-  std::uint64_t array_bytes = 0;
-  std::uint64_t window_bytes = 0;
-  int iterations = 0;
-};
+// What the printer reads of the config (PipelineRecordConfig, plan.hpp).
 PipelineRecordConfig pipeline_config_from(const nlohmann::json& config);
 
 struct PipelineAnalysis {

@@ -90,17 +90,15 @@ class Pipeline final : public Experiment {
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),
+                fields_of<PipelineRecordConfig>(),
                 {{"engine", FieldKind::kEngine},
                  {"timing", FieldKind::kText},
-                 {"array_bytes", FieldKind::kSize},
-                 {"window_bytes", FieldKind::kSize},
                  {"chunk_bytes_by_streams", FieldKind::kSizes},
                  {"streams", FieldKind::kCounts},
                  {"sources", FieldKind::kTexts},
                  {"kernel", FieldKind::kText},
                  {"kernel_rounds", FieldKind::kCount},
-                 {"warmups", FieldKind::kCount},
-                 {"iterations", FieldKind::kCount}}});
+                 {"warmups", FieldKind::kCount}}});
     return fields;
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {

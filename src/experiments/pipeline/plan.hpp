@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/config_schema.hpp"
 #include "framework/engine_options.hpp"
 #include "pinbench/staged_options.hpp"
 
@@ -40,6 +41,22 @@ struct PipelineConfig {
   std::uint64_t chunk_bytes(int streams) const;
 };
 nlohmann::json to_json(const PipelineConfig& c);
+
+// What the printer reads of the config: the array, the device window, and the runs per case;
+// each field under its record key and kind, one list for writing (to_json, from the plan),
+// reading back (analysis.hpp) and validating. A key the record lacks reads 0.
+struct PipelineRecordConfig {
+  std::uint64_t array_bytes = 0;
+  std::uint64_t window_bytes = 0;
+  int iterations = 0;
+
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("array_bytes", c.array_bytes, FieldKind::kSize);
+    visit("window_bytes", c.window_bytes, FieldKind::kSize);
+    visit("iterations", c.iterations, FieldKind::kCount);
+  }
+};
 
 std::string pipeline_fit_problem(const PipelineConfig& c, std::uint64_t device_free,
                                  std::uint64_t host_total, std::uint64_t host_available);

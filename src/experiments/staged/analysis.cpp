@@ -352,15 +352,19 @@ StagedExtra staged_extra_from(const Case& c) {
   return x;
 }
 
-// What the printers read of the config: the samples per case, and config.idle_engine, the
-// process's CPU with the engine idle, after settle_s left alone.
+// What the printers read of the config: the samples per case (StagedRecordConfig), and
+// config.idle_engine, the process's CPU with the engine idle, after settle_s left alone.
 void staged_config_from(const nlohmann::json& config, StagedAnalysis& a) {
-  a.iterations = config.value("iterations", 0);
+  StagedRecordConfig c;
+  get_fields(config, c);
+  a.iterations = c.iterations;
   if (!config.contains("idle_engine")) return;
   const nlohmann::json& idle = config.at("idle_engine");
   a.idle = engine_cpu_from(idle);
-  if (a.idle && idle.contains("settle_s") && idle["settle_s"].is_number()) {
-    a.idle_settle_s = idle["settle_s"].get<double>();
+  if (a.idle) {
+    IdleEngineConfig settle;
+    get_fields(idle, settle);
+    a.idle_settle_s = settle.settle_s;
   }
 }
 

@@ -33,6 +33,17 @@ struct EngineCpu {
   double cores() const;           // CPU time over wall time: 1.0 is one core busy throughout
 };
 
+// config.idle_engine beside its CPU fields: how long the engine was left alone before they were
+// measured (measure.cpp). One list for writing, reading back and validating.
+struct IdleEngineConfig {
+  double settle_s = 0.0;
+
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("settle_s", c.settle_s, FieldKind::kRatio);
+  }
+};
+
 // The CPU fields of `j` (a case's extra, config.idle_engine), or nothing when it has none: records
 // made before pinbench measured them.
 std::optional<EngineCpu> engine_cpu_from(const nlohmann::json& j);

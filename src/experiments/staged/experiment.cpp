@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "experiments/staged/analysis.hpp"
+#include "experiments/staged/plan.hpp"
 #include "experiments/staged/text.hpp"
 #include "framework/experiment.hpp"
 #include "framework/render/text.hpp"
@@ -290,20 +291,20 @@ class Staged final : public Experiment {
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({engine_fields(),
+                fields_of<StagedRecordConfig>(),
                 {{"sizes_bytes", FieldKind::kSizes},
                  {"odd_sizes_bytes", FieldKind::kSizes},
                  {"host_offset", FieldKind::kSizeOrZero},
                  {"device_offset", FieldKind::kSizeOrZero},
                  {"warmups", FieldKind::kCount},
-                 {"iterations", FieldKind::kCount},
                  {"driver_threads", FieldKind::kCount},
                  {"methods", FieldKind::kTexts},
                  {"directions", FieldKind::kTexts},
                  {"skipped", FieldKind::kObjects},
                  {"method", FieldKind::kText},
-                 {"reason", FieldKind::kText},
-                 // idle_engine: the process's CPU with the engine idle (measure.cpp)
-                 {"settle_s", FieldKind::kRatio}},
+                 {"reason", FieldKind::kText}},
+                // idle_engine: the process's CPU with the engine idle (measure.cpp)
+                fields_of<IdleEngineConfig>(),
                 engine_cpu_fields()});
     return fields;
   }

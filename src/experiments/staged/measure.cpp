@@ -665,7 +665,8 @@ void measure_idle_engine(RunRecord& record, const ProgressFn& progress) {
   const CpuMark mark = CpuMark::now();
   std::this_thread::sleep_for(kIdleMeasured);
   mark.add_since(idle);
-  nlohmann::json j = {{"settle_s", std::chrono::duration<double>(kIdleSettle).count()}};
+  nlohmann::json j = nlohmann::json::object();
+  put_fields(j, IdleEngineConfig{std::chrono::duration<double>(kIdleSettle).count()});
   put_engine_cpu(j, idle);
   record.config["idle_engine"] = j;
 }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/config_schema.hpp"
 #include "framework/engine_options.hpp"
 #include "framework/memory_kind.hpp"
 #include "pinbench/staged_options.hpp"
@@ -63,6 +64,18 @@ struct StagedBenchConfig {
   std::uint64_t largest() const;  // the largest size, offsets included
 };
 nlohmann::json to_json(const StagedBenchConfig& c);
+
+// What the printers read back of a staged record's config beyond its cases: the samples behind
+// each rate. Each field under its record key and kind, one list for writing (to_json, from the
+// plan), reading back (analysis.cpp) and validating. A key the record lacks reads 0.
+struct StagedRecordConfig {
+  int iterations = 0;
+
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("iterations", c.iterations, FieldKind::kCount);
+  }
+};
 
 // Why the benchmark cannot run on a device with `device_free` bytes free and a host with
 // `host_total` bytes of which `host_available` are available, or "" when it can. A zero host

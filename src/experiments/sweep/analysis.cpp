@@ -4,9 +4,10 @@
 
 namespace pinbench {
 
-std::optional<std::string> placement_from(const nlohmann::json& config) {
-  if (!config.contains("placement")) return std::nullopt;
-  return config["placement"].get<std::string>();
+SweepRecordConfig sweep_config_from(const nlohmann::json& config) {
+  SweepRecordConfig c;
+  get_fields(config, c);
+  return c;
 }
 
 std::vector<PinCostRow> pin_cost_rows(const RunRecord& record) {

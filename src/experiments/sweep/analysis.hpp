@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/config_schema.hpp"
 #include "framework/rate_rows.hpp"
 #include "framework/record.hpp"
 
@@ -19,9 +20,20 @@ struct PinCostRow {
 };
 std::vector<PinCostRow> pin_cost_rows(const RunRecord& record);
 
-// What the sweep's printers read: every case's rates, and what pinning cost.
-// Where the sweep put its host buffers (config.placement), where the record says.
-std::optional<std::string> placement_from(const nlohmann::json& config);
+// What the printers read back of a sweep's config: where the sweep put its host buffers
+// (measure.cpp), where the record says. Each field under its record key and kind, one list for
+// writing, reading back and validating.
+struct SweepRecordConfig {
+  std::optional<std::string> placement;
+
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("placement", c.placement, FieldKind::kText);
+  }
+};
+SweepRecordConfig sweep_config_from(const nlohmann::json& config);
+
+// What the sweep's printers read: every case's rates, what pinning cost, and the placement.
 
 struct SweepAnalysis {
   std::vector<RateRow> rates;

@@ -51,7 +51,8 @@ std::vector<ChartSpec> split_by_locking(const std::vector<ChartSpec>& charts) {
 }
 
 void build_sweep(const RunRecord& r, ReportModel& m) {
-  m.section = SweepAnalysis{rate_rows(r, "sweep"), pin_cost_rows(r), placement_from(r.config)};
+  m.section =
+      SweepAnalysis{rate_rows(r, "sweep"), pin_cost_rows(r), sweep_config_from(r.config).placement};
   m.tables = report_tables(r);
   m.charts = split_by_locking(rate_charts(r, false));
   for (ChartSpec& c : m.charts) {
@@ -90,13 +91,13 @@ class Sweep final : public Experiment {
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),
+                fields_of<SweepRecordConfig>(),
                 {
                     {"sizes_bytes", FieldKind::kSizes},
                     {"bytes", FieldKind::kSize},
                     {"pin_cost_bytes", FieldKind::kSizeOrZero},  // 0: the pin cost was not measured
                     {"warmups", FieldKind::kCount},
                     {"iterations", FieldKind::kCount},
-                    {"placement", FieldKind::kText},
                     {"place_on_gpu_node", FieldKind::kFlag},
                     {"kinds", FieldKind::kTexts},
                     {"methods", FieldKind::kTexts},

@@ -7,15 +7,16 @@
 
 #include <fmt/format.h>
 
+#include "cuda/buffers.hpp"
+#include "cuda/device.hpp"
+#include "experiments/sweep/analysis.hpp"
+#include "experiments/sweep/measure_cases.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/numa.hpp"
 #include "framework/pattern.hpp"
 #include "framework/units.hpp"
-#include "cuda/buffers.hpp"
-#include "cuda/device.hpp"
 #include "measure/run_record.hpp"
-#include "experiments/sweep/measure_cases.hpp"
 
 namespace pinbench {
 namespace {
@@ -42,11 +43,13 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
   const int gpu_node = record.machine.numa_node;
   bool bound = false;
   if (config.place_on_gpu_node && gpu_node >= 0) bound = bind_thread_to_cpus(node_cpus(gpu_node));
-  record.config["placement"] =
+  SweepRecordConfig written;
+  written.placement =
       gpu_node < 0 ? "the platform names no NUMA node for the GPU; buffers left where the OS "
                      "puts them"
       : bound      ? fmt::format("allocating thread bound to node {}", gpu_node)
                    : fmt::format("could not bind to node {}", gpu_node);
+  put_fields(record.config, written);
 
   cuda::HostBuffer expected(largest, MemoryKind::kPageable);
   fill_pattern(expected.data(), largest, kSeed);
