@@ -2,7 +2,8 @@
 // summary): not fixed by the record's schema, but the printers and analyses read some of their
 // fields by name, so each of those is checked wherever it appears, and nothing downstream meets
 // a negative size or a string where it reads a number. Each experiment declares the keys of its
-// own config (framework/experiment.hpp); record validation walks them with check_fields.
+// own config and of its cases' extra (framework/experiment.hpp); record validation walks them
+// with check_fields.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,8 @@
 #include "framework/experiment.hpp"
 
+#include <algorithm>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "framework/render/text.hpp"
@@ -22,6 +25,30 @@ class Generic final : public Experiment {
 const std::vector<ConfigField>& Experiment::config_fields() const {
   static const std::vector<ConfigField> none;
   return none;
+}
+
+const std::vector<ConfigField>& Experiment::extra_fields() const {
+  static const std::vector<ConfigField> none;
+  return none;
+}
+
+const std::vector<ConfigField>& case_extra_fields() {
+  static const std::vector<ConfigField> fields = [] {
+    // What the framework itself reads of a case's extra: rate rows' host NUMA node, and the
+    // stop reason that sweep records kept there before cases carried "stop" (record.cpp).
+    std::vector<ConfigField> out = {{"host_numa_node", FieldKind::kCount},
+                                    {"stop", FieldKind::kText}};
+    for (const Experiment* e : all_experiments()) {
+      for (const ConfigField& f : e->extra_fields()) {
+        const bool known = std::any_of(out.begin(), out.end(), [&](const ConfigField& g) {
+          return std::string_view(g.key) == f.key;
+        });
+        if (!known) out.push_back(f);
+      }
+    }
+    return out;
+  }();
+  return fields;
 }
 
 void Experiment::validate(const RunRecord&) const {}

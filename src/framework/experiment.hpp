@@ -47,6 +47,10 @@ class Experiment {
   // The keys of its config that analyses and printers read, and their kinds (config_schema.hpp):
   // record validation checks them wherever they appear in the record's config.
   virtual const std::vector<ConfigField>& config_fields() const;
+  // The keys of its cases' `extra` that its analyses and printers read, and their kinds: record
+  // validation checks every case's extra against those of every registered experiment
+  // (case_extra_fields, below), whatever the record's experiment. None by default.
+  virtual const std::vector<ConfigField>& extra_fields() const;
   // Its own rules beyond the kinds of fields, on a record that passed the schema: throws
   // InputError naming the field (a check's floors, its own section's fields).
   virtual void validate(const RunRecord& record) const;
@@ -92,6 +96,10 @@ const std::vector<const Experiment*>& all_experiments();
 // The experiment a record of this name belongs to; a record of a name no experiment registered
 // gets the generic tables and rate charts.
 const Experiment& experiment_for(const std::string& name);
+// The keys of a case's extra that record validation checks, with their kinds: the framework's
+// own (the host NUMA node that rate rows read, an old sweep record's stop reason) and every
+// registered experiment's extra_fields(), each key once, the first kind declared for it.
+const std::vector<ConfigField>& case_extra_fields();
 
 // An experiment's own section of a model, typed: model.section holds what its analyse() put
 // there. Throws std::bad_any_cast when another experiment's model is given.

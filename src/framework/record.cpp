@@ -346,43 +346,6 @@ std::vector<double> times_from(const Reader& r, const char* key) {
   return out;
 }
 
-const std::vector<ConfigField>& extra_fields() {
-  static const std::vector<ConfigField> fields = {
-      {"chunk_bytes", FieldKind::kSize},
-      {"word_bytes", FieldKind::kSize},
-      {"host_offset", FieldKind::kSizeOrZero},
-      {"device_offset", FieldKind::kSizeOrZero},
-      {"chunks", FieldKind::kCount},
-      {"streams", FieldKind::kCount},
-      {"rounds", FieldKind::kCount},
-      {"threads", FieldKind::kCount},
-      {"depth", FieldKind::kCount},
-      {"trials", FieldKind::kObjects},
-      {"new_words", FieldKind::kBigCount},
-      {"old_words", FieldKind::kBigCount},
-      {"other_words", FieldKind::kBigCount},
-      {"host_numa_node", FieldKind::kCount},
-      {"gpu", FieldKind::kCount},
-      {"peer", FieldKind::kCount},
-      {"gpus", FieldKind::kCount},
-      {"peer_access", FieldKind::kFlag},
-      {"spread", FieldKind::kRatio},
-      {"path", FieldKind::kText},
-      {"source", FieldKind::kText},
-      {"stop", FieldKind::kText},
-      {"mode", FieldKind::kText},
-      {"latch_timed_out", FieldKind::kFlag},
-      {"gates", FieldKind::kTexts},
-      // The staged engine's CPU over a case's timed samples (experiments/staged/measure.cpp).
-      {"cpu_user_s", FieldKind::kRatio},
-      {"cpu_sys_s", FieldKind::kRatio},
-      {"cpu_wall_s", FieldKind::kRatio},
-      {"ctx_voluntary", FieldKind::kBigCount},
-      {"ctx_involuntary", FieldKind::kBigCount},
-  };
-  return fields;
-}
-
 const std::vector<ConfigField>& trace_fields() {
   static const std::vector<ConfigField> fields = {
       {"api_calls", FieldKind::kBigCount},
@@ -696,7 +659,7 @@ RunRecord record_from_json(const json& j) {
     if (c.has("extra")) {
       const json& extra = c.at("extra");
       if (!extra.is_object()) refuse(c.name("extra"), "is not an object");
-      check_fields(extra, c.name("extra"), extra_fields());
+      check_fields(extra, c.name("extra"), case_extra_fields());
       k.extra = extra;
     }
     // Sweep records made before cases carried "stop" kept it in "extra".

@@ -1,8 +1,10 @@
 // The registry (src/experiments/registry.def): every experiment answers to its own name, once;
-// a name nobody registered gets the generic experiment; every registered experiment has a
-// committed record that validates against its own config rules and renders through it.
+// a name nobody registered gets the generic experiment; the experiments agree on the kind of each
+// key of a case's extra; every registered experiment has a committed record that validates
+// against its own config rules and renders through it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -35,6 +37,24 @@ TEST(Registry, AnUnknownNameGetsTheGenericExperiment) {
   EXPECT_EQ(&experiment_for("made-up"), &generic_experiment());
   EXPECT_EQ(&experiment_for(""), &generic_experiment());
   EXPECT_TRUE(generic_experiment().config_fields().empty());
+}
+
+// A case's extra is checked against every experiment's keys at once (case_extra_fields), so one
+// key declared with two kinds would be checked by whichever came first; none is.
+TEST(Registry, ExperimentsAgreeOnTheKindOfEachExtraKey) {
+  EXPECT_TRUE(generic_experiment().extra_fields().empty());
+  const std::vector<ConfigField>& all = case_extra_fields();
+  std::set<std::string> keys;
+  for (const ConfigField& f : all) EXPECT_TRUE(keys.insert(f.key).second) << "twice: " << f.key;
+  for (const Experiment* e : all_experiments()) {
+    for (const ConfigField& f : e->extra_fields()) {
+      const auto it = std::find_if(all.begin(), all.end(), [&](const ConfigField& g) {
+        return std::string(g.key) == f.key;
+      });
+      ASSERT_NE(it, all.end()) << e->name() << ": " << f.key;
+      EXPECT_EQ(it->kind, f.kind) << e->name() << " gives " << f.key << " another kind";
+    }
+  }
 }
 
 TEST(Registry, EveryExperimentHasACommittedRecordItPrints) {

@@ -25,6 +25,11 @@ class Check final : public Experiment {
                  {"place_on_gpu_node", FieldKind::kFlag}}});
     return fields;
   }
+  // A case's extra: the GPU it checked.
+  const std::vector<ConfigField>& extra_fields() const override {
+    static const std::vector<ConfigField> fields = {{"gpu", FieldKind::kCount}};
+    return fields;
+  }
   void validate(const RunRecord& record) const override {
     // Refuses a bad floor with one line naming it, at load, not later in the analysis.
     check_config_from(record.config);

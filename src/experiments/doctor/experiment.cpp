@@ -22,6 +22,12 @@ class Doctor final : public Experiment {
         joined({{{"program", FieldKind::kText}}, fields_of<DoctorRecordConfig>()});
     return fields;
   }
+  // A calibration case's extra: the copies of a small-copy case (its host NUMA node is the
+  // framework's, case_extra_fields).
+  const std::vector<ConfigField>& extra_fields() const override {
+    static const std::vector<ConfigField> fields = {{"chunks", FieldKind::kCount}};
+    return fields;
+  }
   // What the program did: its DoctorTrace (trace.hpp), under its own name.
   std::string section_key() const override { return kDoctorSection; }
   void validate(const RunRecord& record) const override {

@@ -32,6 +32,14 @@ class Host final : public Experiment {
                                                     {"place_on_gpu_node", FieldKind::kFlag}};
     return fields;
   }
+  // A case's extra: its GPU, how many copied at once, and a peer case's peer and its access.
+  const std::vector<ConfigField>& extra_fields() const override {
+    static const std::vector<ConfigField> fields = {{"gpu", FieldKind::kCount},
+                                                    {"gpus", FieldKind::kCount},
+                                                    {"peer", FieldKind::kCount},
+                                                    {"peer_access", FieldKind::kFlag}};
+    return fields;
+  }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_host(record, model);
   }

@@ -101,6 +101,16 @@ class Pipeline final : public Experiment {
                  {"warmups", FieldKind::kCount}}});
     return fields;
   }
+  // A case's extra: where its array sat, its streams and chunk, the kernel's rounds, and the
+  // copies a bound made.
+  const std::vector<ConfigField>& extra_fields() const override {
+    static const std::vector<ConfigField> fields = {{"source", FieldKind::kText},
+                                                    {"streams", FieldKind::kCount},
+                                                    {"chunk_bytes", FieldKind::kSize},
+                                                    {"rounds", FieldKind::kCount},
+                                                    {"chunks", FieldKind::kCount}};
+    return fields;
+  }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_pipeline(record, model);
   }

@@ -95,6 +95,14 @@ class Race final : public Experiment {
                                                     {"trials", FieldKind::kCount}};
     return fields;
   }
+  // A case's extra: the word it overwrote with, how, and each trial's count of words.
+  const std::vector<ConfigField>& extra_fields() const override {
+    static const std::vector<ConfigField> fields = {
+        {"word_bytes", FieldKind::kSize},    {"mode", FieldKind::kText},
+        {"trials", FieldKind::kObjects},     {"new_words", FieldKind::kBigCount},
+        {"old_words", FieldKind::kBigCount}, {"other_words", FieldKind::kBigCount}};
+    return fields;
+  }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_race(record, model);
   }

@@ -25,6 +25,15 @@ const std::vector<ConfigField>& engine_fields() {
   return fields;
 }
 
+// A case's ring shape in its extra: a tuning case's, and a staged case's thread count
+// (multithread-driver's).
+const std::vector<ConfigField>& ring_fields() {
+  static const std::vector<ConfigField> fields = {{"chunk_bytes", FieldKind::kSize},
+                                                  {"depth", FieldKind::kCount},
+                                                  {"threads", FieldKind::kCount}};
+  return fields;
+}
+
 // Each method's colour in every chart of the engine's: the engine in black so it stands out,
 // the driver's pageable path in pageable memory's colour; pinned takes its memory kind's.
 const std::map<std::string, std::string>& method_colours() {
@@ -308,6 +317,16 @@ class Staged final : public Experiment {
                 engine_cpu_fields()});
     return fields;
   }
+  // A case's extra: its offsets, the engine's path, its ring and the engine's CPU (measure.cpp).
+  const std::vector<ConfigField>& extra_fields() const override {
+    static const std::vector<ConfigField> fields =
+        joined({{{"host_offset", FieldKind::kSizeOrZero},
+                 {"device_offset", FieldKind::kSizeOrZero},
+                 {"path", FieldKind::kText}},
+                ring_fields(),
+                engine_cpu_fields()});
+    return fields;
+  }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_staged(record, model);
   }
@@ -339,6 +358,7 @@ class StagedTune final : public Experiment {
                                                             {"iterations", FieldKind::kCount}}});
     return fields;
   }
+  const std::vector<ConfigField>& extra_fields() const override { return ring_fields(); }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_staged_tune(record, model);
   }

@@ -111,6 +111,14 @@ class Sweep final : public Experiment {
                 }});
     return fields;
   }
+  // A case's extra: the two gates a two-buffer case passed, whether its latch timed out, and
+  // older records' spread.
+  const std::vector<ConfigField>& extra_fields() const override {
+    static const std::vector<ConfigField> fields = {{"gates", FieldKind::kTexts},
+                                                    {"latch_timed_out", FieldKind::kFlag},
+                                                    {"spread", FieldKind::kRatio}};
+    return fields;
+  }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_sweep(record, model);
   }
