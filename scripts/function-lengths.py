@@ -17,73 +17,11 @@ import os
 import re
 import sys
 
+# The C++ lexer every checker shares (comments, literals, directives): cpp_text.py, beside this.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpp_text import blank  # noqa: E402
+
 EXTENSIONS = (".cpp", ".hpp", ".cu", ".cuh", ".h")
-
-
-def blank(text):
-    """The text with comments, literals and preprocessor lines turned to spaces (newlines kept)."""
-    out = []
-    i, n = 0, len(text)
-    line_start = True
-
-    def spaces(s):
-        return "".join(c if c == "\n" else " " for c in s)
-
-    while i < n:
-        c = text[i]
-        if line_start and c in " \t":
-            out.append(c)
-            i += 1
-            continue
-        if line_start and c == "#":
-            j = i
-            while j < n and text[j] != "\n":
-                j += 2 if text[j] == "\\" and j + 1 < n else 1
-            out.append(spaces(text[i:j]))
-            i = j
-            continue
-        line_start = c == "\n"
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(spaces(text[i:j]))
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(spaces(text[i:j]))
-            i = j
-        elif c == '"':
-            raw = re.search(r"(?:u8|[uUL])?R$", text[max(0, i - 3):i])
-            if raw and (i - len(raw.group(0)) == 0 or not (text[i - len(raw.group(0)) - 1].isalnum()
-                                                           or text[i - len(raw.group(0)) - 1] == "_")):
-                open_paren = text.find("(", i)
-                delimiter = text[i + 1:open_paren]
-                j = text.find(")" + delimiter + '"', open_paren)
-                j = n if j < 0 else j + len(delimiter) + 2
-            else:
-                j = i + 1
-                while j < n and text[j] != '"':
-                    j += 2 if text[j] == "\\" else 1
-                j += 1
-            out.append('"' + spaces(text[i + 1:j - 1]) + '"' if j - i >= 2 else spaces(text[i:j]))
-            i = j
-        elif c == "'" and i > 0 and (text[i - 1].isdigit() or
-                                     (text[i - 1] in "abcdefABCDEF" and
-                                      re.search(r"0[xX][0-9a-fA-F']*$", text[:i]))):
-            out.append(c)  # a digit separator: 1'000'000
-            i += 1
-        elif c == "'":
-            j = i + 1
-            while j < n and text[j] != "'":
-                j += 2 if text[j] == "\\" else 1
-            j += 1
-            out.append("'" + spaces(text[i + 1:j - 1]) + "'")
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def strip_templates(header):

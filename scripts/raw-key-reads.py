@@ -6,8 +6,8 @@
     raw-key-reads.py src/experiments --list       # each read as file:line: key
 
 A record is written as types; this counts the places that read it back by string instead of
-through a struct. It reads code, not comments (the blanking of scripts/function-lengths.py), and
-counts, where the key is a string literal:
+through a struct. It reads code, not comments (blanked by scripts/cpp_text.py, as
+function-lengths.py reads it), and counts, where the key is a string literal:
 
 - `.value("k", ...)`, `.at("k")`, `.contains("k")`, and `.find("k")` with the key its one
   argument and its result not held against `npos` or a number (that is a search in a string);
@@ -37,6 +37,8 @@ _spec = importlib.util.spec_from_file_location("function_lengths",
                                                os.path.join(HERE, "function-lengths.py"))
 function_lengths = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(function_lengths)
+sys.path.insert(0, HERE)
+from cpp_text import blank  # noqa: E402
 
 HELPERS = ("has", "text", "text_or", "whole", "whole_or", "amount", "flag_or", "array",
            "texts_or_none", "hex", "one_of", "one_of_list")
@@ -58,7 +60,7 @@ def reads(path):
     """(line, key) of every counted read in the file."""
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    blanked = function_lengths.blank(text)
+    blanked = blank(text)
     line_at = [1]
     for c in blanked:
         line_at.append(line_at[-1] + (c == "\n"))

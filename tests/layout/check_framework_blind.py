@@ -25,6 +25,10 @@ import os
 import re
 import sys
 
+# The C++ lexer every checker shares (comments, literals, directives): scripts/cpp_text.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from cpp_text import strip  # noqa: E402
+
 # Words that name an experiment and also something every experiment shares, so an identifier
 # made of them says nothing: host_cpu (the machine's host), check_fields (a validation),
 # StagedCopyOptions (the staged engine, src/transfer/, not the staged experiment), a sweep of
@@ -66,52 +70,6 @@ def experiment_names(root):
         elif value in constants:
             names.add(constants[value])
     return sorted(names)
-
-
-def strip(text):
-    """(code, literals): the text with comments blanked and string literals emptied (newlines
-    kept, so lines still count), and each string literal as (line, content)."""
-    code = []
-    literals = []
-    i, n, line = 0, len(text), 1
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            line += text.count("\n", i, j)
-            code.append("\n" * text.count("\n", i, j))
-            i = j
-            continue
-        raw = re.match(r'(?:u8|u|U|L)?R"([^()\\\s]{0,16})\(', text[i:])
-        if raw and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            end = ")" + raw.group(1) + '"'
-            start = i + raw.end()
-            j = text.find(end, start)
-            j = n if j < 0 else j
-            literals.append((line, text[start:j]))
-            line += text.count("\n", i, j)
-            code.append('""' + "\n" * text.count("\n", i, j))
-            i = min(n, j + len(end))
-            continue
-        if c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            if c == '"':
-                literals.append((line, text[i + 1:j]))
-            code.append(c + c)
-            i = j + 1
-            continue
-        if c == "\n":
-            line += 1
-        code.append(c)
-        i += 1
-    return "".join(code), literals
 
 
 def words(identifier):

@@ -32,8 +32,10 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import check_framework_blind as blind  # noqa: E402  (the names, GENERIC, the C++ stripper)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "..", "scripts")]
+import check_framework_blind as blind  # noqa: E402  (the names, GENERIC)
+from cpp_text import strip  # noqa: E402  (the C++ lexer every checker shares)
 
 TEMPLATE = "example"  # the namespace and folder of tests/layout/new_experiment/
 KINDS = ("CUDA_FREE", "MEASURE", "COMMAND")
@@ -43,7 +45,7 @@ LIBRARY = {"CUDA_FREE": "pinbench_core", "MEASURE": "pinbench_experiments",
 
 def registry_names(root):
     with open(os.path.join(root, "src", "experiments", "registry.def")) as f:
-        code = blind.strip(f.read())[0]
+        code = strip(f.read())[0]
     return re.findall(r"PINBENCH_EXPERIMENT\(\s*(\w+)\s*\)", code)
 
 
@@ -127,7 +129,7 @@ def check_shared_code(root):
         shown = os.path.relpath(path, root)
         with open(path, errors="replace") as f:
             text = f.read()
-        code, literals = blind.strip(text)
+        code, literals = strip(text)
         for m in re.finditer(r'^\s*#\s*include\s*"experiments/(\w+)/', text, re.M):
             line = text.count("\n", 0, m.start()) + 1
             bad.append(f"{shown}:{line}: includes a file of the experiment {m.group(1)}")
