@@ -16,10 +16,14 @@ experiment"). This checks what that recipe rests on, without building the projec
   4. the smallest experiment the recipe makes (tests/layout/new_experiment/, its files as the
      recipe lists them) compiles as the build compiles its libraries: it is copied into a
      temporary src/experiments/example/, its experiment.cmake is read by the pinbench_experiment
-     function of CMakeLists.txt itself, each of its files is compiled with the flags its library's
-     files are compiled with (compile_commands.json), and so are registry.cpp and main.cpp over a
-     registry.def of one more line; then every symbol of the example that those two need is one
-     its files define (nm), so the tool would link with nothing else changed.
+     function of CMakeLists.txt itself, and registry.cpp and main.cpp (READERS, every file that
+     includes registry.def) are copied beside a registry.def of two more lines, the example's
+     and one with no folder; each library's files are then compiled as one unit (as the build
+     batches pinbench_core's and pinbench_cli's; main.cpp with the commands) with the flags its
+     files are compiled with (compile_commands.json; at -O0, without precompiled headers), and
+     nm shows that no unit leaves a name of the example undefined, while the folder-less line
+     leaves some (so registry.def was read, and those are what a line asks of a folder): the
+     tool would link with nothing else changed.
 
     check_recipe.py ROOT BUILD CMAKE NM    # exit 1, naming each problem
 """
@@ -38,6 +42,9 @@ import check_framework_blind as blind  # noqa: E402  (the names, GENERIC)
 from cpp_text import strip  # noqa: E402  (the C++ lexer every checker shares)
 
 TEMPLATE = "example"  # the namespace and folder of tests/layout/new_experiment/
+PROBE = "recipe_probe"  # a registry line with no folder
+# The files that read registry.def (relative to src/) and the library whose flags compile them.
+READERS = {"experiments/registry.cpp": "pinbench_core", "main.cpp": "pinbench_cli"}
 KINDS = ("CUDA_FREE", "MEASURE", "COMMAND")
 LIBRARY = {"CUDA_FREE": "pinbench_core", "MEASURE": "pinbench_experiments",
            "COMMAND": "pinbench_cli"}
@@ -172,7 +179,7 @@ def template_lists(cmake, root, folder):
 
 
 def compile_flags(build):
-    """{library or "main": the compile command of one of its C++ files, as arguments}."""
+    """{library: the compile command of one of its C++ files, as arguments, and its folder}."""
     with open(os.path.join(build, "compile_commands.json")) as f:
         entries = json.load(f)
     flags = {}
@@ -184,8 +191,6 @@ def compile_flags(build):
         for library in LIBRARY.values():
             if f"/{library}.dir/" in "/" + output and library not in flags:
                 flags[library] = (args, e["directory"])
-        if e["file"].endswith("/src/main.cpp") and "/pinbench.dir/" in "/" + output:
-            flags["main"] = (args, e["directory"])
     return flags
 
 
@@ -209,26 +214,45 @@ def compile_command(flags, source, output):
     return out + ["-O0", "-Werror", "-c", source, "-o", output], directory
 
 
-def symbols(nm, objects, which):
-    run = subprocess.run([nm, "-C", which] + objects, capture_output=True, text=True, check=True)
-    prefix = f"pinbench::experiments::{TEMPLATE}::"
+def undefined(nm, obj, namespace):
+    """The names in pinbench::experiments::NAMESPACE:: that the object uses and does not define,
+    without the prefix."""
+    run = subprocess.run([nm, "-C", "--undefined-only", obj], capture_output=True, text=True,
+                         check=True)
+    prefix = f"pinbench::experiments::{namespace}::"
     found = set()
     for line in run.stdout.splitlines():
-        # "ADDRESS TYPE NAME", "U NAME"; a file's name and a blank line between files
-        parts = line.split(None, 2 if which == "--defined-only" else 1)
-        name = parts[-1] if len(parts) > 1 else ""
+        name = line.split(None, 1)[-1] if line.strip() else ""  # "U NAME"
         if name.startswith(prefix):
-            found.add(name)
+            found.add(name[len(prefix):])
+    return found
+
+
+def registry_readers(root):
+    """The files of src/ that include registry.def, relative to src/."""
+    src = os.path.join(root, "src")
+    found = []
+    for folder, dirs, files in os.walk(src):
+        dirs.sort()
+        for n in sorted(files):
+            path = os.path.join(folder, n)
+            if blind.SOURCE.search(n) and n != "registry.def":
+                with open(path, errors="replace") as f:
+                    if re.search(r'^\s*#\s*include\s*"experiments/registry\.def"', f.read(), re.M):
+                        found.append(os.path.relpath(path, src))
     return found
 
 
 def check_template(root, build, cmake, nm):
     template = os.path.join(root, "tests", "layout", "new_experiment")
-    if TEMPLATE in folders(root):
-        return [f"src/experiments/{TEMPLATE}/ exists: the template's name is taken"]
+    if TEMPLATE in folders(root) or PROBE in folders(root):
+        return [f"src/experiments/{TEMPLATE}/ or {PROBE}/ exists: the test's names are taken"]
+    readers = registry_readers(root)
+    if sorted(readers) != sorted(READERS):
+        return [f"registry.def is read by {', '.join(readers)}, and check_recipe.py compiles "
+                f"{', '.join(READERS)} with the example: READERS should name every reader"]
     flags = compile_flags(build)
-    missing = [k for k in list(LIBRARY.values()) + ["main"] if k not in flags and
-               k != "pinbench_experiments"]
+    missing = [k for k in ("pinbench_core", "pinbench_cli") if k not in flags]
     if missing:
         return [f"{build}/compile_commands.json: no C++ file of {', '.join(missing)}"]
     with tempfile.TemporaryDirectory(prefix="pinbench-recipe-") as tmp:
@@ -237,47 +261,56 @@ def check_template(root, build, cmake, nm):
         shutil.copytree(template, folder)
         with open(os.path.join(root, "src", "experiments", "registry.def")) as f:
             registry = f.read()
+        # One more line with its folder, and one with none: what the latter leaves undefined is
+        # what a registry line asks of a folder.
         with open(os.path.join(experiments, "registry.def"), "w") as f:
-            f.write(registry + f"PINBENCH_EXPERIMENT({TEMPLATE})\n")
-        # Copies beside the new registry.def, so their own #include "experiments/registry.def"
-        # finds it before src/'s.
-        shutil.copy(os.path.join(root, "src", "experiments", "registry.cpp"), experiments)
-        shutil.copy(os.path.join(root, "src", "main.cpp"), tmp)
-        lists = template_lists(cmake, root, folder)
-        jobs = []  # (what, command, directory, object)
-        for kind, files in lists.items():
-            for path in files:
-                if path.endswith((".cpp", ".cc", ".cxx")):
-                    jobs.append((os.path.relpath(path, tmp), flags[LIBRARY[kind]], path))
-        if not jobs:
-            return ["tests/layout/new_experiment/experiment.cmake names no C++ file"]
-        jobs.append(("experiments/registry.cpp", flags["pinbench_core"],
-                     os.path.join(experiments, "registry.cpp")))
-        jobs.append(("main.cpp", flags["main"], os.path.join(tmp, "main.cpp")))
+            f.write(registry + f"PINBENCH_EXPERIMENT({TEMPLATE})\nPINBENCH_EXPERIMENT({PROBE})\n")
+        # The readers copied beside the new registry.def, so that their own
+        # #include "experiments/registry.def" finds it before src/'s.
+        units = {library: [] for library in LIBRARY.values()}
+        for rel, library in READERS.items():
+            os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)
+            shutil.copy(os.path.join(root, "src", rel), os.path.join(tmp, rel))
+            units[library].append(os.path.join(tmp, rel))
+        for kind, files in template_lists(cmake, root, folder).items():
+            units[LIBRARY[kind]] += [p for p in files if p.endswith((".cpp", ".cc", ".cxx"))]
+        # Each library's files as one unit (as the build batches core's and cli's), with the
+        # flags its files are compiled with; main.cpp with the commands, whose flags add one
+        # definition to its own.
         running = []
-        for i, (what, f, source) in enumerate(jobs):
-            command, directory = compile_command(f, source, os.path.join(tmp, f"{i}.o"))
-            # The temporary folder first: "experiments/example/..." and the new registry.def.
-            command.insert(1, "-I" + tmp)
-            running.append((what, subprocess.Popen(command, cwd=directory, stdout=subprocess.PIPE,
-                                                   stderr=subprocess.STDOUT, text=True)))
+        for library, files in units.items():
+            if not files:
+                continue
+            if library not in flags:
+                return [f"{build}/compile_commands.json: no C++ file of {library}"]
+            unit = os.path.join(tmp, library + ".cpp")
+            with open(unit, "w") as f:
+                f.write("".join(f'#include "{p}"\n' for p in files))
+            command, directory = compile_command(flags[library], unit, unit + ".o")
+            command.insert(1, "-I" + tmp)  # first: experiments/example/ and the new registry.def
+            what = ", ".join(os.path.relpath(p, tmp) for p in files)
+            running.append((what, unit + ".o", subprocess.Popen(
+                command, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True)))
         bad = []
-        for what, p in running:
+        objects = []
+        for what, obj, p in running:
             out = p.communicate()[0]
             if p.returncode != 0:
                 bad.append(f"{what}: does not compile with the example added:\n{out}")
+            objects.append((what, obj))
         if bad:
             return bad
-        template_objects = [os.path.join(tmp, f"{i}.o") for i in range(len(jobs) - 2)]
-        defined = symbols(nm, template_objects, "--defined-only")
-        for i, what in ((len(jobs) - 2, "experiments/registry.cpp"), (len(jobs) - 1, "main.cpp")):
-            needed = symbols(nm, [os.path.join(tmp, f"{i}.o")], "--undefined-only")
-            if not needed:
-                bad.append(f"{what}: asks nothing of the example over a registry.def that names "
-                           f"it: does it still read registry.def?")
-            for name in sorted(needed - defined):
-                bad.append(f"{what}: needs {name}, which the recipe's files do not define "
-                           f"(docs/architecture.md, \"How to add an experiment\")")
+        asked = set()
+        for what, obj in objects:
+            asked |= undefined(nm, obj, PROBE)
+            for name in sorted(undefined(nm, obj, TEMPLATE)):
+                bad.append(f"{what}: needs pinbench::experiments::{TEMPLATE}::{name}, which the "
+                           f"recipe's files do not define (docs/architecture.md, \"How to add an "
+                           f"experiment\")")
+        if not asked:
+            bad.append(f"{', '.join(READERS)}: ask nothing of a registry line without a folder: "
+                       f"do they still read registry.def?")
         return bad
 
 
