@@ -228,14 +228,14 @@ Timeline read_trace(const std::string& path) {
 }
 
 std::string render_timeline(const Timeline& t, const std::string& title) {
-  constexpr double kWidth = 1240;
+  constexpr double kTimelineWidth = 1240;
   constexpr double kLane = 30;
   constexpr double kBar = 20;
   double label_px = 0;
   for (const TimelineLane& l : t.lanes) label_px = std::max(label_px, text_width(l.label, 12));
   // Lane names end 10 px left of the lanes and start no further left than the title.
   const double left = 12 + std::min(label_px, 260.0) + 10;
-  const double right = kWidth - 28;
+  const double right = kTimelineWidth - 28;
 
   std::vector<LegendEntry> legend;
   for (std::size_t i = 0; i < t.categories.size(); ++i) {
@@ -254,7 +254,7 @@ std::string render_timeline(const Timeline& t, const std::string& title) {
   std::string out = fmt::format(
       "<svg class=\"chart timeline\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" "
       "role=\"img\" aria-label=\"{2}\">\n",
-      coord(kWidth), coord(height), xml_escape(title));
+      coord(kTimelineWidth), coord(height), xml_escape(title));
   out += fmt::format(
       "<text x=\"12\" y=\"24\" font-size=\"15\" font-weight=\"600\" fill=\"#1f2328\">{}</text>\n",
       xml_escape(title));
