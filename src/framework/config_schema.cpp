@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "framework/errors.hpp"
+#include "framework/sampling.hpp"
 
 namespace pinbench {
 namespace {
@@ -49,7 +50,6 @@ void check_engine(const json& e, const std::string& field) {
 }
 
 }  // namespace
-
 
 std::string shown(const json& v) {
   std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -119,7 +119,8 @@ void check_kind(const json& v, const std::string& field, FieldKind kind) {
       return;
     case FieldKind::kSize:
     case FieldKind::kSizeOrZero:
-      if (whole_number(v, field, 0, kMaxRecordSize, "a byte count") == 0 && kind == FieldKind::kSize) {
+      if (whole_number(v, field, 0, kMaxRecordSize, "a byte count") == 0 &&
+          kind == FieldKind::kSize) {
         refuse(field, "is zero; a byte count must be positive");
       }
       return;
@@ -194,12 +195,7 @@ std::vector<ConfigField> joined(std::initializer_list<std::vector<ConfigField>> 
 }
 
 const std::vector<ConfigField>& sampling_fields() {
-  static const std::vector<ConfigField> fields = {
-      {"min_samples", FieldKind::kCount},
-      {"max_samples", FieldKind::kCount},
-      {"max_spread", FieldKind::kRatio},
-      {"time_cap_ms", FieldKind::kRatio},
-  };
+  static const std::vector<ConfigField> fields = fields_of<StopRule>();
   return fields;
 }
 

@@ -65,7 +65,9 @@ void check_fields(const nlohmann::json& j, const std::string& field,
 // that record validation checks (fields_of, in an experiment's config_fields()), the JSON
 // written (put_fields) and the struct read back (get_fields), so no key is listed for
 // validation in one place and read back in another. A member that is a std::optional is
-// written only when it holds a value, and read only where the key is present.
+// written only when it holds a value, and read only where the key is present. A member that is
+// a list of an enum (memory kinds, sources) is written as the names records carry, each value's
+// to_string (names_of, below); such a list is never read back by get_fields.
 template <class Struct>
 std::vector<ConfigField> fields_of() {
   std::vector<ConfigField> out;
@@ -76,12 +78,27 @@ std::vector<ConfigField> fields_of() {
   return out;
 }
 
+// The keys alone, in the list's order: the columns of a table of such objects (add_skipped).
+template <class Struct>
+std::vector<std::string> keys_of() {
+  std::vector<std::string> out;
+  for (const ConfigField& f : fields_of<Struct>()) out.emplace_back(f.key);
+  return out;
+}
+
 namespace config_fields_detail {
 template <class T>
 struct IsOptional : std::false_type {};
 template <class T>
 struct IsOptional<std::optional<T>> : std::true_type {};
+template <class T>
+struct IsEnumList : std::false_type {};
+template <class T>
+struct IsEnumList<std::vector<T>> : std::is_enum<T> {};
 }  // namespace config_fields_detail
+
+template <class T>
+nlohmann::json names_of(const std::vector<T>& values);
 
 // Each field of `s` into `j` under its key. `List` names the struct whose list is walked when
 // `s` is another with the same members: a plan written as the config its record's reader reads
@@ -92,6 +109,8 @@ void put_fields(nlohmann::json& j, const Struct& s) {
   Owner::for_each_field(s, [&j](const char* key, const auto& value, FieldKind) {
     if constexpr (config_fields_detail::IsOptional<std::decay_t<decltype(value)>>::value) {
       if (value) j[key] = *value;
+    } else if constexpr (config_fields_detail::IsEnumList<std::decay_t<decltype(value)>>::value) {
+      j[key] = names_of(value);
     } else {
       j[key] = value;
     }
@@ -106,6 +125,8 @@ void get_fields(const nlohmann::json& j, Struct& s) {
   if (!j.is_object()) return;
   Struct::for_each_field(s, [&j](const char* key, auto& value, FieldKind) {
     using T = std::decay_t<decltype(value)>;
+    static_assert(!config_fields_detail::IsEnumList<T>::value,
+                  "a list of names is written, not read back");
     const auto it = j.find(key);
     if (it == j.end()) return;
     if constexpr (config_fields_detail::IsOptional<T>::value) {
@@ -119,7 +140,7 @@ void get_fields(const nlohmann::json& j, Struct& s) {
 // Concatenated lists, for an experiment whose config shares another's keys.
 std::vector<ConfigField> joined(std::initializer_list<std::vector<ConfigField>> lists);
 
-// The sampler's rules (min_samples, max_samples, max_spread, time_cap_ms), in the config of every
+// The sampler's rules (StopRule's fields, framework/sampling.hpp), in the config of every
 // experiment that samples with it.
 const std::vector<ConfigField>& sampling_fields();
 

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "framework/config_schema.hpp"
+
 namespace pinbench {
 
 struct StopRule {
@@ -19,6 +21,16 @@ struct StopRule {
 
   // Exactly `n` samples: no spread target and no time cap.
   static StopRule fixed(int n);
+
+  // The rule as a config holds it (put_fields), each key once, for every experiment that samples
+  // with it (sampling_fields).
+  template <class Self, class Visit>
+  static void for_each_field(Self& r, Visit&& visit) {
+    visit("min_samples", r.min_samples, FieldKind::kCount);
+    visit("max_samples", r.max_samples, FieldKind::kCount);
+    visit("max_spread", r.max_spread, FieldKind::kRatio);
+    visit("time_cap_ms", r.time_cap_ms, FieldKind::kRatio);
+  }
   bool is_fixed() const { return max_spread <= 0.0; }
   // A rule asked for on the command line, as the sweep's and blocks' are: a spread target and a
   // time cap above 0, at least 2 samples, the cap not below the minimum. Throws InputError.
