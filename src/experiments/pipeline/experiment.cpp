@@ -90,15 +90,12 @@ class Pipeline final : public Experiment {
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),
-                fields_of<PipelineRecordConfig>(),
+                fields_of<PipelineConfig>(),
+                // Computed or constant where written (plan.cpp's to_json, measure.cpp).
                 {{"engine", FieldKind::kEngine},
                  {"timing", FieldKind::kText},
                  {"chunk_bytes_by_streams", FieldKind::kSizes},
-                 {"streams", FieldKind::kCounts},
-                 {"sources", FieldKind::kTexts},
-                 {"kernel", FieldKind::kText},
-                 {"kernel_rounds", FieldKind::kCount},
-                 {"warmups", FieldKind::kCount}}});
+                 {"kernel", FieldKind::kText}}});
     return fields;
   }
   // A case's extra: where its array sat, its streams and chunk, the kernel's rounds, and the

@@ -35,6 +35,13 @@ struct PipelineConfig {
   StagedCopyOptions engine;
   bool force = false;
 
+  // The config's keys written from a member as it is (to_json): the printer's (the record
+  // config, below) and the rest. The chunk by stream count, the kernel, the engine (a nested
+  // object) and the timing are computed or constant, written by hand beside their kinds in
+  // config_fields() (experiment.cpp).
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit);
+
   void normalize();       // sorts and de-duplicates the stream counts
   void validate() const;  // throws InputError
   // The chunk for `streams` streams: the window split evenly, rounded down to 4 KiB.
@@ -57,6 +64,15 @@ struct PipelineRecordConfig {
     visit("iterations", c.iterations, FieldKind::kCount);
   }
 };
+
+template <class Self, class Visit>
+void PipelineConfig::for_each_field(Self& c, Visit&& visit) {
+  PipelineRecordConfig::for_each_field(c, visit);
+  visit("streams", c.streams, FieldKind::kCounts);
+  visit("sources", c.sources, FieldKind::kTexts);
+  visit("kernel_rounds", c.kernel_rounds, FieldKind::kCount);
+  visit("warmups", c.warmups, FieldKind::kCount);
+}
 
 std::string pipeline_fit_problem(const PipelineConfig& c, std::uint64_t device_free,
                                  std::uint64_t host_total, std::uint64_t host_available);
