@@ -79,11 +79,9 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
           const std::size_t before = record.cases.size();
           const std::string why = measurer.measure(buffers, d, m, bytes, record);
           if (!why.empty()) {
-            skipped.push_back({{"memory", to_string(kind)},
-                               {"direction", to_string(d)},
-                               {"method", to_string(m)},
-                               {"bytes", bytes},
-                               {"reason", why}});
+            nlohmann::json skip = nlohmann::json::object();
+            put_fields(skip, SweepSkip{to_string(kind), to_string(d), to_string(m), bytes, why});
+            skipped.push_back(std::move(skip));
           }
           // A buffer that is not the kind it claims gates every rate measured on it.
           for (std::size_t i = before; i < record.cases.size(); ++i) {

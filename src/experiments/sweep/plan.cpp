@@ -32,17 +32,10 @@ void SweepConfig::validate() const {
 }
 
 nlohmann::json to_json(const SweepConfig& c) {
-  return {{"kinds", names_of(c.kinds)},
-          {"directions", names_of(c.directions)},
-          {"methods", names_of(c.methods)},
-          {"sizes_bytes", c.sizes},
-          {"warmups", c.warmups},
-          {"max_spread", c.stop.max_spread},
-          {"time_cap_ms", c.stop.time_cap_ms},
-          {"min_samples", c.stop.min_samples},
-          {"max_samples", c.stop.max_samples},
-          {"place_on_gpu_node", c.place_on_gpu_node},
-          {"pin_cost_bytes", c.pin_cost_bytes}};
+  nlohmann::json j = nlohmann::json::object();
+  put_fields(j, c);
+  put_fields(j, c.stop);
+  return j;
 }
 
 std::string sweep_fit_problem(const SweepConfig& c, std::uint64_t device_free,

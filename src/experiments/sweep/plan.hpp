@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/config_schema.hpp"
 #include "framework/memory_kind.hpp"
 #include "framework/sampling.hpp"
 
@@ -27,12 +28,41 @@ struct SweepConfig {
   std::uint64_t pin_cost_bytes = 1ull << 30;  // 0: do not measure what pinning costs
   bool force = false;                         // allow pinning more than half of host memory
 
+  // The config's keys written from a member as it is (to_json; the stopping rule's are
+  // StopRule's, framework/sampling.hpp).
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("kinds", c.kinds, FieldKind::kTexts);
+    visit("directions", c.directions, FieldKind::kTexts);
+    visit("methods", c.methods, FieldKind::kTexts);
+    visit("sizes_bytes", c.sizes, FieldKind::kSizes);
+    visit("warmups", c.warmups, FieldKind::kCount);
+    visit("place_on_gpu_node", c.place_on_gpu_node, FieldKind::kFlag);
+    visit("pin_cost_bytes", c.pin_cost_bytes, FieldKind::kSizeOrZero);  // 0: not measured
+  }
+
   static SweepConfig defaults();  // 4 KiB to 256 MiB by x4, every kind, direction and method
   void normalize();               // sorts and de-duplicates the sizes
   void validate() const;          // throws InputError
 };
 
 nlohmann::json to_json(const SweepConfig& c);
+
+// A case the sweep could not measure, as the config's "skipped" list holds it (measure.cpp).
+struct SweepSkip {
+  std::string memory, direction, method;
+  std::uint64_t bytes = 0;
+  std::string reason;
+
+  template <class Self, class Visit>
+  static void for_each_field(Self& s, Visit&& visit) {
+    visit("memory", s.memory, FieldKind::kText);
+    visit("direction", s.direction, FieldKind::kText);
+    visit("method", s.method, FieldKind::kText);
+    visit("bytes", s.bytes, FieldKind::kSize);
+    visit("reason", s.reason, FieldKind::kText);
+  }
+};
 
 // Why the plan cannot run on a device with `device_free` bytes free and a host with
 // `host_total` bytes of memory of which `host_available` are available, or "" when it can.
