@@ -340,7 +340,7 @@ void build_blocks(const RunRecord& r, ReportModel& m) {
   add_heatmaps(m, a);
   for (const BlocksCrossover& c : a.crossovers) add_size_chart(m, a, c);
   for (const BlocksCrossover& c : a.crossovers) add_beside_chart(m, a, c);
-  add_skipped(r, m, {"direction", "memory", "method", "reason"});
+  add_skipped(r, m, keys_of<BlocksSkip>());
 }
 
 // Each case of a blocks record is one cell (a block size and count) of one method, direction and
@@ -425,15 +425,11 @@ class Blocks final : public Experiment {
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),
-                {{"block_sizes_bytes", FieldKind::kSizes},
-                 {"counts", FieldKind::kCounts},
-                 {"budget_bytes", FieldKind::kSize},
-                 {"arena_bytes", FieldKind::kSize},
-                 {"seed", FieldKind::kBigCount},
-                 {"directions", FieldKind::kTexts},
-                 {"kinds", FieldKind::kTexts},
-                 {"methods", FieldKind::kTexts},
-                 {"sms_asked", FieldKind::kCount},
+                fields_of<BlocksConfig>(),
+                fields_of<BlocksSkip>(),  // each of "skipped"'s objects
+                // Computed, written only when asked for, or added by the run (BlocksConfig's
+                // for_each_field says which).
+                {{"arena_bytes", FieldKind::kSize},
                  {"sms", FieldKind::kCount},
                  {"beside_asked", FieldKind::kText},
                  {"more_sms", FieldKind::kCounts},
@@ -442,14 +438,9 @@ class Blocks final : public Experiment {
                  {"blocks_per_sm", FieldKind::kCount},
                  {"threads_per_block", FieldKind::kCount},
                  {"tile_bytes", FieldKind::kSize},
-                 {"warmups", FieldKind::kCount},
                  {"engine", FieldKind::kEngine},
                  {"timing", FieldKind::kText},
-                 {"skipped", FieldKind::kObjects},
-                 {"direction", FieldKind::kText},
-                 {"memory", FieldKind::kText},
-                 {"method", FieldKind::kText},
-                 {"reason", FieldKind::kText}}});
+                 {"skipped", FieldKind::kObjects}}});
     return fields;
   }
   void validate(const RunRecord& record) const override { validate_blocks_cases(record); }

@@ -510,10 +510,9 @@ std::vector<Group> plan_groups(const BlocksConfig& config, Rig& rig, Mover& move
           g.methods.push_back(m);
           continue;
         }
-        skipped.push_back({{"direction", to_string(d)},
-                           {"memory", to_string(kind)},
-                           {"method", to_string(m)},
-                           {"reason", why}});
+        nlohmann::json skip = nlohmann::json::object();
+        put_fields(skip, BlocksSkip{to_string(d), to_string(kind), to_string(m), why});
+        skipped.push_back(std::move(skip));
       }
       total += g.methods.size() * cells;
       if (std::find(g.methods.begin(), g.methods.end(), BlocksMethod::kKernel) != g.methods.end()) {

@@ -258,20 +258,9 @@ std::uint64_t BlocksConfig::arena_bytes() const {
 }
 
 nlohmann::json to_json(const BlocksConfig& c) {
-  nlohmann::json j = {{"block_sizes_bytes", c.block_sizes},
-                      {"counts", c.counts},
-                      {"budget_bytes", c.budget_bytes},
-                      {"arena_bytes", c.arena_bytes()},
-                      {"seed", c.seed},
-                      {"directions", names_of(c.directions)},
-                      {"kinds", names_of(c.memory)},
-                      {"methods", names_of(c.methods)},
-                      {"sms_asked", c.sms},
-                      {"warmups", c.warmups},
-                      {"max_spread", c.stop.max_spread},
-                      {"time_cap_ms", c.stop.time_cap_ms},
-                      {"min_samples", c.stop.min_samples},
-                      {"max_samples", c.stop.max_samples}};
+  nlohmann::json j = {{"arena_bytes", c.arena_bytes()}};
+  put_fields(j, c);
+  put_fields(j, c.stop);
   if (!c.beside.empty()) j["beside_asked"] = c.beside;
   if (!c.more_sms.empty()) j["more_sms"] = c.more_sms;
   return j;

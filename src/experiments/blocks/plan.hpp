@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/config_schema.hpp"
 #include "framework/memory_kind.hpp"
 #include "framework/sampling.hpp"
 
@@ -91,8 +92,39 @@ struct BlocksConfig {
   std::vector<BlockCell> cells() const;
   // Each arena: twice the largest cell's bytes, so a cell's blocks take at most half its slots.
   std::uint64_t arena_bytes() const;
+
+  // The config's keys written from a member as it is (to_json; the stopping rule's are
+  // StopRule's, framework/sampling.hpp). The arena's bytes (computed), "beside_asked" and
+  // "more_sms" (written only when asked for) and what the run adds (measure.cpp: the SMs used,
+  // the kernel, the kernel beside, the engine, the timing) are written by hand beside their
+  // kinds in config_fields() (experiment.cpp).
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("block_sizes_bytes", c.block_sizes, FieldKind::kSizes);
+    visit("counts", c.counts, FieldKind::kCounts);
+    visit("budget_bytes", c.budget_bytes, FieldKind::kSize);
+    visit("seed", c.seed, FieldKind::kBigCount);
+    visit("directions", c.directions, FieldKind::kTexts);
+    visit("kinds", c.memory, FieldKind::kTexts);
+    visit("methods", c.methods, FieldKind::kTexts);
+    visit("sms_asked", c.sms, FieldKind::kCount);
+    visit("warmups", c.warmups, FieldKind::kCount);
+  }
 };
 nlohmann::json to_json(const BlocksConfig& c);
+
+// A method the run could not measure, as the config's "skipped" list holds it (measure.cpp).
+struct BlocksSkip {
+  std::string direction, memory, method, reason;
+
+  template <class Self, class Visit>
+  static void for_each_field(Self& s, Visit&& visit) {
+    visit("direction", s.direction, FieldKind::kText);
+    visit("memory", s.memory, FieldKind::kText);
+    visit("method", s.method, FieldKind::kText);
+    visit("reason", s.reason, FieldKind::kText);
+  }
+};
 
 // The kernel method's name at a further SM count: "kernel-sms16".
 std::string kernel_at_sms(int sms);
