@@ -245,32 +245,13 @@ double EngineCpu::cores() const {
   return wall_s > 0.0 ? (user_s + sys_s) / wall_s : 0.0;
 }
 
-namespace {
-
-// Every EngineCpu field under its record key and kind: one list for writing, reading and
-// validating.
-template <class Cpu, class Visit>
-void for_each_cpu_field(Cpu& u, Visit&& visit) {
-  visit("cpu_user_s", u.user_s, FieldKind::kRatio);
-  visit("cpu_sys_s", u.sys_s, FieldKind::kRatio);
-  visit("cpu_wall_s", u.wall_s, FieldKind::kRatio);
-  visit("ctx_voluntary", u.voluntary, FieldKind::kBigCount);
-  visit("ctx_involuntary", u.involuntary, FieldKind::kBigCount);
-}
-
-}  // namespace
-
 std::vector<ConfigField> engine_cpu_fields() {
-  std::vector<ConfigField> out;
-  const EngineCpu none;
-  for_each_cpu_field(none, [&out](const char* key, const auto&, FieldKind kind) {
-    out.push_back({key, kind});
-  });
-  return out;
+  return fields_of<EngineCpu>();
 }
 
+// Not put_fields: a time the clock made a hair negative is written as 0.
 void put_engine_cpu(nlohmann::json& j, const EngineCpu& u) {
-  for_each_cpu_field(u, [&j](const char* key, const auto& value, FieldKind) {
+  EngineCpu::for_each_field(u, [&j](const char* key, const auto& value, FieldKind) {
     if constexpr (std::is_floating_point_v<std::decay_t<decltype(value)>>) {
       j[key] = std::max(0.0, value);
     } else {
@@ -283,12 +264,12 @@ std::optional<EngineCpu> engine_cpu_from(const nlohmann::json& j) {
   if (!j.is_object()) return std::nullopt;
   bool all = true;
   const EngineCpu none;
-  for_each_cpu_field(none, [&](const char* key, const auto&, FieldKind) {
+  EngineCpu::for_each_field(none, [&](const char* key, const auto&, FieldKind) {
     all = all && j.contains(key) && j[key].is_number();
   });
   if (!all) return std::nullopt;
   EngineCpu u;
-  for_each_cpu_field(u, [&j](const char* key, auto& value, FieldKind) {
+  EngineCpu::for_each_field(u, [&j](const char* key, auto& value, FieldKind) {
     value = j[key].get<std::decay_t<decltype(value)>>();
   });
   return u;

@@ -31,6 +31,17 @@ struct EngineCpu {
   std::optional<double> sys_share() const;
   double switches_per_s() const;  // both kinds, a second of wall time
   double cores() const;           // CPU time over wall time: 1.0 is one core busy throughout
+
+  // Each field under its record key and kind: one list for writing (put_engine_cpu), reading
+  // (engine_cpu_from) and validating (engine_cpu_fields).
+  template <class Self, class Visit>
+  static void for_each_field(Self& u, Visit&& visit) {
+    visit("cpu_user_s", u.user_s, FieldKind::kRatio);
+    visit("cpu_sys_s", u.sys_s, FieldKind::kRatio);
+    visit("cpu_wall_s", u.wall_s, FieldKind::kRatio);
+    visit("ctx_voluntary", u.voluntary, FieldKind::kBigCount);
+    visit("ctx_involuntary", u.involuntary, FieldKind::kBigCount);
+  }
 };
 
 // config.idle_engine beside its CPU fields: how long the engine was left alone before they were

@@ -155,7 +155,7 @@ void build_staged(const RunRecord& r, ReportModel& m) {
       add_chart(m, *c);
     }
   }
-  add_skipped(r, m, {"method", "reason"});
+  add_skipped(r, m, keys_of<StagedSkip>());
   if (!a.goals.empty()) {
     VerdictGroup g =
         goal_group("goals", "Goals (H200 targets from the issue; findings, not checks)");
@@ -300,18 +300,9 @@ class Staged final : public Experiment {
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({engine_fields(),
-                fields_of<StagedRecordConfig>(),
-                {{"sizes_bytes", FieldKind::kSizes},
-                 {"odd_sizes_bytes", FieldKind::kSizes},
-                 {"host_offset", FieldKind::kSizeOrZero},
-                 {"device_offset", FieldKind::kSizeOrZero},
-                 {"warmups", FieldKind::kCount},
-                 {"driver_threads", FieldKind::kCount},
-                 {"methods", FieldKind::kTexts},
-                 {"directions", FieldKind::kTexts},
-                 {"skipped", FieldKind::kObjects},
-                 {"method", FieldKind::kText},
-                 {"reason", FieldKind::kText}},
+                fields_of<StagedBenchConfig>(),
+                {{"skipped", FieldKind::kObjects}},  // the list, built where written
+                fields_of<StagedSkip>(),             // each of its objects
                 // idle_engine: the process's CPU with the engine idle (measure.cpp)
                 fields_of<IdleEngineConfig>(),
                 engine_cpu_fields()});
@@ -347,15 +338,8 @@ class StagedTune final : public Experiment {
   std::string label() const override { return "Staged tuning"; }
   std::string noun() const override { return "staged tuning run"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = joined({engine_fields(),
-                                                           {{"sizes_bytes", FieldKind::kSizes},
-                                                            {"chunk_bytes", FieldKind::kSizes},
-                                                            {"depths", FieldKind::kCounts},
-                                                            {"threads", FieldKind::kCounts},
-                                                            {"ring_limit_bytes", FieldKind::kSize},
-                                                            {"directions", FieldKind::kTexts},
-                                                            {"warmups", FieldKind::kCount},
-                                                            {"iterations", FieldKind::kCount}}});
+    static const std::vector<ConfigField> fields =
+        joined({engine_fields(), fields_of<StagedTuneConfig>()});
     return fields;
   }
   const std::vector<ConfigField>& extra_fields() const override { return ring_fields(); }

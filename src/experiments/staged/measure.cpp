@@ -564,10 +564,11 @@ std::vector<StagedMethod> methods_to_run(const StagedBenchConfig& config, RunRec
   std::vector<StagedMethod> methods_run;
   for (StagedMethod m : config.methods) {
     if (m == StagedMethod::kSmPageableKernel && !pageable_access) {
-      skipped.push_back({{"method", to_string(m)},
-                         {"reason",
-                          "the device cannot reach pageable memory from a kernel "
-                          "(cudaDevAttrPageableMemoryAccess is 0)"}});
+      nlohmann::json skip = nlohmann::json::object();
+      put_fields(skip, StagedSkip{to_string(m),
+                                  "the device cannot reach pageable memory from a kernel "
+                                  "(cudaDevAttrPageableMemoryAccess is 0)"});
+      skipped.push_back(std::move(skip));
       continue;
     }
     methods_run.push_back(m);

@@ -112,16 +112,8 @@ std::uint64_t StagedBenchConfig::largest() const {
 }
 
 nlohmann::json to_json(const StagedBenchConfig& c) {
-  nlohmann::json methods = nlohmann::json::array();
-  for (StagedMethod m : c.methods) methods.push_back(to_string(m));
-  nlohmann::json dirs = nlohmann::json::array();
-  for (Direction d : c.directions) dirs.push_back(to_string(d));
-  nlohmann::json j = {{"methods", methods},           {"directions", dirs},
-                      {"sizes_bytes", c.sizes},       {"odd_sizes_bytes", c.odd_sizes},
-                      {"host_offset", c.host_offset}, {"device_offset", c.device_offset},
-                      {"warmups", c.warmups},         {"driver_threads", c.driver_threads},
-                      {"engine", to_json(c.engine)}};
-  put_fields<StagedRecordConfig>(j, c);  // the fields the printers read back, from their list
+  nlohmann::json j = {{"engine", to_json(c.engine)}};
+  put_fields(j, c);  // the rest, from their one list
   return j;
 }
 
@@ -187,13 +179,9 @@ std::vector<StagingRing> StagedTuneConfig::shapes() const {
 }
 
 nlohmann::json to_json(const StagedTuneConfig& c) {
-  nlohmann::json dirs = nlohmann::json::array();
-  for (Direction d : c.directions) dirs.push_back(to_string(d));
-  return {{"directions", dirs},           {"sizes_bytes", c.sizes},
-          {"chunk_bytes", c.chunk_bytes}, {"depths", c.depths},
-          {"threads", c.threads},         {"ring_limit_bytes", c.ring_limit_bytes},
-          {"warmups", c.warmups},         {"iterations", c.iterations},
-          {"engine", to_json(c.engine)}};
+  nlohmann::json j = {{"engine", to_json(c.engine)}};
+  put_fields(j, c);
+  return j;
 }
 
 }  // namespace pinbench

@@ -62,6 +62,13 @@ struct StagedBenchConfig {
   void normalize();               // sorts and de-duplicates both size lists
   void validate() const;          // throws InputError
   std::uint64_t largest() const;  // the largest size, offsets included
+
+  // The config's keys written from a member as it is (to_json): the printers' (the record
+  // config, below) and the rest. The engine (a nested object), the timing and the skipped
+  // methods (measure.cpp) are written by hand beside their kinds in config_fields()
+  // (experiment.cpp).
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit);
 };
 nlohmann::json to_json(const StagedBenchConfig& c);
 
@@ -74,6 +81,30 @@ struct StagedRecordConfig {
   template <class Self, class Visit>
   static void for_each_field(Self& c, Visit&& visit) {
     visit("iterations", c.iterations, FieldKind::kCount);
+  }
+};
+
+template <class Self, class Visit>
+void StagedBenchConfig::for_each_field(Self& c, Visit&& visit) {
+  StagedRecordConfig::for_each_field(c, visit);
+  visit("methods", c.methods, FieldKind::kTexts);
+  visit("directions", c.directions, FieldKind::kTexts);
+  visit("sizes_bytes", c.sizes, FieldKind::kSizes);
+  visit("odd_sizes_bytes", c.odd_sizes, FieldKind::kSizes);
+  visit("host_offset", c.host_offset, FieldKind::kSizeOrZero);
+  visit("device_offset", c.device_offset, FieldKind::kSizeOrZero);
+  visit("warmups", c.warmups, FieldKind::kCount);
+  visit("driver_threads", c.driver_threads, FieldKind::kCount);
+}
+
+// A method the device cannot run, as the config's "skipped" list holds it (measure.cpp).
+struct StagedSkip {
+  std::string method, reason;
+
+  template <class Self, class Visit>
+  static void for_each_field(Self& s, Visit&& visit) {
+    visit("method", s.method, FieldKind::kText);
+    visit("reason", s.reason, FieldKind::kText);
   }
 };
 
@@ -99,6 +130,20 @@ struct StagedTuneConfig {
   void validate() const;  // throws InputError
   // The ring shapes of the grid that fit the limit, in grid order.
   std::vector<StagingRing> shapes() const;
+
+  // The config's keys written from a member as it is (to_json); the engine, a nested object, is
+  // written by hand.
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("directions", c.directions, FieldKind::kTexts);
+    visit("sizes_bytes", c.sizes, FieldKind::kSizes);
+    visit("chunk_bytes", c.chunk_bytes, FieldKind::kSizes);
+    visit("depths", c.depths, FieldKind::kCounts);
+    visit("threads", c.threads, FieldKind::kCounts);
+    visit("ring_limit_bytes", c.ring_limit_bytes, FieldKind::kSize);
+    visit("warmups", c.warmups, FieldKind::kCount);
+    visit("iterations", c.iterations, FieldKind::kCount);
+  }
 };
 nlohmann::json to_json(const StagedTuneConfig& c);
 
