@@ -2,6 +2,7 @@
 // printed as the blog's program prints them, and charted as bars.
 #include <fmt/format.h>
 
+#include "experiments/bandwidthtest/plan.hpp"
 #include "framework/experiment.hpp"
 #include "framework/printable.hpp"
 #include "framework/rate_rows.hpp"
@@ -71,9 +72,7 @@ class BandwidthTest final : public Experiment {
   std::string label() const override { return "Bandwidthtest"; }
   std::string noun() const override { return "bandwidthtest"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = {{"bytes", FieldKind::kSize},
-                                                    {"warmups", FieldKind::kCount},
-                                                    {"iterations", FieldKind::kCount}};
+    static const std::vector<ConfigField> fields = fields_of<BandwidthTestConfig>();
     return fields;
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {

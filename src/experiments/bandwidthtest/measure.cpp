@@ -9,14 +9,14 @@
 
 #include <fmt/format.h>
 
-#include "framework/errors.hpp"
-#include "framework/pattern.hpp"
-#include "framework/case_builder.hpp"
-#include "framework/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/errors.hpp"
+#include "framework/pattern.hpp"
+#include "framework/units.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 
@@ -58,9 +58,9 @@ RunRecord run_bandwidthtest(const BandwidthTestConfig& cfg) {
         fmt::format("{} does not fit in the device's free memory", format_size(cfg.bytes)));
   }
   const auto start = SteadyClock::now();
-  RunRecord record = start_record(
-      "bandwidthtest",
-      {{"bytes", cfg.bytes}, {"warmups", cfg.warmups}, {"iterations", cfg.iterations}});
+  nlohmann::json written = nlohmann::json::object();
+  put_fields(written, cfg);
+  RunRecord record = start_record("bandwidthtest", std::move(written));
 
   const std::size_t n = cfg.bytes / sizeof(float);
   cuda::DeviceBuffer device(cfg.bytes);

@@ -5,15 +5,10 @@
 
 #include <cstdint>
 
+#include "experiments/bandwidthtest/plan.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
-
-struct BandwidthTestConfig {
-  std::uint64_t bytes = 16ull << 20;  // 4 Mi floats
-  int warmups = 1;
-  int iterations = 10;
-};
 
 // Cases of part "bandwidthtest": h2d and d2h for pageable and pinned. A case whose copied-back
 // bytes differ has verified = false and a failed gate naming the first differing byte.

@@ -6,9 +6,23 @@
 #include <string>
 #include <vector>
 
+#include "framework/config_schema.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
+
+// What `pinbench race` was asked for (measure.hpp), as the record's config holds it.
+struct RaceConfig {
+  std::uint64_t bytes = 64ull << 20;
+  int trials = 5;
+
+  // The record's config: each key written (put_fields) and validated (config_fields) from here.
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("bytes", c.bytes, FieldKind::kSize);
+    visit("trials", c.trials, FieldKind::kCount);
+  }
+};
 
 struct RaceRow {
   std::string memory, method;

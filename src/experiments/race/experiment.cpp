@@ -91,8 +91,7 @@ class Race final : public Experiment {
   std::string label() const override { return "Race"; }
   std::string noun() const override { return "race"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = {{"bytes", FieldKind::kSize},
-                                                    {"trials", FieldKind::kCount}};
+    static const std::vector<ConfigField> fields = fields_of<RaceConfig>();
     return fields;
   }
   // A case's extra: the word it overwrote with, how, and each trial's count of words.

@@ -12,14 +12,14 @@
 
 #include <fmt/format.h>
 
-#include "framework/errors.hpp"
-#include "framework/pattern.hpp"
-#include "framework/case_builder.hpp"
-#include "framework/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/errors.hpp"
+#include "framework/pattern.hpp"
+#include "framework/units.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 
@@ -72,7 +72,9 @@ RunRecord run_race(const RaceConfig& config, const ProgressFn& progress) {
         fmt::format("{} does not fit in the device's free memory", format_size(config.bytes)));
   }
   const auto start = SteadyClock::now();
-  RunRecord record = start_record("race", {{"bytes", config.bytes}, {"trials", config.trials}});
+  nlohmann::json written = nlohmann::json::object();
+  put_fields(written, config);
+  RunRecord record = start_record("race", std::move(written));
 
   const std::size_t bytes = config.bytes;
   cuda::HostBuffer old_bytes(bytes, MemoryKind::kPageable);

@@ -4,15 +4,11 @@
 
 #include <cstdint>
 
+#include "experiments/race/analysis.hpp"
 #include "framework/record.hpp"
 #include "measure/progress.hpp"
 
 namespace pinbench {
-
-struct RaceConfig {
-  std::uint64_t bytes = 64ull << 20;
-  int trials = 5;
-};
 
 // Cases of part "race" (one per mode: pinned source overwritten at once, pinned source
 // overwritten after cudaStreamSynchronize, pageable source overwritten at once). Each case's

@@ -1,0 +1,25 @@
+// What `pinbench bandwidthtest` is asked for (measure.hpp), as plain data and as the record's
+// config holds it. No CUDA here.
+#pragma once
+
+#include <cstdint>
+
+#include "framework/config_schema.hpp"
+
+namespace pinbench {
+
+struct BandwidthTestConfig {
+  std::uint64_t bytes = 16ull << 20;  // 4 Mi floats
+  int warmups = 1;
+  int iterations = 10;
+
+  // The record's config: each key written (put_fields) and validated (config_fields) from here.
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("bytes", c.bytes, FieldKind::kSize);
+    visit("warmups", c.warmups, FieldKind::kCount);
+    visit("iterations", c.iterations, FieldKind::kCount);
+  }
+};
+
+}  // namespace pinbench
