@@ -17,6 +17,25 @@
 
 namespace pinbench {
 
+// What `pinbench check` was asked for (measure.hpp), as the record's config holds it.
+struct CheckConfig {
+  std::vector<int> devices;           // empty: every device
+  std::uint64_t bytes = 64ull << 20;  // rate copies
+  int round_trips = 1000;             // 4 KiB there and back, each timed
+  CheckFloors floors;
+  bool place_on_gpu_node = true;
+
+  // The config's keys written from a member as it is (config_json, measure.cpp; the rates'
+  // stopping rule is StopRule's). The devices (filled in, and only where a GPU was checked), the
+  // round trip's bytes (a constant) and the floors (a nested object) are written by hand.
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("bytes", c.bytes, FieldKind::kSize);
+    visit("iterations", c.round_trips, FieldKind::kCount);
+    visit("place_on_gpu_node", c.place_on_gpu_node, FieldKind::kFlag);
+  }
+};
+
 // The check's records, by the name they carry: what a fleet reads.
 inline constexpr const char* kCheckExperiment = "check";
 

@@ -139,15 +139,10 @@ void check_gpu(RunRecord& record, GpuInfo& gpu, const CheckConfig& cfg) {
 }
 
 nlohmann::json config_json(const CheckConfig& cfg) {
-  return {{"bytes", cfg.bytes},
-          {"round_trip_bytes", kRoundTripBytes},
-          {"iterations", cfg.round_trips},
-          {"floors", to_json(cfg.floors)},
-          {"place_on_gpu_node", cfg.place_on_gpu_node},
-          {"min_samples", rate_rule().min_samples},
-          {"max_samples", rate_rule().max_samples},
-          {"max_spread", rate_rule().max_spread},
-          {"time_cap_ms", rate_rule().time_cap_ms}};
+  nlohmann::json j = {{"round_trip_bytes", kRoundTripBytes}, {"floors", to_json(cfg.floors)}};
+  put_fields(j, cfg);
+  put_fields(j, rate_rule());
+  return j;
 }
 
 }  // namespace

@@ -8,11 +8,32 @@
 #include <string>
 #include <vector>
 
+#include "framework/config_schema.hpp"
 #include "framework/record.hpp"
 #include "framework/report_model.hpp"
 #include "framework/report_tables.hpp"
 
 namespace pinbench {
+
+// What `pinbench host` was asked for (measure.hpp), as the record's config holds it.
+struct HostConfig {
+  std::vector<int> devices;            // empty: every device
+  std::uint64_t bytes = 256ull << 20;  // per copy
+  int copies_per_round = 2;            // per GPU and direction in one round
+  int rounds = 5;                      // samples per case
+  bool place_on_gpu_node = true;
+
+  // The record's config: each key written (put_fields, the devices filled in) and validated
+  // (config_fields) from here.
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("bytes", c.bytes, FieldKind::kSize);
+    visit("devices", c.devices, FieldKind::kCounts);
+    visit("rounds", c.rounds, FieldKind::kCount);
+    visit("copies_per_round", c.copies_per_round, FieldKind::kCount);
+    visit("place_on_gpu_node", c.place_on_gpu_node, FieldKind::kFlag);
+  }
+};
 
 struct HostRow {
   std::string direction, memory;

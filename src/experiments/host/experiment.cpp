@@ -25,11 +25,7 @@ class Host final : public Experiment {
   std::string label() const override { return "Host"; }
   std::string noun() const override { return "host run"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = {{"bytes", FieldKind::kSize},
-                                                    {"devices", FieldKind::kCounts},
-                                                    {"rounds", FieldKind::kCount},
-                                                    {"copies_per_round", FieldKind::kCount},
-                                                    {"place_on_gpu_node", FieldKind::kFlag}};
+    static const std::vector<ConfigField> fields = fields_of<HostConfig>();
     return fields;
   }
   // A case's extra: its GPU, how many copied at once, and a peer case's peer and its access.

@@ -20,13 +20,13 @@
 
 #include <fmt/format.h>
 
-#include "framework/pattern.hpp"
-#include "framework/case_builder.hpp"
-#include "framework/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/pattern.hpp"
+#include "framework/units.hpp"
 #include "measure/gpu_host_buffers.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
@@ -231,11 +231,11 @@ RunRecord run_host(const HostConfig& cfg) {
     for (int i = 0; i < cuda::device_count(); ++i) devices.push_back(i);
   }
   const auto start = SteadyClock::now();
-  RunRecord record = start_record("host", {{"bytes", cfg.bytes},
-                                           {"copies_per_round", cfg.copies_per_round},
-                                           {"rounds", cfg.rounds},
-                                           {"devices", devices},
-                                           {"place_on_gpu_node", cfg.place_on_gpu_node}});
+  HostConfig written = cfg;
+  written.devices = devices;
+  nlohmann::json config = nlohmann::json::object();
+  put_fields(config, written);
+  RunRecord record = start_record("host", std::move(config));
   for (int d : devices) record.machine.gpus.push_back(cuda::query_gpu(d));
   std::vector<std::size_t> everyone;
   for (std::size_t i = 0; i < devices.size(); ++i) everyone.push_back(i);

@@ -402,9 +402,8 @@ RunRecord make_fleet_record(const std::vector<FleetMember>& members, const std::
   r.machine.hostname = hostname;
   std::vector<std::string> sources;
   for (const FleetMember& m : members) sources.push_back(m.source);
-  r.config = {{"sources", sources},
-              {"gpu_columns", gpu_columns()},
-              {"hosts", fleet_members_to_json(members)}};
+  r.config = {{"hosts", fleet_members_to_json(members)}};
+  put_fields(r.config, FleetRecordConfig{sources, gpu_columns()});
   return r;
 }
 

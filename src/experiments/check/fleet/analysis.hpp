@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "experiments/check/analysis.hpp"
+#include "framework/config_schema.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
@@ -88,6 +89,19 @@ struct FleetAnalysis {
 FleetAnalysis analyse_fleet(const std::vector<RunRecord>& records,
                             const std::vector<std::string>& sources);
 FleetAnalysis analyse_fleet(const std::vector<FleetMember>& members);
+
+// A fleet record's config beside its hosts: where each host's record came from and the columns
+// of each GPU's row, written (make_fleet_record) and validated (config_fields) from one list.
+struct FleetRecordConfig {
+  std::vector<std::string> sources;
+  std::vector<std::string> gpu_columns;
+
+  template <class Self, class Visit>
+  static void for_each_field(Self& c, Visit&& visit) {
+    visit("sources", c.sources, FieldKind::kTexts);
+    visit("gpu_columns", c.gpu_columns, FieldKind::kTexts);
+  }
+};
 
 // A fleet record: experiment "fleet", the analysing host in machine, and in config what the
 // fleet analysis needs of each host, not its check record whole (which is about 24 KB a GPU, most

@@ -98,9 +98,10 @@ class Fleet final : public Experiment {
   std::string label() const override { return "Fleet"; }
   std::string noun() const override { return "fleet"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = {{"sources", FieldKind::kTexts},
-                                                    {"gpu_columns", FieldKind::kTexts},
-                                                    {"hosts", FieldKind::kObjects}};
+    static const std::vector<ConfigField> fields =
+        joined({fields_of<FleetRecordConfig>(),
+                // Each host's check, written as a whole (fleet_members_to_json).
+                {{"hosts", FieldKind::kObjects}}});
     return fields;
   }
   // A fleet record of pinbench 0.1 holds its check records whole, under "members".
