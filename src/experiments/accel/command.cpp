@@ -26,6 +26,7 @@
 #include "framework/errors.hpp"
 #include "framework/interrupt.hpp"
 #include "framework/printable.hpp"
+#include "framework/program_config.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
 #include "measure/run_record.hpp"
@@ -101,7 +102,7 @@ int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
       record = start_host_record("accel");
     }
   }
-  record.config["program"] = flags.program.front();
+  put_fields(record.config, ProgramRecordConfig{flags.program.front()});
   record.sections[acc::kAccelSection] = acc::to_json(run);
   finish_record(record, t0);
 

@@ -4,6 +4,7 @@
 
 #include "experiments/accel/report.hpp"
 #include "experiments/accel/summary.hpp"
+#include "framework/program_config.hpp"
 
 namespace pinbench::experiments::accel {
 namespace {
@@ -15,7 +16,7 @@ class Accel final : public Experiment {
   std::string label() const override { return "Accel"; }
   std::string noun() const override { return "accel run"; }
   const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = {{"program", FieldKind::kText}};
+    static const std::vector<ConfigField> fields = fields_of<ProgramRecordConfig>();
     return fields;
   }
   // What the program's copies did, process by process: its AccelRun (summary.hpp).

@@ -33,6 +33,7 @@
 #include "framework/errors.hpp"
 #include "framework/interrupt.hpp"
 #include "framework/printable.hpp"
+#include "framework/program_config.hpp"
 #include "framework/render/perfetto.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
@@ -309,7 +310,7 @@ RunRecord doctor_record(const DoctorTrace& t, const DoctorFlags& flags,
     }
   }
   if (rates) take_rates(record, *rates, flags.rates);
-  record.config["program"] = flags.program.front();
+  put_fields(record.config, ProgramRecordConfig{flags.program.front()});
   record.sections[kDoctorSection] = to_json(t);
   return record;
 }

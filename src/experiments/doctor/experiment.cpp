@@ -5,6 +5,7 @@
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/compare.hpp"
 #include "experiments/doctor/trace.hpp"
+#include "framework/program_config.hpp"
 #include "framework/render/perfetto.hpp"
 #include "framework/trace_model.hpp"
 
@@ -19,7 +20,7 @@ class Doctor final : public Experiment {
   std::string noun() const override { return "doctor run"; }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
-        joined({{{"program", FieldKind::kText}}, fields_of<DoctorRecordConfig>()});
+        joined({fields_of<ProgramRecordConfig>(), fields_of<DoctorRecordConfig>()});
     return fields;
   }
   // A calibration case's extra: the copies of a small-copy case (its host NUMA node is the
