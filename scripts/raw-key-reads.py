@@ -20,8 +20,8 @@ function-lengths.py reads it), and counts, where the key is a string literal:
 Not counted: any of these inside a struct's reader, a function named `from_json`, `*_from_json` or
 `*_from` (`lesson_config_from`, `doctor_trace_from_json`): that is the one place where a struct's
 keys are listed and checked, the typed way, and what analyses and printers then read is the
-struct. A key held in a variable (the lesson's `for_each_field` list) is not a literal and is not
-counted. A key is a literal that could name a member: a letter or `_`, then letters, digits,
+struct. A key in a struct's list of fields (`field("k", &LessonConfig::member, kind)`, the lesson's
+`fields()`) is a declaration, no read, and is not counted. A key is a literal that could name a member: a letter or `_`, then letters, digits,
 `_` and `-` (so `out.text("0x")`, a writer's, is no read). The script cannot tell a JSON object
 from a std::map looked up by a literal (`t.find("pinned")`): those count too, as what a struct
 would name.

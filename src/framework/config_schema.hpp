@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -59,23 +60,45 @@ void check_kind(const nlohmann::json& v, const std::string& field, FieldKind kin
 void check_fields(const nlohmann::json& j, const std::string& field,
                   const std::vector<ConfigField>& known);
 
-// A struct as a record holds it, its fields declared once: the struct's static member template
-// `for_each_field(s, visit)` calls visit(key, member, kind) for each field (the lesson's config,
-// what an analysis reads of its record's config). From that one list come the keys and kinds
-// that record validation checks (fields_of, in an experiment's config_fields()), the JSON
-// written (put_fields) and the struct read back (get_fields), so no key is listed for
-// validation in one place and read back in another. A member that is a std::optional is
-// written only when it holds a value, and read only where the key is present. A member that is
-// a list of an enum (memory kinds, sources) is written as the names records carry, each value's
-// to_string (names_of, below); such a list is never read back by get_fields.
+// One field of a struct as a record holds it: its record key, the member, and its kind.
+template <class Struct, class Member>
+struct Field {
+  const char* key;
+  Member Struct::*member;
+  FieldKind kind;
+};
+
+template <class Struct, class Member>
+constexpr Field<Struct, Member> field(const char* key, Member Struct::*member, FieldKind kind) {
+  return {key, member, kind};
+}
+
+// A struct as a record holds it, its fields declared once: the struct's static `fields()`
+// returns a tuple of field(key, &Struct::member, kind) (the lesson's config, what an analysis
+// reads of its record's config). From that one list come the keys and kinds that record
+// validation checks (fields_of, in an experiment's config_fields()), the JSON written
+// (put_fields) and the struct read back (get_fields), so no key is listed for validation in one
+// place and read back in another. A member that is a std::optional is written only when it holds
+// a value, and read only where the key is present. A member that is a list of an enum (memory
+// kinds, sources) is written as the names records carry, each value's to_string (names_of,
+// below); such a list is never read back by get_fields. A struct whose list starts with
+// another's (a plan and the record config its printers read back) takes the other's list as a
+// template, `Other::fields<Self>()`, and std::tuple_cat.
+
+// Calls visit(key, s.*member, kind) for each field of `s`, in the list's order.
+template <class Struct, class Visit>
+void visit_fields(Struct& s, Visit&& visit) {
+  std::apply([&](const auto&... f) { (visit(f.key, s.*(f.member), f.kind), ...); },
+             std::remove_const_t<Struct>::fields());
+}
+
 template <class Struct>
 std::vector<ConfigField> fields_of() {
-  std::vector<ConfigField> out;
-  Struct none{};
-  Struct::for_each_field(none, [&out](const char* key, const auto&, FieldKind kind) {
-    out.push_back({key, kind});
-  });
-  return out;
+  return std::apply(
+      [](const auto&... f) {
+        return std::vector<ConfigField>{ConfigField{f.key, f.kind}...};
+      },
+      Struct::fields());
 }
 
 // The keys alone, in the list's order: the columns of a table of such objects (add_skipped).
@@ -100,13 +123,10 @@ struct IsEnumList<std::vector<T>> : std::is_enum<T> {};
 template <class T>
 nlohmann::json names_of(const std::vector<T>& values);
 
-// Each field of `s` into `j` under its key. `List` names the struct whose list is walked when
-// `s` is another with the same members: a plan written as the config its record's reader reads
-// back into a smaller struct.
-template <class List = void, class Struct>
+// Each field of `s` into `j` under its key.
+template <class Struct>
 void put_fields(nlohmann::json& j, const Struct& s) {
-  using Owner = std::conditional_t<std::is_void_v<List>, Struct, List>;
-  Owner::for_each_field(s, [&j](const char* key, const auto& value, FieldKind) {
+  visit_fields(s, [&j](const char* key, const auto& value, FieldKind) {
     if constexpr (config_fields_detail::IsOptional<std::decay_t<decltype(value)>>::value) {
       if (value) j[key] = *value;
     } else if constexpr (config_fields_detail::IsEnumList<std::decay_t<decltype(value)>>::value) {
@@ -123,7 +143,7 @@ void put_fields(nlohmann::json& j, const Struct& s) {
 template <class Struct>
 void get_fields(const nlohmann::json& j, Struct& s) {
   if (!j.is_object()) return;
-  Struct::for_each_field(s, [&j](const char* key, auto& value, FieldKind) {
+  visit_fields(s, [&j](const char* key, auto& value, FieldKind) {
     using T = std::decay_t<decltype(value)>;
     static_assert(!config_fields_detail::IsEnumList<T>::value,
                   "a list of names is written, not read back");

@@ -11,9 +11,8 @@ namespace pinbench {
 struct ProgramRecordConfig {
   std::string program;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("program", c.program, FieldKind::kText);
+  static constexpr auto fields() {
+    return std::make_tuple(field("program", &ProgramRecordConfig::program, FieldKind::kText));
   }
 };
 

@@ -24,12 +24,11 @@ struct StopRule {
 
   // The rule as a config holds it (put_fields), each key once, for every experiment that samples
   // with it (sampling_fields).
-  template <class Self, class Visit>
-  static void for_each_field(Self& r, Visit&& visit) {
-    visit("min_samples", r.min_samples, FieldKind::kCount);
-    visit("max_samples", r.max_samples, FieldKind::kCount);
-    visit("max_spread", r.max_spread, FieldKind::kRatio);
-    visit("time_cap_ms", r.time_cap_ms, FieldKind::kRatio);
+  static constexpr auto fields() {
+    return std::make_tuple(field("min_samples", &StopRule::min_samples, FieldKind::kCount),
+                           field("max_samples", &StopRule::max_samples, FieldKind::kCount),
+                           field("max_spread", &StopRule::max_spread, FieldKind::kRatio),
+                           field("time_cap_ms", &StopRule::time_cap_ms, FieldKind::kRatio));
   }
   bool is_fixed() const { return max_spread <= 0.0; }
   // A rule asked for on the command line, as the sweep's and blocks' are: a spread target and a

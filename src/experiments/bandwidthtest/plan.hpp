@@ -14,11 +14,11 @@ struct BandwidthTestConfig {
   int iterations = 10;
 
   // The record's config: each key written (put_fields) and validated (config_fields) from here.
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("bytes", c.bytes, FieldKind::kSize);
-    visit("warmups", c.warmups, FieldKind::kCount);
-    visit("iterations", c.iterations, FieldKind::kCount);
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("bytes", &BandwidthTestConfig::bytes, FieldKind::kSize),
+        field("warmups", &BandwidthTestConfig::warmups, FieldKind::kCount),
+        field("iterations", &BandwidthTestConfig::iterations, FieldKind::kCount));
   }
 };
 

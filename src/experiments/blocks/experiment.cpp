@@ -428,7 +428,7 @@ class Blocks final : public Experiment {
                 fields_of<BlocksConfig>(),
                 fields_of<BlocksSkip>(),  // each of "skipped"'s objects
                 // Computed, written only when asked for, or added by the run (BlocksConfig's
-                // for_each_field says which).
+                // fields() says which).
                 {{"arena_bytes", FieldKind::kSize},
                  {"sms", FieldKind::kCount},
                  {"beside_asked", FieldKind::kText},

@@ -98,17 +98,17 @@ struct BlocksConfig {
   // "more_sms" (written only when asked for) and what the run adds (measure.cpp: the SMs used,
   // the kernel, the kernel beside, the engine, the timing) are written by hand beside their
   // kinds in config_fields() (experiment.cpp).
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("block_sizes_bytes", c.block_sizes, FieldKind::kSizes);
-    visit("counts", c.counts, FieldKind::kCounts);
-    visit("budget_bytes", c.budget_bytes, FieldKind::kSize);
-    visit("seed", c.seed, FieldKind::kBigCount);
-    visit("directions", c.directions, FieldKind::kTexts);
-    visit("kinds", c.memory, FieldKind::kTexts);
-    visit("methods", c.methods, FieldKind::kTexts);
-    visit("sms_asked", c.sms, FieldKind::kCount);
-    visit("warmups", c.warmups, FieldKind::kCount);
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("block_sizes_bytes", &BlocksConfig::block_sizes, FieldKind::kSizes),
+        field("counts", &BlocksConfig::counts, FieldKind::kCounts),
+        field("budget_bytes", &BlocksConfig::budget_bytes, FieldKind::kSize),
+        field("seed", &BlocksConfig::seed, FieldKind::kBigCount),
+        field("directions", &BlocksConfig::directions, FieldKind::kTexts),
+        field("kinds", &BlocksConfig::memory, FieldKind::kTexts),
+        field("methods", &BlocksConfig::methods, FieldKind::kTexts),
+        field("sms_asked", &BlocksConfig::sms, FieldKind::kCount),
+        field("warmups", &BlocksConfig::warmups, FieldKind::kCount));
   }
 };
 nlohmann::json to_json(const BlocksConfig& c);
@@ -117,12 +117,11 @@ nlohmann::json to_json(const BlocksConfig& c);
 struct BlocksSkip {
   std::string direction, memory, method, reason;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& s, Visit&& visit) {
-    visit("direction", s.direction, FieldKind::kText);
-    visit("memory", s.memory, FieldKind::kText);
-    visit("method", s.method, FieldKind::kText);
-    visit("reason", s.reason, FieldKind::kText);
+  static constexpr auto fields() {
+    return std::make_tuple(field("direction", &BlocksSkip::direction, FieldKind::kText),
+                           field("memory", &BlocksSkip::memory, FieldKind::kText),
+                           field("method", &BlocksSkip::method, FieldKind::kText),
+                           field("reason", &BlocksSkip::reason, FieldKind::kText));
   }
 };
 

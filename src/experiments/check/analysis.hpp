@@ -28,11 +28,11 @@ struct CheckConfig {
   // The config's keys written from a member as it is (config_json, measure.cpp; the rates'
   // stopping rule is StopRule's). The devices (filled in, and only where a GPU was checked), the
   // round trip's bytes (a constant) and the floors (a nested object) are written by hand.
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("bytes", c.bytes, FieldKind::kSize);
-    visit("iterations", c.round_trips, FieldKind::kCount);
-    visit("place_on_gpu_node", c.place_on_gpu_node, FieldKind::kFlag);
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("bytes", &CheckConfig::bytes, FieldKind::kSize),
+        field("iterations", &CheckConfig::round_trips, FieldKind::kCount),
+        field("place_on_gpu_node", &CheckConfig::place_on_gpu_node, FieldKind::kFlag));
   }
 };
 
@@ -87,9 +87,8 @@ struct CheckRecordConfig {
   CheckFloors floors;
   std::string no_gpu;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("no_gpu", c.no_gpu, FieldKind::kText);
+  static constexpr auto fields() {
+    return std::make_tuple(field("no_gpu", &CheckRecordConfig::no_gpu, FieldKind::kText));
   }
 };
 CheckRecordConfig check_config_from(const nlohmann::json& config);

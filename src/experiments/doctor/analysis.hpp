@@ -22,9 +22,8 @@ namespace pinbench {
 struct DoctorRecordConfig {
   std::optional<std::string> rates_from;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("rates_from", c.rates_from, FieldKind::kText);
+  static constexpr auto fields() {
+    return std::make_tuple(field("rates_from", &DoctorRecordConfig::rates_from, FieldKind::kText));
   }
 };
 

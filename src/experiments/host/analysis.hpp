@@ -25,13 +25,13 @@ struct HostConfig {
 
   // The record's config: each key written (put_fields, the devices filled in) and validated
   // (config_fields) from here.
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("bytes", c.bytes, FieldKind::kSize);
-    visit("devices", c.devices, FieldKind::kCounts);
-    visit("rounds", c.rounds, FieldKind::kCount);
-    visit("copies_per_round", c.copies_per_round, FieldKind::kCount);
-    visit("place_on_gpu_node", c.place_on_gpu_node, FieldKind::kFlag);
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("bytes", &HostConfig::bytes, FieldKind::kSize),
+        field("devices", &HostConfig::devices, FieldKind::kCounts),
+        field("rounds", &HostConfig::rounds, FieldKind::kCount),
+        field("copies_per_round", &HostConfig::copies_per_round, FieldKind::kCount),
+        field("place_on_gpu_node", &HostConfig::place_on_gpu_node, FieldKind::kFlag));
   }
 };
 

@@ -30,18 +30,18 @@ struct LessonConfig {
 
   // Every field under its record key and kind: one list for writing, reading and validating
   // (framework/config_schema.hpp).
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("sizes_bytes", c.sizes, FieldKind::kSizes);
-    visit("warmups", c.warmups, FieldKind::kCount);
-    visit("iterations", c.iterations, FieldKind::kCount);
-    visit("async_bytes", c.async_bytes, FieldKind::kSize);
-    visit("async_warmups", c.async_warmups, FieldKind::kCount);
-    visit("async_iterations", c.async_iterations, FieldKind::kCount);
-    visit("kernel_bytes", c.kernel_bytes, FieldKind::kSize);
-    visit("kernel_warmups", c.kernel_warmups, FieldKind::kCount);
-    visit("kernel_iterations", c.kernel_iterations, FieldKind::kCount);
-    visit("ratio_bytes", c.ratio_bytes, FieldKind::kSize);
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("sizes_bytes", &LessonConfig::sizes, FieldKind::kSizes),
+        field("warmups", &LessonConfig::warmups, FieldKind::kCount),
+        field("iterations", &LessonConfig::iterations, FieldKind::kCount),
+        field("async_bytes", &LessonConfig::async_bytes, FieldKind::kSize),
+        field("async_warmups", &LessonConfig::async_warmups, FieldKind::kCount),
+        field("async_iterations", &LessonConfig::async_iterations, FieldKind::kCount),
+        field("kernel_bytes", &LessonConfig::kernel_bytes, FieldKind::kSize),
+        field("kernel_warmups", &LessonConfig::kernel_warmups, FieldKind::kCount),
+        field("kernel_iterations", &LessonConfig::kernel_iterations, FieldKind::kCount),
+        field("ratio_bytes", &LessonConfig::ratio_bytes, FieldKind::kSize));
   }
 };
 

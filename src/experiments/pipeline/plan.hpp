@@ -39,8 +39,7 @@ struct PipelineConfig {
   // config, below) and the rest. The chunk by stream count, the kernel, the engine (a nested
   // object) and the timing are computed or constant, written by hand beside their kinds in
   // config_fields() (experiment.cpp).
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit);
+  static constexpr auto fields();
 
   void normalize();       // sorts and de-duplicates the stream counts
   void validate() const;  // throws InputError
@@ -57,21 +56,22 @@ struct PipelineRecordConfig {
   std::uint64_t window_bytes = 0;
   int iterations = 0;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("array_bytes", c.array_bytes, FieldKind::kSize);
-    visit("window_bytes", c.window_bytes, FieldKind::kSize);
-    visit("iterations", c.iterations, FieldKind::kCount);
+  // `Self`: a struct with the same members whose list starts with this one (PipelineConfig).
+  template <class Self = PipelineRecordConfig>
+  static constexpr auto fields() {
+    return std::make_tuple(field("array_bytes", &Self::array_bytes, FieldKind::kSize),
+                           field("window_bytes", &Self::window_bytes, FieldKind::kSize),
+                           field("iterations", &Self::iterations, FieldKind::kCount));
   }
 };
 
-template <class Self, class Visit>
-void PipelineConfig::for_each_field(Self& c, Visit&& visit) {
-  PipelineRecordConfig::for_each_field(c, visit);
-  visit("streams", c.streams, FieldKind::kCounts);
-  visit("sources", c.sources, FieldKind::kTexts);
-  visit("kernel_rounds", c.kernel_rounds, FieldKind::kCount);
-  visit("warmups", c.warmups, FieldKind::kCount);
+constexpr auto PipelineConfig::fields() {
+  return std::tuple_cat(
+      PipelineRecordConfig::fields<PipelineConfig>(),
+      std::make_tuple(field("streams", &PipelineConfig::streams, FieldKind::kCounts),
+                      field("sources", &PipelineConfig::sources, FieldKind::kTexts),
+                      field("kernel_rounds", &PipelineConfig::kernel_rounds, FieldKind::kCount),
+                      field("warmups", &PipelineConfig::warmups, FieldKind::kCount)));
 }
 
 std::string pipeline_fit_problem(const PipelineConfig& c, std::uint64_t device_free,

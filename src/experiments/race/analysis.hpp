@@ -17,10 +17,9 @@ struct RaceConfig {
   int trials = 5;
 
   // The record's config: each key written (put_fields) and validated (config_fields) from here.
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("bytes", c.bytes, FieldKind::kSize);
-    visit("trials", c.trials, FieldKind::kCount);
+  static constexpr auto fields() {
+    return std::make_tuple(field("bytes", &RaceConfig::bytes, FieldKind::kSize),
+                           field("trials", &RaceConfig::trials, FieldKind::kCount));
   }
 };
 

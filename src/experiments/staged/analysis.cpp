@@ -251,7 +251,7 @@ std::vector<ConfigField> engine_cpu_fields() {
 
 // Not put_fields: a time the clock made a hair negative is written as 0.
 void put_engine_cpu(nlohmann::json& j, const EngineCpu& u) {
-  EngineCpu::for_each_field(u, [&j](const char* key, const auto& value, FieldKind) {
+  visit_fields(u, [&j](const char* key, const auto& value, FieldKind) {
     if constexpr (std::is_floating_point_v<std::decay_t<decltype(value)>>) {
       j[key] = std::max(0.0, value);
     } else {
@@ -262,14 +262,11 @@ void put_engine_cpu(nlohmann::json& j, const EngineCpu& u) {
 
 std::optional<EngineCpu> engine_cpu_from(const nlohmann::json& j) {
   if (!j.is_object()) return std::nullopt;
-  bool all = true;
-  const EngineCpu none;
-  EngineCpu::for_each_field(none, [&](const char* key, const auto&, FieldKind) {
-    all = all && j.contains(key) && j[key].is_number();
-  });
-  if (!all) return std::nullopt;
+  for (const ConfigField& f : fields_of<EngineCpu>()) {
+    if (!j.contains(f.key) || !j[f.key].is_number()) return std::nullopt;
+  }
   EngineCpu u;
-  EngineCpu::for_each_field(u, [&j](const char* key, auto& value, FieldKind) {
+  visit_fields(u, [&j](const char* key, auto& value, FieldKind) {
     value = j[key].get<std::decay_t<decltype(value)>>();
   });
   return u;

@@ -34,13 +34,12 @@ struct EngineCpu {
 
   // Each field under its record key and kind: one list for writing (put_engine_cpu), reading
   // (engine_cpu_from) and validating (engine_cpu_fields).
-  template <class Self, class Visit>
-  static void for_each_field(Self& u, Visit&& visit) {
-    visit("cpu_user_s", u.user_s, FieldKind::kRatio);
-    visit("cpu_sys_s", u.sys_s, FieldKind::kRatio);
-    visit("cpu_wall_s", u.wall_s, FieldKind::kRatio);
-    visit("ctx_voluntary", u.voluntary, FieldKind::kBigCount);
-    visit("ctx_involuntary", u.involuntary, FieldKind::kBigCount);
+  static constexpr auto fields() {
+    return std::make_tuple(field("cpu_user_s", &EngineCpu::user_s, FieldKind::kRatio),
+                           field("cpu_sys_s", &EngineCpu::sys_s, FieldKind::kRatio),
+                           field("cpu_wall_s", &EngineCpu::wall_s, FieldKind::kRatio),
+                           field("ctx_voluntary", &EngineCpu::voluntary, FieldKind::kBigCount),
+                           field("ctx_involuntary", &EngineCpu::involuntary, FieldKind::kBigCount));
   }
 };
 
@@ -49,9 +48,8 @@ struct EngineCpu {
 struct IdleEngineConfig {
   double settle_s = 0.0;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("settle_s", c.settle_s, FieldKind::kRatio);
+  static constexpr auto fields() {
+    return std::make_tuple(field("settle_s", &IdleEngineConfig::settle_s, FieldKind::kRatio));
   }
 };
 

@@ -67,8 +67,7 @@ struct StagedBenchConfig {
   // config, below) and the rest. The engine (a nested object), the timing and the skipped
   // methods (measure.cpp) are written by hand beside their kinds in config_fields()
   // (experiment.cpp).
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit);
+  static constexpr auto fields();
 };
 nlohmann::json to_json(const StagedBenchConfig& c);
 
@@ -78,33 +77,34 @@ nlohmann::json to_json(const StagedBenchConfig& c);
 struct StagedRecordConfig {
   int iterations = 0;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("iterations", c.iterations, FieldKind::kCount);
+  // `Self`: a struct with the same members whose list starts with this one (StagedBenchConfig).
+  template <class Self = StagedRecordConfig>
+  static constexpr auto fields() {
+    return std::make_tuple(field("iterations", &Self::iterations, FieldKind::kCount));
   }
 };
 
-template <class Self, class Visit>
-void StagedBenchConfig::for_each_field(Self& c, Visit&& visit) {
-  StagedRecordConfig::for_each_field(c, visit);
-  visit("methods", c.methods, FieldKind::kTexts);
-  visit("directions", c.directions, FieldKind::kTexts);
-  visit("sizes_bytes", c.sizes, FieldKind::kSizes);
-  visit("odd_sizes_bytes", c.odd_sizes, FieldKind::kSizes);
-  visit("host_offset", c.host_offset, FieldKind::kSizeOrZero);
-  visit("device_offset", c.device_offset, FieldKind::kSizeOrZero);
-  visit("warmups", c.warmups, FieldKind::kCount);
-  visit("driver_threads", c.driver_threads, FieldKind::kCount);
+constexpr auto StagedBenchConfig::fields() {
+  return std::tuple_cat(
+      StagedRecordConfig::fields<StagedBenchConfig>(),
+      std::make_tuple(
+          field("methods", &StagedBenchConfig::methods, FieldKind::kTexts),
+          field("directions", &StagedBenchConfig::directions, FieldKind::kTexts),
+          field("sizes_bytes", &StagedBenchConfig::sizes, FieldKind::kSizes),
+          field("odd_sizes_bytes", &StagedBenchConfig::odd_sizes, FieldKind::kSizes),
+          field("host_offset", &StagedBenchConfig::host_offset, FieldKind::kSizeOrZero),
+          field("device_offset", &StagedBenchConfig::device_offset, FieldKind::kSizeOrZero),
+          field("warmups", &StagedBenchConfig::warmups, FieldKind::kCount),
+          field("driver_threads", &StagedBenchConfig::driver_threads, FieldKind::kCount)));
 }
 
 // A method the device cannot run, as the config's "skipped" list holds it (measure.cpp).
 struct StagedSkip {
   std::string method, reason;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& s, Visit&& visit) {
-    visit("method", s.method, FieldKind::kText);
-    visit("reason", s.reason, FieldKind::kText);
+  static constexpr auto fields() {
+    return std::make_tuple(field("method", &StagedSkip::method, FieldKind::kText),
+                           field("reason", &StagedSkip::reason, FieldKind::kText));
   }
 };
 
@@ -133,16 +133,16 @@ struct StagedTuneConfig {
 
   // The config's keys written from a member as it is (to_json); the engine, a nested object, is
   // written by hand.
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("directions", c.directions, FieldKind::kTexts);
-    visit("sizes_bytes", c.sizes, FieldKind::kSizes);
-    visit("chunk_bytes", c.chunk_bytes, FieldKind::kSizes);
-    visit("depths", c.depths, FieldKind::kCounts);
-    visit("threads", c.threads, FieldKind::kCounts);
-    visit("ring_limit_bytes", c.ring_limit_bytes, FieldKind::kSize);
-    visit("warmups", c.warmups, FieldKind::kCount);
-    visit("iterations", c.iterations, FieldKind::kCount);
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("directions", &StagedTuneConfig::directions, FieldKind::kTexts),
+        field("sizes_bytes", &StagedTuneConfig::sizes, FieldKind::kSizes),
+        field("chunk_bytes", &StagedTuneConfig::chunk_bytes, FieldKind::kSizes),
+        field("depths", &StagedTuneConfig::depths, FieldKind::kCounts),
+        field("threads", &StagedTuneConfig::threads, FieldKind::kCounts),
+        field("ring_limit_bytes", &StagedTuneConfig::ring_limit_bytes, FieldKind::kSize),
+        field("warmups", &StagedTuneConfig::warmups, FieldKind::kCount),
+        field("iterations", &StagedTuneConfig::iterations, FieldKind::kCount));
   }
 };
 nlohmann::json to_json(const StagedTuneConfig& c);

@@ -26,9 +26,8 @@ std::vector<PinCostRow> pin_cost_rows(const RunRecord& record);
 struct SweepRecordConfig {
   std::optional<std::string> placement;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("placement", c.placement, FieldKind::kText);
+  static constexpr auto fields() {
+    return std::make_tuple(field("placement", &SweepRecordConfig::placement, FieldKind::kText));
   }
 };
 SweepRecordConfig sweep_config_from(const nlohmann::json& config);

@@ -30,15 +30,15 @@ struct SweepConfig {
 
   // The config's keys written from a member as it is (to_json; the stopping rule's are
   // StopRule's, framework/sampling.hpp).
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("kinds", c.kinds, FieldKind::kTexts);
-    visit("directions", c.directions, FieldKind::kTexts);
-    visit("methods", c.methods, FieldKind::kTexts);
-    visit("sizes_bytes", c.sizes, FieldKind::kSizes);
-    visit("warmups", c.warmups, FieldKind::kCount);
-    visit("place_on_gpu_node", c.place_on_gpu_node, FieldKind::kFlag);
-    visit("pin_cost_bytes", c.pin_cost_bytes, FieldKind::kSizeOrZero);  // 0: not measured
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("kinds", &SweepConfig::kinds, FieldKind::kTexts),
+        field("directions", &SweepConfig::directions, FieldKind::kTexts),
+        field("methods", &SweepConfig::methods, FieldKind::kTexts),
+        field("sizes_bytes", &SweepConfig::sizes, FieldKind::kSizes),
+        field("warmups", &SweepConfig::warmups, FieldKind::kCount),
+        field("place_on_gpu_node", &SweepConfig::place_on_gpu_node, FieldKind::kFlag),
+        field("pin_cost_bytes", &SweepConfig::pin_cost_bytes, FieldKind::kSizeOrZero));
   }
 
   static SweepConfig defaults();  // 4 KiB to 256 MiB by x4, every kind, direction and method
@@ -54,13 +54,12 @@ struct SweepSkip {
   std::uint64_t bytes = 0;
   std::string reason;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& s, Visit&& visit) {
-    visit("memory", s.memory, FieldKind::kText);
-    visit("direction", s.direction, FieldKind::kText);
-    visit("method", s.method, FieldKind::kText);
-    visit("bytes", s.bytes, FieldKind::kSize);
-    visit("reason", s.reason, FieldKind::kText);
+  static constexpr auto fields() {
+    return std::make_tuple(field("memory", &SweepSkip::memory, FieldKind::kText),
+                           field("direction", &SweepSkip::direction, FieldKind::kText),
+                           field("method", &SweepSkip::method, FieldKind::kText),
+                           field("bytes", &SweepSkip::bytes, FieldKind::kSize),
+                           field("reason", &SweepSkip::reason, FieldKind::kText));
   }
 };
 

@@ -96,10 +96,10 @@ struct FleetRecordConfig {
   std::vector<std::string> sources;
   std::vector<std::string> gpu_columns;
 
-  template <class Self, class Visit>
-  static void for_each_field(Self& c, Visit&& visit) {
-    visit("sources", c.sources, FieldKind::kTexts);
-    visit("gpu_columns", c.gpu_columns, FieldKind::kTexts);
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("sources", &FleetRecordConfig::sources, FieldKind::kTexts),
+        field("gpu_columns", &FleetRecordConfig::gpu_columns, FieldKind::kTexts));
   }
 };
 
