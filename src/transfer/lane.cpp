@@ -69,7 +69,7 @@ struct Lane::Run {
   // during its DMA.
   bool check_fresh = false;
   bool prefault = false;
-  bool widened = false;  // counted as a wide copy from its prefault on (look_at_destination)
+  bool widened = false;         // counted as a wide copy from its prefault on (look_at_destination)
   std::size_t touch_begin = 0;  // the part prefaulted, as offsets into the destination
   std::size_t touch_end = 0;
 };
