@@ -35,6 +35,12 @@ parts=${*:?name the parts: tests beside copier prev threads engine fresh steady 
 ) >"$d/machine.txt" 2>&1
 log() { echo "$(date +%T) $*" >>"$d/timeline.txt"; }
 has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+# A build's folder by its name: new (.gpu), or old, prev, alt (.gpu/NAME).
+dir_of() { if [ "$1" = new ]; then echo .gpu; else echo ".gpu/$1"; fi; }
+# The kernel's huge-page and compaction counts, under a heading, into fresh-vmstat.txt.
+vmstat_counts() {
+  { echo "$*"; grep -E "^(thp_fault|compact_)" /proc/vmstat; } >>"$d/fresh-vmstat.txt"
+}
 if has tests; then
   log tests
   OUT=$d/tests timeout 330 bash scripts/gpu-tests.sh >"$d/tests-summary.txt" 2>&1
@@ -120,20 +126,16 @@ fi
 if has fresh; then
   for r in $(seq 1 "${ROUNDS:-2}"); do
     for b in new prev; do
-      bin=.gpu/pinbench
-      [ "$b" = prev ] && bin=.gpu/prev/pinbench
       log "fresh staged $b $r"
-      { echo "before $b $r"; grep -E "^(thp_fault|compact_)" /proc/vmstat; } >>"$d/fresh-vmstat.txt"
-      timeout 60 "$bin" staged --methods staged-fresh,pinned --sizes 64MiB,256MiB,1GiB \
-        --odd-sizes none --iterations 10 --json "$d/fresh-staged-$b-$r.json" \
-        >"$d/fresh-staged-$b-$r.txt" 2>&1
-      { echo "after $b $r"; grep -E "^(thp_fault|compact_)" /proc/vmstat; } >>"$d/fresh-vmstat.txt"
+      vmstat_counts "before $b $r"
+      timeout 60 "$(dir_of $b)/pinbench" staged --methods staged-fresh,pinned \
+        --sizes 64MiB,256MiB,1GiB --odd-sizes none --iterations 10 \
+        --json "$d/fresh-staged-$b-$r.json" >"$d/fresh-staged-$b-$r.txt" 2>&1
+      vmstat_counts "after $b $r"
     done
     for b in new old; do
-      dir=.gpu
-      [ "$b" = old ] && dir=.gpu/old
       log "fresh cpu() $b $r"
-      timeout 60 "$dir/pinbench" accel --json "$d/fresh-accel-$b-$r.json" -- python3 \
+      timeout 60 "$(dir_of $b)/pinbench" accel --json "$d/fresh-accel-$b-$r.json" -- python3 \
         tests/python/accel_torch.py --paths '.cpu()' --sizes 64MiB,256MiB,1GiB --reps 5 \
         >"$d/fresh-cpu-$b-$r.txt" 2>"$d/fresh-cpu-$b-$r.report.txt"
     done
@@ -142,24 +144,21 @@ fi
 if has steady; then
   for r in $(seq 1 "${ROUNDS:-2}"); do
     for b in new prev; do
-      bin=.gpu/pinbench
-      [ "$b" = prev ] && bin=.gpu/prev/pinbench
       log "steady pipeline $b $r"
-      timeout 30 "$bin" pipeline --streams 2 --json "$d/steady-pipeline-$b-$r.json" \
-        >"$d/steady-pipeline-$b-$r.txt" 2>&1
+      timeout 30 "$(dir_of $b)/pinbench" pipeline --streams 2 \
+        --json "$d/steady-pipeline-$b-$r.json" >"$d/steady-pipeline-$b-$r.txt" 2>&1
     done
   done
 fi
 if has blocks; then
-  builds=(.gpu)
-  for b in .gpu/alt .gpu/prev .gpu/old; do [ -x "$b/pinbench" ] && builds+=("$b"); done
+  builds=(new)
+  for b in alt prev old; do [ -x "$(dir_of $b)/pinbench" ] && builds+=("$b"); done
   for r in $(seq 1 "${ROUNDS:-2}"); do
     for b in "${builds[@]}"; do
-      tag=$(basename "$b")
-      [ "$b" = .gpu ] && tag=new
-      log "blocks $tag $r"
-      timeout 40 "$b/pinbench" blocks --methods staged --memory pageable --sizes 4KiB,64KiB,1MiB \
-        --counts 16,256,4096 --json "$d/blocks-ab-$tag-$r.json" >"$d/blocks-ab-$tag-$r.txt" 2>&1
+      log "blocks $b $r"
+      timeout 40 "$(dir_of $b)/pinbench" blocks --methods staged --memory pageable \
+        --sizes 4KiB,64KiB,1MiB --counts 16,256,4096 --json "$d/blocks-ab-$b-$r.json" \
+        >"$d/blocks-ab-$b-$r.txt" 2>&1
     done
   done
 fi
