@@ -3,7 +3,7 @@
 # `make gpu-bundle` in .gpu/ (.gpu/old: a build to compare with, its pinbench, libraries and
 # python/; .gpu/nvbandwidth where there is one). Everything lands in ONE file, $OUT/all.tgz: the
 # device tool brings back at most eight files per call. Parts, each within its own time limit:
-#   tests    every GPU test (scripts/gpu-tests.sh), about 4 minutes
+#   tests    every GPU test (scripts/gpu-tests.sh), about 5.5 minutes
 #   beside   pinbench blocks --beside compute, memory and gemm, a small grid, 3 minutes at most
 #   copier   BlockCopier's goals (pinbench_block_copier_bench), calibrated afresh, ROUNDS times
 #            (alternating with .gpu/alt's, a variant, where there is one)
@@ -20,15 +20,18 @@
 #            accel, alternating, ROUNDS times, about 1 minute a round; the kernel's counts of
 #            huge-page faults and compaction (/proc/vmstat) around each staged run
 #   steady   pinbench pipeline by .gpu and .gpu/prev/pinbench, alternating, ROUNDS times
-#   blocks   the blocks batch through the engine (pageable, both ways) by .gpu, .gpu/alt (a
-#            variant, where there is one), .gpu/prev and .gpu/old, alternating, ROUNDS times,
-#            a few seconds a round
+#   blocks   the blocks batch through the engine (pageable, both ways) by .gpu, .gpu/alt and
+#            .gpu/alt2 (variants, where there are), .gpu/prev and .gpu/old, alternating, ROUNDS
+#            times, a few seconds a round
 #   compare  PyTorch under each build's accel, each build's Python engine and blocks batch,
 #            alternating new and old, ROUNDS times (default 2), about 4 minutes
 #   OUT=dir scripts/h200-call.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
 set -uo pipefail
 final=${OUT:?OUT must name the folder that comes back}
-d=$(mktemp -d)
+# WORK names the folder the parts write into (default: a new temporary one), so a caller whose
+# limit may cut the call short can still pack what was written.
+d=${WORK:-$(mktemp -d)}
+mkdir -p "$d"
 parts=${*:?name the parts: tests beside copier prev threads engine fresh steady blocks compare}
 ( nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; ldd --version | head -1
   python3 -c "import cupy, torch; print('cupy', cupy.__version__, 'torch', torch.__version__)"
@@ -43,7 +46,7 @@ vmstat_counts() {
 }
 if has tests; then
   log tests
-  OUT=$d/tests timeout 330 bash scripts/gpu-tests.sh >"$d/tests-summary.txt" 2>&1
+  OUT=$d/tests timeout 380 bash scripts/gpu-tests.sh >"$d/tests-summary.txt" 2>&1
 fi
 if has beside; then
   for k in compute memory gemm; do
@@ -152,7 +155,7 @@ if has steady; then
 fi
 if has blocks; then
   builds=(new)
-  for b in alt prev old; do [ -x "$(dir_of $b)/pinbench" ] && builds+=("$b"); done
+  for b in alt alt2 prev old; do [ -x "$(dir_of $b)/pinbench" ] && builds+=("$b"); done
   for r in $(seq 1 "${ROUNDS:-2}"); do
     for b in "${builds[@]}"; do
       log "blocks $b $r"

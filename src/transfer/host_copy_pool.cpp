@@ -25,11 +25,26 @@ namespace {
 // holds 4 to 6 of them, so a worker that wakes 20-50 us after its task is published delays
 // nothing but its own slice. Spinning all through the wait is what burned the cores before.
 constexpr std::chrono::microseconds kIdleSpin{40};
+// How long after the pool's last copy ended its workers still spin for the next: a caller that
+// copies, looks at the result and copies again (a serving engine's batch of blocks each step, a
+// benchmark checking every sample) comes back within tens to hundreds of microseconds, and a
+// worker asleep by then costs that copy its wake-up. On the H200 machine (2026-12-03,
+// data/runs/engine-h200-2026-12-03-spin) a batch of 16 blocks of 64 KiB to the device moved at
+// 13.9 GB/s with workers asleep after 40 us and 17.5 with 200 us (the build before the shared
+// pool: 15.9). While a copy is in flight kIdleSpin still applies, so the workers sleep through
+// the DMAs they wait for. At most once per copy, for the workers that served it.
+constexpr std::chrono::microseconds kAfterCopySpin{200};
 // How long a worker woken by wake() spins for the copy's first task: the coordinator is waking
 // at the same time and has the copy to plan, which took a few hundred microseconds on the
 // H200 machine's VM; a worker that slept again would add its own wake-up to the copy's start.
 // Once per submitted copy, and only until the task arrives.
 constexpr std::chrono::microseconds kWokenSpin{1000};
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 std::uint64_t make_claim(std::uint64_t ticket, std::size_t count, std::size_t next) {
   return (ticket & 0xFFFFFFFFu) << 32 | static_cast<std::uint64_t>(count) << 16 |
@@ -262,9 +277,17 @@ void HostCopyPool::begin_copy(int channel, bool wide) {
 void HostCopyPool::end_copy(int channel, bool wide) {
   Channel& c = *channels_[static_cast<std::size_t>(channel)];
   if (wide) c.wide_copies.fetch_sub(1, std::memory_order_seq_cst);
-  if (c.copies.fetch_sub(1, std::memory_order_seq_cst) == 1) {
-    busy_channels_.fetch_sub(1, std::memory_order_seq_cst);
+  if (c.copies.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+      busy_channels_.fetch_sub(1, std::memory_order_seq_cst) == 1) {
+    quiet_since_ns_.store(now_ns(), std::memory_order_relaxed);
   }
+}
+
+bool HostCopyPool::spin_after_copy(int worker, const std::vector<std::uint64_t>& cursors) const {
+  if (busy_channels_.load(std::memory_order_seq_cst) != 0) return false;
+  const std::chrono::nanoseconds since(now_ns() - quiet_since_ns_.load(std::memory_order_relaxed));
+  if (since >= kAfterCopySpin) return false;
+  return spin_until([&] { return has_work(worker, cursors); }, kAfterCopySpin - since);
 }
 
 bool HostCopyPool::may_serve(int worker) const {
@@ -341,6 +364,7 @@ void HostCopyPool::wait_for_work(int worker, const std::vector<std::uint64_t>& c
   std::uint64_t wakes = wakes_.load(std::memory_order_seq_cst);
   while (true) {
     if (spin_until([&] { return has_work(worker, cursors); }, spin)) return;
+    if (spin_after_copy(worker, cursors)) return;
     {
       const EngineRange asleep("asleep");
       std::unique_lock<std::mutex> lock(sleep_mutex_);

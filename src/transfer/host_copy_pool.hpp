@@ -18,8 +18,10 @@
 // of a copy a worker may sleep too: the ring holds several chunks, so one that starts a few tens
 // of microseconds late costs nothing in steady state. What would cost is the copy's start, after
 // idle; the lane calls wake() as a copy is submitted, so the workers wake while its coordinator
-// does, and they spin longer (kWokenSpin) for its first task. The worker that copies a task's
-// last slice rings the lane's doorbell, which wakes the coordinator only if it sleeps.
+// does, and they spin longer (kWokenSpin) for its first task. Once the pool's last copy has
+// ended, a worker spins on until kAfterCopySpin has passed since, so a caller's next copy a
+// moment later (a batch each step) finds it awake. The worker that copies a task's last slice
+// rings the lane's doorbell, which wakes the coordinator only if it sleeps.
 //
 // Any worker copies for any channel while more than one channel has a copy in flight (a
 // pipeline, both directions at once): a channel's `threads` then only says how many slices its
@@ -183,6 +185,9 @@ class HostCopyPool {
   // Copies slices of ticket `cursor` of `c` while any is left; false when none was.
   bool claim_and_copy(Channel& c, std::uint64_t cursor);
   void wait_for_work(int worker, const std::vector<std::uint64_t>& cursors);
+  // Spins for work until kAfterCopySpin has passed since the pool went quiet, while it is quiet;
+  // whether work came.
+  bool spin_after_copy(int worker, const std::vector<std::uint64_t>& cursors) const;
   // A worker that may not copy now: asleep until a second channel is busy or a wide copy
   // begins.
   void wait_as_spare(int worker);
@@ -194,8 +199,10 @@ class HostCopyPool {
   std::atomic<int> sleepers_{0};
   std::atomic<std::uint64_t> wakes_{0};  // calls of wake()
   std::atomic<int> busy_channels_{0};    // channels with a copy in flight
-  int most_alone_ = 0;                   // the channels' largest `threads`
-  int fewest_alone_ = 0;                 // ... and smallest
+  // When the pool last went quiet (the last copy in flight ended), steady_clock nanoseconds.
+  std::atomic<std::int64_t> quiet_since_ns_{0};
+  int most_alone_ = 0;    // the channels' largest `threads`
+  int fewest_alone_ = 0;  // ... and smallest
   std::mutex sleep_mutex_;
   std::condition_variable wake_;
   std::condition_variable spare_wake_;  // spare workers: more may copy now
