@@ -44,6 +44,12 @@ class Experiment {
   virtual std::string label() const = 0;
   virtual std::string noun() const = 0;
 
+  // Whether its host-side cases are rates of one buffer copied whole by the copy engine, as a
+  // program's own copy is, so another experiment may judge a program's copies by them (doctor
+  // --rates). No by default: many scattered blocks, or the staged engine's and the pipeline's
+  // streams, measure something else.
+  virtual bool copy_rates() const { return false; }
+
   // The keys of its config that analyses and printers read, and their kinds (config_schema.hpp):
   // record validation checks them wherever they appear in the record's config.
   virtual const std::vector<ConfigField>& config_fields() const;

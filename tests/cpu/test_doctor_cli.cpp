@@ -207,7 +207,7 @@ TEST(DoctorCli, RatesFromAnotherKindOfRecordAreRefused) {
   expect_error(test::run(kBin + "doctor --rates " + blocks + " -- touch " + marker),
                "--rates '" + blocks +
                    "' is a record of experiment 'blocks', whose cases are not "
-                   "rates of one copy: give a sweep, bandwidthtest, lesson or doctor record");
+                   "rates of one copy: give a lesson, sweep, bandwidthtest or doctor record");
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 

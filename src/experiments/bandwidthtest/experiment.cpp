@@ -71,6 +71,7 @@ class BandwidthTest final : public Experiment {
   std::string command() const override { return "pinbench bandwidthtest"; }
   std::string label() const override { return "Bandwidthtest"; }
   std::string noun() const override { return "bandwidthtest"; }
+  bool copy_rates() const override { return true; }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields = fields_of<BandwidthTestConfig>();
     return fields;

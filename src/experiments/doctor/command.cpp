@@ -31,6 +31,7 @@
 #include "experiments/doctor/symbolise.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "framework/errors.hpp"
+#include "framework/experiment.hpp"
 #include "framework/interrupt.hpp"
 #include "framework/printable.hpp"
 #include "framework/program_config.hpp"
@@ -75,12 +76,19 @@ std::vector<std::string> parse_fail_on(const std::string& list) {
   return out;
 }
 
-// The experiments whose host-side cases are rates of one buffer copied whole by the copy engine,
-// as a program's copy is: a blocks record's cells (many scattered blocks), a staged or pipeline
-// record's engine and streams measure something else, and would judge the program wrongly.
-const std::vector<std::string>& rate_experiments() {
-  static const std::vector<std::string> names = {"sweep", "bandwidthtest", "lesson", "doctor"};
-  return names;
+// The registered experiments whose records --rates takes (Experiment::copy_rates), for the
+// message that refuses another: "lesson, sweep, bandwidthtest or doctor".
+std::string rate_experiment_names() {
+  std::vector<std::string> names;
+  for (const Experiment* e : all_experiments()) {
+    if (e->copy_rates()) names.push_back(e->name());
+  }
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += i == 0 ? "" : (i + 1 == names.size() ? " or " : ", ");
+    out += names[i];
+  }
+  return out;
 }
 
 // A case a program's copy can be judged by: host to device or back, from pinned or pageable
@@ -92,16 +100,16 @@ bool rate_case(const Case& c) {
          c.part != kSmallCopyPart && c.part != kNumaPart;
 }
 
-// The rates of a sweep (or bandwidthtest, lesson, doctor) record: its host-side cases, pinned and
-// pageable. Checked before the program runs, so a bad file is exit 2 without a run wasted.
+// The rates of a record whose experiment has copy_rates() (a sweep, bandwidthtest, lesson or
+// doctor record): its host-side cases, pinned and pageable. Checked before the program runs, so a
+// bad file is exit 2 without a run wasted.
 RunRecord load_rates(const std::string& path) {
   RunRecord rates = load_record(path);
-  const std::vector<std::string>& kinds = rate_experiments();
-  if (std::find(kinds.begin(), kinds.end(), rates.experiment) == kinds.end()) {
+  if (!experiment_for(rates.experiment).copy_rates()) {
     throw InputError(fmt::format(
         "--rates '{}' is a record of experiment '{}', whose cases are not rates of one copy: "
-        "give a sweep, bandwidthtest, lesson or doctor record",
-        path, rates.experiment));
+        "give a {} record",
+        path, rates.experiment, rate_experiment_names()));
   }
   const bool pinned = std::any_of(rates.cases.begin(), rates.cases.end(), [](const Case& c) {
     return rate_case(c) && c.memory == "pinned";

@@ -18,6 +18,7 @@ class Doctor final : public Experiment {
   std::string command() const override { return "pinbench doctor"; }
   std::string label() const override { return "Doctor"; }
   std::string noun() const override { return "doctor run"; }
+  bool copy_rates() const override { return true; }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({fields_of<ProgramRecordConfig>(), fields_of<DoctorRecordConfig>()});

@@ -16,6 +16,7 @@ class Lesson final : public Experiment {
   std::string command() const override { return "pinbench lesson"; }
   std::string label() const override { return "Lesson"; }
   std::string noun() const override { return "lesson"; }
+  bool copy_rates() const override { return true; }
 
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields = fields_of<LessonConfig>();

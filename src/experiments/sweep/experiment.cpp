@@ -89,6 +89,7 @@ class Sweep final : public Experiment {
   std::string command() const override { return "pinbench sweep"; }
   std::string label() const override { return "Sweep"; }
   std::string noun() const override { return "sweep"; }
+  bool copy_rates() const override { return true; }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),
