@@ -9,25 +9,20 @@
 
 #include "framework/case_figures.hpp"
 #include "framework/errors.hpp"
+#include "framework/experiment.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
 
-CaseKey key_of(const Case& c) {
-  return {c.part,
-          c.method,
-          c.direction,
-          c.memory,
-          c.bytes,
-          extra_u64(c, "block_bytes", 0),
-          extra_u64(c, "blocks", 0)};
+CaseKey key_of(const Case& c, const Experiment& e) {
+  return {c.part, c.method, c.direction, c.memory, c.bytes, e.case_shape(c)};
 }
 
 using KeyTuple = std::tuple<const std::string&, const std::string&, const std::string&,
-                            const std::string&, std::uint64_t, std::uint64_t, std::uint64_t>;
+                            const std::string&, std::uint64_t, const std::vector<std::uint64_t>&>;
 KeyTuple key_tuple(const CaseKey& k) {
-  return std::tie(k.part, k.method, k.direction, k.memory, k.bytes, k.block_bytes, k.blocks);
+  return std::tie(k.part, k.method, k.direction, k.memory, k.bytes, k.shape.key);
 }
 struct KeyLess {
   bool operator()(const CaseKey& x, const CaseKey& y) const { return key_tuple(x) < key_tuple(y); }
@@ -37,7 +32,8 @@ struct KeyLess {
 using CaseIndex = std::map<CaseKey, const Case*, KeyLess>;
 CaseIndex index_of(const RunRecord& r) {
   CaseIndex index;
-  for (const Case& c : r.cases) index.emplace(key_of(c), &c);
+  const Experiment& e = experiment_for(r.experiment);
+  for (const Case& c : r.cases) index.emplace(key_of(c, e), &c);
   return index;
 }
 
@@ -50,8 +46,9 @@ const Case* find(const CaseIndex& index, const CaseKey& key) {
 std::vector<CaseKey> unique_keys(const RunRecord& r) {
   std::vector<CaseKey> keys;
   std::set<CaseKey, KeyLess> seen;
+  const Experiment& e = experiment_for(r.experiment);
   for (const Case& c : r.cases) {
-    CaseKey k = key_of(c);
+    CaseKey k = key_of(c, e);
     if (seen.insert(k).second) keys.push_back(std::move(k));
   }
   return keys;
@@ -85,13 +82,7 @@ std::vector<std::string> machine_differences(const MachineInfo& a, const Machine
 
 std::string describe(const CaseKey& k) {
   return fmt::format("{} {} {} {} {}{}", k.part, k.method, k.direction, k.memory,
-                     format_size(k.bytes),
-                     block_shape(k).empty() ? "" : " (" + block_shape(k) + ")");
-}
-
-std::string block_shape(const CaseKey& k) {
-  if (k.blocks == 0 && k.block_bytes == 0) return "";
-  return fmt::format("{} x {}", k.blocks, format_size(k.block_bytes));
+                     format_size(k.bytes), k.shape.text.empty() ? "" : " (" + k.shape.text + ")");
 }
 
 int Comparison::differing() const {

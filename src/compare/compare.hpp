@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/experiment.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
@@ -17,16 +18,14 @@ namespace pinbench {
 struct CaseKey {
   std::string part, method, direction, memory;
   std::uint64_t bytes = 0;
-  // A case of many blocks (blocks): each block's size and how many, from the case's `extra`; 0
-  // for a case of one buffer. 4 KiB x 16 and 64 KiB x 1 move the same bytes but are not one case.
-  std::uint64_t block_bytes = 0, blocks = 0;
+  // The case's shape, as its record's experiment gives it (Experiment::case_shape): 16 blocks
+  // of 4 KiB and one of 64 KiB move the same bytes but are not one case. Empty for one buffer.
+  CaseShape shape;
 };
 
 // "copy cudaMemcpy h2d pinned 64 MiB", "blocks loop h2d pinned 64 KiB (16 x 4 KiB)": how a case
 // is named in comparisons and notes.
 std::string describe(const CaseKey& key);
-// "16 x 4 KiB" for a case of many blocks; "" for a case of one buffer.
-std::string block_shape(const CaseKey& key);
 
 struct ComparedCase {
   CaseKey key;

@@ -78,7 +78,7 @@ std::string render_cases_compared(const Comparison& c) {
     } else if (k.differs) {
       flag = fmt::format("differs by more than {:g}%", pct);
     }
-    const std::string shape = block_shape(k.key);
+    const std::string& shape = k.key.shape.text;
     t.add_row({fmt::format("{} {} {} {}", k.key.part, k.key.method, k.key.direction, k.key.memory),
                shape.empty() ? format_size(k.key.bytes) : shape, rate(k.a_gb_per_s),
                rate(k.b_gb_per_s), k.ratio ? fmt::format("{:.3f}", *k.ratio) : std::string("—"),

@@ -32,6 +32,10 @@ const std::vector<ConfigField>& Experiment::extra_fields() const {
   return none;
 }
 
+CaseShape Experiment::case_shape(const Case&) const {
+  return {};
+}
+
 const std::vector<ConfigField>& case_extra_fields() {
   static const std::vector<ConfigField> fields = [] {
     // What the framework itself reads of a case's extra: rate rows' host NUMA node, and the

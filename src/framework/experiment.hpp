@@ -9,6 +9,7 @@
 #pragma once
 
 #include <any>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,14 @@ struct TextOptions {
   std::optional<RunRecord> reference;  // a lesson's published reference (lesson --reference)
 };
 
+// What tells a case of many pieces (a blocks cell: 16 blocks of 4 KiB) apart from one of the
+// same bytes moved whole, beyond its part, method, direction, memory and bytes: the values that
+// identify it, and how a comparison names it. Empty for a case of one buffer.
+struct CaseShape {
+  std::vector<std::uint64_t> key;
+  std::string text;  // "16 x 4 KiB"
+};
+
 class Experiment {
  public:
   virtual ~Experiment() = default;
@@ -49,6 +58,9 @@ class Experiment {
   // --rates). No by default: many scattered blocks, or the staged engine's and the pipeline's
   // streams, measure something else.
   virtual bool copy_rates() const { return false; }
+  // The shape of one of its cases (CaseShape): `pinbench compare` matches two records' cases by
+  // it too, and names it. None by default.
+  virtual CaseShape case_shape(const Case& c) const;
 
   // The keys of its config that analyses and printers read, and their kinds (config_schema.hpp):
   // record validation checks them wherever they appear in the record's config.

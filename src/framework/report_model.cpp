@@ -163,6 +163,15 @@ ChartSpec make_chart(ChartKind kind, std::string id, std::string title) {
   return chart;
 }
 
+ChartSpec rate_heatmap(std::string id, std::string title, std::string shade_title) {
+  ChartSpec chart = make_chart(ChartKind::kHeatmap, std::move(id), std::move(title));
+  chart.value_suffix = " GB/s";
+  chart.decimals = 1;
+  chart.wide = true;
+  chart.shade_title = std::move(shade_title);
+  return chart;
+}
+
 ChartSpec rate_bar_chart(const std::string& id, const std::string& title) {
   ChartSpec chart = make_chart(ChartKind::kBars, id, title);
   chart.axis_title = "median rate (GB/s = 10^9 bytes/s)";

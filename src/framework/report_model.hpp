@@ -197,6 +197,10 @@ void add_chart(ReportModel& model, ChartSpec chart, std::string caption = "");
 // A chart of `kind` with its anchor and title; the rest is the caller's.
 ChartSpec make_chart(ChartKind kind, std::string id, std::string title);
 
+// A heatmap of rates in GB/s, one decimal, the page's full width, its cells shaded by what
+// `shade_title` says (a share of the best rate).
+ChartSpec rate_heatmap(std::string id, std::string title, std::string shade_title);
+
 // A chart of bars of median rates in GB/s (a host's GPUs alone and together, a check's GPUs):
 // kind, id, title, axis and unit set; the bars and the caption are the caller's.
 ChartSpec rate_bar_chart(const std::string& id, const std::string& title);

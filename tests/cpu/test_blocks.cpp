@@ -519,8 +519,8 @@ TEST(BlocksCompare, CasesAreMatchedByBlockSizeAndCount) {
   for (const ComparedCase& k : c.common) {
     if (!k.differs) continue;
     EXPECT_EQ(k.key.method, "kernel");
-    EXPECT_EQ(k.key.block_bytes, 4 * kKiB);
-    EXPECT_EQ(k.key.blocks, 16u);
+    EXPECT_EQ(k.key.shape.key, (std::vector<std::uint64_t>{4 * kKiB, 16}));
+    EXPECT_EQ(k.key.shape.text, "16 x 4 KiB");
     EXPECT_EQ(describe(k.key), "blocks kernel h2d pinned 64 KiB (16 x 4 KiB)");
   }
   const test::Result cli = [&] {

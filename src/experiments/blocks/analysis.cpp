@@ -500,4 +500,9 @@ RunRecord within_slowdown(const RunRecord& record, double pct) {
   return out;
 }
 
+CaseShape blocks_case_shape(const Case& c) {
+  const BlocksExtra x = blocks_extra_from(c);
+  return {{x.block_bytes, x.count}, fmt::format("{} x {}", x.count, format_size(x.block_bytes))};
+}
+
 }  // namespace pinbench

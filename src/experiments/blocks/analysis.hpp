@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/experiment.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {
@@ -124,5 +125,8 @@ RunRecord within_slowdown(const RunRecord& record, double pct);
 
 // "4 KiB x 256": a cell in words.
 std::string cell_words(std::uint64_t block_bytes, std::uint64_t count);
+// A case's shape, for `pinbench compare` (Experiment::case_shape): its block size and count,
+// named "16 x 4 KiB".
+CaseShape blocks_case_shape(const Case& c);
 
 }  // namespace pinbench

@@ -185,12 +185,9 @@ void add_heatmaps(ReportModel& m, const BlocksAnalysis& a) {
     }
     std::sort(sizes.begin(), sizes.end());
     ChartSpec heat =
-        make_chart(ChartKind::kHeatmap, "blocks-winners-" + d,
-                   fmt::format("The fastest method per cell, {} (GB/s)", direction_words(d)));
-    heat.value_suffix = " GB/s";
-    heat.decimals = 1;
-    heat.wide = true;
-    heat.shade_title = "the winner's rate as a share of the best in this chart";
+        rate_heatmap("blocks-winners-" + d,
+                     fmt::format("The fastest method per cell, {} (GB/s)", direction_words(d)),
+                     "the winner's rate as a share of the best in this chart");
     heat.caption =
         "Rows: block size; columns: blocks per call, page-locked and pageable memory apart. Each "
         "cell: the fastest method (batch/s, batch/c, batch/a: cudaMemcpyBatchAsync with the "
@@ -422,6 +419,7 @@ class Blocks final : public Experiment {
   std::string command() const override { return "pinbench blocks"; }
   std::string label() const override { return "Blocks"; }
   std::string noun() const override { return "blocks run"; }
+  CaseShape case_shape(const Case& c) const override { return blocks_case_shape(c); }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),

@@ -214,13 +214,10 @@ void build_staged_tune(const RunRecord& r, ReportModel& m) {
                        std::get<2>(s));
   };
 
-  ChartSpec heat = make_chart(ChartKind::kHeatmap, "tune-heatmap",
-                              "Every ring shape at every size: GB/s, shaded by its share of "
-                              "the best shape");
-  heat.value_suffix = " GB/s";
-  heat.decimals = 1;
-  heat.wide = true;
-  heat.shade_title = "share of the best shape at that size and direction";
+  ChartSpec heat = rate_heatmap("tune-heatmap",
+                                "Every ring shape at every size: GB/s, shaded by its share of "
+                                "the best shape",
+                                "share of the best shape at that size and direction");
   heat.caption =
       "Rows: staging buffer size x buffers, host copy threads. Outlined cells and ★: the shape "
       "chosen per direction, the one whose lowest share of the best rate over every size is "
