@@ -7,7 +7,8 @@ quotes PyTorch's figures under each build with the same markers:
 
 Each ROUND adds the rounds that scripts/h200-call.sh's `compare` part wrote in the same folder
 (torch-BUILD-ROUND.txt, python-BUILD-ROUND.txt): accel's figures become one list over the rounds,
-and the engine's figure the median of its rounds.
+and the engine's figure the median of its rounds. The engine part's own round (torch-BUILD.txt)
+counts where it is there; a `compare` part alone writes torch-plain.txt itself.
 """
 import json
 import os
@@ -22,7 +23,10 @@ def rows(path):
 
 def main():
     folder, build = sys.argv[1], sys.argv[2]
-    suffixes = [""] + ["-" + r for r in sys.argv[3:]]
+    suffixes = [s for s in [""] + ["-" + r for r in sys.argv[3:]]
+                if os.path.exists(os.path.join(folder, "torch-%s%s.txt" % (build, s)))]
+    if not suffixes:
+        raise SystemExit("no torch-%s*.txt of those rounds in %s" % (build, folder))
     plain = rows(os.path.join(folder, "torch-plain.txt"))
     accel = [rows(os.path.join(folder, "torch-%s%s.txt" % (build, s))) for s in suffixes]
     engines = []

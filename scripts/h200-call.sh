@@ -23,8 +23,10 @@
 #   blocks   the blocks batch through the engine (pageable, both ways) by .gpu, .gpu/alt and
 #            .gpu/alt2 (variants, where there are), .gpu/prev and .gpu/old, alternating, ROUNDS
 #            times, a few seconds a round
-#   compare  PyTorch under each build's accel, each build's Python engine and blocks batch,
-#            alternating new and old, ROUNDS times (default 2), about 4 minutes
+#   compare  PyTorch without accel once, then under each build's accel, each build's Python
+#            engine and blocks batch, alternating new and old, ROUNDS times (default 2), about
+#            4.5 minutes; `scripts/engine-bench-json.py DIR new 1 2 ...` (and old) makes the JSON
+#            that results.md's bench markers read
 #   OUT=dir scripts/h200-call.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
 set -uo pipefail
 final=${OUT:?OUT must name the folder that comes back}
@@ -167,6 +169,11 @@ if has blocks; then
 fi
 if has compare; then
   torch_paths=(python3 tests/python/accel_torch.py --sizes 64MiB,256MiB,1GiB --reps 5)
+  # PyTorch without accel once, so scripts/engine-bench-json.py can make the rounds' JSON.
+  if [ ! -f "$d/torch-plain.txt" ]; then
+    log "torch plain"
+    timeout 150 "${torch_paths[@]}" >"$d/torch-plain.txt" 2>&1
+  fi
   for r in $(seq 1 "${ROUNDS:-2}"); do
     for b in new old; do
       dir=.gpu pkg=python
