@@ -16,18 +16,10 @@
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
 #include "framework/run_library.hpp"
+#include "framework/text.hpp"
 
 namespace pinbench::cli {
 namespace {
-
-std::string quoted_list(const std::vector<std::string>& names) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
-    out += "'" + names[i] + "'";
-  }
-  return out;
-}
 
 // Refused before anything is printed: a staged record read as a lesson would print a lesson
 // with no cases and then fail its checks, which says nothing about the record.
@@ -39,7 +31,7 @@ RunRecord load_replay(const std::string& path, const std::vector<std::string>& e
   const std::string command = experiment_for(record.experiment).command();
   throw InputError(
       fmt::format("run record '{}' is of experiment '{}', not {}: {}", path, record.experiment,
-                  quoted_list(experiments),
+                  or_list(experiments, "'"),
                   command.empty() ? fmt::format("render it with 'pinbench report {}'", path)
                                   : fmt::format("replay it with '{} --replay {}'", command, path)));
 }

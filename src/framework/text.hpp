@@ -1,8 +1,9 @@
-// Small text helpers shared by the parsers of sizes, lists and plans.
+// Small text helpers shared by the parsers of sizes, lists and plans, and by messages.
 #pragma once
 
 #include <algorithm>
 #include <cctype>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +12,16 @@
 #include "framework/errors.hpp"
 
 namespace pinbench {
+
+// "a, b or c", each item between `quote`s: a list of choices in a message.
+inline std::string or_list(const std::vector<std::string>& items, std::string_view quote = "") {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " or " : ", ";
+    out.append(quote).append(items[i]).append(quote);
+  }
+  return out;
+}
 
 inline std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);

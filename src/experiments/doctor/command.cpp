@@ -38,6 +38,7 @@
 #include "framework/render/perfetto.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
+#include "framework/text.hpp"
 #include "framework/text_file.hpp"
 #include "framework/trace_model.hpp"
 #include "measure/run_record.hpp"
@@ -83,12 +84,7 @@ std::string rate_experiment_names() {
   for (const Experiment* e : all_experiments()) {
     if (e->copy_rates()) names.push_back(e->name());
   }
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    out += i == 0 ? "" : (i + 1 == names.size() ? " or " : ", ");
-    out += names[i];
-  }
-  return out;
+  return or_list(names);
 }
 
 // A case a program's copy can be judged by: host to device or back, from pinned or pageable
