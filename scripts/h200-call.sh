@@ -28,6 +28,7 @@
 #            4.5 minutes; `scripts/engine-bench-json.py DIR new 1 2 ...` (and old) makes the JSON
 #            that results.md's bench markers read
 #   OUT=dir scripts/h200-call.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
+# scripts/ab-summary.py DIR... prints the prev and blocks parts' A/B tables.
 set -uo pipefail
 final=${OUT:?OUT must name the folder that comes back}
 # WORK names the folder the parts write into (default: a new temporary one), so a caller whose

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Two builds side by side, from what scripts/h200-call.sh's `prev` and `blocks` parts wrote
+(PREFIX-staged-BUILD-N.json, PREFIX-pipeline-BUILD-N.json, blocks-ab-BUILD-N.json) in one or more
+call folders: the tables of an A/B README.
+
+  ab-summary.py DIR [DIR...] [--prefix prev]
+
+Per engine case (direction, method, size) and build, over every round found:
+  - the share of page-locked memory's rate in the same run, lowest to highest;
+  - the system time over the CPU time, with the rounds summed (one case's own share rests on a
+    few of the kernel's ticks: docs/methodology.md, "The engine's CPU"), and how many rounds
+    had their own share over 15%;
+  - the CPU time (user + system) per GB moved.
+Then each build's pipeline through the engine over the page-locked pipeline, lowest, middle and
+highest; and the blocks batch's median GB/s per cell, and each build over `old` where there is
+one. Rounds of several folders count together (a README names them call1/, call2/ and so on).
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import statistics
+
+
+def cases_of(path):
+    with open(path) as f:
+        return json.load(f)["cases"]
+
+
+def rounds(dirs, pattern):
+    """(build, path) for every file whose name matches PATTERN (with a `build` group)."""
+    out = []
+    for d in dirs:
+        for path in sorted(glob.glob(os.path.join(d, "*.json"))):
+            m = re.fullmatch(pattern, os.path.basename(path))
+            if m:
+                out.append((m.group("build"), path))
+    return out
+
+
+def median_ms(case):
+    return statistics.median(case["samples_ms"])
+
+
+def staged_tables(dirs, prefix):
+    share, cpu = {}, {}
+    for build, path in rounds(dirs, re.escape(prefix) + r"-staged-(?P<build>\w+)-\d+\.json"):
+        by_gate = {c["gate"]: c for c in cases_of(path)}
+        for c in by_gate.values():
+            if c["part"] != "staged" or c["method"] == "pinned" or not c.get("samples_ms"):
+                continue
+            key = (c["direction"], c["method"], c["bytes"])
+            pinned = by_gate.get("staged/%s/pinned/%s" % (c["direction"], c["gate"].split("/")[-1]))
+            if pinned and pinned.get("samples_ms"):
+                share.setdefault(key, {}).setdefault(build, []).append(
+                    median_ms(pinned) / median_ms(c))
+            x = c.get("extra", {})
+            if "cpu_user_s" in x:
+                user, sys_s = x["cpu_user_s"], x["cpu_sys_s"]
+                gb = len(c["samples_ms"]) * c["bytes"] / 1e9
+                cpu.setdefault(key, {}).setdefault(build, []).append((user, sys_s, gb))
+    builds = sorted({b for v in share.values() for b in v})
+    print("share of page-locked memory's rate, lowest to highest:")
+    print("| case | " + " | ".join(builds) + " |")
+    print("|---" * (len(builds) + 1) + "|")
+    for key in sorted(share):
+        cells = []
+        for b in builds:
+            v = sorted(share[key].get(b, []))
+            cells.append("%.3f to %.3f (%d)" % (v[0], v[-1], len(v)) if v else "-")
+        print("| %s %s %d MiB | %s |" % (key[0], key[1], key[2] >> 20, " | ".join(cells)))
+    if not cpu:
+        return
+    print("\nsystem time over CPU time, rounds summed; rounds over 15%; CPU ms per GB:")
+    print("| case | " + " | ".join(builds) + " |")
+    print("|---" * (len(builds) + 1) + "|")
+    for key in sorted(cpu):
+        cells = []
+        for b in builds:
+            v = cpu[key].get(b, [])
+            total = sum(u + s for u, s, _ in v)
+            if not v or total <= 0:
+                cells.append("-")
+                continue
+            over = sum(1 for u, s, _ in v if u + s > 0 and s / (u + s) > 0.15)
+            cells.append("%.1f%%; %d of %d; %.0f ms/GB" % (
+                100 * sum(s for _, s, _ in v) / total, over, len(v),
+                1000 * total / sum(g for _, _, g in v)))
+        print("| %s %s %d MiB | %s |" % (key[0], key[1], key[2] >> 20, " | ".join(cells)))
+
+
+def pipeline_lines(dirs, prefix):
+    ratios = {}
+    for build, path in rounds(dirs, re.escape(prefix) + r"-pipeline-(?P<build>\w+)-\d+\.json"):
+        t = {c["gate"]: median_ms(c) for c in cases_of(path) if c.get("samples_ms")}
+        staged, pinned = t.get("pipeline/staged/streams=2"), t.get("pipeline/pinned/streams=2")
+        if staged and pinned:
+            ratios.setdefault(build, []).append(staged / pinned)
+    for build, v in sorted(ratios.items()):
+        v.sort()
+        print("pipeline, %s: %.2f to %.2f, median %.2f, over %d rounds" % (
+            build, v[0], v[-1], statistics.median(v), len(v)))
+
+
+def blocks_table(dirs):
+    rates = {}
+    for build, path in rounds(dirs, r"blocks-ab-(?P<build>\w+)-\d+\.json"):
+        for c in cases_of(path):
+            if not c.get("samples_ms"):
+                continue
+            x = c.get("extra", {})
+            key = (c["direction"], x.get("block_bytes", c["bytes"]), x.get("blocks", 0))
+            rates.setdefault(key, {}).setdefault(build, []).append(
+                c["bytes"] / median_ms(c) / 1e6)
+    if not rates:
+        return
+    builds = sorted({b for v in rates.values() for b in v})
+    others = [b for b in builds if b != "old"]
+    has_old = "old" in builds
+    print("\nblocks batch, GB/s, median of the rounds:")
+    print("| direction | blocks | " + " | ".join(builds) +
+          "".join(" | %s / old" % b for b in others if has_old) + " |")
+    print("|---" * (2 + len(builds) + (len(others) if has_old else 0)) + "|")
+    for key in sorted(rates):
+        med = {b: statistics.median(v) for b, v in rates[key].items()}
+        cells = ["%.2f" % med[b] if b in med else "-" for b in builds]
+        if has_old:
+            cells += ["%.2f" % (med[b] / med["old"]) if b in med and "old" in med else "-"
+                      for b in others]
+        print("| %s | %d KiB x %d | %s |" % (key[0], key[1] >> 10, key[2], " | ".join(cells)))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("dirs", nargs="+", help="folders a call of scripts/h200-call.sh wrote")
+    p.add_argument("--prefix", default="prev", help="the staged and pipeline files' prefix")
+    a = p.parse_args()
+    for d in a.dirs:
+        if not os.path.isdir(d):
+            p.error("no folder %s" % d)
+    staged_tables(a.dirs, a.prefix)
+    pipeline_lines(a.dirs, a.prefix)
+    blocks_table(a.dirs)
+
+
+if __name__ == "__main__":
+    main()
