@@ -98,7 +98,8 @@ const char* const kStagedCpuLegend =
     "sys = system time's share of the CPU time (user + system) over the timed samples; ctx/s = "
     "context switches (voluntary and involuntary) a second of those samples; cores = CPU time "
     "over wall time. getrusage of the whole process: the engine's threads, the calling thread "
-    "and CUDA's own.";
+    "and CUDA's own. Linux splits CPU time into user and system by its scheduler ticks, so a "
+    "case that lasts tens of milliseconds gets a coarse share: judge it over several runs.";
 
 std::vector<std::string> StagedCpuColumns::header(const std::string& b2b) const {
   std::vector<std::string> out;
