@@ -712,9 +712,10 @@ TEST(ResultsDoc, ASystemShareCanSumCasesOfSeveralRecords) {
   const DocCheck c = check_text("<!-- record " + runs + "staged-1.json -->\n" +
                                 "5.2%<!-- sys_share gate=staged/d2h/staged/64MiB --> and "
                                 "17.3%<!-- sys_share gate=staged/d2h/staged/64MiB @" +
-                                runs + "staged-2.json gate=staged/d2h/staged/64MiB -->; not "
-                                "5.2%<!-- sys_share gate=staged/d2h/staged/64MiB @" + runs +
-                                "staged-2.json gate=staged/d2h/staged/64MiB -->\n");
+                                runs +
+                                "staged-2.json gate=staged/d2h/staged/64MiB -->; not "
+                                "5.2%<!-- sys_share gate=staged/d2h/staged/64MiB @" +
+                                runs + "staged-2.json gate=staged/d2h/staged/64MiB -->\n");
   ASSERT_EQ(c.problems.size(), 1u) << describe(c);
   EXPECT_NE(c.problems[0].message.find("17.25"), std::string::npos) << describe(c);
   EXPECT_EQ(c.figures_checked, 3);
