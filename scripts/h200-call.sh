@@ -10,7 +10,7 @@
 #   engine   scripts/engine-h200.sh with .gpu and .gpu/old, 5.5 minutes at most
 #   prev     pinbench staged (64 and 256 MiB) and pipeline with .gpu and .gpu/prev/pinbench (the
 #            build of the last change, where the one before it is .gpu/old), alternating, ROUNDS
-#            times, about 1.5 minutes a round
+#            times, about 25 seconds a round (H200, 2026-12-03)
 #   threads  the engine's default pool against `--host-threads 8` and against .gpu/old (or the
 #            settings THREADS_SETTINGS names, prev for .gpu/prev/pinbench among them): staged
 #            (64 and 256 MiB), pipeline and the blocks batch to the device, alternating, ROUNDS
@@ -25,7 +25,7 @@
 #            times, a few seconds a round
 #   compare  PyTorch without accel once, then under each build's accel, each build's Python
 #            engine and blocks batch, alternating new and old, ROUNDS times (default 2), about
-#            4.5 minutes; `scripts/engine-bench-json.py DIR new 1 2 ...` (and old) makes the JSON
+#            1.5 minutes (2026-12-03); `scripts/engine-bench-json.py DIR new 1 2 ...` (and old) makes the JSON
 #            that results.md's bench markers read
 #   OUT=dir scripts/h200-call.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
 # scripts/ab-summary.py DIR... prints the prev and blocks parts' A/B tables.
