@@ -25,8 +25,8 @@
 #            times, a few seconds a round
 #   compare  PyTorch without accel once, then under each build's accel, each build's Python
 #            engine and blocks batch, alternating new and old, ROUNDS times (default 2), about
-#            1.5 minutes (2026-12-03); `scripts/engine-bench-json.py DIR new 1 2 ...` (and old) makes the JSON
-#            that results.md's bench markers read
+#            1.5 minutes (2026-12-03); `scripts/engine-bench-json.py DIR new 1 2 ...` (and old)
+#            makes the JSON that results.md's bench markers read
 #   OUT=dir scripts/h200-call.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
 # scripts/ab-summary.py DIR... prints the prev and blocks parts' A/B tables.
 set -uo pipefail
