@@ -43,6 +43,20 @@ def median_ms(case):
     return statistics.median(case["samples_ms"])
 
 
+def case_name(key):
+    """An engine case's (direction, method, bytes) as the tables name it."""
+    return "%s %s %d MiB" % (key[0], key[1], key[2] >> 20)
+
+
+def print_table(title, header, rows):
+    """TITLE, then a markdown table of HEADER and ROWS (lists of cells)."""
+    print(title)
+    print("| " + " | ".join(header) + " |")
+    print("|---" * len(header) + "|")
+    for cells in rows:
+        print("| " + " | ".join(cells) + " |")
+
+
 def staged_tables(dirs, prefix):
     share, cpu = {}, {}
     for build, path in rounds(dirs, re.escape(prefix) + r"-staged-(?P<build>\w+)-\d+\.json"):
@@ -61,22 +75,19 @@ def staged_tables(dirs, prefix):
                 gb = len(c["samples_ms"]) * c["bytes"] / 1e9
                 cpu.setdefault(key, {}).setdefault(build, []).append((user, sys_s, gb))
     builds = sorted({b for v in share.values() for b in v})
-    print("share of page-locked memory's rate, lowest to highest:")
-    print("| case | " + " | ".join(builds) + " |")
-    print("|---" * (len(builds) + 1) + "|")
+    rows = []
     for key in sorted(share):
-        cells = []
+        cells = [case_name(key)]
         for b in builds:
             v = sorted(share[key].get(b, []))
             cells.append("%.3f to %.3f (%d)" % (v[0], v[-1], len(v)) if v else "-")
-        print("| %s %s %d MiB | %s |" % (key[0], key[1], key[2] >> 20, " | ".join(cells)))
+        rows.append(cells)
+    print_table("share of page-locked memory's rate, lowest to highest:", ["case"] + builds, rows)
     if not cpu:
         return
-    print("\nsystem time over CPU time, rounds summed; rounds over 15%; CPU ms per GB:")
-    print("| case | " + " | ".join(builds) + " |")
-    print("|---" * (len(builds) + 1) + "|")
+    rows = []
     for key in sorted(cpu):
-        cells = []
+        cells = [case_name(key)]
         for b in builds:
             v = cpu[key].get(b, [])
             total = sum(u + s for u, s, _ in v)
@@ -87,7 +98,9 @@ def staged_tables(dirs, prefix):
             cells.append("%.1f%%; %d of %d; %.0f ms/GB" % (
                 100 * sum(s for _, s, _ in v) / total, over, len(v),
                 1000 * total / sum(g for _, _, g in v)))
-        print("| %s %s %d MiB | %s |" % (key[0], key[1], key[2] >> 20, " | ".join(cells)))
+        rows.append(cells)
+    print_table("\nsystem time over CPU time, rounds summed; rounds over 15%; CPU ms per GB:",
+                ["case"] + builds, rows)
 
 
 def pipeline_lines(dirs, prefix):
@@ -118,17 +131,16 @@ def blocks_table(dirs):
     builds = sorted({b for v in rates.values() for b in v})
     others = [b for b in builds if b != "old"]
     has_old = "old" in builds
-    print("\nblocks batch, GB/s, median of the rounds:")
-    print("| direction | blocks | " + " | ".join(builds) +
-          "".join(" | %s / old" % b for b in others if has_old) + " |")
-    print("|---" * (2 + len(builds) + (len(others) if has_old else 0)) + "|")
+    rows = []
     for key in sorted(rates):
         med = {b: statistics.median(v) for b, v in rates[key].items()}
         cells = ["%.2f" % med[b] if b in med else "-" for b in builds]
         if has_old:
             cells += ["%.2f" % (med[b] / med["old"]) if b in med and "old" in med else "-"
                       for b in others]
-        print("| %s | %d KiB x %d | %s |" % (key[0], key[1] >> 10, key[2], " | ".join(cells)))
+        rows.append([key[0], "%d KiB x %d" % (key[1] >> 10, key[2])] + cells)
+    header = ["direction", "blocks"] + builds + (["%s / old" % b for b in others] if has_old else [])
+    print_table("\nblocks batch, GB/s, median of the rounds:", header, rows)
 
 
 def main():
