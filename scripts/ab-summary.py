@@ -14,6 +14,9 @@ Per engine case (direction, method, size) and build, over every round found:
 Then each build's pipeline through the engine over the page-locked pipeline, lowest, middle and
 highest; and the blocks batch's median GB/s per cell, and each build over `old` where there is
 one. Rounds of several folders count together (a README names them call1/, call2/ and so on).
+
+Exit status 2, with one line on stderr: a folder that does not exist, or folders that hold none
+of those files.
 """
 import argparse
 import glob
@@ -21,6 +24,7 @@ import json
 import os
 import re
 import statistics
+import sys
 
 
 def cases_of(path):
@@ -143,6 +147,12 @@ def blocks_table(dirs):
     print_table("\nblocks batch, GB/s, median of the rounds:", header, rows)
 
 
+def fail(message):
+    """One line on stderr, exit status 2."""
+    print("ab-summary.py: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("dirs", nargs="+", help="folders a call of scripts/h200-call.sh wrote")
@@ -150,7 +160,11 @@ def main():
     a = p.parse_args()
     for d in a.dirs:
         if not os.path.isdir(d):
-            p.error("no folder %s" % d)
+            fail("no folder %s" % d)
+    files = re.escape(a.prefix) + r"-(staged|pipeline)-(?P<build>\w+)-\d+\.json"
+    if not rounds(a.dirs, files) and not rounds(a.dirs, r"blocks-ab-(?P<build>\w+)-\d+\.json"):
+        fail("no %s-staged-*, %s-pipeline-* or blocks-ab-* files in %s"
+             % (a.prefix, a.prefix, " ".join(a.dirs)))
     staged_tables(a.dirs, a.prefix)
     pipeline_lines(a.dirs, a.prefix)
     blocks_table(a.dirs)
