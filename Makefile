@@ -8,6 +8,7 @@
 #   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer (its build
 #                        preset builds only the five targets they run: CMakePresets.json)
 #   make fuzz            the libFuzzer targets (Clang), 30 s each (FUZZ_SECONDS=N to change)
+#   make docs            regenerate docs/cli.md, the command-line reference, from the CLI itself
 #   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/ (with the Python
 #                        package and its tests, for staged --torch and tests-python/test_gpu.py)
 # `make build` and `make run` need only the build packages (scripts/debian-packages.txt); the
@@ -17,7 +18,7 @@ FUZZ_SECONDS ?= 30
 # Tests run side by side, one per CPU (the GPU tests one at a time: tests/CMakeLists.txt).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps deps-test build run test test-install test-sanitize fuzz gpu-bundle format clean
+.PHONY: all deps deps-test build run test test-install test-sanitize fuzz docs gpu-bundle format clean
 
 BUILD_PACKAGES := scripts/debian-packages.txt
 TEST_PACKAGES := $(BUILD_PACKAGES) scripts/debian-packages-test.txt
@@ -64,6 +65,11 @@ fuzz:
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz
 	scripts/run-fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+docs: deps
+	@cmake --preset default >/dev/null
+	@cmake --build --preset default --target pinbench
+	./build/pinbench help --reference > docs/cli.md
 
 gpu-bundle: build
 	@mkdir -p .gpu

@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/help_format.hpp"
 #include "cli/program_command.hpp"
 #include "cli/signals.hpp"
 #include "framework/errors.hpp"
@@ -60,14 +61,16 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{
       "pinbench: measures, explains and speeds up copies between host memory and a GPU.\n"
-      "GB/s means 10^9 bytes per second; MiB means 2^20 bytes.\n"
-      "Every subcommand that measures prints a recorded run with --replay FILE, and without a "
-      "usable GPU replays the newest recorded run of its experiment, naming the options it "
-      "ignored (--require-gpu: exit 3 instead)."};
+      "GB/s means 10^9 bytes per second; MiB means 2^20 bytes. Every subcommand that measures "
+      "prints a recorded run with --replay FILE, and without a usable GPU replays the newest "
+      "recorded run of its experiment, naming the options it ignored (--require-gpu: exit 3 "
+      "instead)."};
   app.name("pinbench");
-  app.set_version_flag("--version", pinbench::kVersion);
+  // One help voice for every subcommand (cli/help_format.hpp); subcommands take it when made.
+  app.formatter(pinbench::cli::help_formatter());
+  app.set_version_flag("--version", pinbench::kVersion, "Print pinbench's version");
+  app.set_help_flag("-h,--help", "Print this help");
   app.require_subcommand(1, 1);
-  app.footer(pinbench::cli::exit_code_help());
 
   // The tools over the machine and records, and every experiment's commands, in the registry's
   // order (src/experiments/registry.def).
@@ -81,15 +84,17 @@ int main(int argc, char** argv) {
   }
   commands.push_back(pinbench::cli::add_report(app));
   commands.push_back(pinbench::cli::add_compare(app));
+  commands.push_back(pinbench::cli::add_help(app));
+  for (const pinbench::cli::Command& c : commands)
+    c.app->set_help_flag("-h,--help", "Print this help");
 
-  // CLI11 reports a mistyped subcommand as a missing one; name it instead.
+  // CLI11 reports a mistyped subcommand as a missing one; name it, and the nearest known one.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string name = argv[1];
-    const bool known =
-        std::any_of(commands.begin(), commands.end(),
-                    [&](const pinbench::cli::Command& c) { return c.app->get_name() == name; });
-    if (!known) {
-      return fail(ExitCode::kBadInput, "unknown subcommand '" + name + "' (see pinbench --help)");
+    std::vector<std::string> names;
+    for (const pinbench::cli::Command& c : commands) names.push_back(c.app->get_name());
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      return fail(ExitCode::kBadInput, pinbench::cli::unknown_subcommand_message(name, names));
     }
   }
 
@@ -119,7 +124,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return print_help(app, e);
   } catch (const CLI::ParseError& e) {
-    return fail(ExitCode::kBadInput, std::string(e.what()) + " (see pinbench --help)");
+    return fail(ExitCode::kBadInput, pinbench::cli::parse_error_line(app, e));
   }
 
   try {

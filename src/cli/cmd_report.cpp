@@ -83,14 +83,19 @@ int run(ReportOptions o) {
 Command add_report(CLI::App& app) {
   auto opts = std::make_shared<ReportOptions>();
   CLI::App* sub = add_command(app, "report");
-  sub->add_option("record", opts->record_path, "The run record (JSON)")->required();
+  sub->add_option("record", opts->record_path, "The run record (JSON)")
+      ->required()
+      ->type_name("RECORD");
   sub->add_option("--html", opts->html_path,
                   "Write the HTML page here (a timeline is added when RECORD's .trace.json "
-                  "sits beside it)");
-  sub->add_option("--markdown", opts->markdown_path, "Write the markdown here ('-': stdout)");
-  sub->add_option("--csv", opts->csv_path, "Write the CSV here ('-': stdout)");
+                  "sits beside it)")
+      ->type_name("FILE");
+  sub->add_option("--markdown", opts->markdown_path, "Write the markdown here ('-': stdout)")
+      ->type_name("FILE");
+  sub->add_option("--csv", opts->csv_path, "Write the CSV here ('-': stdout)")->type_name("FILE");
   sub->add_option("--text", opts->text_path,
-                  "Write what the measuring command printed for this record here ('-': stdout)");
+                  "Write what the measuring command printed for this record here ('-': stdout)")
+      ->type_name("FILE");
   return {sub, [opts] { return run(*opts); }};
 }
 

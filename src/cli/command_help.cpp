@@ -54,16 +54,9 @@ const CommandHelp& command_help(const std::string& command) {
 }
 
 CLI::App* add_command(CLI::App& app, const std::string& name) {
-  const CommandHelp& help = command_help(name);
-  CLI::App* sub = app.add_subcommand(name, help.summary);
-  // A command whose exit status is its own (the program's, for doctor and accel) says so in a
-  // paragraph starting "Exit:"; the shared exit codes would contradict it.
-  const bool own_exit =
-      help.details.rfind("Exit: ", 0) == 0 || help.details.find("\n\nExit: ") != std::string::npos;
-  const std::string footer = own_exit ? std::string() : app.get_footer();
-  sub->footer(help.details.empty() ? footer
-                                   : help.details + (footer.empty() ? "" : "\n\n" + footer));
-  return sub;
+  // The details are shown by the help formatter (cli/help_format.hpp), with the command's exit
+  // codes; here only the summary, which `pinbench --help` lists.
+  return app.add_subcommand(name, command_help(name).summary);
 }
 
 }  // namespace pinbench::cli

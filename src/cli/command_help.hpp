@@ -18,8 +18,8 @@ struct CommandHelp {
 // The help of `command`; std::out_of_range when it has no COMMAND.help file.
 const CommandHelp& command_help(const std::string& command);
 
-// Adds subcommand `name` to `app` with its help: the summary as its description, the details
-// and then the app's own footer (the exit codes) as its footer.
+// Adds subcommand `name` to `app` with its summary as its description; its help shows the
+// details (cli/help_format.hpp).
 CLI::App* add_command(CLI::App& app, const std::string& name);
 
 }  // namespace pinbench::cli

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -18,5 +20,12 @@ struct Command {
 Command add_info(CLI::App& app);
 Command add_report(CLI::App& app);
 Command add_compare(CLI::App& app);
+// `pinbench help [SUBCOMMAND]`, and `--reference`: docs/cli.md.
+Command add_help(CLI::App& app);
+
+// "unknown subcommand 'X'; did you mean 'Y'? (see pinbench help)", without the guess when no
+// known name is near.
+std::string unknown_subcommand_message(const std::string& name,
+                                       const std::vector<std::string>& known);
 
 }  // namespace pinbench::cli

@@ -12,8 +12,8 @@ std::string size_or_zero_default(std::size_t bytes) {
   return bytes == 0 ? "0" : size_default(bytes);
 }
 
-std::uint64_t size_or_zero(const std::string& text) {
-  return text == "0" ? 0 : parse_size(text);
+std::uint64_t size_or_zero(const std::string& flag, const std::string& text) {
+  return text == "0" ? 0 : parse_size_of(flag, text);
 }
 
 }  // namespace
@@ -45,36 +45,46 @@ RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
   RingOptions ring;
   ring.all = {
       sub->add_option("--h2d-chunk", f.h2d_chunk, "Engine: staging buffer size, host to device")
-          ->capture_default_str(),
+          ->capture_default_str()
+          ->type_name("SIZE"),
       sub->add_option("--h2d-depth", f.h2d_depth,
                       "Engine: staging buffers, host to device" + depths)
-          ->capture_default_str(),
+          ->capture_default_str()
+          ->type_name("N"),
       sub->add_option("--h2d-threads", f.h2d_threads,
                       "Engine: host copy threads, host to device" + threads)
-          ->capture_default_str(),
+          ->capture_default_str()
+          ->type_name("N"),
       sub->add_option("--d2h-chunk", f.d2h_chunk, "Engine: staging buffer size, device to host")
-          ->capture_default_str(),
+          ->capture_default_str()
+          ->type_name("SIZE"),
       sub->add_option("--d2h-depth", f.d2h_depth,
                       "Engine: staging buffers, device to host" + depths)
-          ->capture_default_str(),
+          ->capture_default_str()
+          ->type_name("N"),
       sub->add_option("--d2h-threads", f.d2h_threads,
                       "Engine: host copy threads, device to host" + threads)
-          ->capture_default_str()};
+          ->capture_default_str()
+          ->type_name("N")};
   sub->add_option("--edge-chunk", f.edge_chunk,
                   "Engine: a copy's first chunk, doubling up to the buffer size; its last "
                   "chunks halve back down to it")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("SIZE");
   sub->add_option("--h2d-direct-below", f.h2d_direct_below,
                   "Engine: copies to the device smaller than this go straight to "
                   "cudaMemcpyAsync (0: none)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("SIZE");
   sub->add_option("--d2h-direct-below", f.d2h_direct_below,
                   "Engine: copies to the host smaller than this go straight to cudaMemcpyAsync "
                   "(0: none)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("SIZE");
   ring.all.push_back(sub->add_option("--max-staging", f.max_staging,
                                      "Engine: refuse ring settings that would pin more than this")
-                         ->capture_default_str());
+                         ->capture_default_str()
+                         ->type_name("SIZE"));
   sub->add_flag("--no-streaming-drain", f.no_streaming_drain,
                 "Engine: drain to pageable memory with memcpy instead of non-temporal stores "
                 "(used on x86-64 with AVX2)");
@@ -90,11 +100,13 @@ RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
   sub->add_option("--host-threads", f.host_threads,
                   "Engine: host copy threads shared by both directions (0: the CPUs this process "
                   "may use, less three; never more than that)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("N");
   sub->add_option("--prefault-from", f.prefault_from,
                   "Engine: copies to the host from this size into memory never written before "
                   "have its pages faulted in by the host threads during the DMA (0: never)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("SIZE");
   sub->add_flag("--no-huge-pages", f.no_huge_pages,
                 "Engine: do not ask for transparent huge pages on such a destination");
   return ring;
@@ -102,18 +114,21 @@ RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
 
 StagedCopyOptions engine_options(const EngineFlags& f) {
   StagedCopyOptions o;
-  o.to_device = {static_cast<std::size_t>(parse_size(f.h2d_chunk)), f.h2d_depth, f.h2d_threads,
-                 static_cast<std::size_t>(size_or_zero(f.h2d_direct_below))};
-  o.to_host = {static_cast<std::size_t>(parse_size(f.d2h_chunk)), f.d2h_depth, f.d2h_threads,
-               static_cast<std::size_t>(size_or_zero(f.d2h_direct_below))};
-  o.edge_chunk_bytes = static_cast<std::size_t>(parse_size(f.edge_chunk));
-  o.max_staging_bytes = static_cast<std::size_t>(parse_size(f.max_staging));
+  o.to_device = {static_cast<std::size_t>(parse_size_of("--h2d-chunk", f.h2d_chunk)), f.h2d_depth,
+                 f.h2d_threads,
+                 static_cast<std::size_t>(size_or_zero("--h2d-direct-below", f.h2d_direct_below))};
+  o.to_host = {static_cast<std::size_t>(parse_size_of("--d2h-chunk", f.d2h_chunk)), f.d2h_depth,
+               f.d2h_threads,
+               static_cast<std::size_t>(size_or_zero("--d2h-direct-below", f.d2h_direct_below))};
+  o.edge_chunk_bytes = static_cast<std::size_t>(parse_size_of("--edge-chunk", f.edge_chunk));
+  o.max_staging_bytes = static_cast<std::size_t>(parse_size_of("--max-staging", f.max_staging));
   o.streaming_drain = !f.no_streaming_drain;
   o.streaming_fill_edges = !f.no_streaming_fill_edges;
   o.caller_copies = !f.no_caller_copies;
   o.caller_drives = !f.no_caller_drives;
   o.host_threads = f.host_threads;
-  o.prefault_from_bytes = static_cast<std::size_t>(size_or_zero(f.prefault_from));
+  o.prefault_from_bytes =
+      static_cast<std::size_t>(size_or_zero("--prefault-from", f.prefault_from));
   o.fresh_huge_pages = !f.no_huge_pages;
   o.device = 0;  // every pinbench measurement runs on device 0
   return o;

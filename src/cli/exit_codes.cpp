@@ -32,11 +32,31 @@ Failure failure_of(const std::exception_ptr& e) {
   }
 }
 
-const char* exit_code_help() {
-  return "Exit codes: 0 success, 1 a gate or check failed (compare: a case differs by more than "
-         "the threshold), 2 bad usage or input, 3 no usable GPU where one is required, 4 a CUDA "
-         "call failed on a usable GPU, 130 or 143 a measurement stopped by SIGINT or SIGTERM (its "
-         "record, marked incomplete, was still written).\n";
+const std::vector<std::pair<std::string, std::string>>& exit_code_meanings() {
+  static const std::vector<std::pair<std::string, std::string>> codes = {
+      {"0", "success"},
+      {"1",
+       "a gate or check failed (bytes differed, a buffer was not the memory kind it claimed, a "
+       "GPU failed a health check); compare: a case differs past the threshold; fleet: "
+       "something is flagged; trace-check: prediction 4 died"},
+      {"2",
+       "bad usage or input: an unknown subcommand or option, a malformed value, a missing or "
+       "foreign record, an output that cannot be written"},
+      {"3", "no usable GPU where one is required"},
+      {"4", "a CUDA call failed on a usable GPU (the line names the call and CUDA's error)"},
+      {"130, 143",
+       "SIGINT or SIGTERM stopped a measurement: what was measured is printed and its record "
+       "written, marked incomplete"},
+      {"other",
+       "doctor and accel exit with the program's own status (128+N when signal N killed it)"}};
+  return codes;
+}
+
+const char* measuring_exit_codes() {
+  return "0 success; 1 a gate failed (a copy's bytes differed, or a buffer was not the memory "
+         "kind it claimed); 2 bad usage or input; 3 no usable GPU with --require-gpu; 4 a CUDA "
+         "call failed; 130 or 143 stopped by SIGINT or SIGTERM (what was measured is printed "
+         "and written, marked incomplete).";
 }
 
 }  // namespace pinbench::cli

@@ -4,6 +4,8 @@
 
 #include <exception>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "framework/errors.hpp"
 
@@ -19,7 +21,10 @@ struct Failure {
 // "internal error". `e` must hold an exception.
 Failure failure_of(const std::exception_ptr& e);
 
-// The help footer's sentence on exit codes.
-const char* exit_code_help();
+// Every exit status pinbench gives and what it means, for `pinbench --help` and docs/cli.md.
+const std::vector<std::pair<std::string, std::string>>& exit_code_meanings();
+
+// The exit statuses of a measuring subcommand, as one sentence for its help.
+const char* measuring_exit_codes();
 
 }  // namespace pinbench::cli

@@ -20,6 +20,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,7 @@
 #include "cli/outputs.hpp"
 #include "cli/replay.hpp"
 #include "cli/trace_option.hpp"
+#include "framework/errors.hpp"
 #include "framework/record.hpp"
 #include "framework/sampling.hpp"
 #include "framework/units.hpp"
@@ -55,15 +57,21 @@ class ConfigBinding {
                         const std::string& shown, Parse parse) {
     Text& t = texts_.emplace_back();
     t.parse = std::move(parse);
-    t.option = sub.add_option(flag, t.value, help)->default_str(shown);
+    t.option = sub.add_option(flag, t.value, help)->default_str(shown)->type_name("LIST");
     return t.option;
   }
 
-  // The config the command line asks for: the defaults, with every option given applied.
+  // The config the command line asks for: the defaults, with every option given applied. A text
+  // that does not parse is an InputError that names its flag first ("--sizes: ...").
   Config config() const {
     Config c = bound_;
     for (const Text& t : texts_) {
-      if (t.option->count() > 0) t.parse(c, t.value);
+      if (t.option->count() == 0) continue;
+      try {
+        t.parse(c, t.value);
+      } catch (const InputError& e) {
+        throw InputError(flagged(t.option->get_name(), e.what()));
+      }
     }
     return c;
   }
@@ -87,6 +95,9 @@ struct ConfigOption {
   std::string flag;
   Bind bind;
   std::string help;
+  // The value's name in the help (cli/help_format.hpp's metavariables()); "" keeps the one the
+  // binding chose (SIZE, SIZES, N, X, LIST).
+  std::string metavar = {};
 };
 
 // A number (or text) that CLI11 reads straight into field `m`.
@@ -94,7 +105,9 @@ template <class Config, class T>
 typename ConfigOption<Config>::Bind value(T Config::*m) {
   return [m](CLI::App& sub, const std::string& flag, const std::string& help,
              ConfigBinding<Config>& b) {
-    return sub.add_option(flag, b.bound().*m, help)->capture_default_str();
+    return sub.add_option(flag, b.bound().*m, help)
+        ->capture_default_str()
+        ->type_name(std::is_integral_v<T> ? "N" : "X");
   };
 }
 
@@ -129,8 +142,10 @@ template <class Config>
 typename ConfigOption<Config>::Bind size(std::uint64_t Config::*m) {
   return [m](CLI::App& sub, const std::string& flag, const std::string& help,
              ConfigBinding<Config>& b) {
-    return b.add_text(sub, flag, help, size_default(b.defaults().*m),
-                      [m](Config& c, const std::string& v) { c.*m = parse_size(v); });
+    return b
+        .add_text(sub, flag, help, size_default(b.defaults().*m),
+                  [m](Config& c, const std::string& v) { c.*m = parse_size(v); })
+        ->type_name("SIZE");
   };
 }
 
@@ -139,8 +154,10 @@ template <class Config, class Parse>
 typename ConfigOption<Config>::Bind sizes(std::vector<std::uint64_t> Config::*m, Parse parse) {
   return [m, parse](CLI::App& sub, const std::string& flag, const std::string& help,
                     ConfigBinding<Config>& b) {
-    return b.add_text(sub, flag, help, size_list_default(b.defaults().*m),
-                      [m, parse](Config& c, const std::string& v) { c.*m = parse(v); });
+    return b
+        .add_text(sub, flag, help, size_list_default(b.defaults().*m),
+                  [m, parse](Config& c, const std::string& v) { c.*m = parse(v); })
+        ->type_name("SIZES");
   };
 }
 
@@ -149,7 +166,10 @@ template <class Config, class T>
 typename ConfigOption<Config>::Bind stop_rule(T StopRule::*m) {
   return [m](CLI::App& sub, const std::string& flag, const std::string& help,
              ConfigBinding<Config>& b) {
-    return sub.add_option(flag, b.bound().stop.*m, help)->capture_default_str();
+    // The stop rule's counts are N; its one time, the cap, is in ms.
+    return sub.add_option(flag, b.bound().stop.*m, help)
+        ->capture_default_str()
+        ->type_name(std::is_integral_v<T> ? "N" : "MS");
   };
 }
 
@@ -161,7 +181,8 @@ typename ConfigOption<Config>::Bind max_spread_percent() {
     return sub
         .add_option_function<double>(
             flag, [&b](double percent) { b.bound().stop.max_spread = percent / 100.0; }, help)
-        ->default_str(fmt::format("{:g}", b.defaults().stop.max_spread * 100.0));
+        ->default_str(fmt::format("{:g}", b.defaults().stop.max_spread * 100.0))
+        ->type_name("PCT");
   };
 }
 
@@ -204,7 +225,9 @@ class MeasuringCommand {
   MeasuringFlags& flags() { return state_->flags; }
 
   CLI::Option* option(const ConfigOption<Config>& o) {
-    return o.bind(*sub_, o.flag, o.help, state_->binding);
+    CLI::Option* added = o.bind(*sub_, o.flag, o.help, state_->binding);
+    if (!o.metavar.empty()) added->type_name(o.metavar);
+    return added;
   }
   std::vector<CLI::Option*> options(std::initializer_list<ConfigOption<Config>> rows) {
     return options(std::vector<ConfigOption<Config>>(rows));

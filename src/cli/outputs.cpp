@@ -11,10 +11,11 @@
 namespace pinbench::cli {
 
 void add_output_flags(CLI::App* sub, OutputPaths& paths, bool tables) {
-  sub->add_option("--json", paths.json, "Write the run record here");
+  sub->add_option("--json", paths.json, "Write the run record here")->type_name("FILE");
   if (!tables) return;
-  sub->add_option("--csv", paths.csv, "Write one row per case here");
-  sub->add_option("--markdown", paths.markdown, "Write the tables as markdown here");
+  sub->add_option("--csv", paths.csv, "Write one row per case here")->type_name("FILE");
+  sub->add_option("--markdown", paths.markdown, "Write the tables as markdown here")
+      ->type_name("FILE");
 }
 
 void check_output_paths(const OutputPaths& paths, const std::vector<NamedPath>& inputs,

@@ -24,8 +24,10 @@ std::string data_dir() {
   if (const char* env = std::getenv("PINBENCH_DATA_DIR"); env != nullptr && *env != '\0') {
     return env;
   }
-  const fs::path beside = fs::path(binary_dir()).parent_path() / "data";
-  if (fs::is_directory(beside / "runs", ec)) return beside.string();
+  const fs::path above = fs::path(binary_dir()).parent_path();
+  for (const fs::path& p : {above / "data", above / "share" / "pinbench" / "data"}) {
+    if (fs::is_directory(p / "runs", ec)) return p.string();
+  }
   return PINBENCH_SOURCE_DATA_DIR;
 }
 
@@ -36,7 +38,8 @@ std::string python_dir() {
     return env;
   }
   const fs::path bin = binary_dir();
-  for (const fs::path& p : {bin / "python", bin.parent_path() / "python"}) {
+  for (const fs::path& p : {bin / "python", bin.parent_path() / "python",
+                            bin.parent_path() / "lib" / "pinbench" / "python"}) {
     if (fs::is_regular_file(p / "pinbench" / "torch_paths.py", ec)) return p.string();
   }
   return "";
@@ -45,8 +48,11 @@ std::string python_dir() {
 std::string c_library_beside_binary() {
   std::error_code ec;
   const std::filesystem::path bin = binary_dir();
-  const std::filesystem::path lib = bin / "libpinbench_c.so";
-  return std::filesystem::is_regular_file(lib, ec) ? lib.string() : "";
+  for (const std::filesystem::path& lib :
+       {bin / "libpinbench_c.so", bin.parent_path() / "lib" / "libpinbench_c.so"}) {
+    if (std::filesystem::is_regular_file(lib, ec)) return lib.string();
+  }
+  return "";
 }
 
 std::string program_library(const std::string& file_name, const std::string& target) {

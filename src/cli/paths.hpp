@@ -10,16 +10,19 @@ namespace pinbench::cli {
 std::string binary_dir();
 
 // The first that exists of: $PINBENCH_DATA_DIR, <folder of the binary>/../data (the default
-// build puts the binary at build/pinbench), and the source tree's data/ folder.
+// build puts the binary at build/pinbench), <folder of the binary>/../share/pinbench/data (where
+// `cmake --install` puts it), and the source tree's data/ folder.
 std::string data_dir();
 
 // The directory holding the Python package pinbench/ (for `staged --torch`): the first that
 // exists of $PINBENCH_PYTHON_DIR, <folder of the binary>/python (a bundle for a GPU machine),
-// <folder of the binary>/../python (the source tree, binary in build/); "" when none does.
+// <folder of the binary>/../python (the source tree, binary in build/),
+// <folder of the binary>/../lib/pinbench/python (installed); "" when none does.
 std::string python_dir();
 
-// libpinbench_c.so beside the binary, where the build and a bundle put it; "" when absent (the
-// package then searches for itself, docs/python.md).
+// libpinbench_c.so beside the binary, where the build and a bundle put it, or in ../lib where
+// `cmake --install` puts it; "" when absent (the package then searches for itself,
+// docs/python.md).
 std::string c_library_beside_binary();
 
 // A library pinbench loads into a user's program (doctor's, accel's), beside the binary (the

@@ -14,17 +14,19 @@ namespace pinbench::cli {
 
 void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& experiment) {
   sub->add_option("--json", flags.json,
-                  fmt::format("Write the run record (experiment {}) to FILE", experiment));
+                  fmt::format("Write the run record (experiment {}) to FILE", experiment))
+      ->type_name("FILE");
   sub->add_option("--replay", flags.replay,
-                  fmt::format("Print a recorded {} run instead of running one", experiment));
+                  fmt::format("Print a recorded {} run instead of running one", experiment))
+      ->type_name("FILE");
   sub->add_option("--wait-descendants", flags.wait_s,
-                  fmt::format("After the program exits, wait up to SECONDS for the processes it "
-                              "started that still run (default {:g}; 0: do not wait); those "
-                              "still running then are named in the report",
-                              kDescendantWaitS))
+                  "After the program exits, wait up to SECONDS for the processes it started that "
+                  "still run (0: do not wait); those still running then are named in the report")
+      ->default_str(fmt::format("{:g}", kDescendantWaitS))
       ->type_name("SECONDS")
       ->check(CLI::Range(0.0, 86400.0));
-  sub->add_option("program", flags.program, "The program and its arguments, after --");
+  sub->add_option("program", flags.program, "The program and its arguments, after --")
+      ->type_name("PROGRAM");
 }
 
 std::vector<std::string> program_after_marker(const CLI::App& sub,

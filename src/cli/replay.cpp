@@ -126,19 +126,27 @@ RunRecord load_reference(const std::string& path, const std::string& experiment)
   return record;
 }
 
-void add_replay_flags(CLI::App* sub, ReplayFlags& flags, const std::string& experiment) {
+void add_replay_flags(CLI::App* sub, ReplayFlags& flags, const std::string& experiment,
+                      bool replays_newest) {
   // Not CLI11's excludes(): the help would list every option under --replay.
-  CLI::Option* replay = sub->add_option(
-      "--replay", flags.replay_path,
-      fmt::format("Print a recorded {} run (e.g. from data/runs/) instead of measuring; takes "
-                  "no measuring or output option",
-                  experiment));
-  sub->add_flag("--require-gpu", flags.require_gpu,
-                "Exit 3 without a usable GPU instead of replaying the newest recorded run");
+  CLI::Option* replay =
+      sub->add_option(
+             "--replay", flags.replay_path,
+             fmt::format(
+                 "Print a recorded {} run (e.g. from data/runs/) instead of measuring; takes "
+                 "no measuring or output option",
+                 experiment))
+          ->type_name("FILE");
+  CLI::Option* require =
+      sub->add_flag("--require-gpu", flags.require_gpu,
+                    "Exit 3 without a usable GPU instead of replaying the newest recorded run");
+  if (!replays_newest) require->group("");  // an empty group hides it from the help
   // Here, so every measuring subcommand has the one option and the one validation.
   sub->add_option("--device", flags.device,
-                  "The CUDA device to measure (default 0; host and check: every device); exit 2 "
-                  "naming the device count when there is no such device");
+                  "The CUDA device to measure (host and check: every device unless given); exit 2 "
+                  "naming the device count when there is no such device")
+      ->default_str("0")
+      ->type_name("N");
   flags.replay = replay;
 }
 

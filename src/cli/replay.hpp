@@ -40,7 +40,11 @@ struct ReplayFlags {
 
 // Adds --replay, --require-gpu and --device to `sub`. Call it after every other option of `sub`.
 // `experiment` names what is replayed, in the help.
-void add_replay_flags(CLI::App* sub, ReplayFlags& flags, const std::string& experiment);
+// `replays_newest`: without a GPU the command replays its newest committed record, which
+// --require-gpu turns into exit 3. A command that never does (check) still takes --require-gpu,
+// hidden from its help, where it changes nothing.
+void add_replay_flags(CLI::App* sub, ReplayFlags& flags, const std::string& experiment,
+                      bool replays_newest = true);
 
 // One run of a measuring subcommand.
 struct MeasuringRun {

@@ -18,10 +18,12 @@
 namespace pinbench::cli {
 
 CLI::Option* add_trace_option(CLI::App* sub, std::string& path) {
-  return sub->add_option(
-      "--trace", path,
-      "Trace the run with CUPTI and write a Perfetto timeline (Chrome trace JSON) here; "
-      "the memory-kind check (and, for the lesson, prediction 4) then come from the trace");
+  return sub
+      ->add_option(
+          "--trace", path,
+          "Trace the run with CUPTI and write a Perfetto timeline (Chrome trace JSON) here; "
+          "the memory-kind check (and, for the lesson, prediction 4) then come from the trace")
+      ->type_name("FILE");
 }
 
 TraceSession::TraceSession(std::string path) : path_(std::move(path)) {

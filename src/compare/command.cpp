@@ -52,11 +52,12 @@ int run(const CompareOptions& o) {
 Command add_compare(CLI::App& app) {
   auto opts = std::make_shared<CompareOptions>();
   CLI::App* sub = add_command(app, "compare");
-  sub->add_option("a", opts->a_path, "The first run record (A)")->required();
-  sub->add_option("b", opts->b_path, "The second run record (B)")->required();
+  sub->add_option("a", opts->a_path, "The first run record")->required()->type_name("A");
+  sub->add_option("b", opts->b_path, "The second run record")->required()->type_name("B");
   sub->add_option("--threshold", opts->threshold_percent,
-                  "Flag a case when B/A differs from 1 by more than this many percent")
-      ->capture_default_str();
+                  "Flag a case when B/A differs from 1 by more than PCT percent")
+      ->capture_default_str()
+      ->type_name("PCT");
   return {sub, [opts] { return run(*opts); }};
 }
 

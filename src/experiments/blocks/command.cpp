@@ -28,10 +28,11 @@ std::vector<Command> commands(CLI::App& app) {
   }
   blocks.options({
       {"--sizes", text(&C::block_sizes, parse_sizes, size_range_default(4 * kKiB, 4 * kMiB, 4)),
-       "Block sizes: a list (4KiB,1MiB) or a range START:END:xF"},
+       "Block sizes: a list (4KiB,1MiB) or a range START:END:xF", "SIZES"},
       {"--counts", text(&C::counts, parse_block_counts, "1:4096:x4"),
        fmt::format("Blocks per call: a list (1,16) or a range START:END:xF, each 1 to {}",
-                   kMaxBlocks)},
+                   kMaxBlocks),
+       "COUNTS"},
       {"--budget", size(&C::budget_bytes), "The most bytes one cell moves (blocks x size)"},
       {"--directions", text(&C::directions, parse_directions, "h2d,d2h"), "h2d, d2h"},
       {"--memory", text(&C::memory, parse_blocks_memory, "pinned,pageable"),
@@ -60,13 +61,15 @@ std::vector<Command> commands(CLI::App& app) {
                  c.more_sms.assign(all.begin() + 1, all.end());
                }),
        "SMs the kernel may use, at most the device's (0: all of them); a list (0,16,32) "
-       "measures the kernel at each, the further ones as methods kernel-smsN"},
+       "measures the kernel at each, the further ones as methods kernel-smsN",
+       "COUNTS"},
       {"--seed", value(&C::seed), "Seed of the blocks' placement in the arenas"},
       {"--warmups", value(&C::warmups), "Untimed runs before each case"},
       {"--force", flag(&C::force), "Allow pinning more than half of host memory"},
       {"--beside", text(&C::beside, parse_beside_kernel, "none"),
        "Run a kernel back to back beside every copy and record its slowdown: compute, memory, "
-       "gemm (cuBLAS, loaded at run time)"},
+       "gemm (cuBLAS, loaded at run time)",
+       "NAME"},
   });
   blocks.options(stop_rule_options<C>());
   auto recommend = std::make_shared<std::string>();

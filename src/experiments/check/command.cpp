@@ -34,21 +34,34 @@ struct FloorFlag {
   const char* flag;
   const char* key;
   const char* help;
+  const char* metavar;        // X (a share), GBPS or US
+  const char* shown_default;  // "" where the floor comes from the link's rate
   double value = 0.0;
 };
 
 struct CheckOptions {
   std::string floors_file;
   std::vector<FloorFlag> floors = {
-      {"--pinned-share", "pinned_share", "Pinned floor as a share of the link's rate (0.75)"},
-      {"--pageable-share", "pageable_share", "Pageable floor as a share of the link's rate (0.05)"},
-      {"--min-pinned-h2d", "pinned_h2d_gb_per_s", "Pinned host-to-device floor, GB/s"},
-      {"--min-pinned-d2h", "pinned_d2h_gb_per_s", "Pinned device-to-host floor, GB/s"},
-      {"--min-pageable-h2d", "pageable_h2d_gb_per_s", "Pageable host-to-device floor, GB/s"},
-      {"--min-pageable-d2h", "pageable_d2h_gb_per_s", "Pageable device-to-host floor, GB/s"},
-      {"--max-round-trip-p50", "round_trip_p50_us", "4 KiB round trip p50 ceiling, µs (50)"},
-      {"--max-round-trip-p99", "round_trip_p99_us", "4 KiB round trip p99 ceiling, µs (250)"},
-      {"--peer-margin", "peer_margin", "Each GPU within this share of the host's median (0.10)"},
+      {"--pinned-share", "pinned_share", "Pinned floor as a share of the link's rate", "X", "0.75"},
+      {"--pageable-share", "pageable_share", "Pageable floor as a share of the link's rate", "X",
+       "0.05"},
+      {"--min-pinned-h2d", "pinned_h2d_gb_per_s",
+       "Pinned host-to-device floor, GB/s (default: the link's rate times --pinned-share)", "GBPS",
+       ""},
+      {"--min-pinned-d2h", "pinned_d2h_gb_per_s",
+       "Pinned device-to-host floor, GB/s (default: the link's rate times --pinned-share)", "GBPS",
+       ""},
+      {"--min-pageable-h2d", "pageable_h2d_gb_per_s",
+       "Pageable host-to-device floor, GB/s (default: the link's rate times --pageable-share)",
+       "GBPS", ""},
+      {"--min-pageable-d2h", "pageable_d2h_gb_per_s",
+       "Pageable device-to-host floor, GB/s (default: the link's rate times --pageable-share)",
+       "GBPS", ""},
+      {"--max-round-trip-p50", "round_trip_p50_us", "4 KiB round trip p50 ceiling, µs", "US", "50"},
+      {"--max-round-trip-p99", "round_trip_p99_us", "4 KiB round trip p99 ceiling, µs", "US",
+       "250"},
+      {"--peer-margin", "peer_margin", "Each GPU within this share of the host's median", "X",
+       "0.10"},
   };
   std::vector<CLI::Option*> floor_options;
   bool no_numa = false;
@@ -126,19 +139,24 @@ Command add_check(CLI::App& app) {
   auto o = std::make_shared<CheckOptions>();
   CLI::App* sub = add_command(app, "check");
   sub->add_option("--floors", o->floors_file,
-                  "A floors file: KEY = VALUE lines (docs/fleet.md); flags override it");
-  for (FloorFlag& f : o->floors)
-    o->floor_options.push_back(sub->add_option(f.flag, f.value, f.help));
+                  "A floors file: KEY = VALUE lines (docs/fleet.md); flags override it")
+      ->type_name("FILE");
+  for (FloorFlag& f : o->floors) {
+    o->floor_options.push_back(sub->add_option(f.flag, f.value, f.help)
+                                   ->type_name(f.metavar)
+                                   ->default_str(f.shown_default));
+  }
   sub->add_flag("--no-numa", o->no_numa, "Do not place host buffers on each GPU's NUMA node");
   sub->add_flag("--mpi", o->mpi,
                 "Under mpirun: every rank checks its host's GPUs, rank 0 writes the fleet record "
                 "(--json) and report (--html)");
-  sub->add_option("--html", o->html, "With --mpi: the fleet's HTML report");
+  sub->add_option("--html", o->html, "With --mpi: the fleet's HTML report")->type_name("FILE");
   sub->add_option("--prometheus", o->prometheus,
                   "Write the results for node_exporter's textfile collector (with --mpi: every "
-                  "rank's; docs/fleet.md)");
+                  "rank's; docs/fleet.md)")
+      ->type_name("FILE");
   add_output_flags(sub, o->outputs, false);
-  add_replay_flags(sub, o->replay, "check");
+  add_replay_flags(sub, o->replay, "check", false);
   return {
       sub, [o, sub] {
         if (o->mpi) return run_check_mpi(*o);

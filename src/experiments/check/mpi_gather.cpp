@@ -23,7 +23,7 @@ struct MpiSession::Api {
 MpiSession::MpiSession() : api_(std::make_unique<Api>()) {
   const char* env = std::getenv("PINBENCH_MPI_LIBRARY");
   const std::string path =
-      env != nullptr && *env != '\0' ? env : binary_dir() + "/libpinbench_mpi.so";
+      env != nullptr && *env != '\0' ? env : program_library("libpinbench_mpi.so", "pinbench_mpi");
   // RTLD_GLOBAL: Open MPI's own plugins resolve symbols of libmpi that they do not link.
   api_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (api_->handle == nullptr) {

@@ -375,9 +375,11 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
 Command add_doctor(CLI::App& app) {
   CLI::App* sub = add_command(app, "doctor");
   auto flags = std::make_shared<DoctorFlags>();
-  sub->add_option("--trace", flags->trace, "Write a Perfetto timeline of what was seen to FILE");
+  sub->add_option("--trace", flags->trace, "Write a Perfetto timeline of what was seen to FILE")
+      ->type_name("FILE");
   sub->add_option("--rates", flags->rates,
-                  "Take the machine's rates from a sweep record instead of calibrating");
+                  "Take the machine's rates from a sweep record instead of calibrating")
+      ->type_name("FILE");
   sub->add_flag("--no-calibration", flags->no_calibration,
                 "Skip the calibration after the program: no estimate of time lost");
   sub->add_flag("--all-copies", flags->all_copies,
@@ -387,13 +389,16 @@ Command add_doctor(CLI::App& app) {
                 "Read Python frames only where the calling thread holds the GIL already");
   sub->add_option(
          "--flush-ms", flags->flush_ms,
-         "How often each process flushes CUPTI's activity records, in ms (default 100); 0: "
-         "only as it ends. A process killed outright loses what was not flushed, and its "
-         "copies are judged from the calls")
-      ->check(CLI::Range(0, 60000));
+         "How often each process flushes CUPTI's activity records, in ms (0: only as it ends). "
+         "A process killed outright loses what was not flushed, and its copies are judged "
+         "from the calls")
+      ->check(CLI::Range(0, 60000))
+      ->capture_default_str()
+      ->type_name("MS");
   sub->add_option("--fail-on", flags->fail_on,
                   "Exit 1 when one of these findings exists (comma-separated finding ids, as "
-                  "the report shows them in brackets: docs/doctor.md lists them)");
+                  "the report shows them in brackets: docs/doctor.md lists them)")
+      ->type_name("LIST");
   add_program_options(sub, *flags, "doctor");
   return {sub, [sub, flags] { return run_doctor(*sub, *flags); }};
 }

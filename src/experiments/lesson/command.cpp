@@ -64,10 +64,11 @@ Command add_lesson(CLI::App& app) {
       {"--iterations", value(&C::iterations), "Timed copies or launches per case"},
   });
   MeasuringFlags& f = lesson.flags();
-  lesson.keep_in_replay(
-      lesson.sub().add_option("--reference", f.reference_path,
-                              "Compare ratios with this reference lesson record (e.g. "
-                              "data/reference/day53-tesla-t4.json); also with --replay"));
+  lesson.keep_in_replay(lesson.sub()
+                            .add_option("--reference", f.reference_path,
+                                        "Compare ratios with this reference lesson record (e.g. "
+                                        "data/reference/day53-tesla-t4.json); also with --replay")
+                            ->type_name("FILE"));
   add_trace_option(&lesson.sub(), f.outputs.trace);
   return lesson.measure(kJsonOnly, measure);
 }

@@ -107,11 +107,13 @@ int run(const TraceCheckOptions& o) {
 Command add_trace_check(CLI::App& app) {
   auto opts = std::make_shared<TraceCheckOptions>();
   CLI::App* sub = add_command(app, "trace-check");
-  sub->add_option("DIR", opts->dir, "Folder holding the exports")->required();
+  sub->add_option("dir", opts->dir, "Folder holding the exports")->required()->type_name("DIR");
   sub->add_option("--prefix", opts->prefix,
-                  "The exports' PREFIX, when DIR holds more than one capture");
+                  "The exports' prefix, when DIR holds more than one capture")
+      ->type_name("NAME");
   sub->add_option("--timed", opts->timed, "Timed calls per source after the one warm-up")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("N");
   return {sub, [opts] { return run(*opts); }};
 }
 

@@ -26,7 +26,7 @@ std::vector<Command> commands(CLI::App& app) {
            &C::streams,
            [](const std::string& v) { return parse_counts(v, "stream count", 1, kMaxStreams); },
            count_list_default(C{}.streams)),
-       fmt::format("Stream counts, comma-separated, each 1 to {}", kMaxStreams)},
+       fmt::format("Stream counts, comma-separated, each 1 to {}", kMaxStreams), "COUNTS"},
       {"--sources", text(&C::sources, parse_pipeline_sources, "pinned,staged"), "pinned, staged"},
       {"--kernel-rounds", value(&C::kernel_rounds),
        "Extra add-subtract pairs per element, for a heavier kernel"},

@@ -112,13 +112,13 @@ void add_bench_options(MeasuringCommand<StagedBenchConfig>& staged, StagedExtras
   using C = StagedBenchConfig;
   const std::vector<CLI::Option*> bench = staged.options({
       {"--sizes", text(&C::sizes, parse_sizes, size_range_default(4 * kKiB, kGiB, 4)),
-       "Sizes from page-aligned addresses: a list or START:END:xF"},
+       "Sizes from page-aligned addresses: a list or START:END:xF", "SIZES"},
       {"--odd-sizes",
        text<C>(size_list_default(C::defaults().odd_sizes),
                [](C& c, const std::string& v) {
                  c.odd_sizes = v == "none" ? std::vector<std::uint64_t>{} : parse_sizes(v);
                }),
-       "Sizes measured at the offsets below ('none' for none)"},
+       "Sizes measured at the offsets below ('none' for none)", "SIZES"},
       {"--host-offset", value(&C::host_offset), "Host offset of the odd sizes, bytes"},
       {"--device-offset", value(&C::device_offset), "Device offset of the odd sizes, bytes"},
       {"--methods", text(&C::methods, parse_staged_methods, all_method_names()),
@@ -145,22 +145,28 @@ const CLI::Option* add_mode_options(CLI::App& sub, StagedExtras& x) {
       "torch-* and python-staged; needs torch in --torch-python)"));
   x.not_for_tune.push_back(
       sub.add_option("--torch-python", x.torch_python, "--torch: the Python interpreter")
-          ->capture_default_str());
+          ->capture_default_str()
+          ->type_name("FILE"));
   const CLI::Option* tune =
       sub.add_flag("--tune", x.tune,
                    "Measure the staged engine alone over a grid of ring shapes and thread "
                    "counts, and name the best; with --replay, takes tuning records only");
   x.only_for_tune = {
-      sub.add_option("--tune-sizes", x.tune_sizes, "--tune: sizes")->capture_default_str(),
+      sub.add_option("--tune-sizes", x.tune_sizes, "--tune: sizes")
+          ->capture_default_str()
+          ->type_name("SIZES"),
       sub.add_option("--tune-chunks", x.tune_chunks, "--tune: staging buffer sizes")
-          ->capture_default_str(),
+          ->capture_default_str()
+          ->type_name("SIZES"),
       sub.add_option(
              "--tune-depths", x.tune_depths,
              fmt::format("--tune: ring depths, each {} to {}", kMinRingDepth, kMaxRingDepth))
-          ->capture_default_str(),
+          ->capture_default_str()
+          ->type_name("COUNTS"),
       sub.add_option("--tune-threads", x.tune_threads,
                      fmt::format("--tune: host copy thread counts, each 1 to {}", kMaxHostThreads))
-          ->capture_default_str()};
+          ->capture_default_str()
+          ->type_name("COUNTS")};
   const RingOptions ring = add_engine_flags(&sub, x.engine);
   x.not_for_tune.insert(x.not_for_tune.end(), ring.all.begin(), ring.all.end());
   return tune;

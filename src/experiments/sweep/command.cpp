@@ -25,14 +25,14 @@ std::vector<Command> commands(CLI::App& app) {
       {"--methods", text(&C::methods, parse_copy_methods, "ce,sm"),
        "ce (copy engine), sm (kernel on the SMs)"},
       {"--sizes", text(&C::sizes, parse_sizes, size_range_default(4 * kKiB, 256 * kMiB, 4)),
-       "A list (4KiB,1MiB) or a range START:END:xF or :+STEP"},
+       "A list (4KiB,1MiB) or a range START:END:xF or :+STEP", "SIZES"},
       {"--warmups", value(&C::warmups), "Untimed copies before each case"},
       {"--pin-cost",
        text<C>(size_default(C{}.pin_cost_bytes),
                [](C& c, const std::string& v) {
                  c.pin_cost_bytes = v == "0" || v == "off" ? 0 : parse_size(v);
                }),
-       "Size for the cost-of-pinning probe, or 0 to skip it"},
+       "Size for the cost-of-pinning probe, or 0 to skip it", "SIZE"},
       {"--no-numa", flag(&C::place_on_gpu_node, false),
        "Do not bind the allocating thread to the GPU's NUMA node"},
       {"--force", flag(&C::force), "Allow pinning more than half of host memory"},

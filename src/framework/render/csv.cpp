@@ -28,7 +28,59 @@ bool is_number(const std::string& text) {
   return end == text.c_str() + text.size() && text.find_first_of("xXnN") == std::string::npos;
 }
 
+// The header row of `columns`, CRLF-ended.
+std::string header_of(const std::vector<CsvColumn>& columns) {
+  std::string out;
+  for (const CsvColumn& c : columns) out += (out.empty() ? "" : ",") + std::string(c.name);
+  return out + "\r\n";
+}
+
 }  // namespace
+
+const std::vector<CsvColumn>& csv_case_columns() {
+  static const std::vector<CsvColumn> columns = {
+      {"experiment", "the record's experiment (lesson, sweep, ...)"},
+      {"part", "the part of the experiment the case belongs to; \"claim\" on a verdict's row"},
+      {"method", "how the bytes moved (memcpy, kernel, staged, ...)"},
+      {"direction", "h2d, d2h or both"},
+      {"memory", "the host memory kind (pageable, pinned, registered, managed, ...)"},
+      {"timing", "how the samples were timed: cuda_events or host_clock"},
+      {"bytes", "bytes per copy"},
+      {"size", "the same, as a size (64 MiB)"},
+      {"samples", "timed samples"},
+      {"median_ms", "median sample, in ms"},
+      {"min_ms", "fastest sample, in ms"},
+      {"max_ms", "slowest sample, in ms"},
+      {"gb_per_s",
+       "bytes / median time, in GB/s (10^9 bytes per second); empty when its gate failed"},
+      {"call_median_ms", "median time inside the copy call on the host, in ms, where recorded"},
+      {"verified", "true when every sample's bytes were checked and matched"},
+      {"gate", "the correctness gate that covers the case"},
+      {"extra", "the case's other annotations, as one JSON object"},
+      {"stop",
+       "why sampling stopped: spread, time cap, sample cap, gate failed, or \"not recorded\" in "
+       "older records"},
+      {"rel_spread", "standard deviation / mean of the times"},
+      {"stability", "steady, bimodal, drifting or too few samples"},
+      {"stability_detail", "the figures behind the stability word"},
+      {"verdict_group", "on a claim's row: predictions or goals"},
+      {"item", "on a claim's row: the prediction's or goal's number"},
+      {"claim", "on a claim's row: what was claimed"},
+      {"verdict",
+       "on a claim's row: held, died (a prediction), missed (a goal), undecided or not evaluated"},
+      {"evidence", "on a claim's row: the figures it was judged on"}};
+  return columns;
+}
+
+const std::vector<CsvColumn>& csv_table_columns() {
+  static const std::vector<CsvColumn> columns = {
+      {"experiment", "the record's experiment (accel, doctor)"},
+      {"table", "the table's id"},
+      {"row", "the row, from 1"},
+      {"column", "the column's header"},
+      {"value", "the cell"}};
+  return columns;
+}
 
 std::string csv_field(const std::string& raw) {
   // No control character but a line break or a tab reaches a cell (printable.hpp).
@@ -52,7 +104,7 @@ std::string render_csv(const ReportModel& m) {
   // A record with no measured case (accel, doctor: what a program did) has its figures in its
   // tables: one row per cell, so a spreadsheet gets them rather than a header over nothing.
   if (m.cases.empty() && !m.tables.empty()) {
-    std::string out = "experiment,table,row,column,value\r\n";
+    std::string out = header_of(csv_table_columns());
     for (const ReportTable& t : m.tables) {
       for (std::size_t r = 0; r < t.rows.size(); ++r) {
         for (std::size_t c = 0; c < t.rows[r].size() && c < t.header.size(); ++c) {
@@ -63,10 +115,7 @@ std::string render_csv(const ReportModel& m) {
     }
     return out;
   }
-  std::string out =
-      "experiment,part,method,direction,memory,timing,bytes,size,samples,median_ms,min_ms,max_ms,"
-      "gb_per_s,call_median_ms,verified,gate,extra,stop,rel_spread,stability,stability_detail,"
-      "verdict_group,item,claim,verdict,evidence\r\n";
+  std::string out = header_of(csv_case_columns());
   const auto row = [&out](const std::vector<std::string>& fields) {
     bool first = true;
     for (const std::string& field : fields) {
@@ -120,7 +169,8 @@ std::string render_csv(const ReportModel& m) {
   for (const VerdictGroup& g : m.verdicts) {
     for (const Prediction& p : g.items) {
       for (const Claim& c : p.claims) {
-        std::vector<std::string> fields(21);
+        // The case columns stay empty: all but the last five.
+        std::vector<std::string> fields(csv_case_columns().size() - 5);
         fields[0] = m.experiment;
         fields[1] = "claim";
         fields.insert(fields.end(), {g.id, std::to_string(p.number), c.text,

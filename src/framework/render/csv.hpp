@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "framework/record.hpp"
 #include "framework/report_model.hpp"
@@ -19,6 +20,17 @@ namespace pinbench {
 // experiment, table (its id), row (from 1), column (its header), value.
 std::string render_csv(const ReportModel& model);
 std::string render_csv(const RunRecord& record);
+
+// A column of the CSV report: its name and what it holds.
+struct CsvColumn {
+  const char* name;
+  const char* meaning;
+};
+// The columns of a record with cases, in order: the header row is made from this list, and the
+// command-line reference (docs/cli.md) lists it.
+const std::vector<CsvColumn>& csv_case_columns();
+// The columns of a record with no case but tables (accel, doctor).
+const std::vector<CsvColumn>& csv_table_columns();
 
 // One field, quoted when RFC 4180 requires it. A field that a spreadsheet would run as a formula
 // (it starts with =, +, -, @, a tab or a carriage return and is not a number) gets a leading

@@ -160,14 +160,17 @@ int run_fleet(const FleetOptions& o) {
 Command add_fleet(CLI::App& app) {
   auto o = std::make_shared<FleetOptions>();
   CLI::App* sub = add_command(app, "fleet");
-  sub->add_option("records", o->inputs,
-                  "Check records (pinbench check --json), or folders of them");
-  sub->add_option("--json", o->json, "Write the fleet record (the check records inside it)");
-  sub->add_option("--html", o->html, "Write the HTML report");
+  sub->add_option("records", o->inputs, "Check records (pinbench check --json), or folders of them")
+      ->type_name("RECORD");
+  sub->add_option("--json", o->json, "Write the fleet record (the check records inside it)")
+      ->type_name("FILE");
+  sub->add_option("--html", o->html, "Write the HTML report")->type_name("FILE");
   sub->add_option(
-      "--prometheus", o->prometheus,
-      "Write every GPU's figures for node_exporter's textfile collector (docs/fleet.md)");
-  sub->add_option("--replay", o->replay, "Print a fleet record (from --json or check --mpi)");
+         "--prometheus", o->prometheus,
+         "Write every GPU's figures for node_exporter's textfile collector (docs/fleet.md)")
+      ->type_name("FILE");
+  sub->add_option("--replay", o->replay, "Print a fleet record (from --json or check --mpi)")
+      ->type_name("FILE");
   return {sub, [o] { return run_fleet(*o); }};
 }
 
