@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/program.hpp"
+#include "cli/replay.hpp"
 #include "framework/errors.hpp"
 #include "framework/printable.hpp"
 
@@ -63,8 +64,7 @@ RunRecord load_program_replay(const CLI::App& sub, const ProgramFlags& flags,
     throw InputError(fmt::format("run record '{}' is of experiment '{}', not '{}'", flags.replay,
                                  record.experiment, experiment));
   }
-  std::printf("Replaying %s: %s, recorded %s.\n\n", printable(flags.replay).c_str(),
-              printable(record.machine.device_name).c_str(), printable(record.created_utc).c_str());
+  print_replaying(flags.replay, record);
   return record;
 }
 

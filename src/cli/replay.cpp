@@ -82,18 +82,24 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const Measuring
                  "pinbench: note: ignored without a GPU: %s (nothing was measured or written)\n",
                  printable(comma_list(ignored)).c_str());
   }
-  std::printf(
-      "No usable GPU here (%s): replaying the %s recorded on %s on %s\n(%s). Use --require-gpu "
-      "to fail instead.\n\n",
-      no_gpu.c_str(), experiment_for(experiment).noun().c_str(),
-      printable(record.created_utc.substr(0, 10)).c_str(),
-      printable(record.machine.device_name).c_str(), printable(*path).c_str());
+  const std::string notice = fmt::format(
+      "No usable GPU here ({}): replaying the {} recorded on {} on {} ({}). Use --require-gpu to "
+      "fail instead.",
+      no_gpu, experiment_for(experiment).noun(), record.created_utc.substr(0, 10),
+      record.machine.device_name, *path);
+  std::printf("%s\n", wrap_paragraph(printable(notice)).c_str());
   const int code = print_run(record, options, true);
   if (run.write_from_record) run.write_from_record(record);
   return code;
 }
 
 }  // namespace
+
+void print_replaying(const std::string& path, const RunRecord& record) {
+  const std::string line = fmt::format("Replaying {}: {}, recorded {}.", path,
+                                       record.machine.device_name, record.created_utc);
+  std::printf("%s\n", wrap_paragraph(printable(line), "", "  ").c_str());
+}
 
 int print_run(const RunRecord& record, const TextOptions& options, bool replayed) {
   const ReportModel model = analyse(record);
@@ -161,9 +167,7 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
     check_outputs({{flags.replay_path, "replayed record"}}, run.more_outputs);
     const RunRecord record = load_replay(flags.replay_path, run.experiments);
     const TextOptions options = print_options(run);
-    std::printf("Replaying %s: %s, recorded %s.\n\n", printable(flags.replay_path).c_str(),
-                printable(record.machine.device_name).c_str(),
-                printable(record.created_utc).c_str());
+    print_replaying(flags.replay_path, record);
     const int code = print_run(record, options, true);
     if (run.write_from_record) run.write_from_record(record);
     return code;

@@ -20,6 +20,9 @@ namespace pinbench::cli {
 // Prints `record` on stdout as the live run of its experiment prints it, then its wall time
 // (`replayed`: as the recorded run's), and returns the exit code its model gives: 0, or 1 when a
 // gate or check failed.
+// "Replaying PATH: DEVICE, recorded DATE." and a blank line, wrapped to 100 columns.
+void print_replaying(const std::string& path, const RunRecord& record);
+
 int print_run(const RunRecord& record, const TextOptions& options, bool replayed = false);
 
 // Loads a --reference record; every error names it as the reference, and a record of another

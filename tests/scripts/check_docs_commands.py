@@ -9,9 +9,10 @@ any number of lines left out (at the start, between, or at the end). A command w
 lines is checked only for its exit status. The status must be 0 unless an HTML comment
 `<!-- exit N -->` stands on the line just before the block's fence.
 
-Commands run with bash in a new temporary folder, where `data`, `examples` and `python` are links
+A block's commands run in one bash, in order (an `export` holds for the commands after it), in a
+new temporary folder of the block's own, where `data`, `examples` and `python` are links
 to the repository's own (the committed records), with `pinbench` on PATH from an install of the
-build into a temporary prefix (cmake --install), as the README tells a user to do. Nothing may
+build into ~/.local (cmake --install), as the README tells a user to do, under a HOME of its own. Nothing may
 land in the repository: `git status` is read before and after, and a difference fails the test.
 Blocks fenced as `sh` are commands for a GPU machine or set-up steps, and are not run.
 
@@ -25,7 +26,8 @@ import subprocess
 import sys
 import tempfile
 
-TIMEOUT_S = 120
+TIMEOUT_S = 120  # per command
+MARK = "@@pinbench-docs-status "
 
 
 def blocks_of(path):
@@ -103,14 +105,14 @@ def main(argv):
     failures = 0
     ran = 0
     try:
-        prefix = os.path.join(work, "prefix")
+        # The README installs with --prefix ~/.local: the same here, under a HOME of the test's.
+        home = os.path.join(work, "home")
+        prefix = os.path.join(home, ".local")
         r = subprocess.run(["cmake", "--install", build, "--prefix", prefix],
                            capture_output=True, text=True)
         if r.returncode != 0:
             print(f"docs commands: cmake --install failed:\n{r.stderr}", file=sys.stderr)
             return 1
-        home = os.path.join(work, "home")
-        os.makedirs(home)
         env = dict(os.environ)
         env.update({"PATH": os.path.join(prefix, "bin") + os.pathsep + env.get("PATH", ""),
                     "HOME": home, "COLUMNS": "100", "LC_ALL": "C.UTF-8"})
@@ -122,15 +124,25 @@ def main(argv):
                 cwd = tempfile.mkdtemp(dir=work, prefix="block-")
                 for linked in ("data", "examples", "python"):
                     os.symlink(os.path.join(repo, linked), os.path.join(cwd, linked))
-                for command, excerpt in commands:
+                # The block's commands run in one shell, in order, as a user types them into
+                # one terminal (an `export` holds for the commands after it); a marker line
+                # after each carries its exit status.
+                script = "set -o pipefail\n" + "".join(
+                    f"{command}\nprintf '%s\\n' \"{MARK}$?@@\"\n" for command, _ in commands)
+                try:
+                    r = subprocess.run(["bash", "-c", script], cwd=cwd, env=env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       text=True, timeout=TIMEOUT_S * len(commands),
+                                       errors="replace")
+                    parts = re.split(re.escape(MARK) + r"(\d+)@@\n", r.stdout)
+                except subprocess.TimeoutExpired:
+                    parts = [f"(still running after {TIMEOUT_S * len(commands)} s)"]
+                for n, (command, excerpt) in enumerate(commands):
                     ran += 1
-                    try:
-                        r = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=cwd, env=env,
-                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                           text=True, timeout=TIMEOUT_S, errors="replace")
-                        code, output = r.returncode, r.stdout
-                    except subprocess.TimeoutExpired:
-                        code, output = None, f"(still running after {TIMEOUT_S} s)"
+                    if 2 * n + 1 < len(parts):
+                        output, code = parts[2 * n], int(parts[2 * n + 1])
+                    else:
+                        output, code = (parts[-1] if len(parts) == 2 * n + 1 else ""), None
                     where = f"{path}:{line}: $ {command}"
                     if code != expected:
                         failures += 1
