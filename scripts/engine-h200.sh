@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The staged engine's goals on a GPU machine, in one call (docs/results.md, "The engine at the
-# host's bound"): nvbandwidth for the physical reference; five `pinbench staged` and five
+# The staged engine's goals on a GPU machine, in one call (docs/history/results.md, "The engine
+# at the host's bound"): nvbandwidth for the physical reference; five `pinbench staged` and five
 # `pinbench pipeline` runs back to back (records staged-N.json, pipeline-N.json); the build
 # before the change beside it on the same sizes; PyTorch's copy paths without accel and under
 # each build's accel; each build's engine from its Python package; each build's blocks batch

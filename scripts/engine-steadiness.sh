@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The staged engine's steadiness on a GPU machine, side by side in one call (docs/results.md,
-# "A steady engine"): five pipelines back to back from each of two builds, alternating, then the
-# staged benchmark of each at the sizes the goals name, and a copy to the device at 64 MiB after
-# a pause. vmstat runs beside it all. Usage, over a copy of the tree holding both binaries:
+# The staged engine's steadiness on a GPU machine, side by side in one call
+# (docs/history/results.md, "A steady engine"): five pipelines back to back from each of two
+# builds, alternating, then the staged benchmark of each at the sizes the goals name, and a copy
+# to the device at 64 MiB after a pause. vmstat runs beside it all. Usage, over a copy of the
+# tree holding both binaries:
 #   OUT=dir scripts/engine-steadiness.sh NEW_PINBENCH [OLD_PINBENCH]
 set -uo pipefail
 new=${1:?usage: engine-steadiness.sh NEW_PINBENCH [OLD_PINBENCH]}

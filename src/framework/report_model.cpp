@@ -184,7 +184,7 @@ VerdictGroup goal_group(const std::string& id, const std::string& title) {
   g.id = id;
   g.title = title;
   g.note =
-      "Targets from the issue, judged on this record: findings, not checks. Each goal holds "
+      "What the engine aims for, judged on this record: findings, not checks. Each goal holds "
       "only when every size in its range met it.";
   return g;
 }

@@ -30,8 +30,8 @@ class Experiment;  // framework/experiment.hpp
 struct VerdictGroup {
   Judged judged = Judged::kGoal;  // what its items are: the words of their verdicts
   std::string id;                 // an anchor, e.g. "predictions"
-  std::string title;  // e.g. "Goals (H200 targets from the issue; findings, not checks)"
-  std::string note;   // how to read the verdicts
+  std::string title;              // e.g. "Goals (findings, not checks)"
+  std::string note;               // how to read the verdicts
   std::vector<Prediction> items;
 };
 

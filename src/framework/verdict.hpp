@@ -20,7 +20,7 @@ namespace pinbench {
 // kDied: the numbers say no: a prediction died, a goal was missed.
 enum class Verdict { kHeld, kDied, kUndecided, kNotEvaluated };
 
-// What was judged: a prediction (the lesson's) or a goal (a target from the issue).
+// What was judged: a prediction (the lesson's) or a goal (what the engine aims for).
 enum class Judged { kPrediction, kGoal };
 
 // The word for a verdict, the same in every printer: "held", "died" (a prediction) or "missed"

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "experiments/staged/analysis.hpp"
 #include "fixtures.hpp"
 #include "framework/record.hpp"
 #include "framework/render/text.hpp"
@@ -63,7 +64,7 @@ TEST(ReportCli, TextOfAStagedRecordIsWhatTheCommandPrinted) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, render_text(load_record(record)));
   EXPECT_EQ(r.out.rfind("pinbench staged: ", 0), 0u) << r.out.substr(0, 80);
-  EXPECT_NE(r.out.find("Goals (H200 targets"), std::string::npos);
+  EXPECT_NE(r.out.find(kStagedGoalsTitle), std::string::npos);
   EXPECT_NE(test::unwrapped(r.out).find(
                 "Sampling: 252 cases; 252 from a record that does not say why sampling stopped."),
             std::string::npos);

@@ -1,5 +1,5 @@
 // Turning `pinbench staged` and `pinbench staged --tune` records into rows,
-// ratios and verdicts on the goals. Pure functions of a RunRecord, so a replayed record
+// ratios and verdicts on the engine's goals. Pure functions of a RunRecord, so a replayed record
 // is judged by the same code as a live one, and every verdict is tested on hand-made records.
 #pragma once
 
@@ -110,7 +110,11 @@ struct StagedGoal {
   std::string evidence;
 };
 
-// The goals for the staged engine on the H200, judged on the engine's copies after a
+// The heading of the goals in every report of a staged record (text, markdown, HTML).
+inline constexpr const char* kStagedGoalsTitle =
+    "Goals (what the engine aims for on an H200; findings, not checks)";
+
+// What the staged engine aims for on an H200, judged on the engine's copies after a
 // pause (as every other method is measured), and, where the record holds them, the share of
 // pinned judged on its copies back to back too.
 struct StagedGoals {

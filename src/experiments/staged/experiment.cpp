@@ -157,8 +157,7 @@ void build_staged(const RunRecord& r, ReportModel& m) {
   }
   add_skipped(r, m, keys_of<StagedSkip>());
   if (!a.goals.empty()) {
-    VerdictGroup g =
-        goal_group("goals", "Goals (H200 targets from the issue; findings, not checks)");
+    VerdictGroup g = goal_group("goals", kStagedGoalsTitle);
     int n = 0;
     for (const StagedGoal& goal : a.goals) {
       const std::string who =

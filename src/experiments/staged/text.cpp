@@ -278,7 +278,7 @@ std::string render_staged_text(const RunRecord& record, const StagedAnalysis& a)
   }
 
   if (!a.goals.empty()) {
-    out += "\nGoals (H200 targets from the issue; findings, not checks)\n";
+    out += fmt::format("\n{}\n", kStagedGoalsTitle);
     for (const StagedGoal& g : a.goals) {
       const std::string where = g.direction.empty() ? "" : direction_title(g.direction) + ": ";
       out += fmt::format("  {}{}: {}\n    {}\n", where, g.text,

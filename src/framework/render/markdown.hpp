@@ -1,4 +1,4 @@
-// The run record as GitHub-flavoured markdown, to paste into an issue or a paper draft: the
+// The run record as GitHub-flavoured markdown, to paste into a bug report or a paper draft: the
 // machine on one line, the report's tables with numbers right-aligned, every verdict group with
 // the numbers that decided it, the unstable cases, the gates, and every case. Text from the record
 // is escaped so a stray '|' or '*' cannot break a table.
@@ -6,14 +6,13 @@
 
 #include <string>
 
-#include "framework/report_model.hpp"
 #include "framework/record.hpp"
+#include "framework/report_model.hpp"
 
 namespace pinbench {
 
 // Renders only from the record's analysis (report_model.hpp).
 std::string render_markdown(const ReportModel& model);
-
 
 // Escapes the characters that GFM would read as table or inline syntax.
 std::string markdown_escape(const std::string& text);
