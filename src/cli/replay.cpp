@@ -87,7 +87,7 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const Measuring
       "fail instead.",
       no_gpu, experiment_for(experiment).noun(), record.created_utc.substr(0, 10),
       record.machine.device_name, *path);
-  std::printf("%s\n", wrap_paragraph(printable(notice)).c_str());
+  std::printf("%s\n", wrap_paragraph(printable(notice), "", "  ").c_str());
   const int code = print_run(record, options, true);
   if (run.write_from_record) run.write_from_record(record);
   return code;

@@ -179,9 +179,11 @@ TEST(Cli, WithoutAGpuTheLessonReplaysTheNewestCommittedRun) {
       test::run("PINBENCH_DATA_DIR=" + std::string(PINBENCH_DATA_DIR) + " " + kBin + "lesson");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("No usable GPU here", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("replaying the lesson recorded on 2026-12-01 on NVIDIA H200"),
-            std::string::npos);
-  EXPECT_NE(r.out.find(test::h200_newest_lesson_path()), std::string::npos) << "not the newest";
+  EXPECT_NE(
+      test::unwrapped(r.out).find("replaying the lesson recorded on 2026-12-01 on NVIDIA H200"),
+      std::string::npos);
+  EXPECT_NE(test::unwrapped(r.out).find(test::h200_newest_lesson_path()), std::string::npos)
+      << "not the newest";
   EXPECT_NE(r.out.find("4. [held]"), std::string::npos) << "prediction 4 from the recorded trace";
   expect_one_line_error(test::run(kBin + "lesson --require-gpu"), 3, "no usable GPU");
   expect_one_line_error(test::run(kBin + "info"), 3, "no usable GPU");

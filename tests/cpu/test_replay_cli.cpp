@@ -3,6 +3,8 @@
 // and the options it says it ignored, and the small input checks of the CLI. The real binary.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -104,9 +106,9 @@ TEST(ReplayCli, EveryCommittedRecordReplaysThroughItsOwnSubcommand) {
       EXPECT_NE(r.out.find(kind->second.title), std::string::npos) << r.out.substr(0, 400);
       continue;
     }
-    EXPECT_EQ(r.out.rfind("Replaying " + path + ": " + record.machine.device_name + ", recorded " +
-                              record.created_utc + ".\n\n",
-                          0),
+    EXPECT_EQ(test::unwrapped(r.out).rfind("Replaying " + path + ": " + record.machine.device_name +
+                                               ", recorded " + record.created_utc + ".\n\n",
+                                           0),
               0u)
         << r.out.substr(0, 200);
     EXPECT_NE(r.out.find(kind->second.title), std::string::npos) << r.out.substr(0, 400);
@@ -216,16 +218,18 @@ TEST(ReplayCli, WithoutAGpuEverySubcommandReplaysItsNewestRecord) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err, "") << "nothing given, so nothing ignored";
     EXPECT_EQ(r.out.rfind("No usable GPU here (", 0), 0u) << r.out.substr(0, 200);
-    EXPECT_NE(r.out.find("(" + path + "). Use --require-gpu to fail instead.\n\n"),
+    EXPECT_NE(test::unwrapped(r.out).find("(" + path + "). Use --require-gpu to fail instead.\n\n"),
               std::string::npos)
         << r.out.substr(0, 300);
     // The same printer: what follows the notice is what --replay prints after its header.
     const test::Result replay = test::run(kBin + command + " --replay " + path);
-    const std::string notice_end = "Use --require-gpu to fail instead.\n\n";
+    const std::string notice_end = "to fail instead.\n\n";
     const std::string header_end = ".\n\n";
-    ASSERT_NE(r.out.find(notice_end), std::string::npos);
-    EXPECT_EQ(r.out.substr(r.out.find(notice_end) + notice_end.size()),
-              replay.out.substr(replay.out.find(header_end) + header_end.size()));
+    const std::string notice = test::unwrapped(r.out);
+    const std::string header = test::unwrapped(replay.out);
+    ASSERT_NE(notice.find(notice_end), std::string::npos);
+    EXPECT_EQ(notice.substr(notice.find(notice_end) + notice_end.size()),
+              header.substr(header.find(header_end) + header_end.size()));
     expect_error(test::run(kWithData + command + " --require-gpu"), 3,
                  "no usable GPU: no CUDA driver on this machine");
   }
@@ -252,8 +256,9 @@ TEST(ReplayCli, WithoutAGpuTheReplayNamesTheOptionsItIgnores) {
   EXPECT_EQ(test::run(kWithData + "bandwidthtest --size 4MiB").err, note("--size"));
   // --tune chose the experiment, so it is not ignored; the grid's options are.
   const test::Result tune = test::run(kWithData + "staged --tune --tune-depths 3,4");
-  EXPECT_NE(tune.out.find("replaying the staged tuning run recorded on 2026-12-01"),
-            std::string::npos);
+  EXPECT_NE(
+      test::unwrapped(tune.out).find("replaying the staged tuning run recorded on 2026-12-01"),
+      std::string::npos);
   EXPECT_EQ(tune.err, note("--tune-depths"));
   const test::Result pipeline =
       test::run(kWithData + "pipeline --streams 4 --trace " + dir + "/t.json");
@@ -270,7 +275,7 @@ TEST(ReplayCli, WithoutAGpuBadInputIsStillExitTwo) {
   expect_error(test::run(kWithData + "bandwidthtest --size 6"), 2,
                "the transfer size must be a positive multiple of 4 bytes (it holds floats), not 6");
   expect_error(test::run(kWithData + "race --trials 0"), 2, "the race needs at least one trial");
-  expect_error(test::run(kWithData + "lesson --sizes 0"), 2, "size '0' is zero");
+  expect_error(test::run(kWithData + "lesson --sizes 0"), 2, "--sizes: size '0' is zero");
 }
 
 TEST(ReplayCli, WithoutAGpuOrRecordsEachSubcommandSaysWhy) {
@@ -360,31 +365,49 @@ TEST(ReplayCli, ThreadCountsAndDepthsHaveOneRangeInTheHelpAndTheCheck) {
                3, "no usable GPU: no CUDA driver on this machine");
 }
 
-TEST(ReplayCli, SizeDefaultsInTheHelpPrintAsFormatSizeDoes) {
-  const std::regex unspaced("[0-9](KiB|MiB|GiB)");
+// An option's entry in a help page, its wrapped lines joined: the line starting "  FLAG" and the
+// lines under it that hang further in.
+std::vector<std::string> help_entries(const std::string& help) {
+  std::vector<std::string> entries;
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  -", 0) == 0) {
+      entries.push_back(line);
+    } else if (!entries.empty() && line.rfind("    ", 0) == 0) {
+      entries.back() += " " + line.substr(line.find_first_not_of(' '));
+    }
+  }
+  return entries;
+}
+
+TEST(ReplayCli, SizeDefaultsInTheHelpPrintAsAUserTypesThem) {
+  // "(default: 64MiB)": a default can be copied back onto the command line as it is.
+  const std::regex spaced("[0-9] (B|KiB|MiB|GiB)\\b");
   for (const char* command : {"lesson", "sweep", "bandwidthtest", "race", "staged", "pipeline"}) {
     SCOPED_TRACE(command);
     const test::Result r = test::run(kBin + command + " --help");
     ASSERT_EQ(r.exit_code, 0);
-    std::istringstream lines(r.out);
-    for (std::string line; std::getline(lines, line);) {
-      const std::string::size_type eq = line.find('=');
-      if (line.rfind("  --", 0) != 0 || eq == std::string::npos) continue;
-      // The default runs from '=' to the column of the description (two spaces) or the end.
-      const std::string value = line.substr(eq + 1, line.find("  ", eq) - eq - 1);
-      EXPECT_FALSE(std::regex_search(value, unspaced)) << line;
+    for (const std::string& entry : help_entries(r.out)) {
+      const std::size_t at = entry.find("(default: ");
+      if (at != std::string::npos)
+        EXPECT_FALSE(std::regex_search(entry.substr(at), spaced)) << entry;
     }
   }
-  EXPECT_NE(test::run(kBin + "lesson --help").out.find("--async-size TEXT=64 MiB"),
-            std::string::npos);
-  EXPECT_NE(test::run(kBin + "lesson --help").out.find("--sizes TEXT=1 MiB,4 MiB,16 MiB,64 MiB"),
-            std::string::npos);
-  EXPECT_NE(test::run(kBin + "staged --help").out.find("--h2d-chunk TEXT=8 MiB"),
-            std::string::npos);
-  EXPECT_NE(test::run(kBin + "staged --help").out.find("--odd-sizes TEXT=4099 B,1048589 B"),
-            std::string::npos);
-  EXPECT_NE(test::run(kBin + "sweep --help").out.find("--sizes TEXT=4 KiB:256 MiB:x4"),
-            std::string::npos);
+  const std::vector<std::array<std::string, 3>> shown = {
+      {"lesson", "--async-size", "64MiB"},
+      {"lesson", "--sizes", "1MiB,4MiB,16MiB,64MiB,256MiB"},
+      {"staged", "--h2d-chunk", "8MiB"},
+      {"staged", "--odd-sizes", "4099,1048589,67108869,1073741823"},
+      {"sweep", "--sizes", "4KiB:256MiB:x4"}};
+  for (const auto& [command, flag, value] : shown) {
+    bool found = false;
+    for (const std::string& entry : help_entries(test::run(kBin + command + " --help").out)) {
+      if (entry.rfind("  " + flag + " ", 0) != 0) continue;
+      found = true;
+      EXPECT_NE(entry.find("(default: " + value + ")"), std::string::npos) << entry;
+    }
+    EXPECT_TRUE(found) << command << " " << flag;
+  }
 }
 
 // A run stopped by a signal replays, and reports, as what it is: every case it measured, under a

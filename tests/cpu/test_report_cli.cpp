@@ -114,7 +114,7 @@ TEST(ReportCli, BadInputIsOneLineAndExitTwo) {
   expect_one_line_error(test::run(kBin + "report " + bad.absent), "cannot open run record");
   expect_one_line_error(test::run(kBin + "report " + bad.cut), "not valid JSON (truncated?)");
   expect_one_line_error(test::run(kBin + "report " + bad.foreign), "not a pinbench run record");
-  expect_one_line_error(test::run(kBin + "report"), "record is required");
+  expect_one_line_error(test::run(kBin + "report"), "RECORD is required");
   expect_one_line_error(test::run(kBin + "report " + test::h200_lesson_path() + " --pdf x.pdf"),
                         "--pdf");
   expect_one_line_error(test::run(kBin + "report " + test::h200_lesson_path() + " --html " +
@@ -278,7 +278,7 @@ TEST(CompareCli, BadInputIsOneLineAndExitTwo) {
   const std::string sweep = bad.dir + "/sweep.json";
   save_record(test::make_sweep_record(), sweep);
   expect_one_line_error(test::run(kBin + "compare " + good + " " + sweep), "no case in common");
-  expect_one_line_error(test::run(kBin + "compare " + good), "b is required");
+  expect_one_line_error(test::run(kBin + "compare " + good), "B is required");
   expect_one_line_error(test::run(kBin + "compare " + good + " " + good + " --threshold=-5"),
                         "threshold");
   expect_one_line_error(test::run(kBin + "compare " + good + " " + good + " --threshold lots"),

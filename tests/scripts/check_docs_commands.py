@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs every example command of README.md and docs/*.md, as a user would type it.
+"""Runs every example command of README.md and the pages under docs/, as a user would type it.
 
 An example is a fenced block whose info string is `console`. In it, a line starting with `$ ` is
 a command (a line ending in a backslash continues it); the lines after it, up to the next command,
@@ -99,7 +99,8 @@ def main(argv):
         return 2
     repo, build = os.path.abspath(argv[1]), os.path.abspath(argv[2])
     files = argv[3:] or ["README.md"] + sorted(
-        os.path.join("docs", f) for f in os.listdir(os.path.join(repo, "docs")) if f.endswith(".md"))
+        os.path.relpath(os.path.join(d, f), repo)
+        for d, _, names in os.walk(os.path.join(repo, "docs")) for f in names if f.endswith(".md"))
     before = git_status(repo)
     work = tempfile.mkdtemp(prefix="pinbench-docs-")
     failures = 0
