@@ -121,7 +121,7 @@ const std::string kBin = std::string(PINBENCH_BINARY);
 
 // Every record, all of them: each is what a user replays, and the layouts differ by what a record
 // holds (a program's command line, a call site's path, a fleet's hosts), not only by experiment.
-// On two cores this takes some 40 s; the records are independent, so it is spread over the cores.
+// On two cores this takes some 35 s; the records are independent, so it is spread over the cores.
 TEST(OutputWidth, EveryCommittedRecordReplaysWithinOneHundredColumns) {
   const std::vector<Committed> records = committed_records();
   std::map<std::string, std::size_t> experiments;
