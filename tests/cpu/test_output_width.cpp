@@ -202,8 +202,8 @@ TEST(TableLayout, ATableThatFitsIsAsItWas) {
 }
 
 TEST(TableLayout, AHeaderWiderThanItsNumbersWrapsOntoTheRule) {
-  const TextTable t =
-      table_of({"size", "pageable GB/s", "pinned GB/s"}, {false, true, true}, {{"4 KiB", "0.43", "1.25"}});
+  const TextTable t = table_of({"size", "pageable GB/s", "pinned GB/s"}, {false, true, true},
+                               {{"4 KiB", "0.43", "1.25"}});
   // 35 columns as it is: the widest header wraps, its last line on the rule; the next stays whole
   // where that is enough, and wraps too where it is not.
   EXPECT_EQ(t.render("  ", 30),
