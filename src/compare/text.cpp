@@ -67,7 +67,10 @@ std::string render_cases_compared(const Comparison& c) {
       "faster. Flagged when B/A differs from 1 by more than {:g}%.\n\n",
       pct);
 
-  TextTable t({"case", "size", "A GB/s", "B GB/s", "B/A", "change", "flag"});
+  // The flag is words: it reads from its left edge, and wraps there in a narrow terminal.
+  TextTable t({"case", "size", "A GB/s", "B GB/s", "B/A", "change", "flag"},
+              {false, true, true, true, true, true, false});
+  t.key_columns(2);  // a case is named by both
   for (const ComparedCase& k : c.common) {
     std::string flag;
     if (!k.ratio) {

@@ -24,6 +24,9 @@ struct ReportTable {
   // A snippet of code shown under the notes (the doctor's fix), one statement a line: every
   // printer keeps its line breaks.
   std::string code;
+  // The leading columns that name a row: a terminal too narrow for the whole table prints it in
+  // parts, each starting with these (render/text_table.hpp).
+  std::size_t key_columns = 1;
 };
 
 // "host to device" for "h2d", and so on; unknown directions come back as they are.

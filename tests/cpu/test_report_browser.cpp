@@ -8,7 +8,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
 #include "framework/record.hpp"
@@ -188,6 +192,131 @@ TEST_F(Browser, EveryCommittedRecordKindLoadsCleanlyWithItsCharts) {
     // A chart heading with no chart under it is what this test exists to catch.
     EXPECT_EQ(page.dom.find("<div class=\"charts\">\n</div>"), std::string::npos);
   }
+}
+
+// How wide a page lays out in a window `window` pixels wide: a copy of it with a script at the
+// end that writes the page's own document.documentElement.scrollWidth (and the window's and the
+// page's visible widths) into the DOM, which --dump-dom prints. The page itself has no script.
+struct Layout {
+  int scroll = -1;  // document.documentElement.scrollWidth
+  int client = -1;  // document.documentElement.clientWidth: the window, less a scroll bar
+  int window = -1;  // window.innerWidth
+};
+
+Layout layout_width(const std::string& chromium, const std::string& html, int window) {
+  const std::string copy = test::temp_dir() + "/measured.html";
+  std::string page = test::read_file(html);
+  const std::string script =
+      "<script>(function () { var d = document.documentElement; var p = "
+      "document.createElement('pre'); p.id = 'pinbench-layout'; p.textContent = d.scrollWidth + "
+      "' ' + d.clientWidth + ' ' + window.innerWidth; document.body.appendChild(p); })();"
+      "</script>";
+  const std::size_t body = page.rfind("</body>");
+  page.insert(body == std::string::npos ? page.size() : body, script);
+  test::write_file(copy, page);
+  const test::Result r =
+      test::run("timeout 120 " + chromium +
+                " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+                " --disable-background-networking --disable-component-update --disable-sync"
+                " --user-data-dir=" +
+                test::temp_dir() + " --window-size=" + std::to_string(window) +
+                ",900 --dump-dom file://" + copy);
+  Layout out;
+  const std::string tag = "<pre id=\"pinbench-layout\">";
+  const std::size_t at = r.out.find(tag);
+  if (at != std::string::npos) {
+    std::istringstream in(r.out.substr(at + tag.size()));
+    in >> out.scroll >> out.client >> out.window;
+  }
+  return out;
+}
+
+constexpr int kWindow = 1280;
+
+// Every page a user opens scrolls down, never across, in a window 1280 pixels wide: the HTML of
+// the newest committed record of every experiment (found in data/runs/, its subfolders too, so a
+// new experiment's record is covered without editing this test), and `pinbench fleet --html` over
+// the committed check records. A wide table may scroll inside its own box; the page may not.
+TEST_F(Browser, NoPageScrollsSidewaysInAWindow1280PixelsWide) {
+  struct Newest {
+    std::string created, path;
+  };
+  std::map<std::string, Newest> newest;  // by experiment
+  std::vector<std::string> checks;
+  for (const fs::directory_entry& e :
+       fs::recursive_directory_iterator(std::string(PINBENCH_DATA_DIR) + "/runs")) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    const nlohmann::json j =
+        nlohmann::json::parse(test::read_file(e.path().string()), nullptr, false);
+    if (!j.is_object() || !j.contains("experiment") || !j["experiment"].is_string()) continue;
+    const std::string experiment = j["experiment"].get<std::string>();
+    const std::string created = j.value("created_utc", std::string());
+    const std::string path = e.path().string();
+    if (experiment == "check") checks.push_back(path);
+    Newest& n = newest[experiment];
+    if (n.path.empty() || std::tie(created, path) > std::tie(n.created, n.path))
+      n = {created, path};
+  }
+  ASSERT_GE(newest.size(), 10u);
+  ASSERT_FALSE(checks.empty());
+  std::vector<std::pair<std::string, std::string>> pages;  // what, page
+  for (const auto& [experiment, n] : newest) {
+    const std::string page = test::temp_dir() + "/page.html";
+    const test::Result r = test::run(kBin + "report '" + n.path + "' --html " + page);
+    ASSERT_EQ(r.exit_code, 0) << n.path << ": " << r.err;
+    pages.emplace_back(experiment + " (" + fs::path(n.path).filename().string() + ")", page);
+  }
+  std::string fleet = kBin + "fleet";
+  for (const std::string& c : checks) fleet += " '" + c + "'";
+  const std::string fleet_page = test::temp_dir() + "/fleet.html";
+  const test::Result f = test::run(fleet + " --html " + fleet_page);
+  ASSERT_TRUE(f.exit_code == 0 || f.exit_code == 1) << f.err;
+  pages.emplace_back("pinbench fleet --html", fleet_page);
+  for (const auto& [what, page] : pages) {
+    const Layout l = layout_width(chromium_, page, kWindow);
+    EXPECT_EQ(l.window, kWindow) << what;
+    EXPECT_LE(l.scroll, kWindow) << what << ": the page is " << l.scroll << " px wide";
+    EXPECT_LE(l.scroll, l.client) << what << ": the page is " << l.scroll << " px wide, "
+                                  << l.client << " px show";
+  }
+}
+
+// A word longer than a line (a path in a note, a host's or device's name from a stranger's
+// record) breaks on the page instead of widening it.
+TEST_F(Browser, ALongUnbreakableWordDoesNotWidenThePage) {
+  const std::string dir = test::temp_dir();
+  RunRecord r =
+      load_record(std::string(PINBENCH_DATA_DIR) + "/runs/check-h200-2026-12-01T095735Z.json");
+  const std::string word = "/a/path/" + std::string(400, 'x');
+  r.note = word;
+  r.machine.hostname = std::string(300, 'h');
+  r.machine.device_name = std::string(300, 'D');
+  save_record(r, dir + "/long.json");
+  const test::Result made =
+      test::run(kBin + "report " + dir + "/long.json --html " + dir + "/long.html");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ASSERT_NE(test::read_file(dir + "/long.html").find(word), std::string::npos);
+  const Layout l = layout_width(chromium_, dir + "/long.html", kWindow);
+  EXPECT_EQ(l.window, kWindow);
+  EXPECT_LE(l.scroll, l.client) << "the page is " << l.scroll << " px wide";
+}
+
+// The measure itself: a page wider than the window is caught, one that fits is not.
+TEST_F(Browser, APageWiderThanTheWindowIsCaught) {
+  const std::string dir = test::temp_dir();
+  test::write_file(dir + "/wide.html",
+                   "<!DOCTYPE html><html><head><title>wide</title></head><body>"
+                   "<div style=\"width: 2000px\">x</div></body></html>");
+  test::write_file(dir + "/narrow.html",
+                   "<!DOCTYPE html><html><head><title>narrow</title></head><body>"
+                   "<div style=\"overflow-x: auto\"><div style=\"width: 2000px\">x</div></div>"
+                   "</body></html>");
+  const Layout wide = layout_width(chromium_, dir + "/wide.html", kWindow);
+  EXPECT_EQ(wide.window, kWindow);
+  EXPECT_GT(wide.scroll, kWindow);
+  const Layout narrow = layout_width(chromium_, dir + "/narrow.html", kWindow);
+  EXPECT_LE(narrow.scroll, kWindow);
+  EXPECT_GT(narrow.scroll, 0);
 }
 
 // The checker itself: a page with a script error must not pass as clean.

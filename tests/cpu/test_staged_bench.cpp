@@ -918,7 +918,7 @@ TEST(StagedCpu, TheFieldsSurviveARoundTripAndAreChecked) {
   expect_input_error([&] { (void)record_from_json(j); }, "cpu_sys_s");
 }
 
-// The committed staged --torch record's tables fit a 160-column terminal.
+// The committed staged --torch record's tables fit a terminal of kTextColumns.
 TEST(CommittedStaged, TheTextTablesFitATerminal) {
   for (const char* name :
        {"staged-h200-2026-12-01T132418Z.json", "staged-h200-2026-11-30T173420Z.json"}) {
@@ -930,7 +930,7 @@ TEST(CommittedStaged, TheTextTablesFitATerminal) {
       const std::string line = text.substr(at, end - at);
       if (line.rfind("  --", 0) == 0) {  // a table's rule is as wide as the table
         ++tables;
-        EXPECT_LE(line.size(), 160u) << text.substr(at > 400 ? at - 400 : 0, 800);
+        EXPECT_LE(display_width(line), kTextColumns) << text.substr(at > 400 ? at - 400 : 0, 800);
       }
       at = end + 1;
     }

@@ -1,5 +1,6 @@
 // The shared text layer of terminal reports (framework/render/text.hpp): every paragraph is
-// wrapped at 100 columns, under its indent or its label, and a table stays within its ruler.
+// wrapped at 100 columns, under its indent or its label, and a table stays within its ruler and
+// within 100 columns (render/text_table.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,28 +39,24 @@ bool is_ruler(const std::string& line) {
          line.find_first_not_of('-', at) == std::string::npos;
 }
 
-// What is wrong with `text` as terminal text: a line wider than 100 columns outside a table, or
-// a table's header or row wider than its ruler. "" when nothing is.
+// What is wrong with `text` as terminal text: a line wider than 100 columns, or a table's header
+// or row wider than its ruler. "" when nothing is.
 std::string layout_problem(const std::string& text) {
   const std::vector<std::string> lines = lines_of(text);
-  std::vector<bool> in_table(lines.size(), false);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (!is_ruler(lines[i])) continue;
     const std::size_t ruler = display_width(lines[i]);
-    in_table[i] = true;
     if (i > 0) {
-      in_table[i - 1] = true;
       if (display_width(lines[i - 1]) > ruler)
         return "header wider than its ruler: " + lines[i - 1];
     }
     for (std::size_t j = i + 1; j < lines.size() && !lines[j].empty() && !is_ruler(lines[j]); ++j) {
-      in_table[j] = true;
       const std::size_t w = display_width(lines[j]);
       if (w > kTextColumns && w > ruler) return "row wider than its ruler: " + lines[j];
     }
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (!in_table[i] && display_width(lines[i]) > kTextColumns) {
+    if (display_width(lines[i]) > kTextColumns) {
       // A word wider than a line (a long path) is the one thing that may stand alone.
       if (lines[i].find(' ', lines[i].find_first_not_of(' ')) == std::string::npos) continue;
       return "a line of " + std::to_string(display_width(lines[i])) + " columns: " + lines[i];

@@ -248,6 +248,7 @@ ExperimentComparison compare_accel(const RunRecord& a, const RunRecord& b) {
   TextTable t({"direction", "outcome", "A calls", "A MiB", "A GB/s", "B calls", "B MiB", "B GB/s",
                "B/A", "flag"},
               {false, false, true, true, true, true, true, true, true, false});
+  t.key_columns(2);
   std::vector<std::string> worse;
   for (const char* direction : {"h2d", "d2h", "other"}) {
     for (const std::string& outcome : outcome_names()) {

@@ -81,6 +81,7 @@ void add_rate_table(ReportModel& m, const BlocksAnalysis& a, const BlocksCrossov
   t.numeric.assign(t.header.size(), true);
   t.numeric[0] = false;
   t.numeric[t.header.size() - 3] = false;
+  t.key_columns = 2;  // a cell is its block size and count
   for (const BlocksCell* cell : cells) {
     std::vector<std::string> row{exact_size(cell->block_bytes), std::to_string(cell->count)};
     for (const std::string& method : methods) {
@@ -105,6 +106,7 @@ void add_crossover_table(ReportModel& m, const BlocksAnalysis& a) {
   t.title = "Which method to pick, by block size and count";
   t.header = {"direction", "memory", "default", "rules, the first that holds", "picked well"};
   t.numeric = {false, false, false, false, true};
+  t.key_columns = 2;
   for (const BlocksCrossover& c : a.crossovers) {
     std::string rules;
     for (const BlocksRule& r : c.rules) {
@@ -140,6 +142,7 @@ void add_cost_table(ReportModel& m, const BlocksAnalysis& a) {
   t.header = {"direction",          "memory", "method", "block",      "fewest", "µs, fewest",
               "µs per added block", "most",   "calls",  "µs per call"};
   t.numeric = {false, false, false, false, true, true, true, true, true, true};
+  t.key_columns = 3;
   for (const BlocksCallCost& c : a.costs) {
     t.rows.push_back({c.direction, c.memory, c.method, exact_size(c.block_bytes),
                       std::to_string(c.fewest), us_cell(c.fewest_us), us_cell(c.per_block_us),
@@ -282,6 +285,7 @@ void add_beside_table(ReportModel& m, const BlocksAnalysis& a, const BlocksCross
                                            group_title(c), a.beside);
   t.header = {"block", "blocks", "method", "GB/s", "kernel slowdown %", "host CPU ms"};
   t.numeric = {false, true, false, true, true, true};
+  t.key_columns = 3;
   for (const BlocksCell* cell : cells) {
     for (const BlocksRate& r : cell->rates) {
       t.rows.push_back({exact_size(cell->block_bytes), std::to_string(cell->count), r.method,

@@ -17,6 +17,7 @@ ReportTable check_items_table(const std::string& id, const std::string& title,
   t.title = title;
   t.header = {"GPU", "check", "value", "limit", "result"};
   t.numeric = {false, false, true, false, false};
+  t.key_columns = 2;  // a row is one GPU's one check
   for (const auto& [label, g] : gpus) {
     for (const CheckItem& i : g->items) {
       t.rows.push_back({label, i.check, i.value_text, i.limit_text,

@@ -163,8 +163,11 @@ std::string direction_text(const StagedAnalysis& a, const std::string& direction
   std::vector<bool> right(ratio_header.size(), true);
   right.front() = false;
   right.back() = false;
+  // A row is its size and where its ends start: both lead each part of a table split to fit.
   TextTable rates(rate_header);
+  rates.key_columns(2);
   TextTable ratios(ratio_header, right);
+  ratios.key_columns(2);
   for (const StagedRow& r : rows) {
     const std::vector<std::string> where = where_cells(r);
     std::vector<std::string> row = where;
@@ -182,6 +185,7 @@ std::string direction_text(const StagedAnalysis& a, const std::string& direction
     std::vector<std::string> header = {"size", "at"};
     for (const std::string& h : cpu.header("b2b")) header.push_back(h);
     TextTable t(header);
+    t.key_columns(2);
     for (const StagedRow& r : rows) {
       if (r.cpu.empty()) continue;
       std::vector<std::string> row = where_cells(r);

@@ -24,6 +24,10 @@ body { margin: 0; background: #f6f8fa; color: #1f2328; font-size: 15px; line-hei
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
   "DejaVu Sans", sans-serif; }
 header, main, footer { max-width: 1320px; margin: 0 auto; padding: 0 24px; }
+/* A word longer than a line (a path, a command line, a host's name) breaks where it must rather
+   than widen the page; a wide table keeps its words whole and scrolls in its own box. */
+body { overflow-wrap: anywhere; }
+.table-wrap table { overflow-wrap: normal; }
 header { padding-top: 28px; }
 footer { padding-top: 8px; padding-bottom: 40px; color: #59636e; font-size: 13px; }
 h1 { font-size: 26px; margin: 0 0 2px; }

@@ -237,6 +237,7 @@ std::string render_model_text(const ReportModel& m) {
   for (const ReportTable& t : m.tables) {
     // A text column reads from its left edge, header and cells alike; numbers line up right.
     TextTable table(t.header, t.numeric);
+    table.key_columns(t.key_columns);
     for (const auto& row : t.rows) table.add_row(row);
     out += fmt::format("\n{}\n{}", printable(t.title), table.render());
     for (const std::string& n : t.notes) out += "  " + printable(n) + "\n";

@@ -9,12 +9,10 @@
 
 #include "framework/experiment.hpp"
 #include "framework/record.hpp"
+#include "framework/render/text_table.hpp"
 #include "framework/report_model.hpp"
 
 namespace pinbench {
-
-// Terminal text is read at most this wide: every paragraph is wrapped to it.
-constexpr std::size_t kTextColumns = 100;
 
 // `text` as lines of at most `width` columns (display_width), broken at spaces: the first line
 // starts with `first`, the others with `rest`; each line ends in a line break. A word wider than

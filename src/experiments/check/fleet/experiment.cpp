@@ -36,6 +36,7 @@ void build_fleet(const RunRecord& r, ReportModel& m) {
               "pinned h2d", "pinned d2h", "pageable h2d", "pageable d2h", "rt p50",
               "flags"};
   t.numeric = {false, true, false, false, false, true, true, true, true, true, true};
+  t.key_columns = 2;  // a GPU is its host and index
   for (const FleetGpu& g : a.gpus) {
     const GpuCheck& c = g.check;
     t.rows.push_back({g.host, std::to_string(c.gpu.index) + (g.flags.empty() ? "" : " *"),
@@ -52,13 +53,15 @@ void build_fleet(const RunRecord& r, ReportModel& m) {
   m.tables.push_back(std::move(t));
   if (!a.duplicates.empty()) {
     // One column per fact, so the table is as wide as its longest names and no wider.
-    m.tables.push_back(ReportTable{"fleet-duplicates",
-                                   "Duplicates (same host and GPU UUID)",
-                                   {"host", "GPU", "UUID", "in", "counted once, from"},
-                                   {false, true, false, false, false},
-                                   a.duplicate_rows,
-                                   {},
-                                   {}});
+    ReportTable d{"fleet-duplicates",
+                  "Duplicates (same host and GPU UUID)",
+                  {"host", "GPU", "UUID", "in", "counted once, from"},
+                  {false, true, false, false, false},
+                  a.duplicate_rows,
+                  {},
+                  {}};
+    d.key_columns = 2;
+    m.tables.push_back(std::move(d));
   }
   ReportTable h;
   h.id = "fleet-hosts";
