@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include "doctor_fixtures.hpp"
@@ -127,6 +128,21 @@ TEST(UnseenCuda, AProgramWithoutCudaIsSeenToMakeNoneWithOrWithoutADriver) {
   const DoctorTrace t = doctor_trace_from_json(load_record(dir + "/run.json").section("doctor"));
   EXPECT_GE(t.sight.started, 2);  // the shell, and ls forked from it
   EXPECT_EQ(t.sight.without_cuda, t.sight.started);
+}
+
+// The dlopen that doctor's and accel's libraries define notes a load of the driver and changes
+// nothing else: a library that finds another through its own run path still finds it (a dlopen
+// that called the C library's, instead of jumping to it, would search the wrong object's paths).
+TEST(UnseenCuda, TheLibrariesDlopenLeavesTheCallersRunPathsInForce) {
+  const std::string program = PINBENCH_RUNPATH_PROGRAM;
+  const std::string dir = std::filesystem::path(PINBENCH_BINARY).parent_path().string();
+  const test::Result plain = test::run(program);
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+  for (const char* library : {"libpinbench_doctor_inject.so", "libpinbench_accel.so"}) {
+    const test::Result r = test::run("LD_PRELOAD=" + dir + "/" + library + " " + program);
+    EXPECT_EQ(r.exit_code, 0) << library << ": " << r.out << r.err;
+    EXPECT_EQ(r.out, "answer 42\n") << library;
+  }
 }
 
 // --- hand-made doctor traces -------------------------------------------------------------------
