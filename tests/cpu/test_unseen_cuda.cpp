@@ -326,6 +326,12 @@ TEST(UnseenCuda, AccelSaysNoProcessUsedCudaOnlyWhereItSawThemEnd) {
   EXPECT_TRUE(has(s, "accel could not see or route them")) << s;
   EXPECT_FALSE(has(s, "used CUDA.")) << s;
 
+  // No driver, and the process seen to its end without asking: it used none all the same.
+  run.processes = {process(10, true, false)};
+  s = accel_text(run);
+  EXPECT_TRUE(has(s, "None of the program's 1 process used CUDA.")) << s;
+  EXPECT_FALSE(has(s, "could not see or route")) << s;
+
   // A record made before accel wrote the driver: whether the processes used CUDA is not known.
   run.driver = DriverSight{};
   run.processes = {process(10, true, false)};

@@ -122,10 +122,16 @@ void add_run_notes(const AccelRun& run, ReportModel& m) {
 }
 
 // What accel could not see, and why: no driver; processes whose end it did not see; a record
-// made before it wrote what it saw. One sentence each.
-void add_unseen_notes(const AccelRun& run, int asked, int unseen, ReportModel& m) {
-  if (run.driver.missing()) {
-    m.notes.push_back(no_driver_sentence(run.driver, "accel", "see or route", asked > 0));
+// made before it wrote what it saw. One sentence each. `none`: the processes seen to their end
+// without CUDA; `unseen`: those it could not tell.
+void add_unseen_notes(const AccelRun& run, int none, int unseen, ReportModel& m) {
+  // Where every process was seen without CUDA, the missing driver hid nothing.
+  const bool seen_all = none == static_cast<int>(run.processes.size()) && none > 0 &&
+                        run.unreadable == 0 && run.still_running.empty();
+  if (run.driver.missing() && !seen_all) {
+    const bool tried = std::any_of(run.processes.begin(), run.processes.end(),
+                                   [](const AccelProcess& p) { return p.asked_driver; });
+    m.notes.push_back(no_driver_sentence(run.driver, "accel", "see or route", tried));
   }
   if (unseen == 0) return;
   m.notes.push_back(
@@ -147,18 +153,17 @@ void add_processes(const AccelRun& run, ReportModel& m) {
   procs.title = "Processes";
   procs.header = {"pid", "parent", "program", "ended", "copies reached accel by", "engines"};
   procs.numeric = {true, true, false, false, false, true};
-  int none = 0, unseen = 0, asked = 0;
+  int none = 0, unseen = 0;
   for (std::size_t i = 0; i < run.processes.size(); ++i) {
     const AccelProcess& p = run.processes[i];
     const CudaSeen seen = cuda_seen(run, i);
     if (seen == CudaSeen::kNone) ++none;
     if (seen == CudaSeen::kUnseen) ++unseen;
-    if (seen == CudaSeen::kAsked) ++asked;
     if (seen == CudaSeen::kNone || seen == CudaSeen::kUnseen) continue;  // counted below
     procs.rows.push_back({std::to_string(p.pid), std::to_string(p.parent_pid), p.program, ended(p),
                           reach(p), std::to_string(p.engines)});
   }
-  add_unseen_notes(run, asked, unseen, m);
+  add_unseen_notes(run, none, unseen, m);
   // Counts up to then, for a process still running when accel stopped waiting.
   const char* by_then = run.still_running.empty() ? ""
                                                   : " (as far as accel saw before it "
