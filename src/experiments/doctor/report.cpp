@@ -127,7 +127,7 @@ bool add_program_notes(const DoctorTrace& t, const DoctorAnalysis& a, ReportMode
     // "Made no CUDA calls" only where doctor saw every process to its end without asking for
     // the CUDA driver; else what it could not see is said above.
     m.notes.push_back(a.no_cuda ? "The program made no CUDA calls: nothing to diagnose."
-                      : !t.still_running.empty()
+                      : !t.still_running.empty() && !t.sight.driver.missing()
                           ? "No CUDA call was seen; the processes still running may make them, "
                             "out of doctor's sight: wait for them (--wait-descendants) to "
                             "diagnose them."
