@@ -1,6 +1,7 @@
 // Starting a program as a shell would, and capturing a helper's output (program.hpp).
 #include "cli/program.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/prctl.h>
@@ -246,6 +247,19 @@ std::string preload_with(const std::string& library, const char* who) {
   std::fprintf(stderr, "pinbench: note: LD_PRELOAD already names %s; %s\n",
                printable(other).c_str(), who);
   return library + ":" + other;
+}
+
+DriverSight probe_cuda_driver() {
+  DriverSight d;
+  // Kept loaded: pinbench's own CUDA runtime would load it again to describe the GPU.
+  if (dlopen(kCudaDriverLibrary, RTLD_LAZY | RTLD_LOCAL) != nullptr) {
+    d.state = DriverSight::State::kLoaded;
+    return d;
+  }
+  d.state = DriverSight::State::kMissing;
+  const char* why = dlerror();
+  d.error = printable(why != nullptr ? why : "the loader gave no reason");
+  return d;
 }
 
 }  // namespace pinbench::cli

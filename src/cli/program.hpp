@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/program_sight.hpp"
+
 namespace pinbench::cli {
 
 // A regular file this process may execute.
@@ -50,6 +52,12 @@ ProgramExit run_program(const std::string& path, const std::vector<std::string>&
 // LD_PRELOAD's value with `library` first. One already set stays after it and sees what the
 // library passes on; `who` says so on stderr ("accel's library goes before it, ...").
 std::string preload_with(const std::string& library, const char* who);
+
+// Whether the CUDA driver's library (libcuda.so.1) loads here, as the program's CUDA runtime
+// would look for it, and what the loader said when it does not: a fact, not the runtime's guess
+// ("CUDA driver version is insufficient" is its answer to a missing driver too). It loads the
+// library into pinbench without initialising it, so the GPU is not touched.
+DriverSight probe_cuda_driver();
 
 // What `argv` (argv[0] a path) writes to stdout, stderr discarded; "" when it cannot start.
 std::string capture(const std::vector<std::string>& argv);

@@ -1,5 +1,7 @@
 #include "cuda/device.hpp"
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <thread>
 
@@ -28,7 +30,12 @@ std::string no_device_reason() {
   const cudaError_t err = cudaGetDeviceCount(&n);
   (void)cudaGetLastError();
   if (err == cudaSuccess && n > 0) return "";
-  if (err == cudaErrorInsufficientDriver) return "no CUDA driver on this machine";
+  // The runtime answers a missing driver and an old one alike: whether libcuda.so.1 loads tells.
+  if (err == cudaErrorInsufficientDriver) {
+    return dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) == nullptr
+               ? "no CUDA driver on this machine"
+               : "the CUDA driver here is older than pinbench's CUDA runtime";
+  }
   if (err == cudaErrorNoDevice || (err == cudaSuccess && n == 0)) return "no CUDA-capable device";
   return "CUDA cannot start: " + cuda_error_text("cudaGetDeviceCount", err);
 }

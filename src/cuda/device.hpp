@@ -12,8 +12,9 @@ namespace pinbench::cuda {
 // Number of devices CUDA can use here; 0 (never an exception) when there is no driver or GPU.
 int device_count();
 
-// Why no device is usable, in a few words ("no CUDA driver", "no CUDA-capable device"), or ""
-// when one is.
+// Why no device is usable, in a few words ("no CUDA driver on this machine" where libcuda.so.1
+// does not load, "the CUDA driver here is older than pinbench's CUDA runtime" where it does and
+// the runtime finds it too old, "no CUDA-capable device"), or "" when one is.
 std::string no_device_reason();
 
 // Throws NoGpuError when device_count() is 0.

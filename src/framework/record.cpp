@@ -101,6 +101,7 @@ json to_json(const MachineInfo& m) {
          {"pageable_memory_access_uses_host_page_tables",
           m.pageable_memory_access_uses_host_page_tables},
          {"host_numa_nodes", m.host_numa_nodes}};
+  if (!m.no_device.empty()) j["no_device"] = m.no_device;
   if (!m.gpus.empty()) {
     json gpus = json::array();
     for (const GpuInfo& g : m.gpus) gpus.push_back(to_json(g));
@@ -320,6 +321,11 @@ MachineInfo machine_from(const Reader& r) {
   m.pageable_memory_access_uses_host_page_tables =
       r.count_or("pageable_memory_access_uses_host_page_tables", 0, 0, 1);
   m.host_numa_nodes = r.count_or("host_numa_nodes", 0, 0, 1 << 16);
+  m.no_device = r.text_or("no_device", "");
+  if (!m.no_device.empty() && !m.device_name.empty()) {
+    refuse(r.name("no_device"),
+           fmt::format("says why no GPU is described, but one is ('{}')", m.device_name));
+  }
   return m;
 }
 

@@ -74,6 +74,9 @@ struct MachineInfo {
   // host's own page tables (ATS, as on Grace Hopper); 0 in records made before pinbench read it.
   int pageable_memory_access_uses_host_page_tables = 0;
   int host_numa_nodes = 0;  // NUMA nodes with memory (sysfs); 0 where unknown or not recorded
+  // Why no GPU is described, where none is ("no CUDA driver on this machine (...)"); "" where one
+  // is, and in records made before pinbench wrote it.
+  std::string no_device;
 };
 
 // A correctness gate or check: every rate in a record depends on one.

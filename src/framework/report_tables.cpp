@@ -43,6 +43,12 @@ std::string count_or_unknown(int n) {
   return n > 0 ? std::to_string(n) : std::string("unknown");
 }
 
+std::string host_cpu_field(const MachineInfo& m) {
+  return m.host_logical_cpus > 0
+             ? fmt::format("{}, {} logical CPUs", known(m.host_cpu), m.host_logical_cpus)
+             : known(m.host_cpu);
+}
+
 // Sizes in the order they first appear, then sorted: the union of every series' sizes.
 std::vector<std::uint64_t> panel_sizes(const SizePanel& p) {
   std::vector<std::uint64_t> sizes;
@@ -137,17 +143,41 @@ std::string machine_line(const MachineInfo& m) {
                                           : std::string("host memory unknown"));
   if (!m.os.empty() && m.os != "unknown") host += ", " + m.os;
   // A record made without a GPU (doctor of a program, on a host with none) describes none: one
-  // phrase says so instead of eight "unknown"s.
-  if (m.device_name.empty() && m.sm_count == 0 && m.driver_version == 0 && m.runtime_version == 0 &&
-      m.device_memory_bytes == 0) {
-    return "no GPU described (the run had none to describe); host " + host;
-  }
+  // phrase says so, and why, instead of eight "unknown"s.
+  if (no_device_described(m)) return no_device_words(m) + "; host " + host;
   return fmt::format("{} ({}); PCIe {}; driver {} ({}), runtime {}; host {}", device,
                      fmt::join(parts, ", "), pcie_words(m.pcie), known(m.driver_release),
                      cuda_label(m.driver_version), cuda_label(m.runtime_version), host);
 }
 
+bool no_device_described(const MachineInfo& m) {
+  return m.device_name.empty() && m.sm_count == 0 && m.driver_version == 0 &&
+         m.runtime_version == 0 && m.device_memory_bytes == 0;
+}
+
+std::string no_device_words(const MachineInfo& m) {
+  return m.no_device.empty() ? "no GPU described (the run had none to describe)"
+                             : "no GPU described: " + m.no_device;
+}
+
+namespace {
+
+// A machine that describes no GPU, field by field: that, and why, then the host's fields only.
+std::vector<std::pair<std::string, std::string>> host_only_fields(const MachineInfo& m) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!m.hostname.empty()) out.emplace_back("Host", m.hostname);
+  out.emplace_back("Device", no_device_words(m));
+  out.emplace_back("Host CPU", host_cpu_field(m));
+  out.emplace_back("Host memory", bytes_or_unknown(m.host_memory_bytes));
+  out.emplace_back("OS", known(m.os));
+  if (m.host_numa_nodes > 1) out.emplace_back("Host NUMA nodes", std::to_string(m.host_numa_nodes));
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m) {
+  if (no_device_described(m)) return host_only_fields(m);
   std::vector<std::pair<std::string, std::string>> out;
   // Records made before pinbench named the host and the device's UUID show what they always did.
   if (!m.hostname.empty()) out.emplace_back("Host", m.hostname);
@@ -166,9 +196,7 @@ std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInf
       {"NUMA node", m.numa_node >= 0 ? std::to_string(m.numa_node) : std::string("unknown")},
       {"Driver", fmt::format("{} ({})", known(m.driver_release), cuda_label(m.driver_version))},
       {"Runtime", cuda_label(m.runtime_version)},
-      {"Host CPU", m.host_logical_cpus > 0
-                       ? fmt::format("{}, {} logical CPUs", known(m.host_cpu), m.host_logical_cpus)
-                       : known(m.host_cpu)},
+      {"Host CPU", host_cpu_field(m)},
       {"Host memory", bytes_or_unknown(m.host_memory_bytes)},
       {"OS", known(m.os)},
       {"Kernels read pageable memory", m.pageable_memory_access != 0 ? "yes" : "no"},

@@ -36,6 +36,14 @@ std::string direction_words(const std::string& direction);
 // when doctor stopped waiting for them (pid 12 (sleep 30), pid 13 (worker))"; "" for none.
 std::string still_running_words(const std::vector<std::string>& processes, const std::string& who);
 
+// Whether a record's machine describes no GPU at all (doctor or accel of a program that used
+// none, a check on a host with none, a machine without a CUDA driver): then its line and fields
+// say so, and why, instead of a row of "unknown"s.
+bool no_device_described(const MachineInfo& m);
+// "no GPU described: no CUDA driver on this machine (...)"; a record that does not say why reads
+// "no GPU described (the run had none to describe)".
+std::string no_device_words(const MachineInfo& m);
+
 // The machine on one line, and field by field.
 std::string machine_line(const MachineInfo& m);
 std::vector<std::pair<std::string, std::string>> machine_fields(const MachineInfo& m);

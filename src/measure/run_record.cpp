@@ -21,12 +21,13 @@ RunRecord start_record(const std::string& experiment, nlohmann::json config) {
   return record;
 }
 
-RunRecord start_host_record(const std::string& experiment) {
+RunRecord start_host_record(const std::string& experiment, const std::string& no_device) {
   RunRecord record;
   record.experiment = experiment;
   record.pinbench_version = kVersion;
   record.created_utc = utc_now_iso8601();
   describe_host(record.machine);
+  record.machine.no_device = no_device;
   return record;
 }
 

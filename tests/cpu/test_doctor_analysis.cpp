@@ -278,13 +278,20 @@ TEST(DoctorParse, ABusyCuptiIsSaid) {
   EXPECT_FALSE(a.no_cuda);  // not "made no CUDA calls": doctor could not see
 }
 
-TEST(DoctorAnalysis, AnEmptyTraceMadeNoCudaCalls) {
-  const DoctorTrace t = parse_doctor_events("");
+// "Made no CUDA calls" is what doctor saw, not what it did not: every process seen to its end
+// without asking for the CUDA driver. An empty trace alone says nothing (test_unseen_cuda.cpp).
+TEST(DoctorAnalysis, AProgramSeenToItsEndWithoutCudaMadeNoCudaCalls) {
+  DoctorTrace t = parse_doctor_events("L\t10\nW\t10\t0\t0\n");
+  t.sight.recorded = true;
+  t.sight.driver.state = DriverSight::State::kLoaded;
   const RunRecord r = record_with(t);
   const DoctorAnalysis a = analyse_doctor(r, t);
   EXPECT_TRUE(a.no_cuda);
   EXPECT_TRUE(a.findings.empty());
   EXPECT_NE(render_text(r).find("made no CUDA calls"), std::string::npos);
+  const DoctorTrace empty = parse_doctor_events("");
+  EXPECT_FALSE(analyse_doctor(record_with(empty), empty).no_cuda);
+  EXPECT_EQ(render_text(record_with(empty)).find("made no CUDA calls"), std::string::npos);
 }
 
 TEST(DoctorAnalysis, PageableAsyncCopiesWithTheirCostAndSite) {

@@ -33,7 +33,8 @@ RULES = [
      ["own:CUDA_FREE", "framework/", "base/", "pinbench/staged_options.hpp", "version.hpp"]),
     ("an experiment's run-time libraries (doctor's `inject/`, accel's `interpose/`, check's "
      "`mpi/`)", "exp:RUNTIME",
-     ["own:RUNTIME", "own:CUDA_FREE", "cuda/cupti_api.hpp", "transfer/", "pinbench/"]),
+     ["own:RUNTIME", "own:CUDA_FREE", "cuda/cupti_api.hpp", "cuda/driver_watch.hpp", "transfer/",
+      "pinbench/"]),
     ("`compare/command.cpp`", "compare-command", ["compare/", "cli/", "framework/"]),
     ("`compare/`", "compare/", ["framework/"]),
     ("`cli/`", "cli/",

@@ -27,6 +27,7 @@
 #include "framework/interrupt.hpp"
 #include "framework/printable.hpp"
 #include "framework/program_config.hpp"
+#include "framework/program_sight.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
 #include "measure/run_record.hpp"
@@ -88,18 +89,24 @@ int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
   if (done.signal != 0) run.signal = describe_signal(done.signal);
   run.wall_ms = done.wall_ms;
   run.still_running = done.still_running;
+  // Once the program is gone: whether the CUDA driver loads here, a fact for what was not seen.
+  run.driver = probe_cuda_driver();
 
   // The machine is described once the program is gone, so pinbench's own CUDA context never
-  // shares the GPU with it; a program that used no CUDA needs no GPU described.
+  // shares the GPU with it; a program that used no CUDA needs no GPU described, and the record
+  // says why it describes none.
   const bool used_cuda =
       std::any_of(run.processes.begin(), run.processes.end(),
                   [](const acc::AccelProcess& p) { return p.driver || p.called; });
-  RunRecord record = start_host_record("accel");
-  if (used_cuda) {
+  RunRecord record = start_host_record(
+      "accel", run.driver.missing() ? no_driver_words(run.driver)
+                                    : "not asked for: accel saw no process of the program load "
+                                      "the CUDA driver");
+  if (used_cuda && !run.driver.missing()) {
     try {
       record = start_record("accel", nlohmann::json::object());
-    } catch (const NoGpuError&) {
-      record = start_host_record("accel");
+    } catch (const NoGpuError& e) {
+      record = start_host_record("accel", e.what());
     }
   }
   put_fields(record.config, ProgramRecordConfig{flags.program.front()});

@@ -25,6 +25,7 @@ add_library(pinbench_accel SHARED
   ${CMAKE_CURRENT_LIST_DIR}/interpose/driver_api.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interpose/driver_runtime.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interpose/symbols.cpp
+  ${CMAKE_SOURCE_DIR}/src/cuda/driver_watch.cpp
   $<TARGET_OBJECTS:pinbench_accel_engine>)
 foreach(target pinbench_accel_engine pinbench_accel)
   target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include

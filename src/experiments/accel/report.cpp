@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "experiments/accel/summary.hpp"
+#include "framework/program_sight.hpp"
 #include "framework/render/text_table.hpp"
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
@@ -44,6 +45,7 @@ std::string reach(const AccelProcess& p) {
     return p.via_runtime ? "shared runtime and driver" : "driver entry points";
   }
   if (p.called) return p.cupy ? "shared runtime; CuPy out of reach" : "shared runtime";
+  if (p.asked_driver) return "none: the CUDA driver did not load";
   if (!p.exit_ran) return "no copy calls seen";
   return p.driver ? "out of reach" : "no CUDA";
 }
@@ -119,28 +121,68 @@ void add_run_notes(const AccelRun& run, ReportModel& m) {
   }
 }
 
-// The processes that used CUDA, as a table; or, where none did, a note.
+// What accel could not see, and why: no driver; processes whose end it did not see; a record
+// made before it wrote what it saw. One sentence each. `none`: the processes seen to their end
+// without CUDA; `unseen`: those it could not tell.
+void add_unseen_notes(const AccelRun& run, int none, int unseen, ReportModel& m) {
+  // Where every process was seen without CUDA, the missing driver hid nothing.
+  const bool seen_all = none == static_cast<int>(run.processes.size()) && none > 0 &&
+                        run.unreadable == 0 && run.still_running.empty();
+  if (run.driver.missing() && !seen_all) {
+    const bool tried = std::any_of(run.processes.begin(), run.processes.end(),
+                                   [](const AccelProcess& p) { return p.asked_driver; });
+    m.notes.push_back(no_driver_sentence(run.driver, "accel", "see or route", tried));
+  }
+  if (unseen == 0) return;
+  m.notes.push_back(
+      run.driver.recorded()
+          ? fmt::format("{} ended without {} exit handlers (_exit or a signal) before asking for "
+                        "the CUDA driver: whether {} used CUDA was not seen.",
+                        processes_words(unseen), unseen == 1 ? "its" : "their",
+                        unseen == 1 ? "it" : "they")
+          : fmt::format("Whether {} used CUDA was not recorded (a record made before pinbench "
+                        "wrote it).",
+                        processes_words(unseen)));
+}
+
+// The processes that used CUDA or asked for its driver, as a table; then what the others did, as
+// far as accel saw: "made no CUDA calls" only for those seen to their end without asking.
 void add_processes(const AccelRun& run, ReportModel& m) {
-  const auto silent =
-      static_cast<int>(std::count_if(run.processes.begin(), run.processes.end(),
-                                     [](const AccelProcess& p) { return !p.called && !p.driver; }));
   ReportTable procs;
   procs.id = "accel-processes";
   procs.title = "Processes";
   procs.header = {"pid", "parent", "program", "ended", "copies reached accel by", "engines"};
   procs.numeric = {true, true, false, false, false, true};
-  for (const AccelProcess& p : run.processes) {
-    if (!p.called && !p.driver) continue;  // no CUDA: counted below
+  int none = 0, unseen = 0;
+  for (std::size_t i = 0; i < run.processes.size(); ++i) {
+    const AccelProcess& p = run.processes[i];
+    const CudaSeen seen = cuda_seen(run, i);
+    if (seen == CudaSeen::kNone) ++none;
+    if (seen == CudaSeen::kUnseen) ++unseen;
+    if (seen == CudaSeen::kNone || seen == CudaSeen::kUnseen) continue;  // counted below
     procs.rows.push_back({std::to_string(p.pid), std::to_string(p.parent_pid), p.program, ended(p),
                           reach(p), std::to_string(p.engines)});
   }
-  if (procs.rows.empty()) {
-    m.notes.push_back(fmt::format("None of the program's {} process{} used CUDA.", silent,
-                                  silent == 1 ? "" : "es"));
+  add_unseen_notes(run, none, unseen, m);
+  // Counts up to then, for a process still running when accel stopped waiting.
+  const char* by_then = run.still_running.empty() ? ""
+                                                  : " (as far as accel saw before it "
+                                                    "stopped waiting)";
+  if (run.processes.empty()) {
+    m.notes.push_back(
+        "accel's library was loaded into no process of the program (it did not start, or it was "
+        "started without LD_PRELOAD): nothing of it was seen.");
+  } else if (procs.rows.empty() && unseen == 0 && run.unreadable == 0) {
+    m.notes.push_back(
+        fmt::format("None of the program's {} used CUDA{}.", processes_words(none), by_then));
+  } else if (procs.rows.empty()) {
+    if (none > 0) {
+      m.notes.push_back(fmt::format("{} made no CUDA calls{}.", processes_words(none), by_then));
+    }
   } else {
-    if (silent > 0) {
-      procs.notes.push_back(
-          fmt::format("{} other process{} made no CUDA calls.", silent, silent == 1 ? "" : "es"));
+    if (none > 0) {
+      procs.notes.push_back(fmt::format("{} other {} made no CUDA calls{}.", none,
+                                        none == 1 ? "process" : "processes", by_then));
     }
     m.tables.push_back(std::move(procs));
   }

@@ -104,6 +104,7 @@ AccelProcess read_counters(const ProcessCounters& c) {
   p.called = (c.reach & kCalledUs) != 0;
   p.shared_runtime = (c.reach & kSharedRuntime) != 0;
   p.driver = (c.reach & kDriver) != 0;
+  p.asked_driver = (c.reach & kAskedDriver) != 0;
   p.cupy = (c.reach & kCupy) != 0;
   p.via_runtime = (c.reach & kViaRuntime) != 0;
   p.via_driver = (c.reach & kViaDriver) != 0;
@@ -168,6 +169,19 @@ bool out_of_reach(const AccelProcess& p) {
   return p.driver && !p.called;
 }
 
+CudaSeen cuda_seen(const AccelRun& run, std::size_t index) {
+  const AccelProcess& p = run.processes[index];
+  if (p.called) return CudaSeen::kReached;
+  if (out_of_reach(p)) return CudaSeen::kOutOfReach;
+  if (!run.driver.recorded()) return CudaSeen::kUnseen;  // asked_driver not known
+  // Where no driver could be loaded, one that asked never had it, however it ended.
+  if (p.asked_driver) {
+    return p.exit_ran || run.driver.missing() ? CudaSeen::kAsked : CudaSeen::kUnseen;
+  }
+  const bool replaced = index + 1 < run.processes.size() && run.processes[index + 1].pid == p.pid;
+  return p.exit_ran || replaced ? CudaSeen::kNone : CudaSeen::kUnseen;
+}
+
 AccelTally total(const AccelRun& run, const std::string& direction, const std::string& outcome) {
   AccelTally t;
   for (const AccelProcess& p : run.processes) {
@@ -206,6 +220,7 @@ json to_json(const AccelRun& run) {
                          {"called", p.called},
                          {"shared_runtime", p.shared_runtime},
                          {"driver", p.driver},
+                         {"asked_driver", p.asked_driver},
                          {"cupy", p.cupy},
                          {"via_runtime", p.via_runtime},
                          {"via_driver", p.via_driver},
@@ -222,6 +237,11 @@ json to_json(const AccelRun& run) {
   json out{{"command", run.command}, {"exit_status", run.exit_status}, {"signal", run.signal},
            {"wall_ms", run.wall_ms}, {"unreadable", run.unreadable},   {"processes", processes}};
   if (!run.still_running.empty()) out["still_running"] = run.still_running;
+  if (run.driver.recorded()) {
+    json sight = json::object();
+    put_driver(sight, run.driver);
+    out["sight"] = std::move(sight);
+  }
   return out;
 }
 
@@ -238,6 +258,10 @@ AccelRun accel_run_from_json(const json& j) {
   run.wall_ms = o.amount("wall_ms");
   run.unreadable = static_cast<int>(o.whole_or("unreadable", 0, 0, INT_MAX));
   run.still_running = o.texts_or_none("still_running");
+  if (o.has("sight")) {
+    run.driver = driver_from(JsonFields(o.at("sight"), "accel.sight"));
+    if (!run.driver.recorded()) refuse_field("accel.sight.driver", "is missing");
+  }
   const json& processes = o.array("processes");
   for (std::size_t i = 0; i < processes.size(); ++i) {
     const JsonFields q(processes[i], fmt::format("accel.processes[{}]", i));
@@ -248,6 +272,7 @@ AccelRun accel_run_from_json(const json& j) {
     p.called = q.flag_or("called", false);
     p.shared_runtime = q.flag_or("shared_runtime", false);
     p.driver = q.flag_or("driver", false);
+    p.asked_driver = q.flag_or("asked_driver", false);
     p.cupy = q.flag_or("cupy", false);
     p.via_runtime = q.flag_or("via_runtime", p.called);
     p.via_driver = q.flag_or("via_driver", false);

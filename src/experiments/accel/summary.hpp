@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/accel/interpose/counters.hpp"
+#include "framework/program_sight.hpp"
 
 namespace pinbench::accel {
 
@@ -41,12 +42,15 @@ struct AccelProcess {
   std::string program;          // its command line
   bool called = false;          // a copy call reached the library
   bool shared_runtime = false;  // a libcudart.so was loaded (known when exit handlers ran)
-  bool driver = false;          // libcuda.so was loaded: it used CUDA
-  bool cupy = false;            // CuPy was loaded
-  bool via_runtime = false;     // copies came through the shared runtime's entry points
-  bool via_driver = false;      // and through the driver's (records before 2026-12-03: false)
-  bool exit_ran = false;        // it ended through exit(); else _exit, exec, or a signal
-  bool chained = false;         // another LD_PRELOAD library stood after accel's
+  bool driver = false;          // libcuda.so was loaded at its exit: it used CUDA
+  // It asked to load the CUDA driver, or had it from its start, however it ended (records before
+  // pinbench wrote AccelRun::driver: false, not known)
+  bool asked_driver = false;
+  bool cupy = false;         // CuPy was loaded
+  bool via_runtime = false;  // copies came through the shared runtime's entry points
+  bool via_driver = false;   // and through the driver's (records before 2026-12-03: false)
+  bool exit_ran = false;     // it ended through exit(); else _exit, exec, or a signal
+  bool chained = false;      // another LD_PRELOAD library stood after accel's
   int engines = 0;
   std::uint64_t staging_bytes = 0;
   double engine_setup_ms = 0;  // making its engines, inside its first routed copies
@@ -66,7 +70,23 @@ struct AccelRun {
   // Processes the program started that were still running when accel stopped waiting for them
   // ("pid 123 (worker --serve)"): their counts are those up to then, or none.
   std::vector<std::string> still_running;
+  // Whether the CUDA driver could be loaded where the program ran (not recorded in records made
+  // before pinbench wrote it, whose processes' asked_driver is not known either).
+  DriverSight driver;
 };
+
+// What accel saw of a process's CUDA use.
+enum class CudaSeen {
+  kReached,     // a copy call reached the library
+  kOutOfReach,  // it used CUDA (the driver was loaded), and no copy call reached the library
+  kAsked,       // it asked for the CUDA driver, which never loaded (none on the machine)
+  kNone,        // seen to its end (exit, or exec) without asking for the driver: no CUDA call
+  kUnseen,      // ended without its exit handlers (_exit, a signal) before asking for anything,
+                // or a record that does not say: whether it used CUDA was not seen
+};
+// `index`: the process's place in run.processes (a later entry of the same pid is the image an
+// exec replaced it with).
+CudaSeen cuda_seen(const AccelRun& run, std::size_t index);
 
 // "routed", "failed", "small", "page-locked", "managed", "not-host-device", "strided",
 // "capturing", "pending-error", "other-device", "unknown-memory", "engine-refused",

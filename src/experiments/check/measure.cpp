@@ -168,7 +168,7 @@ RunRecord run_check(const CheckConfig& cfg) {
 }
 
 RunRecord no_gpu_check_record(const CheckConfig& cfg, const std::string& why) {
-  RunRecord record = start_host_record("check");
+  RunRecord record = start_host_record("check", why);
   record.machine.hostname = host_name();
   record.config = config_json(cfg);
   CheckRecordConfig written;

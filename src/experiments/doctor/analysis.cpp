@@ -146,7 +146,8 @@ DoctorCalibrationPlan doctor_calibration_plan(const MachineInfo& m, const Doctor
 
 DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
   DoctorAnalysis a;
-  a.no_cuda = t.processes == 0 && t.calls.empty() && t.cupti.empty();
+  a.no_cuda = seen_without_cuda(t);
+  a.nothing_seen = t.processes == 0 && t.calls.empty();
   a.kernels = t.kernels_total;
   std::map<std::pair<std::string, std::uint64_t>, bool> sizes;
   for (const DoctorCall& c : t.calls) {

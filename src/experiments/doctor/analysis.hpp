@@ -103,7 +103,11 @@ struct DoctorProcessCount {
 };
 
 struct DoctorAnalysis {
-  bool no_cuda = false;  // no process initialised CUDA under the injection library
+  // doctor saw the program make no CUDA call (seen_without_cuda, trace.hpp): every process seen
+  // to its end without asking for the CUDA driver. Not where it could not see.
+  bool no_cuda = false;
+  // No call was seen: the program made none, or doctor could not see them (notes say which).
+  bool nothing_seen = false;
   std::uint64_t copy_calls = 0, pageable_copy_calls = 0;
   std::uint64_t bytes_h2d = 0, bytes_d2h = 0;
   std::uint64_t kernels = 0, syncs = 0, pinned_allocations = 0;

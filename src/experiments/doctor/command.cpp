@@ -25,6 +25,7 @@
 #include "cli/program_command.hpp"
 #include "cli/replay.hpp"
 #include "cuda/cupti_trace.hpp"
+#include "cuda/device.hpp"
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/calibration.hpp"
 #include "experiments/doctor/events.hpp"
@@ -274,6 +275,9 @@ Collected run_collected(const std::string& program, const std::string& inject,
   if (done.signal != 0) t.signal = describe_signal(done.signal);
   t.wall_ms = done.wall_ms;
   t.still_running = done.still_running;
+  // Once the program is gone: whether the CUDA driver loads here, a fact for what was not seen.
+  t.sight.recorded = true;
+  t.sight.driver = cli::probe_cuda_driver();
   pinbench::doctor::symbolise(t);
   for (const std::string& n : t.notes) {
     if (n.find("held by another profiler") != std::string::npos) {
@@ -282,6 +286,18 @@ Collected run_collected(const std::string& program, const std::string& inject,
     }
   }
   return out;
+}
+
+// Why a record of this run describes no GPU where the collector started in no process: no driver;
+// or, where a process asked for one, what pinbench's own CUDA says (asked now, the program gone);
+// or that none was asked for.
+std::string no_device_reason(const DoctorTrace& t) {
+  if (t.sight.driver.missing()) return no_driver_words(t.sight.driver);
+  if (t.processes == 0 && t.sight.cuda_unseen > 0) {
+    const std::string why = cuda::no_device_reason();
+    if (!why.empty()) return "no usable GPU: " + why;
+  }
+  return "not asked for: doctor saw no process of the program use CUDA";
 }
 
 // The record of the run: the machine, and the rates (a sweep record, or a short calibration now
@@ -296,8 +312,9 @@ RunRecord doctor_record(const DoctorTrace& t, const DoctorFlags& flags,
     }
   }
   // The machine is described (and calibrated) only once the program is gone, so pinbench's own
-  // CUDA context never shares the GPU with it; a program that made no CUDA calls needs neither.
-  RunRecord record = start_host_record("doctor");
+  // CUDA context never shares the GPU with it; a program whose CUDA calls doctor did not see needs
+  // neither, and the record says why it describes no GPU.
+  RunRecord record = start_host_record("doctor", no_device_reason(t));
   if (t.processes > 0) {
     try {
       record = start_record("doctor", nlohmann::json::object());
@@ -310,7 +327,7 @@ RunRecord doctor_record(const DoctorTrace& t, const DoctorFlags& flags,
     } catch (const NoGpuError& e) {
       std::fprintf(stderr, "pinbench: note: no calibration (%s); time lost is not estimated\n",
                    e.what());
-      record = start_host_record("doctor");
+      record = start_host_record("doctor", e.what());
     }
   }
   if (rates) take_rates(record, *rates, flags.rates);

@@ -113,12 +113,36 @@ struct Hello {
   }
 };
 
+// L: doctor's library was loaded into a process image (at its start, or in a forked child), so
+// every process of the program says it, whether or not it uses CUDA.
+struct Loaded {
+  static constexpr char kTag = 'L';
+  enum Field : std::size_t { kFields = 2 };
+  static std::size_t write(char* line, std::size_t size, int pid) {
+    return finish_line(line, size, std::snprintf(line, size, "%c\t%d\n", kTag, pid));
+  }
+};
+
+// W: a process image ended (its exit handlers ran, _exit, or exec) without the collector having
+// started in it, and whether it asked to load the CUDA driver (cuda/driver_watch.hpp) and had it
+// loaded at its end. One that did neither made no CUDA call; one that did was not seen.
+struct Unwatched {
+  static constexpr char kTag = 'W';
+  enum Field : std::size_t { kAsked = 2, kLoaded, kFields };
+  static std::size_t write(char* line, std::size_t size, int pid, bool asked, bool loaded) {
+    return finish_line(
+        line, size,
+        std::snprintf(line, size, "%c\t%d\t%d\t%d\n", kTag, pid, asked ? 1 : 0, loaded ? 1 : 0));
+  }
+};
+
 // N: what the collector could not do, as a tag and a sentence.
 struct Note {
   static constexpr char kTag = 'N';
   enum Field : std::size_t { kWhat = 2, kText, kFields };
   static constexpr const char* kNoCupti = "no-cupti";      // none found, or one lacking functions
   static constexpr const char* kCuptiBusy = "cupti-busy";  // another profiler holds it
+  static constexpr const char* kCuptiFailed = "cupti-failed";  // subscribing failed otherwise
   static constexpr const char* kNoUnifiedMemory = "no-um";
   static constexpr const char* kActivity = "activity";  // an activity kind was not enabled
   static constexpr const char* kQuiet = "quiet";        // page-locked copies' records were paused

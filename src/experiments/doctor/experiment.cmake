@@ -13,13 +13,15 @@ pinbench_experiment(
 
 # doctor's injection library: loaded by the CUDA driver into the program under test
 # (CUDA_INJECTION64_PATH) and preloaded into every process of it (LD_PRELOAD: its _exit and exec
-# family flush the collector first), so it carries its C++ runtime and hides it, exports only
-# inject/exports.map, needs CUPTI's headers and header-only files of ours (the event lines,
-# events.hpp; the CUPTI table, cuda/cupti_api.hpp) but no library (CUPTI itself is dlopen()ed),
-# and sits beside pinbench, where `pinbench doctor` looks. Never sanitized (NO_SANITIZE): shells
-# and every other process of the program load it, where a sanitizer's runtime would have to come
-# first.
-add_library(pinbench_doctor_inject SHARED ${CMAKE_CURRENT_LIST_DIR}/inject/inject.cpp)
+# family flush the collector first, and its dlopen, cuda/driver_watch.cpp, notes a load of the
+# CUDA driver where the collector never starts), so it carries its C++ runtime and hides it,
+# exports only inject/exports.map, needs CUPTI's headers and header-only files of ours (the event
+# lines, events.hpp; the CUPTI table, cuda/cupti_api.hpp) but no library (CUPTI itself is
+# dlopen()ed), and sits beside pinbench, where `pinbench doctor` looks. Never sanitized
+# (NO_SANITIZE): shells and every other process of the program load it, where a sanitizer's
+# runtime would have to come first.
+add_library(pinbench_doctor_inject SHARED ${CMAKE_CURRENT_LIST_DIR}/inject/inject.cpp
+  ${CMAKE_SOURCE_DIR}/src/cuda/driver_watch.cpp)
 target_include_directories(pinbench_doctor_inject PRIVATE ${CMAKE_SOURCE_DIR}/src
   ${CUDAToolkit_INCLUDE_DIRS})
 target_link_libraries(pinbench_doctor_inject PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)

@@ -44,7 +44,8 @@ class Doctor final : public Experiment {
     const nlohmann::json& section = record.section(kDoctorSection);
     if (section.is_null()) return std::nullopt;
     const Trace calls = doctor_timeline(doctor_trace_from_json(section));
-    // A program that made no CUDA call (or a machine with no GPU) leaves nothing to draw.
+    // A program that made no CUDA call, or whose calls doctor could not see, leaves nothing to
+    // draw.
     if (calls.api_calls.empty() && calls.copies.empty() && calls.kernels.empty()) {
       return std::nullopt;
     }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "experiments/doctor/analysis.hpp"
+#include "framework/program_sight.hpp"
 #include "framework/report_model.hpp"
 #include "framework/report_tables.hpp"
 #include "framework/trace_model.hpp"
@@ -47,8 +48,62 @@ Trace doctor_timeline(const DoctorTrace& t) {
 
 namespace {
 
-// The notes on the program: the headline, how it ended, what the collector saw. False when it
-// made no CUDA call, and there is nothing more to show.
+// What the collector saw through, for the Program line: CUPTI and its version, why CUPTI could
+// not be used, or that the collector started in no process.
+std::string collector_words(const DoctorTrace& t) {
+  // "CUPTI 130001" is the version CUPTI (NVIDIA's tracing library) reported: say what it is.
+  if (t.cupti.rfind("CUPTI ", 0) == 0) {
+    return fmt::format(
+        "calls and copies seen through CUPTI, NVIDIA's tracing library (API version {})",
+        t.cupti.substr(6));
+  }
+  if (!t.cupti.empty()) return t.cupti;
+  return "no process started doctor's collector, so no call or copy was seen";
+}
+
+// What doctor could not see, and why: no driver, no CUPTI, processes whose CUDA did not start
+// under the collector or whose end it did not see; and, for a record made before doctor wrote it,
+// that it was not recorded. One sentence each.
+void add_unseen_notes(const DoctorTrace& t, ReportModel& m) {
+  const DoctorSight& s = t.sight;
+  if (!s.recorded) {
+    if (t.processes == 0) {
+      m.notes.push_back(
+          "What doctor saw of the program's processes was not recorded (a record made before "
+          "pinbench wrote it): whether they called CUDA is not known.");
+    }
+    return;
+  }
+  const bool seen_all = seen_without_cuda(t);
+  if (s.started == 0) {
+    m.notes.push_back(
+        "doctor's library was loaded into no process of the program (it did not start, or it "
+        "was started without LD_PRELOAD): nothing of it was seen.");
+  }
+  if (s.driver.missing() && !seen_all) {
+    m.notes.push_back(no_driver_sentence(s.driver, "doctor", "see", s.cuda_unseen > 0));
+  } else if (t.processes == 0 && (s.collector == "no-cupti" || s.collector == "cupti-failed")) {
+    m.notes.push_back("CUPTI could not be used, so the program's CUDA calls ran unseen by doctor.");
+  } else if (s.cuda_unseen > 0) {
+    m.notes.push_back(fmt::format(
+        "{} asked for or had the CUDA driver, but doctor's collector never started in {} (a "
+        "child forked from a process using CUDA, or CUDA that did not start there): {} CUDA "
+        "calls, if any, were not seen.",
+        processes_words(s.cuda_unseen), s.cuda_unseen == 1 ? "it" : "them",
+        s.cuda_unseen == 1 ? "its" : "their"));
+  }
+  const int ended_unseen = processes_unseen(t) - static_cast<int>(t.still_running.size());
+  if (ended_unseen > 0) {
+    m.notes.push_back(fmt::format(
+        "{} ended without doctor's library seeing {} end (a signal, most likely): whether {} "
+        "called CUDA was not seen.",
+        processes_words(ended_unseen), ended_unseen == 1 ? "its" : "their",
+        ended_unseen == 1 ? "it" : "they"));
+  }
+}
+
+// The notes on the program: the headline, how it ended, what the collector saw, and what it could
+// not. False when no CUDA call was seen, and there is nothing more to show.
 bool add_program_notes(const DoctorTrace& t, const DoctorAnalysis& a, ReportModel& m) {
   std::string program;
   for (const std::string& arg : t.command) program += (program.empty() ? "" : " ") + arg;
@@ -59,28 +114,27 @@ bool add_program_notes(const DoctorTrace& t, const DoctorAnalysis& a, ReportMode
           : fmt::format("was killed by {}; everything seen up to it is reported", t.signal);
   // The report's first line: what fixing the findings would save.
   if (!a.headline.empty()) m.notes.push_back(a.headline);
-  // "CUPTI 130001" is the version CUPTI (NVIDIA's tracing library) reported: say what it is.
-  const std::string cupti =
-      t.cupti.rfind("CUPTI ", 0) == 0
-          ? fmt::format(
-                "calls and copies seen through CUPTI, NVIDIA's tracing library (API "
-                "version {})",
-                t.cupti.substr(6))
-      : t.cupti.empty() ? "no CUPTI (NVIDIA's tracing library): no call or copy was seen"
-                        : t.cupti;
-  m.notes.push_back(fmt::format("Program: {} after {:.1f} ms; {}.", ended, t.wall_ms, cupti));
+  m.notes.push_back(
+      fmt::format("Program: {} after {:.1f} ms; {}.", ended, t.wall_ms, collector_words(t)));
   for (const std::string& n : t.notes) m.notes.push_back("Collector: " + n);
   const std::string unseen = still_running_words(t.still_running, "doctor");
   if (!unseen.empty()) {
     m.notes.push_back(unseen +
                       ": what they did after it, and what they had not yet flushed, is not seen");
   }
-  if (a.no_cuda) {
-    m.notes.push_back(t.still_running.empty()
-                          ? "The program made no CUDA calls: nothing to diagnose."
-                          : "No CUDA call was seen; the processes still running may make them, "
+  add_unseen_notes(t, m);
+  if (a.nothing_seen) {
+    // "Made no CUDA calls" only where doctor saw every process to its end without asking for
+    // the CUDA driver; else what it could not see is said above.
+    m.notes.push_back(a.no_cuda ? "The program made no CUDA calls: nothing to diagnose."
+                      : !t.still_running.empty() && !t.sight.driver.missing()
+                          ? "No CUDA call was seen; the processes still running may make them, "
                             "out of doctor's sight: wait for them (--wait-descendants) to "
-                            "diagnose them.");
+                            "diagnose them."
+                      : t.sight.cuda_unseen > 0
+                          ? "Nothing to diagnose: none of the program's CUDA calls was seen."
+                          : "No CUDA call was seen, for the reasons above: doctor cannot say "
+                            "that the program made none.");
     return false;
   }
   if (!t.symbolizer.empty()) m.notes.push_back("Call sites: " + t.symbolizer + ".");
@@ -262,7 +316,7 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
   chart.caption = "Host time each call site lost against the fix, from the record's rates";
   int n = 0;
   for (const DoctorFinding& f : a.findings) m.tables.push_back(finding_table(f, ++n, chart));
-  if (a.findings.empty() && !a.no_cuda) {
+  if (a.findings.empty() && !a.nothing_seen) {
     m.notes.push_back(
         "No finding: none of doctor's pitfalls (docs/doctor.md) was seen in what the program "
         "did.");

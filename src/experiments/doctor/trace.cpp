@@ -146,6 +146,12 @@ struct RawMigration {
   std::uint64_t value, start, end;
 };
 
+// What one pid's lines said of its images: started (L), collecting (H), ended unwatched (W),
+// without asking for the CUDA driver or after asking for it.
+struct PidSight {
+  int loaded = 0, hello = 0, without_cuda = 0, cuda_unseen = 0;
+};
+
 // The event lines as read, before their times are made relative to the first process's start and
 // their copies are joined to the calls that made them.
 struct RawEvents {
@@ -162,6 +168,8 @@ struct RawEvents {
   std::uint32_t cupti_version = 0;
   bool truncated = false;
   std::vector<std::string> seen_notes;
+  std::map<int, PidSight> pids;
+  bool no_cupti = false, cupti_failed = false;
 };
 
 using Fields = std::vector<std::string_view>;
@@ -172,6 +180,7 @@ bool read_hello(const Fields& f, int pid, RawEvents& e) {
   const bool ok = number(f[H::kCuptiVersion], version) && number(f[H::kClock], t0);
   if (ok) {
     ++e.t.processes;
+    ++e.pids[pid].hello;
     ++e.images[pid];
     e.ended.emplace(pid, "");
     e.cupti_version = static_cast<std::uint32_t>(version);
@@ -187,7 +196,21 @@ void read_note(const Fields& f, RawEvents& e) {
     e.seen_notes.push_back(note);
     e.t.notes.push_back(note);
   }
-  if (f[N::kWhat] == N::kCuptiBusy || f[N::kWhat] == N::kNoCupti) e.t.cupti = note;
+  const bool busy = f[N::kWhat] == N::kCuptiBusy || f[N::kWhat] == N::kCuptiFailed;
+  if (busy || f[N::kWhat] == N::kNoCupti) e.t.cupti = note;
+  e.no_cupti |= f[N::kWhat] == N::kNoCupti;
+  e.cupti_failed |= busy;
+}
+
+bool read_unwatched(const Fields& f, int pid, RawEvents& e) {
+  using W = ev::Unwatched;
+  std::uint64_t asked = 0, loaded = 0;
+  if (!number(f[W::kAsked], asked) || !number(f[W::kLoaded], loaded) || asked > 1 || loaded > 1) {
+    return false;
+  }
+  PidSight& p = e.pids[pid];
+  ++(asked != 0 || loaded != 0 ? p.cuda_unseen : p.without_cuda);
+  return true;
 }
 
 bool read_api(const Fields& f, int pid, RawEvents& e) {
@@ -316,6 +339,13 @@ bool read_event(const Fields& f, int pid, RawEvents& e) {
     return true;
   }
   if (tag == ev::Api::kTag && f.size() >= ev::Api::kFields) return read_api(f, pid, e);
+  if (tag == ev::Loaded::kTag && f.size() >= ev::Loaded::kFields) {
+    ++e.pids[pid].loaded;
+    return true;
+  }
+  if (tag == ev::Unwatched::kTag && f.size() >= ev::Unwatched::kFields) {
+    return read_unwatched(f, pid, e);
+  }
   if (tag == ev::Site::kTag && f.size() >= ev::Site::kFirstFrame) {
     read_site(f, pid, e);
     return true;
@@ -472,6 +502,23 @@ void list_processes(RawEvents& e) {
   }
 }
 
+// What the lines said of the processes: how many started, were seen to their end without CUDA,
+// or asked for the driver where the collector never started; and whether the collector ran.
+void tally_sight(RawEvents& e) {
+  DoctorSight& s = e.t.sight;
+  for (const auto& [pid, p] : e.pids) {
+    // A vfork child ends unannounced, and an image that says nothing at its end (killed) still
+    // started: each pid's images are at least those that said anything.
+    s.started += std::max(p.loaded, p.hello + p.without_cuda + p.cuda_unseen);
+    s.without_cuda += p.without_cuda;
+    s.cuda_unseen += p.cuda_unseen;
+  }
+  s.collector = e.t.processes > 0 ? "ran"
+                : e.no_cupti      ? "no-cupti"
+                : e.cupti_failed  ? "cupti-failed"
+                                  : "not-started";
+}
+
 // The note on copy calls judged from the call itself, without an activity record.
 void note_copies_from_api(DoctorTrace& t) {
   const std::size_t lost = static_cast<std::size_t>(std::count_if(
@@ -497,7 +544,19 @@ DoctorTrace parse_doctor_events(std::string_view text) {
   note_losses(e);
   list_processes(e);
   note_copies_from_api(e.t);
+  tally_sight(e);
   return std::move(e.t);
+}
+
+int processes_unseen(const DoctorTrace& t) {
+  if (!t.sight.recorded) return 0;
+  return std::max(0, t.sight.started - t.processes - t.sight.without_cuda - t.sight.cuda_unseen);
+}
+
+bool seen_without_cuda(const DoctorTrace& t) {
+  const DoctorSight& s = t.sight;
+  return s.recorded && s.collector == "not-started" && t.processes == 0 && t.calls.empty() &&
+         s.started > 0 && s.without_cuda == s.started && t.still_running.empty();
 }
 
 std::string collector_lines(std::string_view lines, std::string_view overflow, std::uint64_t& cut) {
@@ -549,6 +608,41 @@ json to_json(const DoctorCall& c) {
   if (c.from_api) j["from_api"] = true;
   if (c.numa_node >= 0) j["numa_node"] = c.numa_node;
   return j;
+}
+
+json to_json(const DoctorSight& s) {
+  json j = json::object();
+  put_driver(j, s.driver);
+  j["collector"] = s.collector;
+  j["processes_started"] = s.started;
+  j["processes_without_cuda"] = s.without_cuda;
+  j["processes_cuda_unseen"] = s.cuda_unseen;
+  return j;
+}
+
+// The section's sight (DoctorSight), every field required, and no more processes accounted for
+// than started.
+DoctorSight sight_from_json(const JsonFields& o, int collecting) {
+  DoctorSight s;
+  s.recorded = true;
+  s.driver = driver_from(o);
+  if (!s.driver.recorded()) refuse_field(o.field("driver"), "is missing");
+  s.collector = o.one_of_list("collector", kDoctorCollectorStates);
+  constexpr std::int64_t kMost = 1 << 20;
+  s.started = static_cast<int>(o.whole("processes_started", 0, kMost));
+  s.without_cuda = static_cast<int>(o.whole("processes_without_cuda", 0, kMost));
+  s.cuda_unseen = static_cast<int>(o.whole("processes_cuda_unseen", 0, kMost));
+  if (collecting + s.without_cuda + s.cuda_unseen > s.started) {
+    refuse_field(o.field("processes_started"),
+                 fmt::format("is {}, fewer than the {} processes the record accounts for",
+                             s.started, collecting + s.without_cuda + s.cuda_unseen));
+  }
+  if ((collecting > 0) != (s.collector == "ran")) {
+    refuse_field(o.field("collector"),
+                 fmt::format("is '{}', but {} process{} initialised CUDA under the collector",
+                             s.collector, collecting, collecting == 1 ? "" : "es"));
+  }
+  return s;
 }
 
 json to_json(const DoctorFrame& f) {
@@ -720,6 +814,7 @@ json to_json(const DoctorTrace& t) {
   out["sites"] = std::move(sites);
   out["process_list"] = std::move(process_list);
   if (!t.still_running.empty()) out["still_running"] = t.still_running;
+  if (t.sight.recorded) out["sight"] = to_json(t.sight);
   return out;
 }
 
@@ -739,6 +834,8 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   t.cupti = o.text_or("cupti", "");
   t.symbolizer = o.text_or("symbolizer", "");
   t.still_running = o.texts_or_none("still_running");
+  if (o.has("sight"))
+    t.sight = sight_from_json(JsonFields(o.at("sight"), "doctor.sight"), t.processes);
   if (j.contains("notes")) t.notes = texts_from_json(o, j, "notes");
   t.dropped_records = static_cast<std::uint64_t>(o.whole_or("dropped_records", 0, 0, kMaxBytes));
   t.unmatched_copies = static_cast<std::uint64_t>(o.whole_or("unmatched_copies", 0, 0, kMaxBytes));

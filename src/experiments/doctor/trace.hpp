@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/program_sight.hpp"
 #include "framework/trace_model.hpp"
 
 namespace pinbench {
@@ -92,6 +93,26 @@ struct DoctorProcess {
   std::string end;
 };
 
+// What doctor could see of the program's processes, and why not (framework/program_sight.hpp).
+// `recorded` is false in records made before pinbench wrote it: what doctor saw then is not
+// known, and a report says so rather than "made no CUDA calls".
+struct DoctorSight {
+  bool recorded = false;
+  DriverSight driver;  // whether libcuda.so.1 could be loaded where the program ran
+  // "ran": the collector started in at least one process; "not-started": in none (no process
+  // initialised CUDA, or its CUDA failed before the collector could start); "no-cupti": CUPTI was
+  // not found or lacks a function pinbench needs; "cupti-failed": CUPTI could not subscribe
+  // (another profiler holds it, or the error it gave).
+  std::string collector;
+  int started = 0;       // process images doctor's library was loaded into
+  int without_cuda = 0;  // of them, seen to their end without asking for the CUDA driver
+  int cuda_unseen = 0;   // asked for (or had) the driver, and the collector never started in them
+};
+
+// The record's names for DoctorSight::collector.
+inline constexpr const char* kDoctorCollectorStates[] = {"ran", "not-started", "no-cupti",
+                                                         "cupti-failed"};
+
 struct DoctorTrace {
   std::vector<std::string> command;
   int exit_status = 0;     // the program's own exit status, when it exited
@@ -113,6 +134,7 @@ struct DoctorTrace {
   // ("pid 123 (worker --serve)"): what they did after it, and what they had not yet flushed, is
   // not in the trace.
   std::vector<std::string> still_running;
+  DoctorSight sight;
 
   // The site of that id in that process, or nullptr. Looked up in an index of `sites` built as
   // it grows (and rebuilt should a site be changed in place), so a record of 100,000 calls at
@@ -123,6 +145,15 @@ struct DoctorTrace {
   mutable std::map<std::pair<int, std::string>, std::size_t> site_index_;
   mutable std::size_t sites_indexed_ = 0;
 };
+
+// Process images neither collecting nor seen to their end (killed by a signal, or still running
+// when doctor stopped waiting): whether they called CUDA was not seen. 0 where not recorded.
+int processes_unseen(const DoctorTrace& t);
+
+// Whether doctor saw the program make no CUDA call: it recorded what it saw, every process it was
+// loaded into was seen to its end without asking for the CUDA driver, and none was left running.
+// Only then may a report say "made no CUDA calls".
+bool seen_without_cuda(const DoctorTrace& t);
 
 // The most kernels a record keeps (their start, end and stream, for the overlap estimate).
 constexpr std::size_t kMaxDoctorKernels = 200000;

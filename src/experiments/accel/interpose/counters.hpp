@@ -48,8 +48,8 @@ struct Tally {
   std::uint64_t host_ns;  // time the program's thread spent in the calls
 };
 
-// Bits of ProcessCounters::reach, set at exit (from the objects the process had loaded) and at
-// the first call that reached the library.
+// Bits of ProcessCounters::reach, set at exit (from the objects the process had loaded), at the
+// first call that reached the library, and as the process asks for the CUDA driver.
 enum ReachBits : std::uint32_t {
   kCalledUs = 1u << 0,        // at least one copy call reached the library
   kSharedRuntime = 1u << 1,   // a libcudart.so was loaded
@@ -59,6 +59,8 @@ enum ReachBits : std::uint32_t {
   kPreloadChained = 1u << 5,  // another LD_PRELOAD library stood after ours
   kViaRuntime = 1u << 6,      // copies came through the shared runtime's entry points
   kViaDriver = 1u << 7,       // copies came through the driver's (its entry-point lookup)
+  kAskedDriver = 1u << 8,     // it asked to load the CUDA driver, or had it from its start
+                              // (cuda/driver_watch.hpp): set as it asks, however it ends
 };
 
 struct ProcessCounters {

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "cuda/driver_watch.hpp"
 #include "experiments/accel/interpose/counters.hpp"
 #include "experiments/accel/interpose/entry.hpp"
 #include "experiments/accel/interpose/router.hpp"
@@ -147,14 +148,23 @@ void at_exit() {
   __atomic_store_n(&c->end_unix_ns, unix_ns(), __ATOMIC_RELEASE);
 }
 
+// The process asks to load the CUDA driver (cuda/driver_watch.hpp): said in its counters at
+// once, so a process that ends without its exit handlers still says it.
+void asked_for_driver() {
+  ProcessCounters* c = __atomic_load_n(&g_counters, __ATOMIC_ACQUIRE);
+  if (c != nullptr) __atomic_fetch_or(&c->reach, kAskedDriver, __ATOMIC_RELAXED);
+}
+
 void in_forked_child() {
   g_counters = open_counters();
   g_exit_wait_registered.store(true);  // the parent's registration was inherited
   router().forked(g_counters);
+  cuda::driver_watch_forked();  // the child asks for itself
 }
 
 __attribute__((constructor)) void start() {
   router();
+  cuda::on_driver_asked(asked_for_driver);
   pthread_atfork(nullptr, nullptr, in_forked_child);
   std::atexit(at_exit);
 }

@@ -9,6 +9,12 @@
 // chain to the program's own. The lines are defined in experiments/doctor/events.hpp, which
 // doctor's parser (experiments/doctor/trace.cpp) reads them with; docs/doctor.md lists them.
 //
+// Preloaded, it also says what it saw of every process that never started the collector: an L
+// line as each process image starts, and a W line as it ends (exit, _exit, exec) saying whether
+// it asked to load the CUDA driver (cuda/driver_watch.hpp, whose dlopen this library defines).
+// So doctor can tell a process that made no CUDA call from one it could not see: one on a machine
+// without a driver, one killed before its end, one whose CUDA failed before the collector started.
+//
 // No fmt, JSON or C++ runtime beyond what the collector needs: it lives in someone else's
 // process. CUPTI is dlopen()ed from the paths doctor passed in PINBENCH_DOCTOR_CUPTI, through
 // the table the tool's own trace uses too (cuda/cupti_api.hpp, header-only).
@@ -17,6 +23,7 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,6 +42,7 @@
 #include <unordered_set>
 
 #include "cuda/cupti_api.hpp"
+#include "cuda/driver_watch.hpp"
 #include "experiments/doctor/events.hpp"
 
 namespace {
@@ -67,6 +75,11 @@ constexpr int kMaxPythonFrames = 8;
 
 pinbench::cuda::CuptiApi g_cupti;
 int g_pid = 0;
+// Set once the collector said hello in process g_pid: a forked child of it is not collecting.
+std::atomic<bool> g_collecting{false};
+// The pid whose W line this image wrote (its end, as far as doctor is told), else 0. A pid, not a
+// flag: a vfork child shares its parent's memory until it execs.
+std::atomic<int> g_said_unwatched{0};
 std::atomic<bool> g_flushing{false};
 std::atomic<bool> g_ended{false};
 bool g_python_gil = true;
@@ -84,6 +97,7 @@ bool g_runtime_sized[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 bool g_driver_sized[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
 bool starts(const std::string& s, const char* prefix);
+bool open_events();
 
 // Page-locked host ranges (start -> bytes) as the program's own calls made them. A copy whose
 // host side lies in one cannot end up in a finding, so it keeps no call site: unwinding the
@@ -753,6 +767,52 @@ void end_as(const char* how) {
   emit([how](char* line, std::size_t size) { return events::End::write(line, size, g_pid, how); });
 }
 
+// --- processes without the collector ---------------------------------------------------------
+//
+// Every process image of the program says it started (L) and, unless the collector started in it,
+// how it ended (W): whether it asked to load the CUDA driver, and had it loaded at its end.
+
+bool collector_started_here() {
+  return g_collecting.load() && static_cast<int>(getpid()) == g_pid;
+}
+
+void say_loaded() {
+  g_said_unwatched = 0;
+  const int pid = static_cast<int>(getpid());
+  emit([pid](char* line, std::size_t size) { return events::Loaded::write(line, size, pid); });
+}
+
+// The W line of a process image that ends (once), unless the collector started in it.
+void say_unwatched() {
+  const int pid = static_cast<int>(getpid());
+  if (g_overflow_path == nullptr || collector_started_here() ||
+      g_said_unwatched.exchange(pid) == pid) {
+    return;
+  }
+  const bool asked = pinbench::cuda::driver_asked();
+  const bool loaded = pinbench::cuda::driver_loaded();
+  emit([=](char* line, std::size_t size) {
+    return events::Unwatched::write(line, size, pid, asked, loaded);
+  });
+}
+
+void unwatched_at_exit() {
+  say_unwatched();
+}
+
+void loaded_in_forked_child() {
+  pinbench::cuda::driver_watch_forked();
+  say_loaded();
+}
+
+// At load, in every process image doctor started: L now, W at its end.
+__attribute__((constructor)) void at_load() {
+  if (!open_events()) return;
+  say_loaded();
+  pthread_atfork(nullptr, nullptr, loaded_in_forked_child);
+  std::atexit(unwatched_at_exit);
+}
+
 template <typename F>
 F next_symbol(const char* name) {
   return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
@@ -814,9 +874,12 @@ bool open_cupti(pinbench::cuda::CuptiApi& c, const char* candidates) {
   return false;
 }
 
-int start() {
+// Maps the collector's file doctor named in PINBENCH_DOCTOR_EVENTS, once per process image (a
+// forked child keeps its parent's mapping); false when doctor named none.
+bool open_events() {
+  if (g_overflow_path != nullptr) return true;
   const char* path = std::getenv("PINBENCH_DOCTOR_EVENTS");
-  if (path == nullptr || *path == '\0') return 1;  // not started by doctor: collect nothing
+  if (path == nullptr || *path == '\0') return false;  // not started by doctor: collect nothing
   g_overflow_path = new std::string(std::string(path) + events::EventFile::kOverflowSuffix);
   const int fd = ::open(path, O_RDWR | O_CLOEXEC);
   if (fd >= 0) {
@@ -831,6 +894,11 @@ int start() {
       }
     }
   }
+  return true;
+}
+
+int start() {
+  if (!open_events()) return 1;
   g_pid = static_cast<int>(getpid());
   const char* gil = std::getenv("PINBENCH_DOCTOR_PYTHON_GIL");
   g_python_gil = gil == nullptr || std::strcmp(gil, "0") != 0;
@@ -861,15 +929,24 @@ int start() {
   c.get_version(&version);
   CUpti_SubscriberHandle subscriber = nullptr;
   const CUptiResult sub = c.subscribe(&subscriber, on_api, nullptr);
-  if (sub != CUPTI_SUCCESS) {
+  if (sub == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     note(events::Note::kCuptiBusy, "CUPTI is held by another profiler or debugger (error %d)",
          static_cast<int>(sub));
+  } else if (sub != CUPTI_SUCCESS) {
+    const char* why = nullptr;
+    if (c.result_string(sub, &why) != CUPTI_SUCCESS || why == nullptr) why = "no reason given";
+    note(events::Note::kCuptiFailed,
+         "CUPTI could not subscribe to the program's calls: %s (error %d)", why,
+         static_cast<int>(sub));
+  }
+  if (sub != CUPTI_SUCCESS) {
     c.flush_all = nullptr;
     return 1;
   }
   emit([&](char* line, std::size_t size) {
     return events::Hello::write(line, size, g_pid, version, now_ns());
   });
+  g_collecting = true;
 
   for (std::uint32_t id = 0; id < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++id) {
     const char* name = nullptr;
@@ -937,6 +1014,7 @@ __attribute__((visibility("default"), noreturn)) void _exit(int status) {
     g_ended = true;
     end_as(events::End::kQuickExit);
   }
+  say_unwatched();
   static const auto real = next_symbol<void (*)(int)>("_exit");
   if (real != nullptr) real(status);
   syscall(SYS_exit_group, status);
@@ -957,14 +1035,19 @@ template <typename Exec>
 int exec_through(const Exec& exec) {
   const bool here = collecting_here();
   if (here) end_as(events::End::kExec);
+  const int pid = static_cast<int>(getpid());
+  const bool unwatched = g_said_unwatched.load() != pid;
+  say_unwatched();
   const int result = exec();
+  const int saved = errno;
   if (here) {
-    const int saved = errno;
     emit([](char* line, std::size_t size) {
       return events::End::write(line, size, g_pid, events::End::kExecFailed);
     });
-    errno = saved;
   }
+  // The image goes on: it starts again, as far as doctor is told.
+  if (unwatched && g_said_unwatched.load() == pid) say_loaded();
+  errno = saved;
   return result;
 }
 
