@@ -6,7 +6,9 @@
 #   make test-install    install the transfer library into a temporary prefix and build
 #                        examples/staged_consumer against it (part of `make test`)
 #   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer (its build
-#                        preset builds only the five targets they run: CMakePresets.json)
+#                        preset builds only the five targets they run: CMakePresets.json), less
+#                        the two that replay every committed record for its width (the same
+#                        printers run under the sanitizers in the golden tests)
 #   make fuzz            the libFuzzer targets (Clang), 30 s each (FUZZ_SECONDS=N to change)
 #   make docs            regenerate docs/cli.md, the command-line reference, from the CLI itself
 #   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/ (with the Python
