@@ -93,7 +93,7 @@ TEST(GpuSweep, APlantedCorruptionFailsTheCase) {
   c.methods = {CopyMethod::kCopyEngine};
   c.sizes = {kMiB};
   SweepHooks hooks;
-  hooks.corrupt_after_sample = 1;
+  hooks.corrupt_sample = 1;
   const RunRecord r = run_sweep(c, kQuiet, hooks);
   int failed = 0;
   for (const Gate& g : r.gates) {

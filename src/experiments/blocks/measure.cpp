@@ -403,7 +403,7 @@ Timed measure_case(Rig& rig, Mover& mover, BlocksMethod m, const Leg& l, const B
               extras.slowdown_pct.push_back(100.0 * lost / (window_ms - lost));
             }
           }
-          if (sample == hooks.corrupt_sample) corrupt(rig, l);
+          if (hooks.corrupts(sample)) corrupt(rig, l);
           if (const auto why = check(rig, l)) t.fail(fmt::format("sample {}: {}", sample, *why));
         },
         [&] {

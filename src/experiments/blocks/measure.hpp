@@ -4,15 +4,13 @@
 
 #include "experiments/blocks/plan.hpp"
 #include "framework/record.hpp"
+#include "measure/corrupt_hook.hpp"
 #include "measure/progress.hpp"
 
 namespace pinbench {
 
-// For the GPU tests: after the method of every sample numbered `corrupt_sample` has run, one byte
-// of the first block's destination is changed before the check, which must then fail the case.
-struct BlocksHooks {
-  int corrupt_sample = -1;
-};
+// The byte changed is the first block's destination's.
+using BlocksHooks = CorruptHook;
 
 // Checks the plan, the SMs asked for against the device's and the memory it needs (InputError),
 // then measures every direction, memory kind, cell and method; each sample timed with the host

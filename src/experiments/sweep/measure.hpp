@@ -4,15 +4,12 @@
 
 #include "experiments/sweep/plan.hpp"
 #include "framework/record.hpp"
+#include "measure/corrupt_hook.hpp"
 #include "measure/progress.hpp"
 
 namespace pinbench {
 
-// A seam for tests: plants one wrong byte in the destination after the given sample (counted
-// from 0 within each case) before that sample's check runs. -1: never.
-struct SweepHooks {
-  int corrupt_after_sample = -1;
-};
+using SweepHooks = CorruptHook;
 
 // Checks that the plan fits the device and the host (InputError otherwise), then measures it.
 RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,

@@ -127,7 +127,7 @@ struct Measurer::Impl {
   bool release_latch() { return latch.release({sa.get(), sb.get()}); }
 
   bool planted(int sample) const {
-    return hooks.corrupt_after_sample >= 0 && hooks.corrupt_after_sample == sample;
+    return hooks.corrupts(sample);
   }
 
   // --- latch method ----------------------------------------------------------------------------
