@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -24,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "framework/errors.hpp"
+#include "framework/interrupt.hpp"
 #include "framework/printable.hpp"
 
 extern char** environ;
@@ -31,24 +33,22 @@ extern char** environ;
 namespace pinbench::cli {
 namespace {
 
-// The child of a terminal gets the terminal's SIGINT itself; a signal sent to pinbench alone (by
-// kill, a job runner's SIGTERM) is passed on, so the program ends the way it would without us.
-// Once the program is gone, a signal is remembered instead: the wait for what it left running
-// passes it on to those processes and stops.
-volatile sig_atomic_t g_child = 0;
-volatile sig_atomic_t g_pending = 0;
-extern "C" void forward_signal(int sig, siginfo_t* info, void*) {
-  // Sent by someone else: not a terminal's (the program has it too), nor pinbench's own
-  // (SIGXFSZ for a file grown past its limit).
-  if (info == nullptr || (info->si_code != SI_USER && info->si_code != SI_QUEUE) ||
-      info->si_pid == getpid()) {
-    return;
-  }
-  if (g_child > 0 && info->si_pid != g_child) {
-    kill(g_child, sig);
-  } else if (g_child == 0) {
-    g_pending = sig;
-  }
+// While a program runs, the signals pinbench passes on are blocked in pinbench and taken in
+// turn by sigtimedwait (with SIGCHLD, which says the program ended), so each is handled in the
+// open, where its sender can be compared with the program: a signal is never acted on before the
+// program's pid is known, and never sent back to the process that sent it. The handler below only
+// catches one delivered to another thread, or in the moment the mask is lifted, and drops it.
+extern "C" void drop_signal(int) {}
+
+// How a signal reached pinbench: from a terminal (the program's process group has it too), from
+// another process with kill(2) or sigqueue(3), or from pinbench itself (SIGXFSZ for a file grown
+// past its limit).
+bool sent_by_someone_else(const siginfo_t& info) {
+  return (info.si_code == SI_USER || info.si_code == SI_QUEUE) && info.si_pid != getpid();
+}
+
+bool asks_to_stop(int sig) {
+  return sig == SIGINT || sig == SIGTERM;
 }
 
 // The processes whose parent is this one, from /proc.
@@ -82,27 +82,94 @@ std::string process_words(pid_t pid) {
   return cmd.empty() ? fmt::format("pid {}", pid) : fmt::format("pid {} ({})", pid, cmd);
 }
 
+// Whether `pid` is this process's child, or a child's child, and so on: the program and what it
+// started, whose signals to pinbench are addressed to pinbench (a readiness signal to $PPID).
+bool descends_from_me(pid_t pid) {
+  const pid_t me = getpid();
+  for (int depth = 0; depth < 64 && pid > 1; ++depth) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::size_t close = text.rfind(')');
+    if (close == std::string::npos) return false;
+    std::istringstream rest(text.substr(close + 1));
+    std::string state;
+    long ppid = 0;
+    if (!(rest >> state >> ppid)) return false;
+    if (ppid == me) return true;
+    pid = static_cast<pid_t>(ppid);
+  }
+  return false;
+}
+
+// The next of `set` to arrive within `timeout_s` seconds (0: none did), its sender in `info`.
+int next_signal(const sigset_t& set, double timeout_s, siginfo_t* info) {
+  const double s = std::max(0.0, timeout_s);
+  timespec ts{};
+  ts.tv_sec = static_cast<time_t>(s);
+  ts.tv_nsec = static_cast<long>((s - static_cast<double>(ts.tv_sec)) * 1e9);
+  for (;;) {
+    const int sig = sigtimedwait(&set, info, &ts);
+    if (sig > 0) return sig;
+    if (errno != EINTR) return 0;  // EAGAIN: the time passed
+  }
+}
+
+// Waits for the program (`pid`), passing on each signal that someone else sent pinbench; a
+// signal from the program or what it started is theirs to pinbench, and a terminal's reached the
+// program already. Returns its wait status.
+int wait_for_program(pid_t pid, const sigset_t& taken) {
+  for (;;) {
+    int status = 0;
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0 && errno != EINTR) return 0;
+    siginfo_t info{};
+    const int sig = next_signal(taken, 0.1, &info);
+    if (sig == 0 || sig == SIGCHLD) continue;
+    if (sent_by_someone_else(info) && info.si_pid != pid && !descends_from_me(info.si_pid)) {
+      kill(pid, sig);
+    }
+  }
+}
+
+struct DescendantWait {
+  std::vector<std::string> still_running;
+  int stopped_by = 0;
+};
+
 // Reaps what the program left (pinbench is their subreaper) until none is left, `wait_s` has
-// passed, or a signal came; returns those still running.
-std::vector<std::string> wait_for_descendants(double wait_s) {
+// passed, or a signal came: one someone else sent is passed on to those processes; SIGINT or
+// SIGTERM from anywhere, a terminal's Ctrl-C included, stops the wait at once. Names those still
+// running.
+DescendantWait wait_for_descendants(double wait_s, const sigset_t& taken) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(std::max(0.0, wait_s)));
+  DescendantWait out;
+  int pass_on = 0;
   for (;;) {
     int status = 0;
-    const pid_t reaped = waitpid(-1, &status, WNOHANG);
-    if (reaped > 0) continue;
-    if (reaped < 0 && errno == EINTR) continue;
-    if (reaped < 0) return {};  // ECHILD: nothing is left
-    if (g_pending != 0 || std::chrono::steady_clock::now() >= deadline) break;
-    usleep(10000);
+    pid_t reaped = 0;
+    while ((reaped = waitpid(-1, &status, WNOHANG)) > 0 || (reaped < 0 && errno == EINTR)) {
+    }
+    if (reaped < 0) return out;  // ECHILD: nothing is left
+    const double left =
+        std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) break;
+    siginfo_t info{};
+    const int sig = next_signal(taken, std::min(0.1, left), &info);
+    if (sig == 0 || sig == SIGCHLD) continue;
+    const bool by_process = info.si_code == SI_USER || info.si_code == SI_QUEUE;
+    if (by_process && (info.si_pid == getpid() || descends_from_me(info.si_pid))) continue;
+    if (by_process) pass_on = sig;  // a terminal's reached the processes in its foreground already
+    if (asks_to_stop(sig)) out.stopped_by = sig;
+    if (pass_on != 0 || out.stopped_by != 0) break;
   }
-  std::vector<std::string> left;
   for (const pid_t pid : children()) {
-    if (g_pending != 0) kill(pid, g_pending);
-    left.push_back(process_words(pid));
+    if (pass_on != 0) kill(pid, pass_on);
+    out.still_running.push_back(process_words(pid));
   }
-  return left;
+  return out;
 }
 
 }  // namespace
@@ -167,15 +234,27 @@ ProgramExit run_program(const std::string& path, const std::vector<std::string>&
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  struct sigaction fwd {};
-  fwd.sa_sigaction = forward_signal;
-  fwd.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&fwd.sa_mask);
+  // The signals pinbench passes on, and SIGCHLD, are blocked from before the spawn to after the
+  // last wait and taken in turn (wait_for_program, wait_for_descendants); the program starts
+  // with none blocked (above).
+  sigset_t taken, before;
+  sigemptyset(&taken);
+  for (const int sig : forwarded_signals()) sigaddset(&taken, sig);
+  sigaddset(&taken, SIGCHLD);
+  struct sigaction dropping {};
+  dropping.sa_handler = drop_signal;
+  dropping.sa_flags = SA_RESTART;
+  sigemptyset(&dropping.sa_mask);
   const std::vector<int>& forwarded = forwarded_signals();
   std::vector<struct sigaction> old(forwarded.size());
-  g_pending = 0;
-  for (std::size_t i = 0; i < forwarded.size(); ++i) sigaction(forwarded[i], &fwd, &old[i]);
+  for (std::size_t i = 0; i < forwarded.size(); ++i) sigaction(forwarded[i], &dropping, &old[i]);
+  pthread_sigmask(SIG_BLOCK, &taken, &before);
   const auto restore = [&] {
+    // What came after the last wait is dropped, not left to end pinbench by its default.
+    siginfo_t info{};
+    while (next_signal(taken, 0, &info) != 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
     for (std::size_t i = 0; i < forwarded.size(); ++i) sigaction(forwarded[i], &old[i], nullptr);
     prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
   };
@@ -191,24 +270,27 @@ ProgramExit run_program(const std::string& path, const std::vector<std::string>&
     restore();
     throw InputError(fmt::format("cannot start '{}': {}", path, std::strerror(rc)));
   }
-  g_child = pid;
-  // A signal that came between the handlers and the spawn is the program's too.
-  if (g_pending != 0) {
-    kill(pid, g_pending);
-    g_pending = 0;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = wait_for_program(pid, taken);
   ProgramExit f;
   f.wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  g_child = 0;
-  f.still_running = wait_for_descendants(wait_s);
+  DescendantWait left = wait_for_descendants(wait_s, taken);
   restore();
+  f.still_running = std::move(left.still_running);
+  f.stopped_by = left.stopped_by;
+  if (f.stopped_by != 0) {
+    std::fprintf(stderr, "\npinbench: %s: stopped waiting for what the program left running\n",
+                 signal_name(f.stopped_by));
+  }
   if (WIFEXITED(status)) f.exit_status = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) f.signal = WTERMSIG(status);
   return f;
+}
+
+int exit_status_of(const ProgramExit& e) {
+  if (e.stopped_by != 0) return exit_code_for_signal(e.stopped_by);
+  if (e.signal != 0) return exit_code_for_signal(e.signal);
+  return e.exit_status;
 }
 
 std::string capture(const std::vector<std::string>& argv) {

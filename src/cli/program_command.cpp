@@ -20,12 +20,14 @@ void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& 
   sub->add_option("--replay", flags.replay,
                   fmt::format("Print a recorded {} run instead of running one", experiment))
       ->type_name("FILE");
-  sub->add_option("--wait-descendants", flags.wait_s,
-                  "After the program exits, wait up to SECONDS for the processes it started that "
-                  "still run (0: do not wait); those still running then are named in the report")
+  sub->add_option(
+         "--wait-descendants", flags.wait_s,
+         "After the program exits, wait up to SECONDS for the processes it started that "
+         "still run (0: do not wait; Ctrl-C stops the wait); those still running then are named in "
+         "the report")
       ->default_str(fmt::format("{:g}", kDescendantWaitS))
       ->type_name("SECONDS")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(CLI::Range(0.0, kMaxDescendantWaitS));
   sub->add_option("program", flags.program, "The program and its arguments, after --")
       ->type_name("PROGRAM");
 }

@@ -121,7 +121,7 @@ int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
     std::fprintf(stderr, "Record written to %s (pinbench accel --replay %s)\n",
                  printable(flags.json).c_str(), printable(flags.json).c_str());
   }
-  return done.signal != 0 ? exit_code_for_signal(done.signal) : done.exit_status;
+  return exit_status_of(done);
 }
 
 Command add_accel(CLI::App& app) {

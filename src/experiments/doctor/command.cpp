@@ -384,9 +384,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
     std::fprintf(stderr, "Timeline written to %s (open it in ui.perfetto.dev)\n",
                  printable(flags.trace).c_str());
   }
-  const int code =
-      run.done.signal != 0 ? exit_code_for_signal(run.done.signal) : run.done.exit_status;
-  return exit_for(t, record, fail_on, code);
+  return exit_for(t, record, fail_on, cli::exit_status_of(run.done));
 }
 
 Command add_doctor(CLI::App& app) {
