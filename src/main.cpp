@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/help_format.hpp"
+#include "cli/paths.hpp"
 #include "cli/program_command.hpp"
 #include "cli/signals.hpp"
 #include "framework/errors.hpp"
@@ -117,6 +118,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(static_cast<int>(words.size()), words.data());
     pinbench::cli::install_signal_handlers();
+    // The one output policy (framework/text_file.hpp) never lets an output replace these.
+    pinbench::protect_from_outputs(pinbench::cli::own_files());
   } catch (const CLI::CallForHelp& e) {
     return print_help(app, e);
   } catch (const CLI::CallForAllHelp& e) {

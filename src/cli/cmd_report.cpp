@@ -58,7 +58,9 @@ int run(ReportOptions o) {
     to_stdout = to_stdout || out.path == "-";
     written.push_back({out.path, std::string(out.what) + " report"});
   }
-  check_outputs({{o.record_path, "run record"}, {trace_path_for(o.record_path), "trace"}}, written);
+  // Standard output is the reports' alone: report prints nothing else when one goes there.
+  check_outputs({{o.record_path, "run record"}, {trace_path_for(o.record_path), "trace"}}, written,
+                "");
 
   const RunRecord record = load_record(o.record_path);
   // One analysis, every printer: the formats render the same model.

@@ -18,14 +18,14 @@ void add_output_flags(CLI::App* sub, OutputPaths& paths, bool tables) {
       ->type_name("FILE");
 }
 
-void check_output_paths(const OutputPaths& paths, const std::vector<NamedPath>& inputs,
-                        const std::vector<NamedPath>& more) {
+void check_output_paths(const OutputPaths& paths, const std::string& stdout_taken_by,
+                        const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& more) {
   std::vector<NamedPath> outputs = {{paths.json, "run record"},
                                     {paths.csv, "CSV report"},
                                     {paths.markdown, "Markdown report"},
                                     {paths.trace, "trace"}};
   outputs.insert(outputs.end(), more.begin(), more.end());
-  check_outputs(inputs, outputs);
+  check_outputs(inputs, outputs, stdout_taken_by);
 }
 
 void write_outputs(const RunRecord& record, const OutputPaths& paths) {

@@ -20,12 +20,17 @@ struct OutputPaths {
   std::string trace;  // --trace: the Perfetto timeline, where the command takes it
 };
 
+// What a measuring command prints on standard output, which its outputs may then not take ("-").
+inline const std::string kCommandReport = "the command's report";
+
 // Refuses (InputError, one line) two outputs on one file, or on standard output, an output over
-// one of `inputs` (a replayed record, a reference, the program run), and an output that cannot be
+// one of `inputs` (a replayed record, a reference, the program run) or over pinbench's own files,
+// an output on standard output where `stdout_taken_by` goes, and an output that cannot be
 // written, before anything is measured or run: a run of minutes must not end in a file that one
 // output wrote over another's, or in no record at all. `more`: the command's other outputs
-// (blocks: --recommend). framework/text_file.hpp, check_outputs, says how.
-void check_output_paths(const OutputPaths& paths, const std::vector<NamedPath>& inputs = {},
+// (blocks: --recommend). framework/text_file.hpp, check_outputs, is the policy.
+void check_output_paths(const OutputPaths& paths, const std::string& stdout_taken_by,
+                        const std::vector<NamedPath>& inputs = {},
                         const std::vector<NamedPath>& more = {});
 
 // Adds --json, and with `tables` --csv and --markdown, to `sub`.

@@ -69,4 +69,22 @@ std::string program_library(const std::string& file_name, const std::string& tar
                   file_name, dir + "/pinbench", dir, target));
 }
 
+std::vector<NamedPath> own_files() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<NamedPath> files = {{ec ? "/proc/self/exe" : exe.string(), "pinbench program"}};
+  const fs::path bin = binary_dir();
+  for (const fs::path& dir :
+       {bin, bin.parent_path() / "lib", bin.parent_path() / "lib" / "pinbench"}) {
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("libpinbench", 0) == 0 && name.find(".so") != std::string::npos) {
+        files.push_back({entry.path().string(), "pinbench library"});
+      }
+    }
+  }
+  return files;
+}
+
 }  // namespace pinbench::cli

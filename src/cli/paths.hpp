@@ -3,6 +3,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "framework/text_file.hpp"
 
 namespace pinbench::cli {
 
@@ -29,5 +32,10 @@ std::string c_library_beside_binary();
 // build folder) or where `cmake --install` puts it (<binary>/../lib/pinbench), as a real path;
 // InputError naming `target` (the CMake target that builds it) when it is in neither.
 std::string program_library(const std::string& file_name, const std::string& target);
+
+// pinbench's own files, which no output may replace: the running binary, and the libraries beside
+// it and in ../lib and ../lib/pinbench (libpinbench*.so*: the C library, those it loads into a
+// program, the MPI layers).
+std::vector<NamedPath> own_files();
 
 }  // namespace pinbench::cli

@@ -51,6 +51,21 @@ std::vector<std::string> program_after_marker(const CLI::App& sub,
   return out;
 }
 
+std::vector<NamedPath> program_inputs(const std::string& program,
+                                      const std::vector<std::string>& argv,
+                                      const std::string& library) {
+  std::vector<NamedPath> inputs = {{program, "program"}, {library, "library pinbench loads"}};
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    const std::size_t eq = a.find('=');
+    for (const std::string& path :
+         {a, eq == std::string::npos ? std::string() : a.substr(eq + 1)}) {
+      if (!path.empty() && file_identity(path)) inputs.push_back({path, "program's argument"});
+    }
+  }
+  return inputs;
+}
+
 RunRecord load_program_replay(const CLI::App& sub, const ProgramFlags& flags,
                               const std::string& experiment, const std::vector<std::string>& keep) {
   if (!flags.program.empty()) throw InputError("--replay takes no program");

@@ -10,6 +10,7 @@
 
 #include "cli/program.hpp"
 #include "framework/record.hpp"
+#include "framework/text_file.hpp"
 
 namespace pinbench::cli {
 
@@ -30,6 +31,16 @@ void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& 
 // --json to ./train, as `accel -- ./train --json x` does, and is never taken by pinbench.
 std::vector<std::string> program_after_marker(const CLI::App& sub,
                                               const std::vector<std::string>& args);
+
+// What a program's run reads, runs or loads, which no output may replace: the program, each file
+// an argument names (a script, `--config=FILE` after its '='), and the library pinbench loads
+// into it.
+std::vector<NamedPath> program_inputs(const std::string& program,
+                                      const std::vector<std::string>& argv,
+                                      const std::string& library);
+
+// Where a program's own output goes, which doctor's and accel's outputs may not take ("-").
+inline const std::string kProgramOutput = "the program's own output";
 
 // For --replay: refuses a program, and any option given beside it but those in `keep` (InputError,
 // exit 2); loads the record, refuses one of another experiment, prints "Replaying PATH: DEVICE,

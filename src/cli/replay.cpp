@@ -74,7 +74,7 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const Measuring
     throw NoGpuError(
         fmt::format("no usable GPU ({}) and no recorded {} under {}", no_gpu, experiment, dir));
   }
-  check_outputs({{*path, "replayed record"}}, run.more_outputs);
+  check_outputs({{*path, "replayed record"}}, run.more_outputs, kCommandReport);
   const RunRecord record = load_record(*path);
   const std::vector<std::string> ignored = ignored_options(sub, flags);
   if (!ignored.empty()) {
@@ -164,7 +164,7 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
           "--replay excludes {}: a replay prints a recorded run, it measures and writes nothing",
           comma_list(given)));
     }
-    check_outputs({{flags.replay_path, "replayed record"}}, run.more_outputs);
+    check_outputs({{flags.replay_path, "replayed record"}}, run.more_outputs, kCommandReport);
     const RunRecord record = load_replay(flags.replay_path, run.experiments);
     const TextOptions options = print_options(run);
     print_replaying(flags.replay_path, record);
@@ -174,7 +174,8 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
   }
   // A bad reference, or two outputs on one file, is exit 2 before minutes of measuring, not after.
   const TextOptions options = print_options(run);
-  check_output_paths(run.outputs, {{run.reference_path, "reference record"}}, run.more_outputs);
+  check_output_paths(run.outputs, kCommandReport, {{run.reference_path, "reference record"}},
+                     run.more_outputs);
   std::optional<RunRecord> record;
   try {
     const MeasuringScope measuring;

@@ -385,7 +385,47 @@ std::optional<FileIdentity> file_identity(const std::string& path) {
   return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
-void check_outputs(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
+namespace {
+
+std::vector<NamedPath>& protected_files() {
+  static std::vector<NamedPath> files;
+  return files;
+}
+
+// Creates a file in `path`'s folder and removes it: the one proof that the output can be made
+// there (a read-only mount, /proc, a folder of someone else's pass access(2) as root).
+void probe_folder(const std::string& path) {
+  const std::string folder = folder_of(path);
+  std::string probe;
+  int fd = -1;
+  int err = EEXIST;
+  for (int attempt = 0; attempt < 16 && fd < 0 && err == EEXIST; ++attempt) {
+    probe = folder + "/." + name_of(path) + "." + random_suffix() + ".probe";
+    const int slot = register_temporary(probe.c_str());
+    fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    err = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(probe.c_str());
+    }
+    unregister_temporary(slot);
+  }
+  if (fd < 0) {
+    throw InputError(fmt::format("cannot write '{}': no file can be created in '{}': {}", path,
+                                 folder, reason(err)));
+  }
+}
+
+}  // namespace
+
+void protect_from_outputs(std::vector<NamedPath> files) {
+  protected_files() = std::move(files);
+}
+
+void check_outputs(const std::vector<NamedPath>& given_inputs,
+                   const std::vector<NamedPath>& outputs, const std::string& stdout_taken_by) {
+  std::vector<NamedPath> inputs = given_inputs;
+  inputs.insert(inputs.end(), protected_files().begin(), protected_files().end());
   // Where an output will be: the file's identity when it exists, else its folder's and its
   // name, so "x" and "./x" meet even before either is written.
   struct Place {
@@ -406,6 +446,11 @@ void check_outputs(const std::vector<NamedPath>& inputs, const std::vector<Named
       if (on_stdout != nullptr) {
         throw InputError(
             fmt::format("the {} and the {} both go to standard output", on_stdout->what, out.what));
+      }
+      if (!stdout_taken_by.empty()) {
+        throw InputError(
+            fmt::format("the {} cannot go to standard output: {} goes there (name a file)",
+                        out.what, stdout_taken_by));
       }
       on_stdout = &out;
       continue;
@@ -429,9 +474,7 @@ void check_outputs(const std::vector<NamedPath>& inputs, const std::vector<Named
     // What writing it would meet, met now (after the clashes, which say more): a run of
     // minutes, or a user's program that cannot be run again, must not end in "is a directory".
     check_destination(out.path);
-    if (::access(folder_of(out.path).c_str(), W_OK | X_OK) != 0) {
-      throw InputError(fmt::format("cannot write '{}': {}", out.path, reason(errno)));
-    }
+    probe_folder(out.path);
     seen.emplace_back(&out, p);
   }
 }

@@ -123,17 +123,32 @@ struct FileIdentity {
 };
 std::optional<FileIdentity> file_identity(const std::string& path);
 
-// Refuses, before anything is read or written, an output that is one of the inputs (by file
-// identity, so through links, `./x` and hard links alike) and two outputs on one file (by
-// identity when it exists, else by the identity of the folder and the name), two outputs
-// to standard output, and an output write_text_file would refuse (a directory, a link, a device;
-// a folder that is missing or cannot be written). Throws InputError with one of:
+// The one output policy, for every command and every output it writes. Refuses, before anything
+// is read, run or written:
+//   - an output that is one of the inputs (by file identity, so through links, `./x` and hard
+//     links alike): a record read, a program run and the files its arguments name, and always
+//     the files protect_from_outputs() named (pinbench's own program and libraries);
+//   - two outputs on one file (by identity when it exists, else by the identity of the folder and
+//     the name), and two outputs to standard output;
+//   - an output on standard output (`-`) where something else writes there: `stdout_taken_by`
+//     says what ("the command's tables", "the program's own output"); "" where nothing does;
+//   - an output write_text_file would refuse (a directory, a link, a device, a fifo), or one in a
+//     folder where no file can be created (missing, read-only, /proc): a file is created there
+//     and removed, so the check is the write's own.
+// Throws InputError with one of:
 //   "the OUT.WHAT 'OUT.PATH' would overwrite the IN.WHAT 'IN.PATH'"
 //   "the B.WHAT 'B.PATH' and the A.WHAT 'A.PATH' are one file"
 //   "the A.WHAT and the B.WHAT both go to standard output"
+//   "the WHAT cannot go to standard output: TAKEN_BY goes there (name a file)"
 //   write_text_file's own messages: "'PATH' is a directory, not a regular file: ...",
-//   "'PATH' is a symbolic link: ...", "cannot write 'PATH': REASON"
+//   "'PATH' is a symbolic link: ...", and "cannot write 'PATH': no file can be created in
+//   'FOLDER': REASON"
 // Outputs with an empty path are skipped.
-void check_outputs(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
+void check_outputs(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs,
+                   const std::string& stdout_taken_by);
+
+// Files that no output of this process may replace, added to every check_outputs' inputs: the
+// CLI names pinbench's program and libraries here once, at start.
+void protect_from_outputs(std::vector<NamedPath> files);
 
 }  // namespace pinbench

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -278,6 +279,37 @@ void write_file(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
+}
+
+std::string cli_reference() {
+  const Result r = run(std::string(PINBENCH_BINARY) + " help --reference");
+  if (r.exit_code != 0) throw std::runtime_error("pinbench help --reference failed: " + r.err);
+  return r.out;
+}
+
+std::map<std::string, std::vector<OptionRow>> reference_options(const std::string& reference) {
+  std::map<std::string, std::vector<OptionRow>> out;
+  std::istringstream lines(reference);
+  std::string line;
+  std::string command;
+  const std::regex row(R"(^\| `([^`]+)` \| (?:`([^`]*)`)? \|)");
+  while (std::getline(lines, line)) {
+    if (line.rfind("## ", 0) == 0) {
+      command = line.substr(3);
+      if (command == "CSV columns") command.clear();
+      continue;
+    }
+    std::smatch m;
+    if (!command.empty() && std::regex_search(line, m, row)) {
+      out[command].push_back({m[1].str(), m[2].str()});
+    }
+  }
+  return out;
+}
+
+std::string long_name(const OptionRow& o) {
+  const std::size_t at = o.names.rfind("--");
+  return at == std::string::npos ? "" : o.names.substr(at);
 }
 
 }  // namespace pinbench::test

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,19 @@ std::string golden_path(const std::string& name);
 // Terminal text with its wrapped paragraphs joined again (a line break and the indent after it
 // become one space), for tests that look for a sentence wherever the 100-column wrap broke it.
 std::string unwrapped(const std::string& text);
+
+// The CLI's own list of its subcommands and options: `pinbench help --reference` (docs/cli.md),
+// read back. A test that walks it covers an option not yet written.
+struct OptionRow {
+  std::string names;  // "--sizes", "-h, --help", or an argument's name ("RECORD")
+  std::string metavar;
+};
+std::string cli_reference();
+// Each subcommand's options, read from the markdown reference: "## NAME" then a table whose rows
+// are "| `NAMES` | `METAVAR` | `DEFAULT` | MEANING |".
+std::map<std::string, std::vector<OptionRow>> reference_options(const std::string& reference);
+// The long name of an option row ("-h, --help" -> "--help"), or "" for an argument.
+std::string long_name(const OptionRow& o);
 
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);

@@ -235,7 +235,8 @@ TEST(AccelCli, OutputsAreCheckedBeforeTheProgramRuns) {
                    "' is a directory, not a regular file: pinbench writes reports only "
                    "to regular files");
   expect_error(test::run(kBin + "accel --json " + dir + "/no/such/x.json -- touch " + marker),
-               "cannot write '" + dir + "/no/such/x.json': No such file or directory");
+               "cannot write '" + dir + "/no/such/x.json': no file can be created in '" + dir +
+                   "/no/such': No such file or directory");
   std::filesystem::copy_file("/bin/true", dir + "/prog");
   const std::string before = test::read_file(dir + "/prog");
   expect_error(test::run(kBin + "accel --json " + dir + "/prog -- " + dir + "/prog"),

@@ -21,43 +21,12 @@ namespace {
 
 const std::string kBin = std::string(PINBENCH_BINARY) + " ";
 
-struct OptionRow {
-  std::string names;  // "--sizes", "-h, --help", or an argument's name ("RECORD")
-  std::string metavar;
-};
-
-// Each subcommand's options, read from the markdown reference: "## NAME" then a table whose rows
-// are "| `NAMES` | `METAVAR` | `DEFAULT` | MEANING |".
-std::map<std::string, std::vector<OptionRow>> reference_options(const std::string& reference) {
-  std::map<std::string, std::vector<OptionRow>> out;
-  std::istringstream lines(reference);
-  std::string line;
-  std::string command;
-  const std::regex row(R"(^\| `([^`]+)` \| (?:`([^`]*)`)? \|)");
-  while (std::getline(lines, line)) {
-    if (line.rfind("## ", 0) == 0) {
-      command = line.substr(3);
-      if (command == "CSV columns") command.clear();
-      continue;
-    }
-    std::smatch m;
-    if (!command.empty() && std::regex_search(line, m, row)) {
-      out[command].push_back({m[1].str(), m[2].str()});
-    }
-  }
-  return out;
-}
+using test::long_name;
+using test::OptionRow;
+using test::reference_options;
 
 std::string reference() {
-  const test::Result r = test::run(kBin + "help --reference");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.out;
-}
-
-// The long name of an option row ("-h, --help" -> "--help"), or "" for an argument.
-std::string long_name(const OptionRow& o) {
-  const std::size_t at = o.names.rfind("--");
-  return at == std::string::npos ? "" : o.names.substr(at);
+  return test::cli_reference();
 }
 
 void expect_within(const std::string& text, std::size_t width, const std::string& what) {

@@ -315,7 +315,7 @@ TEST(TextFile, AnOutputThatCannotBeWrittenIsRefusedBeforehand) {
   const std::string dir = test::temp_dir();
   const auto error_of = [&](const std::string& path) {
     try {
-      check_outputs({}, {{path, "run record"}});
+      check_outputs({}, {{path, "run record"}}, "");
     } catch (const InputError& e) {
       return std::string(e.what());
     }
@@ -327,7 +327,14 @@ TEST(TextFile, AnOutputThatCannotBeWrittenIsRefusedBeforehand) {
                 "' is a directory, not a regular file: pinbench writes reports only to "
                 "regular files");
   EXPECT_EQ(error_of(dir + "/no/such/run.json"),
-            "cannot write '" + dir + "/no/such/run.json': No such file or directory");
+            "cannot write '" + dir + "/no/such/run.json': no file can be created in '" + dir +
+                "/no/such': No such file or directory");
+  // A regular file in a folder where nothing can be created passes access(2) as root; the
+  // check creates a file there, as the write would.
+  EXPECT_NE(error_of("/proc/version").find("cannot write '/proc/version': no file can be created"),
+            std::string::npos);
+  ::mkfifo((dir + "/fifo").c_str(), 0600);
+  EXPECT_NE(error_of(dir + "/fifo").find("is a fifo, not a regular file"), std::string::npos);
   fs::create_symlink(dir + "/elsewhere", dir + "/link.json");
   EXPECT_NE(error_of(dir + "/link.json").find("is a symbolic link"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir + "/run.json"));  // checked, not written
@@ -342,7 +349,7 @@ TEST(TextFile, OutputsAreComparedWithInputsByIdentity) {
   auto error_of = [&](const std::vector<NamedPath>& outputs) {
     try {
       check_outputs({{dir + "/run.json", "run record"}, {dir + "/run.trace.json", "trace"}},
-                    outputs);
+                    outputs, "");
     } catch (const InputError& e) {
       return std::string(e.what());
     }
@@ -369,6 +376,32 @@ TEST(TextFile, OutputsAreComparedWithInputsByIdentity) {
             "(fine)");
   EXPECT_EQ(file_identity(dir + "/absent"), std::nullopt);
   EXPECT_EQ(file_identity(dir + "/hard.csv"), file_identity(dir + "/run.json"));
+}
+
+// Standard output is an output only where nothing else writes there; pinbench's own files are
+// inputs of every command; the check leaves nothing behind in the folder.
+TEST(TextFile, TheOutputPolicyKeepsStandardOutputAndPinbenchsOwnFiles) {
+  const std::string dir = test::temp_dir();
+  test::write_file(dir + "/libpinbench_x.so", "library");
+  const auto error_of = [&](const std::vector<NamedPath>& outputs, const std::string& taken) {
+    try {
+      check_outputs({}, outputs, taken);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(fine)");
+  };
+  EXPECT_EQ(error_of({{"-", "fleet record"}}, "the fleet's table"),
+            "the fleet record cannot go to standard output: the fleet's table goes there (name a "
+            "file)");
+  EXPECT_EQ(error_of({{"-", "CSV report"}}, ""), "(fine)");
+  protect_from_outputs({{dir + "/libpinbench_x.so", "pinbench library"}});
+  EXPECT_EQ(error_of({{dir + "/libpinbench_x.so", "run record"}}, ""),
+            "the run record '" + dir + "/libpinbench_x.so' would overwrite the pinbench library '" +
+                dir + "/libpinbench_x.so'");
+  protect_from_outputs({});
+  EXPECT_EQ(error_of({{dir + "/new.json", "run record"}}, ""), "(fine)");
+  EXPECT_EQ(entries(dir).size(), 1u);
 }
 
 }  // namespace

@@ -72,7 +72,8 @@ int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
   }
   const std::string program = resolve_program(flags.program.front());
   const std::string library = program_library(kLibraryName, "pinbench_accel");
-  check_output_paths({flags.json, "", "", ""}, {{program, "program"}});
+  check_output_paths({flags.json, "", "", ""}, kProgramOutput,
+                     program_inputs(program, flags.program, library));
   const CounterFolder folder;
 
   const auto t0 = SteadyClock::now();

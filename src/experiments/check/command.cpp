@@ -92,10 +92,12 @@ CheckConfig check_config(const CheckOptions& o) {
 // One line per rank, then rank 0 prints and writes the fleet.
 int run_check_mpi(const CheckOptions& o) {
   if (!o.replay.replay_path.empty()) throw InputError("--mpi measures: it takes no --replay");
-  check_output_paths(o.outputs);
-  check_outputs({}, {{o.outputs.json, "fleet record"},
-                     {o.html, "HTML report"},
-                     {o.prometheus, "Prometheus file"}});
+  check_output_paths(o.outputs, kCommandReport);
+  check_outputs({},
+                {{o.outputs.json, "fleet record"},
+                 {o.html, "HTML report"},
+                 {o.prometheus, "Prometheus file"}},
+                kCommandReport);
   CheckConfig c = check_config(o);
   MpiSession mpi;
   std::string text;
@@ -157,23 +159,24 @@ Command add_check(CLI::App& app) {
       ->type_name("FILE");
   add_output_flags(sub, o->outputs, false);
   add_replay_flags(sub, o->replay, "check", false);
-  return {
-      sub, [o, sub] {
-        if (o->mpi) return run_check_mpi(*o);
-        if (!o->html.empty()) throw InputError("--html goes with --mpi (or use pinbench fleet)");
-        ReplayFlags flags = o->replay;
-        flags.require_gpu = true;
-        const CheckConfig c = check_config(*o);
-        check_outputs({}, {{o->outputs.json, "run record"}, {o->prometheus, "Prometheus file"}});
-        MeasuringRun run{{"check"}, "", [c] { return run_check(c); }, o->outputs, {}, {}, {}};
-        if (!o->prometheus.empty()) {
-          run.write_more = [path = o->prometheus](const RunRecord& r) {
-            write_text_file(path, check_record_metrics(r));
-            std::printf("Prometheus metrics written to %s.\n", path.c_str());
-          };
-        }
-        return measure_or_replay(*sub, flags, run);
-      }};
+  return {sub, [o, sub] {
+            if (o->mpi) return run_check_mpi(*o);
+            if (!o->html.empty())
+              throw InputError("--html goes with --mpi (or use pinbench fleet)");
+            ReplayFlags flags = o->replay;
+            flags.require_gpu = true;
+            const CheckConfig c = check_config(*o);
+            check_outputs({}, {{o->outputs.json, "run record"}, {o->prometheus, "Prometheus file"}},
+                          kCommandReport);
+            MeasuringRun run{{"check"}, "", [c] { return run_check(c); }, o->outputs, {}, {}, {}};
+            if (!o->prometheus.empty()) {
+              run.write_more = [path = o->prometheus](const RunRecord& r) {
+                write_text_file(path, check_record_metrics(r));
+                std::printf("Prometheus metrics written to %s.\n", path.c_str());
+              };
+            }
+            return measure_or_replay(*sub, flags, run);
+          }};
 }
 
 }  // namespace

@@ -361,8 +361,9 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   }
   const std::string program = cli::resolve_program(flags.program.front());
   const std::string inject = program_library(kInjectName, "pinbench_doctor_inject");
-  check_output_paths({flags.json, "", "", flags.trace},
-                     {{program, "program"}, {flags.rates, "rates record"}});
+  std::vector<NamedPath> inputs = program_inputs(program, flags.program, inject);
+  inputs.push_back({flags.rates, "rates record"});
+  check_output_paths({flags.json, "", "", flags.trace}, kProgramOutput, inputs);
   std::optional<RunRecord> rates;
   if (!flags.rates.empty()) rates = load_rates(flags.rates);
 

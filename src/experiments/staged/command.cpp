@@ -146,7 +146,7 @@ const CLI::Option* add_mode_options(CLI::App& sub, StagedExtras& x) {
   x.not_for_tune.push_back(
       sub.add_option("--torch-python", x.torch_python, "--torch: the Python interpreter")
           ->capture_default_str()
-          ->type_name("FILE"));
+          ->type_name("PROGRAM"));
   const CLI::Option* tune =
       sub.add_flag("--tune", x.tune,
                    "Measure the staged engine alone over a grid of ring shapes and thread "

@@ -138,7 +138,8 @@ int run_fleet(const FleetOptions& o) {
   }
   check_outputs(
       inputs,
-      {{o.json, "fleet record"}, {o.html, "HTML report"}, {o.prometheus, "Prometheus file"}});
+      {{o.json, "fleet record"}, {o.html, "HTML report"}, {o.prometheus, "Prometheus file"}},
+      "the fleet's table");
   if (!o.replay.empty()) {
     fleet = load_record(o.replay);
     if (fleet.experiment != "fleet") {
