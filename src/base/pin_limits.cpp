@@ -1,6 +1,8 @@
 // The host's limits on page-locked memory (pin_limits.hpp).
 #include "base/pin_limits.hpp"
 
+#include "base/cgroups.hpp"
+
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
@@ -51,32 +53,22 @@ std::uint64_t meminfo_kib(const std::string& text, const std::string& key) {
   return 0;
 }
 
-// The group of this process in the cgroup v2 hierarchy ("0::/path"), or in v1's memory
-// controller ("N:memory:/path"); v2 first.
+// The group of this process in the cgroup v2 hierarchy, or in v1's memory controller; v2 first.
 std::pair<std::string, bool> memory_group(const std::string& cgroup_text) {
-  std::istringstream in(cgroup_text);
-  std::string line;
   std::string v1;
-  while (std::getline(in, line)) {
-    const std::size_t a = line.find(':');
-    const std::size_t b = a == std::string::npos ? a : line.find(':', a + 1);
-    if (b == std::string::npos) continue;
-    const std::string controllers = line.substr(a + 1, b - a - 1);
-    const std::string group = line.substr(b + 1);
-    if (controllers.empty()) return {group, true};
-    std::stringstream list(controllers);
-    for (std::string c; std::getline(list, c, ',');) {
-      if (c == "memory") v1 = group;
+  for (const CgroupLine& line : parse_proc_cgroup(cgroup_text)) {
+    if (line.controllers.empty()) return {line.group, true};
+    for (const std::string& c : line.controllers) {
+      if (c == "memory") v1 = line.group;
     }
   }
   return {v1, false};
 }
 
 // The tightest limit of `group` and every group above it, and the usage of the group that sets it.
-void tightest_memory(const std::string& root, std::string group, bool v2, PinLimits& out) {
-  if (group.empty()) return;
-  for (;;) {
-    const std::string dir = root + (v2 ? "" : "/memory") + (group == "/" ? "" : group);
+void tightest_memory(const std::string& root, const std::string& group, bool v2, PinLimits& out) {
+  for (const std::string& g : group_and_parents(group)) {
+    const std::string dir = root + (v2 ? "" : "/memory") + (g == "/" ? "" : g);
     const auto limit =
         parse_cgroup_bytes(text_of(dir + (v2 ? "/memory.max" : "/memory.limit_in_bytes")));
     if (limit && (!out.cgroup_memory_bytes || *limit < *out.cgroup_memory_bytes)) {
@@ -84,9 +76,6 @@ void tightest_memory(const std::string& root, std::string group, bool v2, PinLim
       out.cgroup_memory_used =
           decimal(text_of(dir + (v2 ? "/memory.current" : "/memory.usage_in_bytes")));
     }
-    if (group == "/") break;
-    const std::size_t slash = group.find_last_of('/');
-    group = slash == 0 || slash == std::string::npos ? "/" : group.substr(0, slash);
   }
 }
 

@@ -1,12 +1,15 @@
 // The engine's CPU budget (cpu_budget.hpp).
 #include "transfer/cpu_budget.hpp"
 
+#include "base/cgroups.hpp"
+
 #include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <vector>
 
@@ -34,46 +37,32 @@ long long number_in(const std::string& path) {
 }
 
 // The tightest quota of `group` and every group above it, under the hierarchy mounted at `root`.
-double tightest_quota(const std::string& root, std::string group, bool v2) {
+double tightest_quota(const std::string& root, const std::string& group, bool v2) {
   double tightest = 0.0;
-  while (true) {
-    const std::string dir = root + (group == "/" ? "" : group);
+  for (const std::string& g : group_and_parents(group)) {
+    const std::string dir = root + (g == "/" ? "" : g);
     const double q = v2 ? quota_from_cpu_max(first_line(dir + "/cpu.max"))
                         : quota_from_cfs(number_in(dir + "/cpu.cfs_quota_us"),
                                          number_in(dir + "/cpu.cfs_period_us"));
     if (q > 0.0 && (tightest == 0.0 || q < tightest)) tightest = q;
-    if (group.empty() || group == "/") break;
-    const std::size_t slash = group.find_last_of('/');
-    group = slash == 0 || slash == std::string::npos ? "/" : group.substr(0, slash);
   }
   return tightest;
 }
 
 double cgroup_quota() {
   std::ifstream in("/proc/self/cgroup");
-  std::string line;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   double tightest = 0.0;
   const auto keep = [&](double q) {
     if (q > 0.0 && (tightest == 0.0 || q < tightest)) tightest = q;
   };
-  while (std::getline(in, line)) {
-    // "0::/path" (v2) or "N:cpu,cpuacct:/path" (v1).
-    const std::size_t a = line.find(':');
-    const std::size_t b = a == std::string::npos ? a : line.find(':', a + 1);
-    if (b == std::string::npos) continue;
-    const std::string controllers = line.substr(a + 1, b - a - 1);
-    const std::string group = line.substr(b + 1);
-    if (controllers.empty()) {
-      keep(tightest_quota("/sys/fs/cgroup", group, true));
-      continue;
-    }
-    std::stringstream list(controllers);
-    for (std::string c; std::getline(list, c, ',');) {
-      if (c == "cpu") {
-        // Mounted as cpu,cpuacct on most systems, with cpu as a link to it.
-        keep(tightest_quota("/sys/fs/cgroup/cpu", group, false));
-        break;
-      }
+  for (const CgroupLine& line : parse_proc_cgroup(text)) {
+    if (line.controllers.empty()) {
+      keep(tightest_quota("/sys/fs/cgroup", line.group, true));
+    } else if (std::find(line.controllers.begin(), line.controllers.end(), "cpu") !=
+               line.controllers.end()) {
+      // Mounted as cpu,cpuacct on most systems, with cpu as a link to it.
+      keep(tightest_quota("/sys/fs/cgroup/cpu", line.group, false));
     }
   }
   return tightest;

@@ -15,6 +15,7 @@ file(GLOB pinbench_accel_engine_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/sr
 add_library(pinbench_accel_engine OBJECT
   ${pinbench_accel_engine_sources}
   ${CMAKE_SOURCE_DIR}/src/base/chunk_plan.cpp
+  ${CMAKE_SOURCE_DIR}/src/base/cgroups.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interpose/router.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interpose/real_runtime.cpp)
 target_compile_options(pinbench_accel_engine PRIVATE
