@@ -13,12 +13,16 @@ import os
 import random
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import number_arg  # noqa: E402
+
 
 def main():
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__.strip().splitlines()[2].strip())
-    source, out, hosts = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    per_host = int(sys.argv[4]) if len(sys.argv) == 5 else 8
+    source, out = sys.argv[1], sys.argv[2]
+    hosts = number_arg.whole(sys.argv[3], "HOSTS", minimum=1)
+    per_host = number_arg.whole(sys.argv[4], "GPUS_PER_HOST", minimum=1) if len(sys.argv) == 5 else 8
     base = json.load(open(source))
     gpu0 = base["machine"]["gpus"][0]
     cases0 = [c for c in base["cases"] if c.get("extra", {}).get("gpu") == 0]

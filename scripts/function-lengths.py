@@ -20,6 +20,7 @@ import sys
 # The C++ lexer every checker shares (comments, literals, directives): cpp_text.py, beside this.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cpp_text import blank  # noqa: E402
+import number_arg  # noqa: E402
 
 EXTENSIONS = (".cpp", ".hpp", ".cu", ".cuh", ".h")
 
@@ -132,9 +133,9 @@ def sources(paths):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", help="files or folders to read")
-    parser.add_argument("--most", type=int, default=120,
+    parser.add_argument("--most", type=number_arg.argparse_whole(1), default=120,
                         help="the most lines a function may have (default 120)")
-    parser.add_argument("--top", type=int, help="list the N longest functions and exit 0")
+    parser.add_argument("--top", type=number_arg.argparse_whole(1), help="list the N longest functions and exit 0")
     parser.add_argument("--allow", action="append", default=[], metavar="FILE:FUNCTION",
                         help="a function that may be longer for now: its file (as printed, or the "
                              "end of its path) and name; "

@@ -12,9 +12,14 @@ gets ROWS calls. The figures are made up; only the shape and the size matter (ab
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import number_arg  # noqa: E402
+
 
 def main():
-    rows = int(sys.argv[1])
+    if len(sys.argv) not in (3, 4):
+        sys.exit(__doc__.strip().splitlines()[2].strip())
+    rows = number_arg.whole(sys.argv[1], "ROWS", minimum=1)
     out = sys.argv[2]
     prefix = sys.argv[3] if len(sys.argv) > 3 else "bench"
     os.makedirs(out, exist_ok=True)

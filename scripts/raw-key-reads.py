@@ -39,6 +39,7 @@ function_lengths = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(function_lengths)
 sys.path.insert(0, HERE)
 from cpp_text import blank  # noqa: E402
+import number_arg  # noqa: E402
 
 HELPERS = ("has", "text", "text_or", "whole", "whole_or", "amount", "flag_or", "array",
            "texts_or_none", "hex", "one_of", "one_of_list")
@@ -95,7 +96,7 @@ def reads(path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", help="files or folders to read")
-    parser.add_argument("--most", type=int, help="exit 1 when the total is over N")
+    parser.add_argument("--most", type=number_arg.argparse_whole(0), help="exit 1 when the total is over N")
     parser.add_argument("--list", action="store_true", help="each read, as file:line: key")
     args = parser.parse_args()
     total = 0

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/help_format.hpp"
+#include "cli/numbers.hpp"
 #include "cli/paths.hpp"
 #include "cli/program_command.hpp"
 #include "cli/signals.hpp"
@@ -88,6 +89,14 @@ int main(int argc, char** argv) {
   commands.push_back(pinbench::cli::add_help(app));
   for (const pinbench::cli::Command& c : commands)
     c.app->set_help_flag("-h,--help", "Print this help");
+  // Every numeric option of every subcommand reads its value with the one number reader
+  // (cli/numbers.hpp); one that would not is a bug, and pinbench does not start with it.
+  try {
+    pinbench::cli::hold_numbers(app);
+  } catch (...) {
+    const pinbench::cli::Failure f = pinbench::cli::failure_of(std::current_exception());
+    return fail(f.code, f.message);
+  }
 
   // CLI11 reports a mistyped subcommand as a missing one; name it, and the nearest known one.
   if (argc > 1 && argv[1][0] != '-') {
@@ -144,9 +153,7 @@ int main(int argc, char** argv) {
       for (const std::string& value : o->results()) {
         if (value.empty()) {
           return fail(ExitCode::kBadInput,
-                      fmt::format("{} was given an empty value; give one, or leave {} out (see "
-                                  "pinbench {} --help)",
-                                  o->get_name(), o->get_name(), given->app->get_name()));
+                      pinbench::cli::empty_value_line(o->get_name(), given->app->get_name()));
         }
       }
     }

@@ -16,10 +16,9 @@ docs/python.md); this package is a thin layer over it, with ctypes, for every Py
 """
 
 import json
-import os
 import threading
 
-from . import _arrays
+from . import _arrays, _checks
 from ._lib import (
     ArgumentError,
     Block as _Block,
@@ -59,11 +58,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 _OPTION_NAMES = [name for name, _ in Options._fields_]
-# The largest value each field holds: a C int's, or a size_t's.
-_OPTION_LIMITS = {
-    name: (1 << (8 * _ct.sizeof(kind) - (1 if kind is _ct.c_int else 0))) - 1
-    for name, kind in Options._fields_
-}
+_OPTION_TYPES = dict(Options._fields_)  # each field's C type: a C int, or a size_t
 
 
 def library_version():
@@ -106,7 +101,7 @@ def stream_handle(stream):
         )
     if not isinstance(handle, int) or isinstance(handle, bool):
         raise ArgumentError(f"pinbench: the stream's handle is a {type(handle).__name__}, not an int")
-    if handle < 0 or handle >= 1 << 64:
+    if handle < 0 or handle > _checks.largest(_ct.c_size_t):
         raise ArgumentError(f"pinbench: stream handle {handle} is not a cudaStream_t")
     return handle
 
@@ -226,23 +221,11 @@ class StagedCopier:
                     f"pinbench: StagedCopier has no option {name!r}; it has "
                     + ", ".join(n for n in _OPTION_NAMES if n != "device")
                 )
-            if isinstance(value, bool):
+            if isinstance(value, bool):  # the switches (streaming_drain, ...) take True and False
                 value = int(value)
-            if not isinstance(value, int) or value < 0:
-                raise ArgumentError(f"pinbench: StagedCopier option {name} must be a count >= 0")
-            # ctypes cuts a value to its field's width without a word: 2**32 threads would be 0.
-            largest = _OPTION_LIMITS[name]
-            if value > largest:
-                raise ArgumentError(
-                    f"pinbench: StagedCopier option {name} is {value}, more than its largest, "
-                    f"{largest}"
-                )
-            given[name] = value
+            given[name] = _checks.whole(value, f"StagedCopier option {name}", _OPTION_TYPES[name])
         if device is not None:
-            if isinstance(device, bool) or not isinstance(device, int) or device < 0:
-                raise ArgumentError(f"pinbench: device must be a CUDA ordinal >= 0, not {device!r}")
-            if device > _OPTION_LIMITS["device"]:
-                raise ArgumentError(f"pinbench: device {device} is no CUDA ordinal")
+            device = _checks.whole(device, "device", _ct.c_int, noun="a CUDA ordinal")
         L = _load()
         o = Options()
         L.pinbench_default_options(_ct.byref(o))
@@ -383,10 +366,8 @@ def copy_async(dst, src, stream=None):
 
 
 def _record_text(function, path):
-    encoded = os.fsencode(os.fspath(path))
     # C reads a path up to its first NUL: "a.json\0b" would read a.json, another file.
-    if b"\0" in encoded:
-        raise RecordError(f"the path {os.fspath(path)!r} holds a NUL byte, which no file name has")
+    encoded = _checks.path(path, "the path", RecordError)
     out = _ct.c_void_p()
     L = _load()
     _raise_for(getattr(L, function)(encoded, _ct.byref(out)))
@@ -411,6 +392,23 @@ def read_record(path):
 _BLOCK_METHODS = ["batch-stream", "batch-overlap", "loop", "staged", "kernel"]
 
 
+def _block(i, b):
+    """Block i's (host_offset, device_offset, nbytes), each an exact int a size_t holds."""
+    try:
+        parts = tuple(b)
+    except TypeError:
+        parts = ()
+    if len(parts) != 3:
+        raise ArgumentError(
+            f"pinbench: block {i} must be (host_offset, device_offset, nbytes), not {b!r}"
+        )
+    names = ("host offset", "device offset", "size")
+    return tuple(
+        _checks.whole(v, f"block {i}'s {name}", _ct.c_size_t, noun="a whole number of bytes")
+        for v, name in zip(parts, names)
+    )
+
+
 class BlockCopier:
     """pinbench::BlockCopier: many blocks between a host arena and a device arena, moved by the
     method fastest for their shape on this device, chosen from a calibration it measures on first
@@ -433,27 +431,27 @@ class BlockCopier:
         max_slowdown_pct=None,
         kernel_sms=0,
     ):
+        # Every argument is checked, by the one checker, before the library is loaded.
+        if device is not None:
+            device = _checks.whole(device, "device", _ct.c_int, noun="a CUDA ordinal")
+        texts = {}  # kept alive while the library reads them
+        for name, value in (("rules_file", rules_file), ("cache_dir", cache_dir)):
+            if value is not None:
+                texts[name] = _checks.path(value, name)
+        if max_slowdown_pct is not None:
+            max_slowdown_pct = _checks.real(max_slowdown_pct, "max_slowdown_pct", 0, "a percentage")
+        kernel_sms = _checks.whole(kernel_sms, "kernel_sms", _ct.c_uint)
         L = _load()
         o = _BlockOptions()
         L.pinbench_block_default_options(_ct.byref(o))
         if device is not None:
-            if isinstance(device, bool) or not isinstance(device, int) or device < 0:
-                raise ArgumentError(f"pinbench: device must be a CUDA ordinal >= 0, not {device!r}")
             o.device = device
-        self._texts = []  # kept alive while the library reads them
-        if rules_file is not None:
-            self._texts.append(os.fsencode(os.fspath(rules_file)))
-            o.rules_file = self._texts[-1]
-        if cache_dir is not None:
-            self._texts.append(os.fsencode(os.fspath(cache_dir)))
-            o.cache_dir = self._texts[-1]
+        self._texts = list(texts.values())
+        for name, encoded in texts.items():
+            setattr(o, name, encoded)
         o.use_cache = 1 if use_cache else 0
         if max_slowdown_pct is not None:
-            if not isinstance(max_slowdown_pct, (int, float)) or not max_slowdown_pct >= 0:
-                raise ArgumentError("pinbench: max_slowdown_pct must be a percentage >= 0")
-            o.max_slowdown_pct = float(max_slowdown_pct)
-        if isinstance(kernel_sms, bool) or not isinstance(kernel_sms, int) or kernel_sms < 0:
-            raise ArgumentError("pinbench: kernel_sms must be a count >= 0")
+            o.max_slowdown_pct = max_slowdown_pct
         o.kernel_sms = kernel_sms
         handle = _ct.c_void_p()
         _raise_for(L.pinbench_block_copier_create(_ct.byref(o), _ct.byref(handle)))
@@ -509,9 +507,10 @@ class BlockCopier:
             raise ArgumentError("pinbench: the device arena is not GPU memory")
         if direction == "d2h" and h.readonly:
             raise ArgumentError("pinbench: the host arena is read-only")
+        blocks = list(blocks)
         table = (_Block * max(1, len(blocks)))()
         for i, b in enumerate(blocks):
-            ho, do, n = (int(x) for x in b)
+            ho, do, n = _block(i, b)
             if ho < 0 or do < 0 or n <= 0 or ho + n > h.nbytes or do + n > d.nbytes:
                 raise ArgumentError(
                     f"pinbench: block {i} ({ho}, {do}, {n}) does not lie inside the arenas "

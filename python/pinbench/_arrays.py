@@ -52,11 +52,18 @@ def _check_contiguous(name, obj, shape, strides, itemsize):
 
 
 def _typestr_dtype(name, obj, typestr):
-    kind, size = typestr[1], int(typestr[2:])
+    # "|O" (NumPy's object arrays) has no size after its kind: looked at before the size is.
+    kind = typestr[1:2] if isinstance(typestr, str) else ""
     if kind == "O":
         raise ArgumentError(
             f"pinbench: the {name} ({_type_name(obj)}) holds Python objects, not bytes to copy"
         )
+    if len(typestr) < 3 or typestr[0] not in "<>|=" or not typestr[2:].isdigit():
+        raise ArgumentError(
+            f"pinbench: the {name} ({_type_name(obj)}) has a type string pinbench cannot read: "
+            f"{typestr!r}"
+        )
+    size = int(typestr[2:])
     order = "" if typestr[0] in "<|=" or size == 1 else ">"
     return order + kind + str(size), size
 
@@ -206,8 +213,21 @@ def _typed(name, obj, side):
     return side
 
 
+def _masked(obj):
+    """Whether `obj` is a NumPy masked array, whose __array_interface__ is its data's alone."""
+    return any(
+        c.__name__ == "MaskedArray" and c.__module__.startswith("numpy")
+        for c in type(obj).__mro__
+    )
+
+
 def describe(name, obj):
     """The Side of `obj`; `name` is "source" or "destination", for messages."""
+    if _masked(obj):
+        raise ArgumentError(
+            f"pinbench: the {name} ({_type_name(obj)}) is masked; pass its data (.filled() or "
+            f".data) if the masked values may be copied"
+        )
     try:
         cai = obj.__cuda_array_interface__
     except AttributeError:

@@ -168,10 +168,17 @@ def lib():
                 continue
             try:
                 loaded = ctypes.CDLL(path)
-            except OSError as e:
+                _declare(loaded)
+            except (OSError, AttributeError) as e:
+                if env and path == env:
+                    # Asked for by name: a file that is not this library is an error, not a name
+                    # skipped on the way to another library.
+                    raise Error(
+                        f"pinbench: PINBENCH_LIBRARY names {env}, which is not a pinbench "
+                        f"library that can be loaded: {e}"
+                    ) from None
                 tried.append(f"{path} ({e})")
                 continue
-            _declare(loaded)
             abi = loaded.pinbench_abi_version()
             if abi != ABI_VERSION:
                 raise Error(

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "cli/defaults.hpp"
+#include "cli/numbers.hpp"
+#include "framework/errors.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench::cli {
@@ -13,7 +15,11 @@ std::string size_or_zero_default(std::size_t bytes) {
 }
 
 std::uint64_t size_or_zero(const std::string& flag, const std::string& text) {
-  return text == "0" ? 0 : parse_size_of(flag, text);
+  try {
+    return parse_size_or_zero(text);
+  } catch (const InputError& e) {
+    throw InputError(flagged(flag, e.what()));
+  }
 }
 
 }  // namespace
@@ -40,51 +46,47 @@ EngineFlags::EngineFlags() {
 }
 
 RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
-  const std::string depths = fmt::format(" ({} to {})", kMinRingDepth, kMaxRingDepth);
-  const std::string threads = fmt::format(" (1 to {})", kMaxHostThreads);
+  // Each read by the one number reader (cli/numbers.hpp) while the command line is: a size by
+  // parse_size (0 allowed where the flag says so), a count within the engine's own bounds.
+  const auto size = [sub](const char* flag, std::string& value, const std::string& help) {
+    return read_by(sub->add_option(flag, value, help), [](const std::string& v) { parse_size(v); })
+        ->capture_default_str()
+        ->type_name("SIZE");
+  };
+  const auto size_or_zero_flag = [sub](const char* flag, std::string& value,
+                                       const std::string& help) {
+    return read_by(sub->add_option(flag, value, help),
+                   [](const std::string& v) { parse_size_or_zero(v); })
+        ->capture_default_str()
+        ->type_name("SIZE");
+  };
+  const auto count = [sub](const char* flag, int& value, const std::string& help, int min,
+                           int max) {
+    return whole<int>(sub->add_option(flag, value, help)->capture_default_str(), min, max)
+        ->type_name("N");
+  };
   RingOptions ring;
-  ring.all = {
-      sub->add_option("--h2d-chunk", f.h2d_chunk, "Engine: staging buffer size, host to device")
-          ->capture_default_str()
-          ->type_name("SIZE"),
-      sub->add_option("--h2d-depth", f.h2d_depth,
-                      "Engine: staging buffers, host to device" + depths)
-          ->capture_default_str()
-          ->type_name("N"),
-      sub->add_option("--h2d-threads", f.h2d_threads,
-                      "Engine: host copy threads, host to device" + threads)
-          ->capture_default_str()
-          ->type_name("N"),
-      sub->add_option("--d2h-chunk", f.d2h_chunk, "Engine: staging buffer size, device to host")
-          ->capture_default_str()
-          ->type_name("SIZE"),
-      sub->add_option("--d2h-depth", f.d2h_depth,
-                      "Engine: staging buffers, device to host" + depths)
-          ->capture_default_str()
-          ->type_name("N"),
-      sub->add_option("--d2h-threads", f.d2h_threads,
-                      "Engine: host copy threads, device to host" + threads)
-          ->capture_default_str()
-          ->type_name("N")};
-  sub->add_option("--edge-chunk", f.edge_chunk,
-                  "Engine: a copy's first chunk, doubling up to the buffer size; its last "
-                  "chunks halve back down to it")
-      ->capture_default_str()
-      ->type_name("SIZE");
-  sub->add_option("--h2d-direct-below", f.h2d_direct_below,
-                  "Engine: copies to the device smaller than this go straight to "
-                  "cudaMemcpyAsync (0: none)")
-      ->capture_default_str()
-      ->type_name("SIZE");
-  sub->add_option("--d2h-direct-below", f.d2h_direct_below,
-                  "Engine: copies to the host smaller than this go straight to cudaMemcpyAsync "
-                  "(0: none)")
-      ->capture_default_str()
-      ->type_name("SIZE");
-  ring.all.push_back(sub->add_option("--max-staging", f.max_staging,
-                                     "Engine: refuse ring settings that would pin more than this")
-                         ->capture_default_str()
-                         ->type_name("SIZE"));
+  ring.all = {size("--h2d-chunk", f.h2d_chunk, "Engine: staging buffer size, host to device"),
+              count("--h2d-depth", f.h2d_depth, "Engine: staging buffers, host to device",
+                    kMinRingDepth, kMaxRingDepth),
+              count("--h2d-threads", f.h2d_threads, "Engine: host copy threads, host to device", 1,
+                    kMaxHostThreads),
+              size("--d2h-chunk", f.d2h_chunk, "Engine: staging buffer size, device to host"),
+              count("--d2h-depth", f.d2h_depth, "Engine: staging buffers, device to host",
+                    kMinRingDepth, kMaxRingDepth),
+              count("--d2h-threads", f.d2h_threads, "Engine: host copy threads, device to host", 1,
+                    kMaxHostThreads)};
+  size("--edge-chunk", f.edge_chunk,
+       "Engine: a copy's first chunk, doubling up to the buffer size; its last chunks halve back "
+       "down to it");
+  size_or_zero_flag("--h2d-direct-below", f.h2d_direct_below,
+                    "Engine: copies to the device smaller than this go straight to "
+                    "cudaMemcpyAsync (0: none)");
+  size_or_zero_flag("--d2h-direct-below", f.d2h_direct_below,
+                    "Engine: copies to the host smaller than this go straight to cudaMemcpyAsync "
+                    "(0: none)");
+  ring.all.push_back(size("--max-staging", f.max_staging,
+                          "Engine: refuse ring settings that would pin more than this"));
   sub->add_flag("--no-streaming-drain", f.no_streaming_drain,
                 "Engine: drain to pageable memory with memcpy instead of non-temporal stores "
                 "(used on x86-64 with AVX2)");
@@ -97,16 +99,14 @@ RingOptions add_engine_flags(CLI::App* sub, EngineFlags& f) {
   sub->add_flag("--no-caller-drives", f.no_caller_drives,
                 "Engine: the thread of a synchronous copy copies slices but leaves queuing the "
                 "DMA and seeing it end to the lane's coordinator thread");
-  sub->add_option("--host-threads", f.host_threads,
-                  "Engine: host copy threads shared by both directions (0: the CPUs this process "
-                  "may use, less three; never more than that)")
-      ->capture_default_str()
-      ->type_name("N");
-  sub->add_option("--prefault-from", f.prefault_from,
-                  "Engine: copies to the host from this size into memory never written before "
-                  "have its pages faulted in by the host threads during the DMA (0: never)")
-      ->capture_default_str()
-      ->type_name("SIZE");
+  // 1024: the engine's own bound on its shared host threads (staged_options_problem).
+  count("--host-threads", f.host_threads,
+        "Engine: host copy threads shared by both directions (0: the CPUs this process may use, "
+        "less three; never more than that)",
+        0, 1024);
+  size_or_zero_flag("--prefault-from", f.prefault_from,
+                    "Engine: copies to the host from this size into memory never written before "
+                    "have its pages faulted in by the host threads during the DMA (0: never)");
   sub->add_flag("--no-huge-pages", f.no_huge_pages,
                 "Engine: do not ask for transparent huge pages on such a destination");
   return ring;

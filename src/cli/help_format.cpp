@@ -11,6 +11,7 @@
 
 #include "cli/command_help.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/numbers.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
@@ -259,17 +260,20 @@ CommandDoc describe(const CLI::App& app) {
     d.names = d.positional ? o->get_type_name() : option_names(*o);
     d.metavar = d.positional || is_flag(*o) ? "" : o->get_type_name();
     d.description = o->get_description();
-    // A CLI::Range check makes the type name "MS:INT in [0 - 60000]": the name stays the
-    // metavariable and the range goes into the description, in words.
+    // A range check makes the type name "MS:[0 to 60000]" (the number reader, cli/numbers.hpp)
+    // or "SECONDS:FLOAT in [0 - 86400]" (CLI::Range): the name stays the metavariable and the
+    // range goes into the description, in words.
     if (const std::size_t colon = d.metavar.find(':'); colon != std::string::npos) {
       const std::string check = d.metavar.substr(colon + 1);
       d.metavar.resize(colon);
       const std::size_t open = check.find('[');
-      const std::size_t dash = check.find(" - ", open);
       const std::size_t close = check.find(']', open);
-      if (open != std::string::npos && dash != std::string::npos && close != std::string::npos) {
-        d.description += fmt::format(" ({} to {})", check.substr(open + 1, dash - open - 1),
-                                     check.substr(dash + 3, close - dash - 3));
+      if (open != std::string::npos && close != std::string::npos) {
+        std::string range = check.substr(open + 1, close - open - 1);
+        if (const std::size_t dash = range.find(" - "); dash != std::string::npos) {
+          range.replace(dash, 3, " to ");
+        }
+        d.description += " (" + range + ")";
       }
     }
     if (!d.positional && o->get_expected_max() > 1) d.metavar += "...";
@@ -319,7 +323,9 @@ std::string render_reference(const CLI::App& root) {
   for (const std::string& p : top.paragraphs) out += p + "\n\n";
   out +=
       "Every subcommand also takes `-h`/`--help`. Sizes take `B`, `KiB`, `MiB`, `GiB` (powers "
-      "of two) or `KB`, `MB`, `GB` (powers of ten); a bare number is bytes.\n\n";
+      "of two) or `KB`, `MB`, `GB` (powers of ten); a bare number is bytes. Every number is "
+      "decimal (`010` is ten; `0x10`, `inf` and `nan` are refused) and within the range its "
+      "option states.\n\n";
   out += "| exit status | meaning |\n|---|---|\n";
   for (const auto& [code, meaning] : exit_code_meanings()) {
     out += fmt::format("| {} | {} |\n", code, cell(meaning));
@@ -392,6 +398,13 @@ std::string parse_error_line(const CLI::App& root, const CLI::ParseError& e) {
       return fmt::format("unexpected argument '{}' for {} (see {})", extras.front(), command, see);
     }
   }
+  // A value checker's "--seed: an empty value" (cli/numbers.hpp): the line every empty value gets.
+  if (sub != nullptr) {
+    const std::size_t colon = what.find(": ");
+    if (colon != std::string::npos && what.substr(colon + 2) == kEmptyValue) {
+      return empty_value_line(what.substr(0, colon), sub->get_name());
+    }
+  }
   // "Could not convert: --timed = abc", "--sizes: 1 required SIZES missing": say it with the
   // flag first, as every other value error does.
   const std::string convert = "Could not convert: ";
@@ -423,6 +436,12 @@ std::string parse_error_line(const CLI::App& root, const CLI::ParseError& e) {
     }
   }
   return fmt::format("{} (see {})", what, see);
+}
+
+std::string empty_value_line(const std::string& flag, const std::string& command) {
+  return fmt::format(
+      "{} was given an empty value; give one, or leave {} out (see pinbench {} --help)", flag, flag,
+      command);
 }
 
 std::shared_ptr<CLI::FormatterBase> help_formatter() {

@@ -58,6 +58,10 @@ std::shared_ptr<CLI::FormatterBase> help_formatter();
 // fault, the nearest known option where one was mistyped, and which help to read.
 std::string parse_error_line(const CLI::App& root, const CLI::ParseError& e);
 
+// "--json was given an empty value; give one, or leave --json out (see pinbench accel --help)":
+// the one line for an empty value of any option of subcommand `command`.
+std::string empty_value_line(const std::string& flag, const std::string& command);
+
 // The known word nearest to `word` (edit distance), or "" when none is near enough to be a typo.
 std::string nearest(const std::string& word, const std::vector<std::string>& known);
 

@@ -2,12 +2,13 @@
 // experiment's config (so the help shows the config's own default and nothing copies flags into
 // a config by hand), then the outputs and replay flags every measuring subcommand has, and the
 // function that measures. The command line's config is the experiment's defaults with every
-// option given applied; texts (sizes, lists) are parsed when the command runs, so bad input is
-// exit 2 before the GPU is asked for, and so is the config's own validate().
+// option given applied. Numbers are read by the one number reader within their stated range
+// (cli/numbers.hpp), and texts (sizes, lists) by their parsers, while the command line is read,
+// so bad input is exit 2 before the GPU is asked for, and so is the config's own validate().
 //
 //   MeasuringCommand<RaceConfig> race(app, "race", {});  // its help: race.help
 //   race.options({{"--size", size(&RaceConfig::bytes), "Bytes per copy"},
-//                 {"--trials", value(&RaceConfig::trials), "Copies per mode"}});
+//                 {"--trials", value(&RaceConfig::trials, 1), "Copies per mode"}});
 //   return race.measure(kJsonOnly, [](RaceConfig c, const MeasuringFlags&) {
 //     c.validate();
 //     return run_race(c);
@@ -18,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -30,6 +32,7 @@
 #include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "cli/defaults.hpp"
+#include "cli/numbers.hpp"
 #include "cli/outputs.hpp"
 #include "cli/replay.hpp"
 #include "cli/trace_option.hpp"
@@ -52,12 +55,18 @@ class ConfigBinding {
   const Config& defaults() const { return defaults_; }
   Config& bound() { return bound_; }
 
-  // Adds FLAG as a text option: when given, `parse` reads its text into the config.
+  // Adds FLAG as a text option: when given, `parse` reads its text into the config. It reads it
+  // once more while the command line is read (into a copy of the defaults), so a malformed value
+  // is refused, naming its flag, before anything runs.
   CLI::Option* add_text(CLI::App& sub, const std::string& flag, const std::string& help,
                         const std::string& shown, Parse parse) {
     Text& t = texts_.emplace_back();
     t.parse = std::move(parse);
     t.option = sub.add_option(flag, t.value, help)->default_str(shown)->type_name("LIST");
+    read_by(t.option, [this, &t](const std::string& v) {
+      Config scratch = defaults_;
+      t.parse(scratch, v);
+    });
     return t.option;
   }
 
@@ -100,14 +109,17 @@ struct ConfigOption {
   std::string metavar = {};
 };
 
-// A number (or text) that CLI11 reads straight into field `m`.
+// A whole number read into field `m` by the one number reader (cli/numbers.hpp), from `min` to
+// `max` (by default the field type's largest); the help states the range.
 template <class Config, class T>
-typename ConfigOption<Config>::Bind value(T Config::*m) {
-  return [m](CLI::App& sub, const std::string& flag, const std::string& help,
-             ConfigBinding<Config>& b) {
-    return sub.add_option(flag, b.bound().*m, help)
-        ->capture_default_str()
-        ->type_name(std::is_integral_v<T> ? "N" : "X");
+typename ConfigOption<Config>::Bind value(
+    T Config::*m, typename std::common_type<T>::type min,
+    typename std::common_type<T>::type max = std::numeric_limits<T>::max()) {
+  static_assert(std::is_integral_v<T>, "a real-valued option states its range with real()");
+  return [m, min, max](CLI::App& sub, const std::string& flag, const std::string& help,
+                       ConfigBinding<Config>& b) {
+    return whole<T>(sub.add_option(flag, b.bound().*m, help)->capture_default_str(), min, max)
+        ->type_name("N");
   };
 }
 
@@ -161,15 +173,28 @@ typename ConfigOption<Config>::Bind sizes(std::vector<std::uint64_t> Config::*m,
   };
 }
 
-// A field of the stop rule (framework/sampling.hpp) that sits in the config's `stop`.
-template <class Config, class T>
-typename ConfigOption<Config>::Bind stop_rule(T StopRule::*m) {
+// A count of the stop rule (framework/sampling.hpp) that sits in the config's `stop`: at least 2,
+// as StopRule::validate() asks.
+template <class Config>
+typename ConfigOption<Config>::Bind stop_rule_count(int StopRule::*m) {
   return [m](CLI::App& sub, const std::string& flag, const std::string& help,
              ConfigBinding<Config>& b) {
-    // The stop rule's counts are N; its one time, the cap, is in ms.
-    return sub.add_option(flag, b.bound().stop.*m, help)
-        ->capture_default_str()
-        ->type_name(std::is_integral_v<T> ? "N" : "MS");
+    return whole<int>(sub.add_option(flag, b.bound().stop.*m, help)->capture_default_str(), 2)
+        ->type_name("N");
+  };
+}
+
+// The stop rule's time cap, in ms: more than 0.
+template <class Config>
+typename ConfigOption<Config>::Bind stop_rule_time_cap() {
+  return [](CLI::App& sub, const std::string& flag, const std::string& help,
+            ConfigBinding<Config>& b) {
+    RealRange positive;
+    positive.min = 0.0;
+    positive.min_excluded = true;
+    return real(sub.add_option(flag, b.bound().stop.time_cap_ms, help)->capture_default_str(),
+                positive)
+        ->type_name("MS");
   };
 }
 
@@ -178,9 +203,10 @@ template <class Config>
 typename ConfigOption<Config>::Bind max_spread_percent() {
   return [](CLI::App& sub, const std::string& flag, const std::string& help,
             ConfigBinding<Config>& b) {
-    return sub
-        .add_option_function<double>(
-            flag, [&b](double percent) { b.bound().stop.max_spread = percent / 100.0; }, help)
+    return real(sub.add_option_function<double>(
+                    flag, [&b](double percent) { b.bound().stop.max_spread = percent / 100.0; },
+                    help),
+                {0.0, 100.0, true, false})
         ->default_str(fmt::format("{:g}", b.defaults().stop.max_spread * 100.0))
         ->type_name("PCT");
   };
@@ -192,11 +218,10 @@ template <class Config>
 std::vector<ConfigOption<Config>> stop_rule_options() {
   return {{"--max-spread", max_spread_percent<Config>(),
            "Stop sampling when stddev/mean of the times is at most this many percent"},
-          {"--time-cap", stop_rule<Config>(&StopRule::time_cap_ms),
-           "Stop sampling a case after this many ms"},
-          {"--min-samples", stop_rule<Config>(&StopRule::min_samples),
+          {"--time-cap", stop_rule_time_cap<Config>(), "Stop sampling a case after this many ms"},
+          {"--min-samples", stop_rule_count<Config>(&StopRule::min_samples),
            "Never fewer timed samples per case"},
-          {"--max-samples", stop_rule<Config>(&StopRule::max_samples),
+          {"--max-samples", stop_rule_count<Config>(&StopRule::max_samples),
            "Never more timed samples per case"}};
 }
 

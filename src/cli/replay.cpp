@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/numbers.hpp"
 #include "cli/outputs.hpp"
 #include "cli/paths.hpp"
 #include "cli/signals.hpp"
@@ -148,9 +149,11 @@ void add_replay_flags(CLI::App* sub, ReplayFlags& flags, const std::string& expe
                     "Exit 3 without a usable GPU instead of replaying the newest recorded run");
   if (!replays_newest) require->group("");  // an empty group hides it from the help
   // Here, so every measuring subcommand has the one option and the one validation.
-  sub->add_option("--device", flags.device,
-                  "The CUDA device to measure (host and check: every device unless given); exit 2 "
-                  "naming the device count when there is no such device")
+  whole<int>(sub->add_option_function<int>(
+                 "--device", [&flags](int device) { flags.device = device; },
+                 "The CUDA device to measure (host and check: every device unless given); exit "
+                 "2 naming the device count when there is no such device"),
+             0)
       ->default_str("0")
       ->type_name("N");
   flags.replay = replay;
@@ -179,7 +182,7 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
   std::optional<RunRecord> record;
   try {
     const MeasuringScope measuring;
-    if (flags.device >= 0 || sub.count("--device") > 0) cuda::select_device(flags.device);
+    if (flags.device) cuda::select_device(*flags.device);
     record = run.measure();
   } catch (const NoGpuError& e) {
     if (flags.require_gpu) throw;

@@ -33,8 +33,8 @@ RunRecord load_reference(const std::string& path, const std::string& experiment)
 struct ReplayFlags {
   std::string replay_path;
   bool require_gpu = false;
-  // --device N: the GPU measured (-1: not given; device 0, or every GPU for host and check).
-  int device = -1;
+  // --device N: the GPU measured (not given: device 0, or every GPU for host and check).
+  std::optional<int> device;
   // The options that still mean something in a replay (lesson: --reference; staged: --tune);
   // --replay excludes every other, and a no-GPU replay names the others it ignores.
   std::vector<const CLI::Option*> kept;

@@ -8,6 +8,7 @@
 
 #include "cli/command_help.hpp"
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "compare/compare.hpp"
 #include "compare/text.hpp"
 #include "framework/experiment.hpp"
@@ -54,8 +55,9 @@ Command add_compare(CLI::App& app) {
   CLI::App* sub = add_command(app, "compare");
   sub->add_option("a", opts->a_path, "The first run record")->required()->type_name("A");
   sub->add_option("b", opts->b_path, "The second run record")->required()->type_name("B");
-  sub->add_option("--threshold", opts->threshold_percent,
-                  "Flag a case when B/A differs from 1 by more than PCT percent")
+  real(sub->add_option("--threshold", opts->threshold_percent,
+                       "Flag a case when B/A differs from 1 by more than PCT percent"),
+       {0.0})
       ->capture_default_str()
       ->type_name("PCT");
   return {sub, [opts] { return run(*opts); }};

@@ -5,25 +5,19 @@
 #include <fmt/format.h>
 
 #include "framework/errors.hpp"
+#include "framework/numbers.hpp"
 #include "framework/text.hpp"
 
 namespace pinbench {
 
 std::vector<int> parse_counts(std::string_view list, const char* what, int min, int max) {
   return parse_list<int>(list, what, [&](std::string_view item) {
-    const std::string text(item);
-    std::size_t used = 0;
-    long value = 0;
     try {
-      value = std::stol(text, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (used == 0 || used != text.size() || value < min || value > max) {
+      return read_whole<int>(item, min, max);
+    } catch (const InputError&) {
       throw InputError(
-          fmt::format("{} '{}' is not a whole number between {} and {}", what, text, min, max));
+          fmt::format("{} '{}' is not a whole number between {} and {}", what, item, min, max));
     }
-    return static_cast<int>(value);
   });
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "framework/errors.hpp"
+#include "framework/numbers.hpp"
 #include "framework/text.hpp"
 
 namespace pinbench {
@@ -20,59 +21,76 @@ std::string lower(std::string_view s) {
 }
 
 // Multiplier for a unit suffix, or 0 when the suffix is not a unit we know.
-double unit_multiplier(const std::string& unit) {
-  if (unit.empty() || unit == "b") return 1.0;
-  if (unit == "k" || unit == "kib") return static_cast<double>(kKiB);
-  if (unit == "m" || unit == "mib") return static_cast<double>(kMiB);
-  if (unit == "g" || unit == "gib") return static_cast<double>(kGiB);
-  if (unit == "kb") return 1e3;
-  if (unit == "mb") return 1e6;
-  if (unit == "gb") return 1e9;
-  return 0.0;
+std::uint64_t unit_multiplier(const std::string& unit) {
+  if (unit.empty() || unit == "b") return 1;
+  if (unit == "k" || unit == "kib") return kKiB;
+  if (unit == "m" || unit == "mib") return kMiB;
+  if (unit == "g" || unit == "gib") return kGiB;
+  if (unit == "kb") return 1000;
+  if (unit == "mb") return 1000 * 1000;
+  if (unit == "gb") return 1000 * 1000 * 1000;
+  return 0;
+}
+
+// A size: its number read by the one number reader (framework/numbers.hpp), decimal only, then
+// its unit; zero only where `zero_ok`.
+std::uint64_t read_size(std::string_view text, bool zero_ok) {
+  const std::string_view t = trim(text);
+  if (t.empty()) throw InputError("size is empty");
+  std::size_t i = 0;
+  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
+  if (i == 0) {
+    if (t.front() == '-') throw InputError(fmt::format("size '{}' is negative", t));
+    throw InputError(
+        fmt::format("size '{}' is not a number with an optional unit (e.g. 64MiB)", t));
+  }
+  const std::string_view number = t.substr(0, i);
+  const std::string unit = lower(trim(t.substr(i)));
+  const std::uint64_t mult = unit_multiplier(unit);
+  if (mult == 0) {
+    throw InputError(
+        fmt::format("size '{}' has an unknown unit '{}' (use B, KiB, MiB, GiB, KB, MB or GB)", t,
+                    std::string(trim(t.substr(i)))));
+  }
+  constexpr std::uint64_t kLargest = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t bytes = 0;
+  if (number.find('.') == std::string_view::npos) {
+    std::uint64_t n = 0;
+    try {
+      n = read_whole<std::uint64_t>(number);
+    } catch (const InputError&) {
+      throw InputError(fmt::format("size '{}' is too large", t));
+    }
+    if (n > kLargest / mult) throw InputError(fmt::format("size '{}' is too large", t));
+    bytes = n * mult;
+  } else {
+    double value = 0.0;
+    try {
+      value = read_real(number) * static_cast<double>(mult);
+    } catch (const InputError&) {
+      throw InputError(
+          fmt::format("size '{}' is not a number with an optional unit (e.g. 64MiB)", t));
+    }
+    if (!(value < static_cast<double>(kLargest))) {
+      throw InputError(fmt::format("size '{}' is too large", t));
+    }
+    if (value != std::floor(value)) {
+      throw InputError(fmt::format("size '{}' is not a whole number of bytes", t));
+    }
+    bytes = static_cast<std::uint64_t>(value);
+  }
+  if (bytes == 0 && !zero_ok) throw InputError(fmt::format("size '{}' is zero", t));
+  return bytes;
 }
 
 }  // namespace
 
 std::uint64_t parse_size(std::string_view text) {
-  const std::string_view t = trim(text);
-  if (t.empty()) throw InputError("size is empty");
-  std::size_t i = 0;
-  bool seen_digit = false;
-  bool seen_dot = false;
-  for (; i < t.size(); ++i) {
-    const char c = t[i];
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      seen_digit = true;
-    } else if (c == '.' && !seen_dot) {
-      seen_dot = true;
-    } else {
-      break;
-    }
-  }
-  if (!seen_digit) {
-    if (!t.empty() && t.front() == '-') {
-      throw InputError(fmt::format("size '{}' is negative", t));
-    }
-    throw InputError(
-        fmt::format("size '{}' is not a number with an optional unit (e.g. 64MiB)", t));
-  }
-  const std::string number(t.substr(0, i));
-  const std::string unit = lower(trim(t.substr(i)));
-  const double mult = unit_multiplier(unit);
-  if (mult == 0.0) {
-    throw InputError(
-        fmt::format("size '{}' has an unknown unit '{}' (use B, KiB, MiB, GiB, KB, MB or GB)", t,
-                    std::string(trim(t.substr(i)))));
-  }
-  const double value = std::stod(number) * mult;
-  if (!(value < static_cast<double>(std::numeric_limits<std::uint64_t>::max()))) {
-    throw InputError(fmt::format("size '{}' is too large", t));
-  }
-  if (value != std::floor(value)) {
-    throw InputError(fmt::format("size '{}' is not a whole number of bytes", t));
-  }
-  if (value == 0.0) throw InputError(fmt::format("size '{}' is zero", t));
-  return static_cast<std::uint64_t>(value);
+  return read_size(text, false);
+}
+
+std::uint64_t parse_size_or_zero(std::string_view text) {
+  return read_size(text, true);
 }
 
 std::vector<std::uint64_t> parse_size_list(std::string_view text) {
@@ -153,15 +171,10 @@ std::vector<std::uint64_t> parse_sizes(std::string_view text) {
   }
   std::vector<std::uint64_t> sizes;
   if (!step.empty() && (step[0] == 'x' || step[0] == '*')) {
-    const std::string factor_text(trim(step.substr(1)));
-    std::size_t used = 0;
-    unsigned long factor = 0;
+    std::uint64_t factor = 0;
     try {
-      factor = std::stoul(factor_text, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (used == 0 || used != factor_text.size() || factor < 2) {
+      factor = read_whole<std::uint64_t>(trim(step.substr(1)), 2);
+    } catch (const InputError&) {
       throw InputError(
           fmt::format("size range '{}' needs a whole factor of at least 2 after 'x'", t));
     }

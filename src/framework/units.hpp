@@ -14,9 +14,13 @@ constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr std::uint64_t kGiB = 1ull << 30;
 
 // Parses "64MiB", "4 KiB", "1GiB", "65536", "1.5GiB", "16MB" (decimal units are accepted and
-// mean powers of ten). Throws InputError for empty, negative, zero, malformed or overflowing
-// input, naming the text it could not read.
+// mean powers of ten). The number is decimal ("010" is ten bytes; "0x10" is refused), read by
+// framework/numbers.hpp's one reader. Throws InputError for empty, negative, zero, malformed or
+// overflowing input, naming the text it could not read.
 std::uint64_t parse_size(std::string_view text);
+
+// parse_size, where a size of zero ("0", "0MiB") is allowed: an option's "0: none".
+std::uint64_t parse_size_or_zero(std::string_view text);
 
 // Parses a comma-separated list of sizes, e.g. "1MiB,4MiB,16MiB". Same errors as parse_size.
 std::vector<std::uint64_t> parse_size_list(std::string_view text);

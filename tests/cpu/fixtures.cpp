@@ -292,7 +292,7 @@ std::map<std::string, std::vector<OptionRow>> reference_options(const std::strin
   std::istringstream lines(reference);
   std::string line;
   std::string command;
-  const std::regex row(R"(^\| `([^`]+)` \| (?:`([^`]*)`)? \|)");
+  const std::regex row(R"(^\| `([^`]+)` \| (?:`([^`]*)`)? \| [^|]* \| (.*) \|$)");
   while (std::getline(lines, line)) {
     if (line.rfind("## ", 0) == 0) {
       command = line.substr(3);
@@ -301,7 +301,7 @@ std::map<std::string, std::vector<OptionRow>> reference_options(const std::strin
     }
     std::smatch m;
     if (!command.empty() && std::regex_search(line, m, row)) {
-      out[command].push_back({m[1].str(), m[2].str()});
+      out[command].push_back({m[1].str(), m[2].str(), m[3].str()});
     }
   }
   return out;

@@ -87,6 +87,7 @@ std::string unwrapped(const std::string& text);
 struct OptionRow {
   std::string names;  // "--sizes", "-h, --help", or an argument's name ("RECORD")
   std::string metavar;
+  std::string meaning;  // the help's words, with the range it states: "... (0 to 60000)"
 };
 std::string cli_reference();
 // Each subcommand's options, read from the markdown reference: "## NAME" then a table whose rows

@@ -720,7 +720,8 @@ TEST(BlocksBeside, TheKernelAtFurtherSmCountsIsAMethodOfItsOwn) {
   const RunRecord back = record_from_json(to_json(r));
   const BlocksAnalysis a = analyse_blocks(back);
   EXPECT_NE(cell_at(a, "h2d", 4 * kKiB, 256).rate_of("kernel-sms16"), nullptr);
-  expect_one_line_error(test::run(kBin + "blocks --sms 0,x"), "--sms 'x' is not a whole number");
+  expect_one_line_error(test::run(kBin + "blocks --sms 0,x"),
+                        "--sms: SM count 'x' is not a whole number in decimal digits");
   expect_one_line_error(test::run(kBin + "blocks --sms 8,0"),
                         "a further SM count must be at least 1");
 }

@@ -74,8 +74,9 @@ TEST(Cli, BadSizesAreExitTwoWithOrWithoutAGpu) {
                         "--sizes was given an empty value");
   expect_one_line_error(test::run(kBin + "lesson --async-size 12QB"), 2, "unknown unit 'QB'");
   expect_one_line_error(test::run(kBin + "lesson --kernel-size 6"), 2, "multiple of 4 bytes");
-  expect_one_line_error(test::run(kBin + "lesson --iterations 0"), 2, "at least 1");
-  expect_one_line_error(test::run(kBin + "lesson --warmups=-1"), 2, "cannot be negative");
+  expect_one_line_error(test::run(kBin + "lesson --iterations 0"), 2,
+                        "--iterations: '0' is below 1");
+  expect_one_line_error(test::run(kBin + "lesson --warmups=-1"), 2, "--warmups: '-1' is below 0");
 }
 
 TEST(Cli, StagedAndPipelineBadInputIsExitTwoWithOrWithoutAGpu) {
@@ -83,14 +84,15 @@ TEST(Cli, StagedAndPipelineBadInputIsExitTwoWithOrWithoutAGpu) {
   expect_one_line_error(test::run(kBin + "staged --methods staged,teleport"), 2,
                         "unknown method 'teleport'");
   expect_one_line_error(test::run(kBin + "staged --directions bidir"), 2, "not bidir");
-  expect_one_line_error(test::run(kBin + "staged --host-offset 4096"), 2, "below 4096 bytes");
-  expect_one_line_error(test::run(kBin + "staged --h2d-depth 1"), 2,
-                        "staged engine: to_device.depth must be between 2 and 64");
+  expect_one_line_error(test::run(kBin + "staged --host-offset 4096"), 2,
+                        "--host-offset: '4096' is above 4095");
+  expect_one_line_error(test::run(kBin + "staged --h2d-depth 1"), 2, "--h2d-depth: '1' is below 2");
   expect_one_line_error(test::run(kBin + "staged --d2h-chunk 8MB"), 2,
                         "to_host.chunk_bytes must be a multiple of 4 KiB");
   expect_one_line_error(test::run(kBin + "staged --max-staging 64MiB"), 2,
                         "more than max_staging_bytes (64 MiB)");
-  expect_one_line_error(test::run(kBin + "staged --iterations 0"), 2, "at least 1 timed sample");
+  expect_one_line_error(test::run(kBin + "staged --iterations 0"), 2,
+                        "--iterations: '0' is below 1");
   expect_one_line_error(test::run(kBin + "staged --tune --tune-depths 2,x"), 2,
                         "depth 'x' is not a whole number");
   expect_one_line_error(test::run(kBin + "pipeline --window 2GiB"), 2, "no larger than the array");
@@ -105,8 +107,9 @@ TEST(Cli, StagedAndPipelineBadInputIsExitTwoWithOrWithoutAGpu) {
   expect_one_line_error(test::run(kBin + "pipeline --d2h-direct-below -5"), 2,
                         "size '-5' is negative");
   expect_one_line_error(test::run(kBin + "staged --host-threads 2000"), 2,
-                        "host_threads must be 0 (sized to the machine) or 1 to 1024, not 2000");
-  expect_one_line_error(test::run(kBin + "pipeline --host-threads -1"), 2, "not -1");
+                        "--host-threads: '2000' is above 1024");
+  expect_one_line_error(test::run(kBin + "pipeline --host-threads -1"), 2,
+                        "--host-threads: '-1' is below 0");
   expect_one_line_error(test::run(kBin + "staged --prefault-from banana"), 2,
                         "size 'banana' is not a number");
 }
@@ -277,7 +280,7 @@ TEST(CliTraceCheck, BadInputIsExitTwoWithOneLine) {
   expect_one_line_error(test::run(kBin + "trace-check " + unfit + " --timed 5"), 2,
                         "cannot answer prediction 4: the page's rule needs exactly 12");
   expect_one_line_error(test::run(kBin + "trace-check " + unfit + " --timed 0"), 2,
-                        "--timed must be at least 1");
+                        "--timed: '0' is below 1");
 }
 
 TEST(CliLessonTrace, TraceNeedsAMeasuredRun) {
@@ -309,12 +312,14 @@ TEST(CliSweep, BadInputIsExitTwo) {
   expect_one_line_error(test::run(kBin + "sweep --sizes 1GiB:4KiB:x2"), 2, "is inverted");
   expect_one_line_error(test::run(kBin + "sweep --sizes ''"), 2, "empty");
   expect_one_line_error(test::run(kBin + "sweep --sizes 4KiB:1MiB:x1"), 2, "factor");
-  expect_one_line_error(test::run(kBin + "sweep --max-spread 0"), 2, "spread target");
-  expect_one_line_error(test::run(kBin + "sweep --min-samples 1"), 2, "at least 2 samples");
+  expect_one_line_error(test::run(kBin + "sweep --max-spread 0"), 2,
+                        "--max-spread: '0' is not more than 0");
+  expect_one_line_error(test::run(kBin + "sweep --min-samples 1"), 2,
+                        "--min-samples: '1' is below 2");
   expect_one_line_error(test::run(kBin + "sweep --pin-cost lots"), 2, "size 'lots'");
   expect_one_line_error(test::run(kBin + "bandwidthtest --size 6"), 2, "multiple of 4 bytes");
   expect_one_line_error(test::run(kBin + "race --size 12"), 2, "multiple of 8 bytes");
-  expect_one_line_error(test::run(kBin + "race --trials 0"), 2, "at least one trial");
+  expect_one_line_error(test::run(kBin + "race --trials 0"), 2, "--trials: '0' is below 1");
 }
 
 TEST(CliSweep, WithoutAGpuAndWithRequireGpuMeasurementsAreExitThree) {

@@ -687,7 +687,7 @@ TEST(CheckCli, BadFloorsAndDevicesAreExitTwoWithOrWithoutAGpu) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   r = test::run(kBin + "check --device -2");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--device -2 is negative"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--device: '-2' is below 0"), std::string::npos) << r.err;
   r = test::run(kBin + "bandwidthtest --device 4096 --require-gpu");
   // Without a GPU: 3; with one, no machine has 4097 GPUs: 2, naming the count.
   if (r.exit_code == 2) {

@@ -274,8 +274,10 @@ TEST(ReplayCli, WithoutAGpuTheReplayNamesTheOptionsItIgnores) {
 TEST(ReplayCli, WithoutAGpuBadInputIsStillExitTwo) {
   expect_error(test::run(kWithData + "bandwidthtest --size 6"), 2,
                "the transfer size must be a positive multiple of 4 bytes (it holds floats), not 6");
-  expect_error(test::run(kWithData + "race --trials 0"), 2, "the race needs at least one trial");
-  expect_error(test::run(kWithData + "lesson --sizes 0"), 2, "--sizes: size '0' is zero");
+  expect_error(test::run(kWithData + "race --trials 0"), 2,
+               "--trials: '0' is below 1 (see pinbench race --help)");
+  expect_error(test::run(kWithData + "lesson --sizes 0"), 2,
+               "--sizes: size '0' is zero (see pinbench lesson --help)");
 }
 
 TEST(ReplayCli, WithoutAGpuOrRecordsEachSubcommandSaysWhy) {
@@ -341,17 +343,17 @@ TEST(ReplayCli, ThreadCountsAndDepthsHaveOneRangeInTheHelpAndTheCheck) {
   o.to_device.depth = kMinRingDepth - 1;
   EXPECT_NE(staged_options_problem(o), "");
 
+  // The command line states each range and refuses past it while it is read (cli/numbers.hpp).
+  const std::string see = " (see pinbench staged --help)";
   expect_error(test::run(kBin + "staged --tune --tune-threads 257"), 2,
-               "thread count '257' is not a whole number between 1 and 256");
+               "--tune-threads: thread count '257' is not a whole number between 1 and 256" + see);
   expect_error(test::run(kBin + "staged --h2d-threads 257"), 2,
-               "staged engine: to_device.threads must be between 1 and 256, not 257");
+               "--h2d-threads: '257' is above 256" + see);
   expect_error(test::run(kBin + "staged --driver-threads 257"), 2,
-               "--driver-threads must be between 1 and 256, not 257");
+               "--driver-threads: '257' is above 256" + see);
   expect_error(test::run(kBin + "staged --tune --tune-depths 1"), 2,
-               "depth '1' is not a whole number between 2 and 64");
-  expect_error(test::run(kBin + "staged --h2d-depth 65"), 2,
-               "staged engine: to_device.depth must be between 2 and 64 (one buffer fills while "
-               "another moves), not 65");
+               "--tune-depths: depth '1' is not a whole number between 2 and 64" + see);
+  expect_error(test::run(kBin + "staged --h2d-depth 65"), 2, "--h2d-depth: '65' is above 64" + see);
   const std::string help = test::run(kBin + "staged --help").out;
   EXPECT_NE(help.find("--tune: ring depths, each 2 to 64"), std::string::npos) << help;
   EXPECT_NE(help.find("--tune: host copy thread counts, each 1 to 256"), std::string::npos);

@@ -211,6 +211,19 @@ class NumpyArguments(unittest.TestCase):
     def test_objects(self):
         m = message(self, pinbench.to_device, FakeCuda(shape=(2,), typestr="|O8"), np.array([1, "a"], object))
         self.assertIn("holds Python objects", m)
+        # NumPy's own object array as the end read first: its typestr "|O" has no size.
+        m = message(self, pinbench.to_host, np.array([1, "a"], object), FakeCuda(shape=(2,)))
+        self.assertEqual(
+            m, "pinbench: the destination (numpy.ndarray) holds Python objects, not bytes to copy"
+        )
+
+    def test_masked_array(self):
+        a = np.ma.array(np.zeros(16, np.uint8), mask=[0, 1] * 8)
+        m = message(self, pinbench.to_device, FakeCuda(), a)
+        self.assertIn("the source (numpy.ma.core.MaskedArray) is masked", m)
+        # Even with no value masked: its interface would show the data alone.
+        m = message(self, pinbench.to_host, np.ma.array(np.zeros(16, np.uint8)), FakeCuda())
+        self.assertIn("the destination (numpy.ma.core.MaskedArray) is masked", m)
 
     def test_readonly(self):
         a = np.zeros(16, np.uint8)

@@ -6,11 +6,13 @@
 
 #include "cli/defaults.hpp"
 #include "cli/measuring_command.hpp"
+#include "cli/numbers.hpp"
 #include "cli/progress.hpp"
 #include "experiments/blocks/analysis.hpp"
 #include "experiments/blocks/measure.hpp"
 #include "experiments/blocks/plan.hpp"
 #include "framework/errors.hpp"
+#include "framework/numbers.hpp"
 #include "framework/text.hpp"
 #include "framework/text_file.hpp"
 #include "framework/units.hpp"
@@ -44,18 +46,11 @@ std::vector<Command> commands(CLI::App& app) {
                [](C& c, const std::string& v) {
                  const std::vector<int> all =
                      parse_list<int>(v, "SM count", [](std::string_view part) {
-                       const std::string t(part);
-                       std::size_t used = 0;
-                       int n = 0;
                        try {
-                         n = std::stoi(t, &used);
-                       } catch (...) {
-                         used = 0;
+                         return read_whole<int>(part);  // a negative one: validate() names it
+                       } catch (const InputError& e) {
+                         throw InputError(std::string("SM count ") + e.what());
                        }
-                       if (used == 0 || used != t.size()) {
-                         throw InputError(fmt::format("--sms '{}' is not a whole number", t));
-                       }
-                       return n;
                      });
                  c.sms = all.front();
                  c.more_sms.assign(all.begin() + 1, all.end());
@@ -63,8 +58,8 @@ std::vector<Command> commands(CLI::App& app) {
        "SMs the kernel may use, at most the device's (0: all of them); a list (0,16,32) "
        "measures the kernel at each, the further ones as methods kernel-smsN",
        "COUNTS"},
-      {"--seed", value(&C::seed), "Seed of the blocks' placement in the arenas"},
-      {"--warmups", value(&C::warmups), "Untimed runs before each case"},
+      {"--seed", value(&C::seed, 0), "Seed of the blocks' placement in the arenas"},
+      {"--warmups", value(&C::warmups, 0), "Untimed runs before each case"},
       {"--force", flag(&C::force), "Allow pinning more than half of host memory"},
       {"--beside", text(&C::beside, parse_beside_kernel, "none"),
        "Run a kernel back to back beside every copy and record its slowdown: compute, memory, "
@@ -73,13 +68,15 @@ std::vector<Command> commands(CLI::App& app) {
   });
   blocks.options(stop_rule_options<C>());
   auto recommend = std::make_shared<std::string>();
-  auto max_slowdown = std::make_shared<double>(-1.0);
-  blocks.keep_in_replay(
-      blocks.sub()
-          .add_option("--max-slowdown", *max_slowdown,
-                      "With --recommend: rules from the methods whose kernel slowdown (a run "
-                      "with --beside) is at most PCT percent")
-          ->type_name("PCT"));
+  // Given or not is the option's count: no value of it means "not given".
+  auto max_slowdown = std::make_shared<double>(0.0);
+  const CLI::Option* max_slowdown_option =
+      real(blocks.sub().add_option("--max-slowdown", *max_slowdown,
+                                   "With --recommend: rules from the methods whose kernel "
+                                   "slowdown (a run with --beside) is at most PCT percent"),
+           {0.0, 10000.0})
+          ->type_name("PCT");
+  blocks.keep_in_replay(max_slowdown_option);
   blocks.keep_in_replay(
       blocks.sub()
           .add_option("--recommend", *recommend,
@@ -87,8 +84,9 @@ std::vector<Command> commands(CLI::App& app) {
                       "serving engine can read (docs/blocks.md); with a replay too")
           ->type_name("FILE"));
   blocks.write_from_record(
-      recommend, "recommendation", [recommend, max_slowdown](const RunRecord& full) {
-        const bool budget = *max_slowdown != -1.0;
+      recommend, "recommendation",
+      [recommend, max_slowdown, max_slowdown_option](const RunRecord& full) {
+        const bool budget = max_slowdown_option->count() > 0;
         if (recommend->empty()) {
           if (budget)
             throw InputError("--max-slowdown shapes --recommend's rules: give --recommend FILE");

@@ -12,6 +12,7 @@
 #include "framework/case_builder.hpp"
 #include "framework/config_schema.hpp"
 #include "framework/errors.hpp"
+#include "framework/numbers.hpp"
 #include "framework/text.hpp"
 #include "framework/units.hpp"
 
@@ -24,20 +25,12 @@ constexpr std::array<const char*, 8> kMethodNames = {
 
 // A whole number of blocks, 1 to kMaxBlocks, from `text`.
 std::uint64_t parse_count(std::string_view text) {
-  const std::string t(trim(text));
-  std::size_t used = 0;
-  long long value = 0;
   try {
-    value = std::stoll(t, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used == 0 || used != t.size() || value < 1 ||
-      static_cast<std::uint64_t>(value) > kMaxBlocks) {
+    return read_whole<std::uint64_t>(trim(text), 1, kMaxBlocks);
+  } catch (const InputError&) {
     throw InputError(
-        fmt::format("block count '{}' is not a whole number from 1 to {}", t, kMaxBlocks));
+        fmt::format("block count '{}' is not a whole number from 1 to {}", trim(text), kMaxBlocks));
   }
-  return static_cast<std::uint64_t>(value);
 }
 
 // splitmix64: a small generator whose output is fixed by its seed on every platform, unlike the

@@ -8,12 +8,14 @@
 #include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "cli/defaults.hpp"
+#include "cli/numbers.hpp"
 #include "cli/outputs.hpp"
 #include "cli/progress.hpp"
 #include "cli/replay.hpp"
 #include "cuda/device.hpp"
 #include "experiments/check/fleet/analysis.hpp"
 #include "experiments/check/fleet/print.hpp"
+#include "experiments/check/floors.hpp"
 #include "experiments/check/measure.hpp"
 #include "experiments/check/mpi_gather.hpp"
 #include "experiments/check/prometheus.hpp"
@@ -84,7 +86,7 @@ CheckConfig check_config(const CheckOptions& o) {
       apply_floor(c.floors, o.floors[i].key, o.floors[i].value, o.floors[i].flag);
     }
   }
-  if (o.replay.device >= 0) c.devices = {o.replay.device};
+  if (o.replay.device) c.devices = {*o.replay.device};
   c.place_on_gpu_node = !o.no_numa;
   return c;
 }
@@ -144,7 +146,7 @@ Command add_check(CLI::App& app) {
                   "A floors file: KEY = VALUE lines (docs/fleet.md); flags override it")
       ->type_name("FILE");
   for (FloorFlag& f : o->floors) {
-    o->floor_options.push_back(sub->add_option(f.flag, f.value, f.help)
+    o->floor_options.push_back(real(sub->add_option(f.flag, f.value, f.help), floor_range(f.key))
                                    ->type_name(f.metavar)
                                    ->default_str(f.shown_default));
   }

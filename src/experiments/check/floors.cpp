@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "framework/errors.hpp"
+#include "framework/numbers.hpp"
 
 namespace pinbench {
 namespace {
@@ -29,19 +30,39 @@ const FloorKey kFloorKeys[] = {
     {"peer_margin", FloorKind::kMargin},
 };
 
+RealRange range_of(FloorKind kind) {
+  switch (kind) {
+    case FloorKind::kShare:
+      return {0.0, 1.0, true, false};
+    case FloorKind::kMargin:
+      return {0.0, 1.0, false, true};
+    case FloorKind::kRate:
+    case FloorKind::kMicros:
+      break;
+  }
+  RealRange positive;
+  positive.min = 0.0;
+  positive.min_excluded = true;
+  return positive;
+}
+
 // Empty when `v` is a good value for `kind`, else why not.
 std::string refusal(FloorKind kind, double v) {
   if (!std::isfinite(v)) return "is not a finite number";
+  const RealRange r = range_of(kind);
+  const bool inside =
+      (r.min_excluded ? v > r.min : v >= r.min) && (r.max_excluded ? v < r.max : v <= r.max);
+  if (inside) return "";
   switch (kind) {
     case FloorKind::kShare:
-      return v > 0.0 && v <= 1.0 ? "" : "is a share of the link's rate: more than 0, at most 1";
+      return "is a share of the link's rate: " + range_words(r);
     case FloorKind::kMargin:
-      return v >= 0.0 && v < 1.0 ? "" : "is a margin: at least 0, less than 1";
+      return "is a margin: " + range_words(r);
     case FloorKind::kRate:
     case FloorKind::kMicros:
-      return v > 0.0 ? "" : "must be positive";
+      break;
   }
-  return "";
+  return "must be positive";
 }
 
 void set_floor(CheckFloors& f, const std::string& key, double v) {
@@ -84,6 +105,12 @@ std::string rate_floor_words(const char* memory, const std::optional<double>& h2
 }
 
 }  // namespace
+
+RealRange floor_range(const std::string& key) {
+  const FloorKey* k = floor_key(key);
+  if (k == nullptr) throw InputError(fmt::format("'{}' is not a floor", key));
+  return range_of(k->kind);
+}
 
 std::string floors_words(const CheckFloors& f) {
   const bool absolute = f.pinned_h2d_gb_per_s || f.pinned_d2h_gb_per_s || f.pageable_h2d_gb_per_s ||
@@ -158,9 +185,10 @@ void apply_floors_text(CheckFloors& floors, const std::string& text, const std::
       fail(fmt::format("unknown key '{}' (known: {})", key, known));
     }
     if (!seen.insert(key).second) fail(fmt::format("'{}' is set twice", key));
-    char* end = nullptr;
-    const double v = std::strtod(value.c_str(), &end);
-    if (value.empty() || end != value.c_str() + value.size()) {
+    double v = 0.0;
+    try {
+      v = read_real(value);  // decimal, finite: the command line's one reader
+    } catch (const InputError&) {
       fail(fmt::format("'{}' is not a number for '{}'", value, key));
     }
     const std::string why = refusal(k->kind, v);

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/numbers.hpp"
+
 namespace pinbench {
 
 // What a GPU must reach. A rate floor is absolute (GB/s) when set, else a share of the link's
@@ -38,6 +40,10 @@ CheckFloors floors_from_json(const nlohmann::json& j);
 // peer_margin). InputError "floors file 'NAME' line N: ..." for an unknown key, a value that is
 // not a number, a share outside (0, 1], a rate or time that is not positive, or a key twice.
 void apply_floors_text(CheckFloors& floors, const std::string& text, const std::string& name);
+
+// The values floor `key` may take (a share: more than 0, at most 1; a margin: 0 to less than 1;
+// a rate or a time: more than 0), which the flags state; InputError for an unknown key.
+RealRange floor_range(const std::string& key);
 
 // Sets one floor by its key, refused as the file's lines are ("WHERE: ..."): for flags.
 void apply_floor(CheckFloors& floors, const std::string& key, double value,

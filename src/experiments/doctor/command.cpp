@@ -19,6 +19,7 @@
 
 #include "cli/command_help.hpp"
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "cli/outputs.hpp"
 #include "cli/paths.hpp"
 #include "cli/program.hpp"
@@ -403,12 +404,12 @@ Command add_doctor(CLI::App& app) {
                 "after 1024 page-locked copies in a row; --trace implies it)");
   sub->add_flag("--no-python-gil", flags->no_python_gil,
                 "Read Python frames only where the calling thread holds the GIL already");
-  sub->add_option(
-         "--flush-ms", flags->flush_ms,
-         "How often each process flushes CUPTI's activity records, in ms (0: only as it ends). "
-         "A process killed outright loses what was not flushed, and its copies are judged "
-         "from the calls")
-      ->check(CLI::Range(0, 60000))
+  whole<int>(sub->add_option(
+                 "--flush-ms", flags->flush_ms,
+                 "How often each process flushes CUPTI's activity records, in ms (0: only as it "
+                 "ends). A process killed outright loses what was not flushed, and its copies are "
+                 "judged from the calls"),
+             0, 60000)
       ->capture_default_str()
       ->type_name("MS");
   sub->add_option("--fail-on", flags->fail_on,

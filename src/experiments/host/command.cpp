@@ -11,13 +11,13 @@ std::vector<Command> commands(CLI::App& app) {
   MeasuringCommand<HostConfig> host(app, "host", {});
   host.options({
       {"--size", size(&HostConfig::bytes), "Bytes per copy"},
-      {"--rounds", value(&HostConfig::rounds), "Timed rounds per case"},
+      {"--rounds", value(&HostConfig::rounds, 1), "Timed rounds per case"},
       {"--no-numa", flag(&HostConfig::place_on_gpu_node, false),
        "Do not place host buffers on each GPU's NUMA node"},
   });
   return {host.measure(kJsonOnly, [](HostConfig c, const MeasuringFlags& f) {
     if (c.rounds < 1) throw InputError("--rounds must be at least 1");
-    if (f.replay.device >= 0) c.devices = {f.replay.device};
+    if (f.replay.device) c.devices = {*f.replay.device};
     return run_host(c);
   })};
 }

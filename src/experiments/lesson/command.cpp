@@ -60,8 +60,8 @@ Command add_lesson(CLI::App& app) {
       {"--async-size", size(&C::async_bytes),
        "Part 2 probe size; the exercise's ratios are read at this size too"},
       {"--kernel-size", size(&C::kernel_bytes), "Part 3 buffer size (a multiple of 4 B)"},
-      {"--warmups", value(&C::warmups), "Untimed copies or launches before timing"},
-      {"--iterations", value(&C::iterations), "Timed copies or launches per case"},
+      {"--warmups", value(&C::warmups, 0), "Untimed copies or launches before timing"},
+      {"--iterations", value(&C::iterations, 1), "Timed copies or launches per case"},
   });
   MeasuringFlags& f = lesson.flags();
   lesson.keep_in_replay(lesson.sub()

@@ -9,6 +9,7 @@
 
 #include "cli/command_help.hpp"
 #include "cli/commands.hpp"
+#include "cli/numbers.hpp"
 #include "experiments/lesson/nsys_stats.hpp"
 #include "experiments/lesson/prediction4.hpp"
 #include "framework/errors.hpp"
@@ -111,7 +112,8 @@ Command add_trace_check(CLI::App& app) {
   sub->add_option("--prefix", opts->prefix,
                   "The exports' prefix, when DIR holds more than one capture")
       ->type_name("NAME");
-  sub->add_option("--timed", opts->timed, "Timed calls per source after the one warm-up")
+  whole<int>(
+      sub->add_option("--timed", opts->timed, "Timed calls per source after the one warm-up"), 1)
       ->capture_default_str()
       ->type_name("N");
   return {sub, [opts] { return run(*opts); }};

@@ -28,10 +28,10 @@ std::vector<Command> commands(CLI::App& app) {
            count_list_default(C{}.streams)),
        fmt::format("Stream counts, comma-separated, each 1 to {}", kMaxStreams), "COUNTS"},
       {"--sources", text(&C::sources, parse_pipeline_sources, "pinned,staged"), "pinned, staged"},
-      {"--kernel-rounds", value(&C::kernel_rounds),
+      {"--kernel-rounds", value(&C::kernel_rounds, 0, 10000),
        "Extra add-subtract pairs per element, for a heavier kernel"},
-      {"--warmups", value(&C::warmups), "Untimed runs before each case"},
-      {"--iterations", value(&C::iterations), "Timed runs per case"},
+      {"--warmups", value(&C::warmups, 0), "Untimed runs before each case"},
+      {"--iterations", value(&C::iterations, 1), "Timed runs per case"},
       {"--force", flag(&C::force), "Allow pinning more than half of host memory"},
   });
   auto engine = std::make_shared<EngineFlags>();

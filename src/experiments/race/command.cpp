@@ -10,7 +10,7 @@ using namespace pinbench::cli;
 std::vector<Command> commands(CLI::App& app) {
   MeasuringCommand<RaceConfig> race(app, "race", {});
   race.options({{"--size", size(&RaceConfig::bytes), "Bytes per copy (a multiple of 8)"},
-                {"--trials", value(&RaceConfig::trials), "Copies per mode"}});
+                {"--trials", value(&RaceConfig::trials, 1), "Copies per mode"}});
   return {race.measure(kJsonOnly, [](const RaceConfig& c, const MeasuringFlags&) {
     return with_progress([&] { return run_race(c, terminal_progress); });
   })};

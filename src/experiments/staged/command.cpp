@@ -10,6 +10,7 @@
 #include "cli/defaults.hpp"
 #include "cli/engine_flags.hpp"
 #include "cli/measuring_command.hpp"
+#include "cli/numbers.hpp"
 #include "cli/paths.hpp"
 #include "cli/progress.hpp"
 #include "cli/trace_option.hpp"
@@ -75,14 +76,22 @@ void check_tune_options(const StagedExtras& x) {
   }
 }
 
+std::vector<int> tune_depths(const std::string& v) {
+  return parse_counts(v, "depth", kMinRingDepth, kMaxRingDepth);
+}
+
+std::vector<int> tune_threads(const std::string& v) {
+  return parse_counts(v, "thread count", 1, kMaxHostThreads);
+}
+
 // The grid, with the directions, warmups, iterations and --force the bench options gave.
 RunRecord measure_tune(const StagedBenchConfig& bench, const StagedExtras& x) {
   StagedTuneConfig c;
   c.directions = bench.directions;
   c.sizes = parse_sizes(x.tune_sizes);
   c.chunk_bytes = parse_size_list(x.tune_chunks);
-  c.depths = parse_counts(x.tune_depths, "depth", kMinRingDepth, kMaxRingDepth);
-  c.threads = parse_counts(x.tune_threads, "thread count", 1, kMaxHostThreads);
+  c.depths = tune_depths(x.tune_depths);
+  c.threads = tune_threads(x.tune_threads);
   c.warmups = bench.warmups;
   c.iterations = x.iterations_given->count() > 0 ? bench.iterations : 5;  // the grid is long
   c.engine = engine_options(x.engine);
@@ -119,18 +128,19 @@ void add_bench_options(MeasuringCommand<StagedBenchConfig>& staged, StagedExtras
                  c.odd_sizes = v == "none" ? std::vector<std::uint64_t>{} : parse_sizes(v);
                }),
        "Sizes measured at the offsets below ('none' for none)", "SIZES"},
-      {"--host-offset", value(&C::host_offset), "Host offset of the odd sizes, bytes"},
-      {"--device-offset", value(&C::device_offset), "Device offset of the odd sizes, bytes"},
+      {"--host-offset", value(&C::host_offset, 0, 4095), "Host offset of the odd sizes, bytes"},
+      {"--device-offset", value(&C::device_offset, 0, 4095),
+       "Device offset of the odd sizes, bytes"},
       {"--methods", text(&C::methods, parse_staged_methods, all_method_names()),
        "Ways to move the data, comma-separated"},
-      {"--driver-threads", value(&C::driver_threads),
-       fmt::format("Threads of multithread-driver (1 to {})", kMaxHostThreads)},
+      {"--driver-threads", value(&C::driver_threads, 1, kMaxHostThreads),
+       "Threads of multithread-driver"},
   });
   x.not_for_tune.assign(bench.begin(), bench.end());
   const std::vector<CLI::Option*> both = staged.options({
       {"--directions", text(&C::directions, parse_directions, "h2d,d2h"), "h2d, d2h"},
-      {"--warmups", value(&C::warmups), "Untimed copies before each case"},
-      {"--iterations", value(&C::iterations), "Timed samples per case (--tune: 5 unless set)"},
+      {"--warmups", value(&C::warmups, 0), "Untimed copies before each case"},
+      {"--iterations", value(&C::iterations, 1), "Timed samples per case (--tune: 5 unless set)"},
       {"--force", flag(&C::force), "Allow pinning more than half of host memory"},
   });
   x.iterations_given = both[2];
@@ -152,19 +162,24 @@ const CLI::Option* add_mode_options(CLI::App& sub, StagedExtras& x) {
                    "Measure the staged engine alone over a grid of ring shapes and thread "
                    "counts, and name the best; with --replay, takes tuning records only");
   x.only_for_tune = {
-      sub.add_option("--tune-sizes", x.tune_sizes, "--tune: sizes")
+      read_by(sub.add_option("--tune-sizes", x.tune_sizes, "--tune: sizes"),
+              [](const std::string& v) { parse_sizes(v); })
           ->capture_default_str()
           ->type_name("SIZES"),
-      sub.add_option("--tune-chunks", x.tune_chunks, "--tune: staging buffer sizes")
+      read_by(sub.add_option("--tune-chunks", x.tune_chunks, "--tune: staging buffer sizes"),
+              [](const std::string& v) { parse_size_list(v); })
           ->capture_default_str()
           ->type_name("SIZES"),
-      sub.add_option(
-             "--tune-depths", x.tune_depths,
-             fmt::format("--tune: ring depths, each {} to {}", kMinRingDepth, kMaxRingDepth))
+      read_by(sub.add_option(
+                  "--tune-depths", x.tune_depths,
+                  fmt::format("--tune: ring depths, each {} to {}", kMinRingDepth, kMaxRingDepth)),
+              [](const std::string& v) { tune_depths(v); })
           ->capture_default_str()
           ->type_name("COUNTS"),
-      sub.add_option("--tune-threads", x.tune_threads,
-                     fmt::format("--tune: host copy thread counts, each 1 to {}", kMaxHostThreads))
+      read_by(sub.add_option(
+                  "--tune-threads", x.tune_threads,
+                  fmt::format("--tune: host copy thread counts, each 1 to {}", kMaxHostThreads)),
+              [](const std::string& v) { tune_threads(v); })
           ->capture_default_str()
           ->type_name("COUNTS")};
   const RingOptions ring = add_engine_flags(&sub, x.engine);

@@ -26,11 +26,11 @@ std::vector<Command> commands(CLI::App& app) {
        "ce (copy engine), sm (kernel on the SMs)"},
       {"--sizes", text(&C::sizes, parse_sizes, size_range_default(4 * kKiB, 256 * kMiB, 4)),
        "A list (4KiB,1MiB) or a range START:END:xF or :+STEP", "SIZES"},
-      {"--warmups", value(&C::warmups), "Untimed copies before each case"},
+      {"--warmups", value(&C::warmups, 0), "Untimed copies before each case"},
       {"--pin-cost",
        text<C>(size_default(C{}.pin_cost_bytes),
                [](C& c, const std::string& v) {
-                 c.pin_cost_bytes = v == "0" || v == "off" ? 0 : parse_size(v);
+                 c.pin_cost_bytes = v == "off" ? 0 : parse_size_or_zero(v);
                }),
        "Size for the cost-of-pinning probe, or 0 to skip it", "SIZE"},
       {"--no-numa", flag(&C::place_on_gpu_node, false),
