@@ -1,13 +1,14 @@
 // Every figure read for what it means, not only for being a number: the typed readers of an
 // experiment's section (framework/json_fields.hpp) on hand-made edge cases; blocks' slowdowns in
 // records and in the block copier's calibration cache; every date-time of every record, found by
-// walking the committed records, refused when it is not one; and a fleet's rows read by their
-// named columns only.
+// walking the committed records, refused when it is not one; a fleet's rows read by their named
+// columns only; and Prometheus labels that no two hosts share.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "base/timestamp.hpp"
 #include "experiments/check/analysis.hpp"
 #include "experiments/check/fleet/analysis.hpp"
+#include "experiments/check/prometheus.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"
 #include "framework/json_fields.hpp"
@@ -335,6 +337,140 @@ TEST(FleetColumns, ARecordThatDoesNotNameItsColumnsIsRefusedNotReadByPosition) {
   EXPECT_EQ(refusal_of([&] { record_from_json(j); }),
             "run record: 'config.hosts[0].gpus[0][11]' (pinned_h2d) is -1e+308, not a rate in GB/s "
             "from 0 to 1000000");
+}
+
+// --- Prometheus labels, one to one --------------------------------------------------------------
+
+// A label as the file holds it, back to the value it came from: the format's escapes undone, then
+// the text's (\\ a backslash, \xNN a byte, \uNNNN a code point). Throws on what metric_label
+// never writes.
+std::string label_value(const std::string& label) {
+  std::string text;
+  for (std::size_t i = 0; i < label.size(); ++i) {
+    if (label[i] != '\\') {
+      if (label[i] == '"' || label[i] == '\n') throw std::runtime_error("unescaped in " + label);
+      text += label[i];
+      continue;
+    }
+    const char e = label.at(++i);
+    if (e != '\\' && e != '"' && e != 'n') throw std::runtime_error("bad escape in " + label);
+    text += e == 'n' ? '\n' : e;
+  }
+  std::string value;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      value += text[i];
+      continue;
+    }
+    const char e = text.at(++i);
+    if (e == '\\') {
+      value += '\\';
+    } else if (e == 'x') {
+      value += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else if (e == 'u') {
+      const int cp = std::stoi(text.substr(i + 1, 4), nullptr, 16);  // C1: two bytes of UTF-8
+      value += static_cast<char>(0xC0 | (cp >> 6));
+      value += static_cast<char>(0x80 | (cp & 0x3F));
+      i += 4;
+    } else {
+      throw std::runtime_error("bad text escape in " + label);
+    }
+  }
+  return value;
+}
+
+TEST(PrometheusLabels, EveryLabelReadsBackAsTheValueItCameFrom) {
+  std::vector<std::string> values = {"",
+                                     std::string{'c', '\x01', 'd'},
+                                     "c\\x01d",
+                                     "c\\\\x01d",
+                                     "a\nb",
+                                     "a\\nb",
+                                     "a\\\nb",
+                                     "\\",
+                                     "\"",
+                                     "\\\"",
+                                     "\x7F",
+                                     "\\x7F",
+                                     "\xC2\x85",
+                                     "\\u0085",
+                                     "\x85",
+                                     "\\x85",
+                                     "\xE2\x80\xAE",
+                                     "host-01",
+                                     std::string(1, '\0')};
+  std::mt19937 rng(45);
+  const std::string pieces[] = {"\\",
+                                "x",
+                                "0",
+                                "1",
+                                "u",
+                                "n",
+                                "\"",
+                                "\n",
+                                "\x01",
+                                "\x1B",
+                                "\x7F",
+                                "\x85",
+                                "\xC2",
+                                "\xC2\x85",
+                                "a",
+                                "\xE2\x82\xAC",
+                                std::string(1, '\0')};
+  for (int n = 0; n < 20000; ++n) {
+    std::string v;
+    for (int k = std::uniform_int_distribution<int>(0, 6)(rng); k > 0; --k) {
+      v += pieces[std::uniform_int_distribution<std::size_t>(0, std::size(pieces) - 1)(rng)];
+    }
+    values.push_back(v);
+  }
+  std::map<std::string, std::string> by_label;
+  for (const std::string& v : values) {
+    const std::string label = metric_label(v);
+    for (char c : label) {
+      const auto b = static_cast<unsigned char>(c);
+      ASSERT_FALSE(b < 0x20 || b == 0x7F) << "a control byte in the label of " << json(v).dump();
+    }
+    EXPECT_EQ(label_value(label), v) << label;
+    const auto [it, fresh] = by_label.emplace(label, v);
+    EXPECT_TRUE(fresh || it->second == v)
+        << json(v).dump() << " and " << json(it->second).dump() << " share " << label;
+  }
+}
+
+// A fleet of hosts named with a control byte and hosts named with its escape's text: no two share
+// a series.
+TEST(PrometheusLabels, NoTwoHostsOfAFleetShareASeries) {
+  const RunRecord check =
+      load_record(std::string(PINBENCH_DATA_DIR) + "/runs/check-h200-2026-12-01T095735Z.json");
+  const CheckAnalysis a = analyse_check(check);
+  ASSERT_FALSE(a.gpus.empty());
+  std::vector<std::string> hosts;  // each once; "c\nd" among the control bytes
+  for (int b = 1; b < 0x20; b += 3) {
+    hosts.push_back(fmt::format("c{}d", static_cast<char>(b)));
+    hosts.push_back(fmt::format("c\\x{:02X}d", b));
+  }
+  for (const char* h : {"c\\nd", "c\\\nd", "c\"d", "c\\\"d", "c\\d", "c\\\\d"}) {
+    hosts.push_back(h);
+  }
+  ASSERT_EQ(std::set<std::string>(hosts.begin(), hosts.end()).size(), hosts.size());
+  std::vector<MetricsGpu> gpus;
+  for (const std::string& h : hosts) gpus.push_back({h, &a.gpus[0], std::int64_t{1}, false});
+  const std::string text = check_metrics(gpus);
+  std::map<std::string, int> series;  // a sample's name and labels: one per host
+  std::size_t at = 0;
+  int samples = 0;
+  while (at < text.size()) {
+    const std::size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.empty() || line[0] == '#') continue;
+    ++samples;
+    ++series[line.substr(0, line.rfind(' '))];
+  }
+  EXPECT_GT(samples, static_cast<int>(hosts.size()));
+  for (const auto& [s, n] : series) EXPECT_EQ(n, 1) << s;
 }
 
 }  // namespace
