@@ -420,6 +420,12 @@ class Blocks final : public Experiment {
   std::string label() const override { return "Blocks"; }
   std::string noun() const override { return "blocks run"; }
   CaseShape case_shape(const Case& c) const override { return blocks_case_shape(c); }
+  // A copy beside a kernel shares the device with it, and the methods are ranked against each
+  // other: a record of either another way measures something else.
+  std::vector<Condition> conditions(const RunRecord& r) const override {
+    const std::string beside = beside_kernel(r.config);
+    return {{"kernel beside the copies", beside.empty() ? "none" : beside}, methods_measured(r)};
+  }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),
