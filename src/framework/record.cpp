@@ -558,7 +558,8 @@ RunRecord record_from_json(const json& j) {
   rec.pinbench_version = r.text("pinbench_version");
   rec.created_utc = r.text("created_utc");
   if (!rfc3339_seconds(rec.created_utc)) {
-    refuse("created_utc", fmt::format("is {}, not {}", shown(r.at("created_utc")), kTimestampWords));
+    refuse("created_utc",
+           fmt::format("is {}, not {}", shown(r.at("created_utc")), kTimestampWords));
   }
   rec.source = r.text_or("source", "measured");
   if (rec.source != "measured" && rec.source != "published") {
