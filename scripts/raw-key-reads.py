@@ -14,8 +14,10 @@ function-lengths.py reads it), and counts, where the key is a string literal:
 - `["k"]` unless it is written: followed (after any further subscripts) by `=` (not `==`), or by
   `.push_back(` or `.emplace_back(`;
 - the helpers that take a key: the case extra's `extra_u64(c, "k")` and `extra_int(c, "k")`, and
-  JsonFields' `has`, `text`, `text_or`, `whole`, `whole_or`, `amount`, `flag_or`, `array`,
-  `texts_or_none`, `hex`, `one_of`, `one_of_list` (framework/json_fields.hpp).
+  JsonFields' `has`, `text`, `text_or`, `whole`, `whole_or`, `flag_or`, `array`,
+  `texts_or_none`, `hex`, `one_of`, `one_of_list`, and its readers of a field for what it means,
+  `figure`, `figure_or_none`, `rate`, `ms`, `ms_or`, `percent`, `count`, `count_or`, `bytes`,
+  `bytes_or`, `ns`, `pid`, `pid_or`, `exit_status`, `timestamp` (framework/json_fields.hpp).
 
 Not counted: any of these inside a struct's reader, a function named `from_json`, `*_from_json` or
 `*_from` (`lesson_config_from`, `doctor_trace_from_json`): that is the one place where a struct's
@@ -41,8 +43,11 @@ sys.path.insert(0, HERE)
 from cpp_text import blank  # noqa: E402
 import number_arg  # noqa: E402
 
-HELPERS = ("has", "text", "text_or", "whole", "whole_or", "amount", "flag_or", "array",
-           "texts_or_none", "hex", "one_of", "one_of_list")
+HELPERS = ("has", "text", "text_or", "whole", "whole_or", "flag_or", "array",
+           "texts_or_none", "hex", "one_of", "one_of_list",
+           # the readers of a field for what it means
+           "figure", "figure_or_none", "rate", "ms", "ms_or", "percent", "count", "count_or",
+           "bytes", "bytes_or", "ns", "pid", "pid_or", "exit_status", "timestamp")
 # In the blanked text a literal is `"` + spaces + `"`, so the patterns match its place, and the
 # key is read from the same place in the original text.
 LITERAL = r'"( *)"'

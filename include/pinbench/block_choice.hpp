@@ -68,12 +68,13 @@ struct CalibrationPoint {
   std::uint64_t block_bytes = 0;
   std::uint64_t count = 0;
   double gb_per_s = 0.0;
-  std::optional<double> slowdown_pct;  // of a kernel running beside the copy; absent: unmeasured
+  // Of a kernel running beside the copy, in percent, -5 to 10,000; absent: unmeasured.
+  std::optional<double> slowdown_pct;
 };
 
 struct CalibrationTable {
   BlockDeviceIdentity identity;
-  std::string created_utc;
+  std::string created_utc;            // RFC 3339, as pinbench writes it: "2026-12-02T06:44:18Z"
   double calibration_s = 0.0;         // how long measuring it took
   unsigned kernel_sms = 0;            // the SMs the kernel method used
   std::vector<std::uint64_t> sizes;   // the grid, ascending
@@ -100,9 +101,12 @@ class BlockCalibrationError : public std::runtime_error {
 // The table as the cache file's JSON ("pinbench.block-calibration", version 1).
 std::string calibration_to_json(const CalibrationTable& table);
 // Reads a cache file's text, checking it as every record is checked: the schema and version,
-// every field's kind, known names, positive finite rates, the grid ascending and every point on
-// it, each method's counts at a block size starting at the grid's first; then that it was
-// measured on `expected` (device: else kForeign; driver and pinbench version: else kStale).
+// every field's kind, known names, positive finite rates, slowdowns from -5% to 10,000% (a
+// kernel's slowdown beside a copy: a copy cannot speed a kernel up past noise, and past 10,000%
+// the kernel made under 1% of its progress), `created_utc` an RFC 3339 date-time, the grid
+// ascending and every point on it, each method's counts at a block size starting at the grid's
+// first; then that it was measured on `expected` (device: else kForeign; driver and pinbench
+// version: else kStale).
 // `where` names the file in the error.
 CalibrationTable calibration_from_json(std::string_view text, const BlockDeviceIdentity& expected,
                                        const std::string& where);

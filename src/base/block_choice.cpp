@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/slowdown_range.hpp"
+#include "base/timestamp.hpp"
+
 namespace pinbench {
 namespace {
 
@@ -415,6 +418,9 @@ void validate_calibration(const CalibrationTable& t, const std::string& where) {
       }
     }
   };
+  if (!rfc3339_seconds(t.created_utc)) {
+    malformed(where, "\"created_utc\" is " + quote(t.created_utc) + ", not " + kTimestampWords);
+  }
   ascending(t.sizes, "sizes");
   ascending(t.counts, "counts");
   if (t.points.empty()) malformed(where, "no points");
@@ -431,8 +437,11 @@ void validate_calibration(const CalibrationTable& t, const std::string& where) {
     if (!std::isfinite(p.gb_per_s) || p.gb_per_s <= 0) {
       malformed(where, "point " + at + " has no positive rate");
     }
-    if (p.slowdown_pct && !std::isfinite(*p.slowdown_pct)) {
-      malformed(where, "point " + at + " has a slowdown that is not a number");
+    if (p.slowdown_pct && !slowdown_in_range(*p.slowdown_pct)) {
+      malformed(where, "point " + at + "'s \"slowdown_pct\" is " + number_text(*p.slowdown_pct) +
+                           ", not a kernel's slowdown in percent from " +
+                           std::to_string(static_cast<int>(kLeastSlowdownPct)) + " to " +
+                           std::to_string(static_cast<int>(kMostSlowdownPct)));
     }
     const auto key = std::make_tuple(static_cast<int>(p.direction), static_cast<int>(p.memory),
                                      static_cast<int>(p.method), p.block_bytes, p.count);
@@ -514,6 +523,11 @@ BlockRules rules_from_json(std::string_view text, const BlockDeviceIdentity& exp
   check_schema(doc, kRulesSchema, where);
   BlockRules r;
   r.identity = identity_member(doc, false, where);
+  if (const Value* made = find(doc, "created_utc")) {  // written by --recommend, read by no rule
+    if (!made->is_string() || !rfc3339_seconds(made->get<std::string>())) {
+      malformed(where, "\"created_utc\" is " + made->dump() + ", not " + kTimestampWords);
+    }
+  }
   if (const Value* b = find(doc, "max_slowdown_pct")) {
     if (!is(*b, JsonKind::kNumber) || !(b->get<double>() >= 0)) {
       malformed(where, "\"max_slowdown_pct\" is not a percentage");

@@ -44,6 +44,10 @@ const std::vector<std::pair<std::string, std::string>>& exit_code_meanings() {
        "foreign record, an output that cannot be written"},
       {"3", "no usable GPU where one is required"},
       {"4", "a CUDA call failed on a usable GPU (the line names the call and CUDA's error)"},
+      {"5",
+       "compare: the two records were measured under different conditions (another GPU model, "
+       "experiment, kernel beside the copies or set of methods): both are shown, neither is "
+       "judged"},
       {"130, 143",
        "SIGINT or SIGTERM stopped a measurement: what was measured is printed and its record "
        "written, marked incomplete"},

@@ -1,6 +1,8 @@
 // `pinbench compare A.json B.json`: two run records case by case, both rates, B/A, and a flag
 // where they differ by more than the threshold. Exits 1 when any case does, so a script can
-// gate on it; records from different machines may be compared, and the first line says so.
+// gate on it; records from machines of another driver or host CPU may be compared, and the first
+// line says so. Two records measured under different conditions (another GPU model, experiment,
+// kernel beside the copies, set of methods) are shown side by side and not judged: exit 5.
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -11,6 +13,7 @@
 #include "cli/numbers.hpp"
 #include "compare/compare.hpp"
 #include "compare/text.hpp"
+#include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 #include "framework/printable.hpp"
 #include "framework/record.hpp"
@@ -29,6 +32,17 @@ int run(const CompareOptions& o) {
   const RunRecord a = load_record(o.a_path);
   const RunRecord b = load_record(o.b_path);
   const double threshold = o.threshold_percent / 100.0;
+  // Measured under different conditions: both shown, neither judged, by no experiment's own
+  // comparison either.
+  const std::vector<std::string> conditions = condition_differences(a, b);
+  if (!conditions.empty()) {
+    const std::optional<Comparison> cases = compare_common_cases(a, b, threshold);
+    const std::string out = render_records_compared(machine_differences(a.machine, b.machine), a,
+                                                    o.a_path, b, o.b_path) +
+                            "\n" + render_not_judged(conditions, cases);
+    std::fputs(wrap_text(printable_text(out)).c_str(), stdout);
+    return static_cast<int>(ExitCode::kNotComparable);
+  }
   // Two records of one experiment that compares its own (doctor's findings) say that first, and
   // their cases after it where they share any.
   std::optional<ExperimentComparison> own;

@@ -80,6 +80,28 @@ std::vector<std::string> machine_differences(const MachineInfo& a, const Machine
   return out;
 }
 
+std::vector<std::string> condition_differences(const RunRecord& a, const RunRecord& b) {
+  const std::vector<Condition> in_a = conditions_of(a), in_b = conditions_of(b);
+  const auto value_in = [](const std::vector<Condition>& list, const std::string& name) {
+    for (const Condition& c : list) {
+      if (c.name == name) return std::optional<std::string>(c.value);
+    }
+    return std::optional<std::string>();
+  };
+  std::vector<std::string> out;
+  const auto differ = [&](const std::string& name) {
+    const std::optional<std::string> x = value_in(in_a, name), y = value_in(in_b, name);
+    if (x == y) return;
+    out.push_back(fmt::format("{}: {} in A, {} in B", name, x.value_or("not stated"),
+                              y.value_or("not stated")));
+  };
+  for (const Condition& c : in_a) differ(c.name);
+  for (const Condition& c : in_b) {
+    if (!value_in(in_a, c.name)) differ(c.name);
+  }
+  return out;
+}
+
 std::string describe(const CaseKey& k) {
   return fmt::format("{} {} {} {} {}{}", k.part, k.method, k.direction, k.memory,
                      format_size(k.bytes), k.shape.text.empty() ? "" : " (" + k.shape.text + ")");

@@ -1,8 +1,10 @@
 // Run comparison: two run records matched case by case on (part, method, direction, memory,
 // bytes, and for a case of many blocks its block size and count), each side's median rate from
-// its verified samples, the ratio B/A, and whether it moved
-// by more than a threshold. Also says whether the records came from different machines, since
-// comparing across machines is allowed but changes what a difference means. Pure: no I/O.
+// its verified samples, the ratio B/A, and whether it moved by more than a threshold. Two records
+// measured under different conditions (another GPU model, a kernel beside the copies in one of
+// them, another set of methods: condition_differences) are not judged at all: a difference
+// between them is the conditions' as much as the runs'. Also says whether the driver or the host
+// CPU differ, which is allowed but changes what a difference means. Pure: no I/O.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +53,12 @@ Comparison compare_records(const RunRecord& a, const RunRecord& b, double thresh
 // its records itself may have none); a bad threshold is still an InputError.
 std::optional<Comparison> compare_common_cases(const RunRecord& a, const RunRecord& b,
                                                double threshold);
+
+// "kernel beside the copies: compute in A, none in B": one entry per condition of the records
+// (conditions_of: the experiment, the GPU model, the experiment's own) that they do not share, in
+// A's order then those only B states ("not stated" on the other side). Empty when the two were
+// measured under the same conditions; otherwise neither is judged against the other.
+std::vector<std::string> condition_differences(const RunRecord& a, const RunRecord& b);
 
 // "device NVIDIA H200 vs Tesla T4", one entry per field of the machines that differs.
 std::vector<std::string> machine_differences(const MachineInfo& a, const MachineInfo& b);

@@ -107,4 +107,34 @@ std::string render_cases_compared(const Comparison& c) {
   return out;
 }
 
+std::string render_not_judged(const std::vector<std::string>& condition_differences,
+                              const std::optional<Comparison>& cases) {
+  std::string out =
+      "Not judged: A and B were measured under different conditions, so a difference between "
+      "their figures is the conditions' as much as the runs'. They differ in:\n";
+  for (const std::string& d : condition_differences) out += "  - " + printable(d) + "\n";
+  if (!cases) return out + "\nThe two records have no case in common.\n";
+  out +=
+      "\nMedian GB/s of each case's verified samples, side by side (GB/s = 10^9 bytes/s); no "
+      "case is judged.\n\n";
+  TextTable t({"case", "size", "A GB/s", "B GB/s"}, {false, true, true, true});
+  t.key_columns(2);
+  for (const ComparedCase& k : cases->common) {
+    const std::string& shape = k.key.shape.text;
+    t.add_row({fmt::format("{} {} {} {}", k.key.part, k.key.method, k.key.direction, k.key.memory),
+               shape.empty() ? format_size(k.key.bytes) : shape, rate(k.a_gb_per_s),
+               rate(k.b_gb_per_s)});
+  }
+  out += t.render();
+  out += fmt::format("\n{} case{} in both, none judged.\n", cases->common.size(),
+                     cases->common.size() == 1 ? "" : "s");
+  if (!cases->only_a.empty()) {
+    out += fmt::format("\nOnly in A ({}):\n{}", cases->only_a.size(), key_list(cases->only_a));
+  }
+  if (!cases->only_b.empty()) {
+    out += fmt::format("\nOnly in B ({}):\n{}", cases->only_b.size(), key_list(cases->only_b));
+  }
+  return out;
+}
+
 }  // namespace pinbench

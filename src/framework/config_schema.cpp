@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "framework/errors.hpp"
+#include "framework/json_fields.hpp"
 #include "framework/sampling.hpp"
 
 namespace pinbench {
@@ -158,6 +159,9 @@ void check_kind(const json& v, const std::string& field, FieldKind kind) {
       if (!(v.get<double>() >= 0.0) || !std::isfinite(v.get<double>())) {
         refuse(field, fmt::format("is {}, not a ratio", shown(v)));
       }
+      return;
+    case FieldKind::kTimestamp:
+      timestamp_of(v, field);
       return;
     case FieldKind::kObjects:
       if (!v.is_array()) wrong_type(field, v);

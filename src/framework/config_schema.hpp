@@ -27,11 +27,12 @@ enum class FieldKind {
   kBigCount,    // one count, 0 to 2^63 - 1
   kText,
   kFlag,
-  kTimes,    // an array of finite times, not negative
-  kTexts,    // an array of strings
-  kRatio,    // one finite number, not negative
-  kObjects,  // an array of objects (their fields are checked by name in turn)
-  kEngine,   // the staged engine's options, as the staged reports print them
+  kTimes,      // an array of finite times, not negative
+  kTexts,      // an array of strings
+  kRatio,      // one finite number, not negative
+  kObjects,    // an array of objects (their fields are checked by name in turn)
+  kEngine,     // the staged engine's options, as the staged reports print them
+  kTimestamp,  // an RFC 3339 date-time, the form pinbench writes (base/timestamp.hpp)
 };
 
 struct ConfigField {

@@ -15,6 +15,8 @@ enum class ExitCode : int {
   kBadInput = 2,     // bad usage or bad input (flags, sizes, files)
   kNoGpu = 3,        // no usable GPU where one is required
   kCudaFailed = 4,   // a CUDA call failed on a usable GPU
+  // compare: the two records were measured under different conditions, so neither is judged
+  kNotComparable = 5,
 };
 
 // Bad usage or input: a malformed size, a missing or foreign file, an impossible request.

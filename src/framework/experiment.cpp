@@ -1,9 +1,11 @@
 #include "framework/experiment.hpp"
 
 #include <algorithm>
+#include <set>
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "framework/render/text.hpp"
 #include "framework/report_tables.hpp"
@@ -94,6 +96,45 @@ std::optional<nlohmann::json> Experiment::timeline(const RunRecord&) const {
 
 std::optional<ExperimentComparison> Experiment::compare(const RunRecord&, const RunRecord&) const {
   return std::nullopt;
+}
+
+std::vector<Condition> Experiment::conditions(const RunRecord&) const {
+  return {};
+}
+
+std::vector<Condition> conditions_of(const RunRecord& record) {
+  std::vector<Condition> out = {
+      {"experiment", record.experiment},
+      {"GPU model", record.machine.device_name.empty() ? "none" : record.machine.device_name}};
+  for (Condition& c : experiment_for(record.experiment).conditions(record)) {
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Condition methods_measured(const RunRecord& record) {
+  std::set<std::string> methods;
+  for (const Case& c : record.cases) methods.insert(c.method);
+  return {"methods", methods.empty() ? "none" : fmt::format("{}", fmt::join(methods, ", "))};
+}
+
+namespace {
+
+// The config's key a run that places host buffers writes (true where a record predates it).
+struct PlacementConfig {
+  bool place_on_gpu_node = true;
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("place_on_gpu_node", &PlacementConfig::place_on_gpu_node, FieldKind::kFlag));
+  }
+};
+
+}  // namespace
+
+Condition host_placement(const RunRecord& record) {
+  PlacementConfig c;
+  get_fields(record.config, c);
+  return {"host buffers on the GPU's NUMA node", c.place_on_gpu_node ? "asked" : "not asked"};
 }
 
 const Experiment& generic_experiment() {

@@ -26,6 +26,16 @@ struct ExperimentComparison {
   bool differs = false;  // B is worse in a way a script should stop on: compare exits 1
 };
 
+// One fact of the conditions a record was measured under, beyond what each case says: the GPU
+// model, the kernel run beside the copies, the methods measured together. Two records whose facts
+// differ were not measured alike, so a difference between their figures is the conditions' as
+// much as the runs': `pinbench compare` shows both and judges neither against the other.
+struct Condition {
+  std::string name;   // "kernel beside the copies"
+  std::string value;  // "compute", "none"
+  bool operator==(const Condition& o) const { return name == o.name && value == o.value; }
+};
+
 // What a terminal printer may be given besides the record and its model.
 struct TextOptions {
   std::optional<RunRecord> reference;  // a lesson's published reference (lesson --reference)
@@ -104,6 +114,11 @@ class Experiment {
   // Its own comparison of two of its records, A before and B after (doctor: per finding and call
   // site, what changed); none by default, and `pinbench compare` compares their cases alone.
   virtual std::optional<ExperimentComparison> compare(const RunRecord& a, const RunRecord& b) const;
+  // The conditions its records were measured under beyond the experiment and the GPU model,
+  // which every record states (conditions_of): blocks' kernel beside the copies and its methods,
+  // the sweep's placement of host buffers. A condition names a fact of the setup, never the
+  // subject a comparison measures (the engine's options, the program doctor ran). None by default.
+  virtual std::vector<Condition> conditions(const RunRecord& record) const;
 };
 
 // What a record of an experiment no one registered gets.
@@ -118,6 +133,16 @@ const Experiment& experiment_for(const std::string& name);
 // own (the host NUMA node that rate rows read, an old sweep record's stop reason) and every
 // registered experiment's extra_fields(), each key once, the first kind declared for it.
 const std::vector<ConfigField>& case_extra_fields();
+
+// Every condition of a record, in order: its experiment, the GPU model it measured ("none" where
+// it measured none), then its experiment's own (Experiment::conditions).
+std::vector<Condition> conditions_of(const RunRecord& record);
+// "methods": the methods its cases measured, sorted, each once; for an experiment whose methods
+// are measured side by side and ranked (blocks, staged, sweep).
+Condition methods_measured(const RunRecord& record);
+// "host buffers on the GPU's NUMA node": whether the run placed them there (config
+// place_on_gpu_node; --no-numa: not), for an experiment that asks it (sweep, check, host).
+Condition host_placement(const RunRecord& record);
 
 // An experiment's own section of a model, typed: model.section holds what its analyse() put
 // there. Throws std::bad_any_cast when another experiment's model is given.

@@ -1,17 +1,50 @@
 // An experiment's section of a record, read field by field (json_fields.hpp).
 #include "framework/json_fields.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "base/timestamp.hpp"
+#include "framework/config_schema.hpp"
 #include "framework/errors.hpp"
 
 namespace pinbench {
+namespace {
+
+// A range's end as a message says it: -5, 10000, 31536000000, 0.5.
+std::string range_end(double x) {
+  return x == std::floor(x) && std::fabs(x) < 1e18 ? fmt::format("{:.0f}", x)
+                                                   : fmt::format("{}", x);
+}
+
+}  // namespace
 
 void refuse_field(const std::string& field, const std::string& why) {
   throw InputError(fmt::format("run record: '{}' {}", field, why));
+}
+
+std::string meaning_words(const Meaning& m) {
+  return fmt::format("{} from {} to {}", m.what, range_end(m.least), range_end(m.most));
+}
+
+bool within(const nlohmann::json& v, const Meaning& m) {
+  // NaN and infinity fail both comparisons; a JSON number past a double never parses.
+  return v.is_number() && v.get<double>() >= m.least && v.get<double>() <= m.most;
+}
+
+double figure_of(const nlohmann::json& v, const std::string& field, const Meaning& m) {
+  if (!within(v, m)) refuse_field(field, fmt::format("is {}, not {}", shown(v), meaning_words(m)));
+  return v.get<double>();
+}
+
+std::string timestamp_of(const nlohmann::json& v, const std::string& field) {
+  if (!v.is_string() || !rfc3339_seconds(v.get<std::string>())) {
+    refuse_field(field, fmt::format("is {}, not {}", shown(v), kTimestampWords));
+  }
+  return v.get<std::string>();
 }
 
 JsonFields::JsonFields(const nlohmann::json& value, std::string path)
@@ -55,12 +88,98 @@ std::int64_t JsonFields::whole_or(const char* key, std::int64_t fallback, std::i
   return j_.contains(key) ? whole(key, lo, hi) : fallback;
 }
 
-double JsonFields::amount(const char* key) const {
-  const nlohmann::json& v = at(key);
-  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
-    refuse_field(field(key), fmt::format("is {}; it must be a finite number from 0 up", v.dump()));
+double JsonFields::figure(const char* key, const Meaning& m) const {
+  return figure_of(at(key), field(key), m);
+}
+
+std::optional<double> JsonFields::figure_or_none(const char* key, const Meaning& m) const {
+  if (!has(key)) return std::nullopt;
+  return figure(key, m);
+}
+
+double JsonFields::ms_or(const char* key, double fallback) const {
+  return has(key) ? ms(key) : fallback;
+}
+
+double JsonFields::percent(const char* key, const char* what, double least, double most) const {
+  const std::string words = std::string(what) + " in percent";
+  return figure(key, Meaning{words.c_str(), least, most});
+}
+
+namespace {
+
+// A whole number within [lo, hi] (0 <= hi) that means `what`: "is -3, not a count from 0 to 255".
+// 2^64 and 1.5 are not whole numbers in range; a float that holds one is (a JSON writer's 1e3).
+std::int64_t whole_meaning(const nlohmann::json& v, const std::string& field, std::int64_t lo,
+                           std::int64_t hi, const char* what) {
+  const auto refuse = [&] {
+    refuse_field(field, fmt::format("is {}, not {} from {} to {}", shown(v), what, lo, hi));
+  };
+  if (v.is_number_unsigned()) {
+    const std::uint64_t u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(hi) || static_cast<std::int64_t>(u) < lo) refuse();
+    return static_cast<std::int64_t>(u);
   }
-  return v.get<double>();
+  if (v.is_number_integer()) {
+    const std::int64_t x = v.get<std::int64_t>();
+    if (x < lo || x > hi) refuse();
+    return x;
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    // 2^63 as a double is the first value past the range; every double below it converts.
+    if (!std::isfinite(d) || std::floor(d) != d || d < static_cast<double>(lo) ||
+        d >= 9223372036854775808.0 || d > static_cast<double>(hi)) {
+      refuse();
+    }
+    return static_cast<std::int64_t>(d);
+  }
+  refuse();
+  return 0;
+}
+
+}  // namespace
+
+std::uint64_t JsonFields::count(const char* key, std::uint64_t least, std::uint64_t most) const {
+  const auto in_range = [](std::uint64_t n) {
+    return static_cast<std::int64_t>(std::min<std::uint64_t>(n, kMostBytes));
+  };
+  return static_cast<std::uint64_t>(
+      whole_meaning(at(key), field(key), in_range(least), in_range(most), "a count"));
+}
+
+std::uint64_t JsonFields::count_or(const char* key, std::uint64_t fallback,
+                                   std::uint64_t most) const {
+  return has(key) ? count(key, most) : fallback;
+}
+
+std::uint64_t JsonFields::bytes(const char* key) const {
+  return static_cast<std::uint64_t>(
+      whole_meaning(at(key), field(key), 0, kMostBytes, "a byte count"));
+}
+
+std::uint64_t JsonFields::bytes_or(const char* key, std::uint64_t fallback) const {
+  return has(key) ? bytes(key) : fallback;
+}
+
+std::int64_t JsonFields::ns(const char* key) const {
+  return whole_meaning(at(key), field(key), 0, kMostNanoseconds, "a time in ns");
+}
+
+int JsonFields::pid(const char* key) const {
+  return static_cast<int>(whole_meaning(at(key), field(key), 0, kMostPid, "a process id"));
+}
+
+int JsonFields::pid_or(const char* key, int fallback) const {
+  return has(key) ? pid(key) : fallback;
+}
+
+int JsonFields::exit_status(const char* key) const {
+  return static_cast<int>(whole_meaning(at(key), field(key), 0, 255, "an exit status"));
+}
+
+std::string JsonFields::timestamp(const char* key) const {
+  return timestamp_of(at(key), field(key));
 }
 
 bool JsonFields::flag_or(const char* key, bool fallback) const {

@@ -1,10 +1,19 @@
-// Reading an experiment's own section of a run record (doctor's trace, accel's processes) field
-// by field, with one clear line for a field that is missing or wrong: "run record:
+// Reading an experiment's own section of a run record (doctor's trace, accel's processes, a case's
+// extra) field by field, with one clear line for a field that is missing or wrong: "run record:
 // 'doctor.calls[3].api' is empty". The record's common part has its own reader (record.cpp).
+//
+// A field is read for what it means, not only for its type: a rate, a time in ms, a count, a
+// process id, a date-time, a slowdown in percent each have their range, so a value no measurement
+// gives (a slowdown of -200%, a rate of -1e308, a created_utc of "yesterday") is refused by the
+// field's name like a missing one. The named readers below are the meanings records share; an
+// experiment states its own range with a Meaning, read with figure(), or a percent() (blocks'
+// slowdown).
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +23,33 @@ namespace pinbench {
 
 // Throws InputError "run record: 'FIELD' WHY".
 [[noreturn]] void refuse_field(const std::string& field, const std::string& why);
+
+// What a number means, and so the values it may take, both ends included: refused as
+// "is -200, not a kernel's slowdown in percent from -5 to 10000".
+struct Meaning {
+  const char* what;  // "a rate in GB/s"
+  double least;
+  double most;
+};
+
+// The meanings records share. A rate: 0 to 10^6 GB/s (a petabyte a second; every link pinbench
+// measures is under 10^4). A time in ms: 0 to a year. A time in ns of a program's run: 0 to 2^62.
+inline constexpr Meaning kRateGbPerS{"a rate in GB/s", 0.0, 1e6};
+inline constexpr Meaning kMilliseconds{"a time in ms", 0.0, 365.0 * 86400.0 * 1000.0};
+inline constexpr std::int64_t kMostNanoseconds = std::int64_t{1} << 62;
+// Linux's largest process id (PID_MAX_LIMIT, 2^22); 0 where a record does not know it.
+inline constexpr std::int64_t kMostPid = std::int64_t{1} << 22;
+inline constexpr std::int64_t kMostBytes = std::numeric_limits<std::int64_t>::max();  // 2^63 - 1
+
+// "a rate in GB/s from 0 to 1000000": the words a refusal says `m` in.
+std::string meaning_words(const Meaning& m);
+// Whether `v` is a number within `m` (never NaN or infinite).
+bool within(const nlohmann::json& v, const Meaning& m);
+// `v` against `m`: the number, or InputError naming `field`. Also for a value read outside a
+// JsonFields (a case's extra kept as JSON).
+double figure_of(const nlohmann::json& v, const std::string& field, const Meaning& m);
+// An RFC 3339 date-time (base/timestamp.hpp), or InputError naming `field`.
+std::string timestamp_of(const nlohmann::json& v, const std::string& field);
 
 // One JSON object of a section, and its path in the record ("doctor.calls[3]").
 class JsonFields {
@@ -32,8 +68,33 @@ class JsonFields {
   std::int64_t whole(const char* key, std::int64_t lo, std::int64_t hi) const;
   std::int64_t whole_or(const char* key, std::int64_t fallback, std::int64_t lo,
                         std::int64_t hi) const;
-  // A finite number from 0 up (times, rates).
-  double amount(const char* key) const;
+
+  // --- fields read for what they mean ---------------------------------------------------------
+  // A number within `m` (figure_of).
+  double figure(const char* key, const Meaning& m) const;
+  // The same, or nothing where the key is absent.
+  std::optional<double> figure_or_none(const char* key, const Meaning& m) const;
+  double rate(const char* key) const { return figure(key, kRateGbPerS); }  // GB/s
+  double ms(const char* key) const { return figure(key, kMilliseconds); }  // a time in ms
+  double ms_or(const char* key, double fallback) const;
+  // A percentage within [least, most], named `what` in a refusal ("a kernel's slowdown").
+  double percent(const char* key, const char* what, double least, double most) const;
+  // A whole number of things, `least` (0 unless given) to `most`.
+  std::uint64_t count(const char* key, std::uint64_t least, std::uint64_t most) const;
+  std::uint64_t count(const char* key, std::uint64_t most) const { return count(key, 0, most); }
+  std::uint64_t count_or(const char* key, std::uint64_t fallback, std::uint64_t most) const;
+  // A byte count, 0 to 2^63 - 1.
+  std::uint64_t bytes(const char* key) const;
+  std::uint64_t bytes_or(const char* key, std::uint64_t fallback) const;
+  // A time in ns since a program's run began, 0 to 2^62.
+  std::int64_t ns(const char* key) const;
+  // A process id, 0 to 2^22 (Linux's most).
+  int pid(const char* key) const;
+  int pid_or(const char* key, int fallback) const;
+  // A process's exit status, 0 to 255.
+  int exit_status(const char* key) const;
+  // An RFC 3339 date-time, the form pinbench writes ("2026-11-30T16:04:05Z"), as written.
+  std::string timestamp(const char* key) const;
   bool flag_or(const char* key, bool fallback) const;
   const nlohmann::json& array(const char* key) const;
   // An array of strings; empty when the key is absent.

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/timestamp.hpp"  // rfc3339_seconds: created_utc as an instant
 #include "framework/sampling.hpp"
 
 namespace pinbench {
@@ -187,10 +188,6 @@ nlohmann::json parse_record_text(std::string_view text);
 // than 64 levels", or "is not valid JSON near byte N", with "(truncated?)" after "JSON" where the
 // text ends before the JSON does (the caller adds the file).
 nlohmann::json parse_json_text(std::string_view text, const std::string& what);
-
-// Seconds since 1970 for an RFC 3339 date-time (offsets applied), or nothing when `text` is not
-// one. For ordering records by created_utc: with offsets allowed, string order is not time order.
-std::optional<std::int64_t> rfc3339_seconds(std::string_view text);
 
 // Writes to a temporary file beside `path` and renames it into place, so a crash never leaves
 // half a record. Throws InputError when the file cannot be written.

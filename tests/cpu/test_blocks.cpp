@@ -479,14 +479,13 @@ TEST(BlocksRecord, CellsThePlanCannotMakeAreRefusedByName) {
   };
   EXPECT_EQ(error_of([](nlohmann::json&) {}), "(read)");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = 0; }),
-            "run record: 'cases[1].blocks' is 0, not a whole number from 1 to 1048576");
+            "run record: 'cases[1].extra.blocks' is 0, not a count from 1 to 1048576");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = -16; }),
-            "run record: 'cases[1].blocks' is -16, not a whole number from 1 to 1048576");
+            "run record: 'cases[1].extra.blocks' is -16, not a count from 1 to 1048576");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = 1ull << 40; }),
-            "run record: 'cases[1].blocks' is 1099511627776, not a whole number from 1 to "
-            "1048576");
+            "run record: 'cases[1].extra.blocks' is 1099511627776, not a count from 1 to 1048576");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"].erase("blocks"); }),
-            "run record: 'cases[1].blocks' is missing");
+            "run record: 'cases[1].extra.blocks' is missing");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = 2; }),
             "run record: 'cases[1].bytes' is 4096, not its 2 blocks of 4096 bytes");
   EXPECT_NE(error_of([](nlohmann::json& j) {
@@ -659,7 +658,8 @@ TEST(BlocksBeside, AFigureOrCountThatIsNotOneIsRefusedByName) {
     record_from_json(j);
     FAIL() << "accepted";
   } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("cases[0].slowdown_pct"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cases[0].extra.slowdown_pct"), std::string::npos)
+        << e.what();
   }
   j = to_json(make_beside_record());
   j["cases"][1]["extra"]["host_cpu_ms"] = -1;
@@ -673,7 +673,8 @@ TEST(BlocksBeside, AFigureOrCountThatIsNotOneIsRefusedByName) {
         record_from_json(j);
         FAIL() << key << " = " << bad.dump() << " accepted";
       } catch (const std::exception& e) {
-        EXPECT_NE(std::string(e.what()).find(std::string("cases[0].") + key), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find(std::string("cases[0].extra.") + key),
+                  std::string::npos)
             << e.what();
       }
     }

@@ -177,7 +177,11 @@ TEST(ControlBytes, SamplingAndUnstableLinesShowTheirWordsEscaped) {
 
 TEST(ControlBytes, PrometheusLabelsEscapeALineFeedAsTheFormatAsks) {
   EXPECT_EQ(metric_label("a\nb"), "a\\nb");
-  EXPECT_EQ(metric_label("a\"b\\c"), "a\\\"b\\\\c");
+  // A backslash of the value is doubled before the format's escape doubles it again, so that a
+  // control byte's escape (\x01) is never a host's own text (test_figures.cpp: one to one).
+  EXPECT_EQ(metric_label("a\"b\\c"), "a\\\"b\\\\\\\\c");
+  EXPECT_EQ(metric_label(std::string{'c', '\x01', 'd'}), "c\\\\x01d");
+  EXPECT_EQ(metric_label("c\\x01d"), "c\\\\\\\\x01d");
   // A host named with a line feed and one named with the text "\x0A" are two series.
   EXPECT_NE(metric_label("a\nb"), metric_label("a\\x0Ab"));
   expect_clean(metric_label("a" + kHostile), "label");

@@ -261,11 +261,18 @@ TEST(CompareCli, ExitOneWhenACaseDiffersBeyondTheThreshold) {
   EXPECT_NE(loose.out.find("none differs by more than 30%"), std::string::npos);
 }
 
-TEST(CompareCli, DifferentMachinesAreAllowedAndSaidFirst) {
+// Another GPU model is another condition: both records shown side by side, neither judged (exit
+// 5); the machines' differences are still said first.
+TEST(CompareCli, AnotherGpuModelIsShownNotJudged) {
   const test::Result r =
       test::run(kBin + "compare " + test::t4_reference_path() + " " + test::h200_lesson_path());
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
   EXPECT_EQ(r.out.rfind("Different machines (device Tesla T4 vs NVIDIA H200", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\n  - GPU model: Tesla T4 in A, NVIDIA H200 in B\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("14 cases in both, none judged."), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("differs by more than"), std::string::npos) << r.out;
 }
 
 TEST(CompareCli, BadInputIsOneLineAndExitTwo) {
@@ -275,9 +282,12 @@ TEST(CompareCli, BadInputIsOneLineAndExitTwo) {
     expect_one_line_error(test::run(kBin + "compare " + good + " " + path), path);
     expect_one_line_error(test::run(kBin + "compare " + path + " " + good), path);
   }
-  const std::string sweep = bad.dir + "/sweep.json";
-  save_record(test::make_sweep_record(), sweep);
-  expect_one_line_error(test::run(kBin + "compare " + good + " " + sweep), "no case in common");
+  // A record of the same conditions with no case in common: every size moved by one byte.
+  RunRecord other = load_record(good);
+  for (Case& c : other.cases) ++c.bytes;
+  const std::string apart = bad.dir + "/apart.json";
+  save_record(other, apart);
+  expect_one_line_error(test::run(kBin + "compare " + good + " " + apart), "no case in common");
   expect_one_line_error(test::run(kBin + "compare " + good), "B is required");
   expect_one_line_error(test::run(kBin + "compare " + good + " " + good + " --threshold=-5"),
                         "threshold");

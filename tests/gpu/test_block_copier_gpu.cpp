@@ -328,6 +328,20 @@ TEST(GpuBlockCopier, TheCalibrationIsMeasuredCachedReadBackAndRefusedWhenSpoilt)
   EXPECT_EQ(fourth.stats().source, "measured");
   EXPECT_NE(fourth.stats().source_note.find("not this device"), std::string::npos)
       << fourth.stats().source_note;
+
+  // A slowdown no kernel shows (-200%, which a budget would pick) makes the cache malformed: it
+  // is measured again, and the note names the field.
+  std::string forged = slurp(s.source_path);
+  const std::size_t rate = forged.find("\"gb_per_s\": ");
+  ASSERT_NE(rate, std::string::npos);
+  forged.insert(forged.find('}', rate), ", \"slowdown_pct\": -200");
+  { std::ofstream(s.source_path) << forged; }
+  BlockCopier fifth(o);
+  fifth.calibrate();
+  EXPECT_EQ(fifth.stats().source, "measured");
+  EXPECT_NE(fifth.stats().source_note.find("\"slowdown_pct\" is -200, not a kernel's slowdown"),
+            std::string::npos)
+      << fifth.stats().source_note;
 }
 
 TEST(GpuBlockCopier, ChosenMethodsMoveShapesOffTheGridMixedSizesAndOnTheLegacyStream) {

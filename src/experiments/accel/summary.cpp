@@ -58,9 +58,9 @@ json to_json(const AccelTally& t) {
 
 AccelTally tally_from(const JsonFields& o) {
   AccelTally t;
-  t.copies = static_cast<std::uint64_t>(o.whole("copies", 0, kMaxCount));
-  t.bytes = static_cast<std::uint64_t>(o.whole("bytes", 0, kMaxCount));
-  t.host_ms = o.amount("host_ms");
+  t.copies = o.count("copies", kMaxCount);
+  t.bytes = o.count("bytes", kMaxCount);
+  t.host_ms = o.ms("host_ms");
   return t;
 }
 
@@ -253,10 +253,10 @@ AccelRun accel_run_from_json(const json& j) {
     if (!command[i].is_string()) refuse_field(fmt::format("accel.command[{}]", i), "is not text");
     run.command.push_back(command[i].get<std::string>());
   }
-  run.exit_status = static_cast<int>(o.whole("exit_status", 0, 255));
+  run.exit_status = o.exit_status("exit_status");
   run.signal = o.text_or("signal", "");
-  run.wall_ms = o.amount("wall_ms");
-  run.unreadable = static_cast<int>(o.whole_or("unreadable", 0, 0, INT_MAX));
+  run.wall_ms = o.ms("wall_ms");
+  run.unreadable = static_cast<int>(o.count_or("unreadable", 0, INT_MAX));
   run.still_running = o.texts_or_none("still_running");
   if (o.has("sight")) {
     run.driver = driver_from(JsonFields(o.at("sight"), "accel.sight"));
@@ -266,8 +266,8 @@ AccelRun accel_run_from_json(const json& j) {
   for (std::size_t i = 0; i < processes.size(); ++i) {
     const JsonFields q(processes[i], fmt::format("accel.processes[{}]", i));
     AccelProcess p;
-    p.pid = static_cast<int>(q.whole("pid", 0, INT_MAX));
-    p.parent_pid = static_cast<int>(q.whole_or("parent_pid", 0, 0, INT_MAX));
+    p.pid = q.pid("pid");
+    p.parent_pid = q.pid_or("parent_pid", 0);
     p.program = q.text_or("program", "");
     p.called = q.flag_or("called", false);
     p.shared_runtime = q.flag_or("shared_runtime", false);
@@ -278,11 +278,11 @@ AccelRun accel_run_from_json(const json& j) {
     p.via_driver = q.flag_or("via_driver", false);
     p.exit_ran = q.flag_or("exit_ran", false);
     p.chained = q.flag_or("chained", false);
-    p.engines = static_cast<int>(q.whole_or("engines", 0, 0, 1 << 16));
-    p.staging_bytes = static_cast<std::uint64_t>(q.whole_or("staging_bytes", 0, 0, kMaxCount));
-    p.engine_setup_ms = q.has("engine_setup_ms") ? q.amount("engine_setup_ms") : 0;
+    p.engines = static_cast<int>(q.count_or("engines", 0, 1 << 16));
+    p.staging_bytes = q.bytes_or("staging_bytes", 0);
+    p.engine_setup_ms = q.ms_or("engine_setup_ms", 0);
     p.note = q.text_or("note", "");
-    p.wall_ms = q.has("wall_ms") ? q.amount("wall_ms") : 0;
+    p.wall_ms = q.ms_or("wall_ms", 0);
     const json& outcomes = q.array("outcomes");
     for (std::size_t n = 0; n < outcomes.size(); ++n) {
       const JsonFields r(outcomes[n], fmt::format("{}.outcomes[{}]", q.path(), n));
@@ -297,7 +297,7 @@ AccelRun accel_run_from_json(const json& j) {
       const JsonFields r(sizes[n], fmt::format("{}.routed_sizes[{}]", q.path(), n));
       AccelSize s;
       s.direction = r.one_of("direction", {"h2d", "d2h"});
-      s.from_bytes = static_cast<std::uint64_t>(r.whole("from_bytes", 1, kMaxCount));
+      s.from_bytes = r.count("from_bytes", 1, kMaxCount);
       if ((s.from_bytes & (s.from_bytes - 1)) != 0) {
         refuse_field(r.field("from_bytes"), fmt::format("is {}, not a power of 2", s.from_bytes));
       }

@@ -344,6 +344,10 @@ std::string beside_from(const nlohmann::json& config) {
 
 }  // namespace
 
+std::string beside_kernel(const nlohmann::json& config) {
+  return beside_from(config);
+}
+
 BlocksAnalysis analyse_blocks(const RunRecord& record) {
   BlocksAnalysis a;
   a.beside = beside_from(record.config);

@@ -123,6 +123,9 @@ nlohmann::json recommend_json(const RunRecord& record, const BlocksAnalysis& a,
 // or `pct` is not a finite percentage of at least 0.
 RunRecord within_slowdown(const RunRecord& record, double pct);
 
+// The kernel a record's cases ran beside (config.beside.name, --beside); empty: none.
+std::string beside_kernel(const nlohmann::json& config);
+
 // "4 KiB x 256": a cell in words.
 std::string cell_words(std::uint64_t block_bytes, std::uint64_t count);
 // A case's shape, for `pinbench compare` (Experiment::case_shape): its block size and count,

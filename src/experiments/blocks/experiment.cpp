@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/slowdown_range.hpp"
 #include "experiments/blocks/analysis.hpp"
 #include "experiments/blocks/plan.hpp"
 #include "framework/experiment.hpp"
@@ -352,6 +353,32 @@ void build_blocks(const RunRecord& r, ReportModel& m) {
 // The most a case's counts (calls, thread blocks, a train's kernels, repeats) may say.
 constexpr std::uint64_t kMaxExtraCount = 100000000;
 
+// A blocks case's extra, each key read for what it means: its cell (a count of blocks, each of
+// at least a byte), the counts it may carry (the calls a sample made, the kernel's thread blocks,
+// and beside a kernel the kernels in its train and the copies repeated to fill the window), and
+// beside a kernel the kernel's slowdown (base/slowdown_range.hpp) and the times it came from, and
+// the staged engine's host CPU.
+struct BlocksCellExtra {
+  std::uint64_t blocks = 0;
+  std::uint64_t block_bytes = 0;
+};
+
+BlocksCellExtra blocks_cell_from(const JsonFields& x, std::uint64_t bytes) {
+  BlocksCellExtra cell;
+  cell.blocks = x.count("blocks", 1, kMaxBlocks);
+  cell.block_bytes = x.count("block_bytes", 1, std::max<std::uint64_t>(bytes, 1));
+  for (const char* key : {"calls", "sms", "beside_train", "beside_repeats"}) {
+    if (x.has(key)) x.count(key, 1, kMaxExtraCount);
+  }
+  if (x.has("slowdown_pct")) {
+    x.percent("slowdown_pct", "a kernel's slowdown", kLeastSlowdownPct, kMostSlowdownPct);
+  }
+  for (const char* key : {"host_cpu_ms", "beside_alone_ms", "beside_with_ms"}) {
+    if (x.has(key)) x.ms(key);
+  }
+  return cell;
+}
+
 void validate_blocks_cases(const RunRecord& r) {
   std::set<std::tuple<std::string, std::string, std::string, std::uint64_t, std::uint64_t>> cells;
   std::vector<std::string> methods;
@@ -360,18 +387,10 @@ void validate_blocks_cases(const RunRecord& r) {
     const Case& c = r.cases[i];
     if (c.part != "blocks") continue;
     const std::string at = fmt::format("cases[{}]", i);
-    const auto whole = [&](const char* key, std::uint64_t most) {
-      const auto it = c.extra.find(key);
-      if (it == c.extra.end()) refuse_field(fmt::format("{}.{}", at, key), "is missing");
-      if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||
-          it->get<std::uint64_t>() > most) {
-        refuse_field(fmt::format("{}.{}", at, key),
-                     fmt::format("is {}, not a whole number from 1 to {}", it->dump(), most));
-      }
-      return it->get<std::uint64_t>();
-    };
-    const std::uint64_t blocks = whole("blocks", kMaxBlocks);
-    const std::uint64_t block_bytes = whole("block_bytes", std::max<std::uint64_t>(c.bytes, 1));
+    static const nlohmann::json kNoExtra = nlohmann::json::object();
+    const BlocksCellExtra cell = blocks_cell_from(
+        JsonFields(c.extra.is_null() ? kNoExtra : c.extra, at + ".extra"), c.bytes);
+    const std::uint64_t blocks = cell.blocks, block_bytes = cell.block_bytes;
     if (c.bytes % blocks != 0 || c.bytes / blocks != block_bytes) {
       refuse_field(at + ".bytes", fmt::format("is {}, not its {} blocks of {} bytes", c.bytes,
                                               blocks, block_bytes));
@@ -380,29 +399,6 @@ void validate_blocks_cases(const RunRecord& r) {
         !sms_of_kernel_name(c.method)) {
       refuse_field(at + ".method",
                    fmt::format("is '{}', not one of {}", c.method, fmt::join(methods, ", ")));
-    }
-    // Counts a case may carry: the calls a sample made, the kernel's thread blocks, and beside a
-    // kernel the kernels in its train and the copies repeated to fill the window.
-    for (const char* key : {"calls", "sms", "beside_train", "beside_repeats"}) {
-      const auto it = c.extra.find(key);
-      if (it == c.extra.end()) continue;
-      if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||
-          it->get<std::uint64_t>() > kMaxExtraCount) {
-        refuse_field(
-            fmt::format("{}.{}", at, key),
-            fmt::format("is {}, not a whole number from 1 to {}", it->dump(), kMaxExtraCount));
-      }
-    }
-    for (const char* key : {"slowdown_pct", "host_cpu_ms", "beside_alone_ms", "beside_with_ms"}) {
-      const auto it = c.extra.find(key);
-      if (it == c.extra.end()) continue;
-      const bool signed_ok = std::string(key) == "slowdown_pct";
-      if (!it->is_number() || !std::isfinite(it->get<double>()) ||
-          (!signed_ok && it->get<double>() < 0)) {
-        refuse_field(fmt::format("{}.{}", at, key),
-                     fmt::format("is {}, not a finite {}number", it->dump(),
-                                 signed_ok ? "" : "non-negative "));
-      }
     }
     if (c.direction != "h2d" && c.direction != "d2h") {
       refuse_field(at + ".direction", fmt::format("is '{}', not h2d or d2h", c.direction));
@@ -424,6 +420,12 @@ class Blocks final : public Experiment {
   std::string label() const override { return "Blocks"; }
   std::string noun() const override { return "blocks run"; }
   CaseShape case_shape(const Case& c) const override { return blocks_case_shape(c); }
+  // A copy beside a kernel shares the device with it, and the methods are ranked against each
+  // other: a record of either another way measures something else.
+  std::vector<Condition> conditions(const RunRecord& r) const override {
+    const std::string beside = beside_kernel(r.config);
+    return {{"kernel beside the copies", beside.empty() ? "none" : beside}, methods_measured(r)};
+  }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "base/batch_copy.hpp"
+#include "base/slowdown_range.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
@@ -582,7 +583,11 @@ void measure_variant(const CellRun& run, const Group& g, const BlockCell& cell,
   if (m == BlocksMethod::kKernel) c.extra["sms"] = run.mover.grid_used;
   if (extras.host_cpu_ms) c.extra["host_cpu_ms"] = *extras.host_cpu_ms;
   if (run.beside != nullptr && !extras.slowdown_pct.empty()) {
-    c.extra["slowdown_pct"] = middle(extras.slowdown_pct);
+    // A median outside what a slowdown can be (base/slowdown_range.hpp: below -5%, noise no
+    // kernel shows; past 10,000%, too large to state) is no figure, as a kernel held back for the
+    // whole window is none: the record's reader would refuse it.
+    const double slowdown = middle(extras.slowdown_pct);
+    if (slowdown_in_range(slowdown)) c.extra["slowdown_pct"] = slowdown;
     c.extra["beside_train"] = extras.train;
     c.extra["beside_repeats"] = extras.repeats;
     c.extra["beside_alone_ms"] = extras.train_alone_ms;

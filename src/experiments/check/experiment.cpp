@@ -14,6 +14,9 @@ class Check final : public Experiment {
   std::string command() const override { return "pinbench check"; }
   std::string label() const override { return "Check"; }
   std::string noun() const override { return "check"; }
+  std::vector<Condition> conditions(const RunRecord& r) const override {
+    return {host_placement(r)};
+  }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),

@@ -90,22 +90,33 @@ std::string gpu_labels(const MetricsGpu& g) {
 }  // namespace
 
 std::string metric_label(const std::string& value) {
-  // A line feed is the exposition format's own \n, so a host named "a<LF>b" and one named
-  // "a\x0Ab" (a backslash, then x0A) stay two series; any other control character is shown escaped
-  // (printable.hpp), and then every backslash and quote is escaped as the format asks.
-  std::string out;
+  // The value's text, one to one: between its backslashes and line feeds (ASCII, so never inside
+  // a UTF-8 sequence), printable()'s escapes; each backslash doubled, each line feed kept.
+  std::string text;
+  text.reserve(value.size());
   std::size_t at = 0;
   for (;;) {
-    const std::size_t nl = value.find('\n', at);
-    for (char c :
-         printable(std::string_view(value).substr(at, nl == std::string::npos ? nl : nl - at))) {
-      if (c == '\\' || c == '"') out += '\\';
+    const std::size_t stop = value.find_first_of("\\\n", at);
+    text += printable(std::string_view(value).substr(
+        at, stop == std::string::npos ? std::string::npos : stop - at));
+    if (stop == std::string::npos) break;
+    text += value[stop] == '\\' ? "\\\\" : "\n";
+    at = stop + 1;
+  }
+  // The exposition format's escapes.
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (char c : text) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
       out += c;
     }
-    if (nl == std::string::npos) return out;
-    out += "\\n";
-    at = nl + 1;
   }
+  return out;
 }
 
 std::string check_record_metrics(const RunRecord& check) {

@@ -30,8 +30,13 @@ std::string check_metrics(const std::vector<MetricsGpu>& gpus);
 // check_metrics of one check record's GPUs.
 std::string check_record_metrics(const RunRecord& check);
 
-// A label value as the format writes it: backslash, double quote and line feed escaped, and
-// every control character or byte that is not UTF-8 shown escaped (framework/printable.hpp).
+// A label value as the format writes it, one to one: no two values give one label, so no two
+// hosts share a series. The value's own text keeps its bytes but for those no file should hold:
+// every control character and byte that is not UTF-8 shown as printable() shows it (\x01,
+// \u0085), and, so that such an escape cannot be mistaken for a host that names itself that way,
+// every backslash of the value doubled first. A line feed stays one (the format's own \n). Then
+// the format's escapes: backslash, double quote and line feed. A host named "c<0x01>d" is
+// c\\x01d in the file, one named "c\x01d" (a backslash, then x01) c\\\\x01d.
 std::string metric_label(const std::string& value);
 
 }  // namespace pinbench

@@ -19,6 +19,12 @@ class Doctor final : public Experiment {
   std::string label() const override { return "Doctor"; }
   std::string noun() const override { return "doctor run"; }
   bool copy_rates() const override { return true; }
+  // The time lost is priced at the rates: two records priced from other rates are not compared.
+  std::vector<Condition> conditions(const RunRecord& r) const override {
+    DoctorRecordConfig c;
+    get_fields(r.config, c);
+    return {{"rates", c.rates_from.value_or("a calibration after the program exited")}};
+  }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({fields_of<ProgramRecordConfig>(), fields_of<DoctorRecordConfig>()});

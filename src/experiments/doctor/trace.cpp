@@ -629,9 +629,9 @@ DoctorSight sight_from_json(const JsonFields& o, int collecting) {
   if (!s.driver.recorded()) refuse_field(o.field("driver"), "is missing");
   s.collector = o.one_of_list("collector", kDoctorCollectorStates);
   constexpr std::int64_t kMost = 1 << 20;
-  s.started = static_cast<int>(o.whole("processes_started", 0, kMost));
-  s.without_cuda = static_cast<int>(o.whole("processes_without_cuda", 0, kMost));
-  s.cuda_unseen = static_cast<int>(o.whole("processes_cuda_unseen", 0, kMost));
+  s.started = static_cast<int>(o.count("processes_started", kMost));
+  s.without_cuda = static_cast<int>(o.count("processes_without_cuda", kMost));
+  s.cuda_unseen = static_cast<int>(o.count("processes_cuda_unseen", kMost));
   if (collecting + s.without_cuda + s.cuda_unseen > s.started) {
     refuse_field(o.field("processes_started"),
                  fmt::format("is {}, fewer than the {} processes the record accounts for",
@@ -658,8 +658,7 @@ json to_json(const DoctorFrame& f) {
   return j;
 }
 
-constexpr std::int64_t kMaxNs = std::int64_t{1} << 62;
-constexpr std::int64_t kMaxBytes = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMaxNs = kMostNanoseconds;
 
 void check_interval(const JsonFields& o, std::int64_t start, std::int64_t end) {
   if (end < start)
@@ -683,13 +682,13 @@ Copy copy_from_json(const JsonFields& p) {
                        d.direction)) {
     d.direction = CopyDirection::kUnknown;  // "other"
   }
-  d.bytes = static_cast<std::uint64_t>(p.whole("bytes", 0, kMaxBytes));
+  d.bytes = p.bytes("bytes");
   const std::initializer_list<const char*> kinds = {"pageable", "pinned", "device",
                                                     "managed",  "array",  "unknown"};
   memory_kind_named(p.one_of_list("src_kind", kinds), d.src_kind);
   memory_kind_named(p.one_of_list("dst_kind", kinds), d.dst_kind);
-  d.start_ns = p.whole("start_ns", 0, kMaxNs);
-  d.end_ns = p.whole("end_ns", 0, kMaxNs);
+  d.start_ns = p.ns("start_ns");
+  d.end_ns = p.ns("end_ns");
   check_interval(p, d.start_ns, d.end_ns);
   d.stream = static_cast<std::uint32_t>(p.whole_or("stream", 0, 0, UINT32_MAX));
   return d;
@@ -697,17 +696,17 @@ Copy copy_from_json(const JsonFields& p) {
 
 DoctorCall call_from_json(const json& call, const JsonFields& c) {
   DoctorCall k;
-  k.pid = static_cast<int>(c.whole("pid", 0, INT_MAX));
+  k.pid = c.pid("pid");
   k.api = c.text("api");
   if (k.api.empty()) refuse_field(c.field("api"), "is empty");
   k.domain = c.one_of("domain", {"runtime", "driver"});
   k.kind = c.one_of_list("kind", ev::kCallClassNames);
   k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX));
-  k.start_ns = c.whole("start_ns", 0, kMaxNs);
-  k.end_ns = c.whole("end_ns", 0, kMaxNs);
+  k.start_ns = c.ns("start_ns");
+  k.end_ns = c.ns("end_ns");
   check_interval(c, k.start_ns, k.end_ns);
   k.status = static_cast<int>(c.whole_or("status", 0, INT_MIN, INT_MAX));
-  k.bytes = static_cast<std::uint64_t>(c.whole_or("bytes", 0, 0, kMaxBytes));
+  k.bytes = c.bytes_or("bytes", 0);
   if (call.contains("ptr")) k.ptr = c.hex("ptr");
   k.site = c.text_or("site", "");
   if (c.has("direction")) k.direction = c.one_of("direction", {"h2d", "d2h", "d2d"});
@@ -744,9 +743,9 @@ std::vector<Kernel> kernels_from_json(const json& kernels) {
 DoctorMigration migration_from_json(const JsonFields& m) {
   DoctorMigration d;
   d.kind = m.one_of("kind", {"htod", "dtoh", "cpu_faults", "gpu_faults"});
-  d.value = static_cast<std::uint64_t>(m.whole("value", 0, kMaxBytes));
-  d.start_ns = m.whole("start_ns", 0, kMaxNs);
-  d.end_ns = m.whole("end_ns", 0, kMaxNs);
+  d.value = m.count("value", kMostBytes);  // bytes migrated, or faults
+  d.start_ns = m.ns("start_ns");
+  d.end_ns = m.ns("end_ns");
   check_interval(m, d.start_ns, d.end_ns);
   return d;
 }
@@ -755,7 +754,7 @@ DoctorSite site_from_json(const JsonFields& s) {
   DoctorSite d;
   d.id = s.text("id");
   if (d.id.empty()) refuse_field(s.field("id"), "is empty");
-  d.pid = static_cast<int>(s.whole("pid", 0, INT_MAX));
+  d.pid = s.pid("pid");
   const json& frames = s.array("frames");
   for (std::size_t n = 0; n < frames.size(); ++n) {
     const JsonFields f(frames[n], fmt::format("{}.frames[{}]", s.path(), n));
@@ -822,31 +821,25 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   const JsonFields o(j, "doctor");
   DoctorTrace t;
   t.command = texts_from_json(o, j, "command");
-  t.exit_status = static_cast<int>(o.whole("exit_status", 0, 255));
+  t.exit_status = o.exit_status("exit_status");
   t.signal = o.text_or("signal", "");
-  const json& wall = o.at("wall_ms");
-  if (!wall.is_number() || !std::isfinite(wall.get<double>()) || wall.get<double>() < 0) {
-    refuse_field(o.field("wall_ms"),
-                 fmt::format("is {}; a wall time is finite and not negative", wall.dump()));
-  }
-  t.wall_ms = wall.get<double>();
-  t.processes = static_cast<int>(o.whole_or("processes", 0, 0, 1 << 20));
+  t.wall_ms = o.ms("wall_ms");
+  t.processes = static_cast<int>(o.count_or("processes", 0, 1 << 20));
   t.cupti = o.text_or("cupti", "");
   t.symbolizer = o.text_or("symbolizer", "");
   t.still_running = o.texts_or_none("still_running");
   if (o.has("sight"))
     t.sight = sight_from_json(JsonFields(o.at("sight"), "doctor.sight"), t.processes);
   if (j.contains("notes")) t.notes = texts_from_json(o, j, "notes");
-  t.dropped_records = static_cast<std::uint64_t>(o.whole_or("dropped_records", 0, 0, kMaxBytes));
-  t.unmatched_copies = static_cast<std::uint64_t>(o.whole_or("unmatched_copies", 0, 0, kMaxBytes));
+  t.dropped_records = o.count_or("dropped_records", 0, kMostBytes);
+  t.unmatched_copies = o.count_or("unmatched_copies", 0, kMostBytes);
   const json& calls = o.array("calls");
   for (std::size_t i = 0; i < calls.size(); ++i) {
     t.calls.push_back(
         call_from_json(calls[i], JsonFields(calls[i], fmt::format("doctor.calls[{}]", i))));
   }
   t.kernels = kernels_from_json(o.array("kernels"));
-  t.kernels_total = static_cast<std::uint64_t>(
-      o.whole_or("kernels_total", static_cast<std::int64_t>(t.kernels.size()), 0, kMaxBytes));
+  t.kernels_total = o.count_or("kernels_total", t.kernels.size(), kMostBytes);
   if (t.kernels_total < t.kernels.size()) {
     refuse_field(o.field("kernels_total"), fmt::format("is {}, fewer than the {} kernels listed",
                                                        t.kernels_total, t.kernels.size()));
@@ -866,8 +859,7 @@ DoctorTrace doctor_trace_from_json(const json& j) {
     const json& processes = o.array("process_list");
     for (std::size_t i = 0; i < processes.size(); ++i) {
       const JsonFields p(processes[i], fmt::format("doctor.process_list[{}]", i));
-      t.process_list.push_back(
-          {static_cast<int>(p.whole("pid", 0, INT_MAX)), p.text_or("end", "")});
+      t.process_list.push_back({p.pid("pid"), p.text_or("end", "")});
     }
   }
   for (std::size_t i = 0; i < t.calls.size(); ++i) {

@@ -1,6 +1,7 @@
 // `host` as the registry sees it: every GPU alone and together, as tables and a chart of bars; it
 // prints the model.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "experiments/host/analysis.hpp"
 #include "framework/experiment.hpp"
@@ -24,6 +25,14 @@ class Host final : public Experiment {
   std::string command() const override { return "pinbench host"; }
   std::string label() const override { return "Host"; }
   std::string noun() const override { return "host run"; }
+  // The GPUs copied to together share the host's memory and links: another set is another load.
+  std::vector<Condition> conditions(const RunRecord& r) const override {
+    HostConfig c;
+    get_fields(r.config, c);
+    return {
+        {"GPUs", c.devices.empty() ? "every one" : fmt::format("{}", fmt::join(c.devices, ", "))},
+        host_placement(r)};
+  }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields = fields_of<HostConfig>();
     return fields;

@@ -81,12 +81,30 @@ void build_pipeline(const RunRecord& r, ReportModel& m) {
   }
 }
 
+// The kernel the pipeline's copies overlap, as its record says it: another kernel, or another
+// weight of it, is another pipeline.
+struct PipelineKernel {
+  std::string kernel;
+  int kernel_rounds = 0;
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("kernel", &PipelineKernel::kernel, FieldKind::kText),
+        field("kernel_rounds", &PipelineKernel::kernel_rounds, FieldKind::kCount));
+  }
+};
+
 class Pipeline final : public Experiment {
  public:
   std::string name() const override { return "pipeline"; }
   std::string command() const override { return "pinbench pipeline"; }
   std::string label() const override { return "Pipeline"; }
   std::string noun() const override { return "pipeline"; }
+  std::vector<Condition> conditions(const RunRecord& r) const override {
+    PipelineKernel k;
+    get_fields(r.config, k);
+    return {{"kernel", k.kernel.empty() ? "not stated" : k.kernel},
+            {"kernel rounds per element", std::to_string(k.kernel_rounds)}};
+  }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),

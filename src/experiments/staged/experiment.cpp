@@ -293,6 +293,10 @@ class Staged final : public Experiment {
   std::string command() const override { return "pinbench staged"; }
   std::string label() const override { return "Staged benchmark"; }
   std::string noun() const override { return "staged benchmark"; }
+  // The methods are measured one after another and ranked against each other.
+  std::vector<Condition> conditions(const RunRecord& r) const override {
+    return {methods_measured(r)};
+  }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({engine_fields(),

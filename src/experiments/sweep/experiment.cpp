@@ -90,6 +90,9 @@ class Sweep final : public Experiment {
   std::string label() const override { return "Sweep"; }
   std::string noun() const override { return "sweep"; }
   bool copy_rates() const override { return true; }
+  std::vector<Condition> conditions(const RunRecord& r) const override {
+    return {methods_measured(r), host_placement(r)};
+  }
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({sampling_fields(),

@@ -10,6 +10,7 @@
 
 #include "experiments/check/floors.hpp"
 #include "framework/errors.hpp"
+#include "framework/json_fields.hpp"
 #include "framework/stats.hpp"
 #include "version.hpp"
 
@@ -234,6 +235,9 @@ const std::vector<std::string>& gpu_columns() {
   return columns;
 }
 
+// A check's 4 KiB round trip, in µs: up to an hour.
+constexpr Meaning kRoundTripUs{"a round trip in µs", 0.0, 3.6e9};
+
 json figure(const std::optional<double>& v) {
   return v ? json(*v) : json(nullptr);
 }
@@ -254,16 +258,11 @@ struct ColumnPlaces {
   std::size_t width = 0;        // columns in a row
 };
 
+// A row is never read by position alone: a record without the names is refused.
 ColumnPlaces column_places_from(const json& config) {
   ColumnPlaces p;
   const std::vector<std::string>& ours = gpu_columns();
-  if (!config.contains("gpu_columns")) {  // as pinbench writes them
-    for (std::size_t k = 0; k < ours.size(); ++k) p.at.push_back(k);
-    p.width = ours.size();
-    return p;
-  }
-  const json& names = config["gpu_columns"];
-  if (!names.is_array()) throw InputError("run record: 'config.gpu_columns' is not an array");
+  const json& names = JsonFields(config, "config").array("gpu_columns");
   std::map<std::string, std::size_t> place;
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (!names[i].is_string()) {
@@ -297,12 +296,12 @@ GpuCheck gpu_from_row(const json& row, const std::string& where, const ColumnPla
     throw InputError(fmt::format("run record: '{}[{}]' ({}) is {}", where, places.at[k],
                                  gpu_columns()[k], what));
   };
-  const auto number = [&](std::size_t k) -> std::optional<double> {
+  // A rate (GB/s) or a round trip (µs), or null where the check had none.
+  const auto number = [&](std::size_t k, const Meaning& m) -> std::optional<double> {
     const json& v = cell(k);
     if (v.is_null()) return std::nullopt;
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
-      refuse(k, "not a figure");
-    }
+    if (!v.is_number()) refuse(k, "not a figure");
+    if (!within(v, m)) refuse(k, fmt::format("{}, not {}", shown(v), meaning_words(m)).c_str());
     return v.get<double>();
   };
   // The same bounds as a check record's own machine section (framework/record.hpp).
@@ -332,12 +331,12 @@ GpuCheck gpu_from_row(const json& row, const std::string& where, const ColumnPla
   g.gpu.pcie_loaded.current_width = count(10, kMaxLinkCount);
   g.gpu.pcie_loaded.max_gen = g.gpu.pcie.max_gen;
   g.gpu.pcie_loaded.max_width = g.gpu.pcie.max_width;
-  g.pinned_h2d = number(11);
-  g.pinned_d2h = number(12);
-  g.pageable_h2d = number(13);
-  g.pageable_d2h = number(14);
-  g.round_trip_p50_us = number(15);
-  g.round_trip_p99_us = number(16);
+  g.pinned_h2d = number(11, kRateGbPerS);
+  g.pinned_d2h = number(12, kRateGbPerS);
+  g.pageable_h2d = number(13, kRateGbPerS);
+  g.pageable_d2h = number(14, kRateGbPerS);
+  g.round_trip_p50_us = number(15, kRoundTripUs);
+  g.round_trip_p99_us = number(16, kRoundTripUs);
   return g;
 }
 
@@ -364,29 +363,18 @@ std::vector<FleetMember> fleet_members_from_json(const json& hosts, const json& 
   std::vector<FleetMember> members;
   members.reserve(hosts.size());
   for (std::size_t i = 0; i < hosts.size(); ++i) {
-    const json& h = hosts[i];
     const std::string where = fmt::format("config.hosts[{}]", i);
-    const auto text = [&](const char* key) {
-      if (!h.is_object() || !h.contains(key) || !h[key].is_string()) {
-        throw InputError(fmt::format("run record: '{}.{}' is not a string", where, key));
-      }
-      return h[key].get<std::string>();
-    };
+    const JsonFields h(hosts[i], where);
     FleetMember m;
-    m.source = text("source");
-    m.created_utc = text("created_utc");
-    m.check.hostname = text("host");
-    m.check.no_gpu = text("no_gpu");
-    if (!h.contains("floors") || !h["floors"].is_object()) {
-      throw InputError(fmt::format("run record: '{}.floors' is not an object", where));
-    }
-    m.check.floors = floors_from_json(h["floors"]);
-    if (!h.contains("gpus") || !h["gpus"].is_array()) {
-      throw InputError(fmt::format("run record: '{}.gpus' is not an array", where));
-    }
-    for (std::size_t k = 0; k < h["gpus"].size(); ++k) {
-      m.check.gpus.push_back(
-          gpu_from_row(h["gpus"][k], fmt::format("{}.gpus[{}]", where, k), places));
+    m.source = h.text("source");
+    m.created_utc = h.timestamp("created_utc");  // which of two sightings is newer
+    m.check.hostname = h.text("host");
+    m.check.no_gpu = h.text("no_gpu");
+    if (!h.at("floors").is_object()) refuse_field(h.field("floors"), "is not an object");
+    m.check.floors = floors_from_json(h.at("floors"));
+    const json& gpus = h.array("gpus");
+    for (std::size_t k = 0; k < gpus.size(); ++k) {
+      m.check.gpus.push_back(gpu_from_row(gpus[k], fmt::format("{}.gpus[{}]", where, k), places));
     }
     judge_check(m.check);
     members.push_back(std::move(m));

@@ -123,9 +123,10 @@ nlohmann::json read_members(const nlohmann::json& members);
 
 nlohmann::json fleet_members_to_json(const std::vector<FleetMember>& members);
 // `hosts` as config.hosts holds them, each GPU row read by the column names of
-// config.gpu_columns (pinbench's own order where `config` has none).
+// config.gpu_columns, and by nothing else: a config without them is refused (InputError), never
+// read in pinbench's own order. Each host's created_utc is an RFC 3339 date-time.
 std::vector<FleetMember> fleet_members_from_json(const nlohmann::json& hosts,
-                                                 const nlohmann::json& config = nlohmann::json());
+                                                 const nlohmann::json& config);
 
 // What `check --mpi` gathers at rank 0: every rank's record text, concatenated, and each
 // rank's length. InputError when the lengths do not add up to the bytes.

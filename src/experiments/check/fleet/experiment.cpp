@@ -103,8 +103,8 @@ class Fleet final : public Experiment {
   const std::vector<ConfigField>& config_fields() const override {
     static const std::vector<ConfigField> fields =
         joined({fields_of<FleetRecordConfig>(),
-                // Each host's check, written as a whole (fleet_members_to_json).
-                {{"hosts", FieldKind::kObjects}}});
+                // Each host's check, written as a whole (fleet_members_to_json), and when it ran.
+                {{"hosts", FieldKind::kObjects}, {"created_utc", FieldKind::kTimestamp}}});
     return fields;
   }
   // A fleet record of pinbench 0.1 holds its check records whole, under "members".
