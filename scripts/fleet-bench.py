@@ -13,13 +13,19 @@ import os
 import random
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_input import fail, load_json  # noqa: E402
+
 
 def main():
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__.strip().splitlines()[2].strip())
     source, out, hosts = sys.argv[1], sys.argv[2], int(sys.argv[3])
     per_host = int(sys.argv[4]) if len(sys.argv) == 5 else 8
-    base = json.load(open(source))
+    base = load_json(source, "record")
+    machine = base.get("machine") if isinstance(base, dict) else None
+    if not isinstance(machine, dict) or not machine.get("gpus"):
+        fail("record %s is no check record with a GPU" % source)
     gpu0 = base["machine"]["gpus"][0]
     cases0 = [c for c in base["cases"] if c.get("extra", {}).get("gpu") == 0]
     gates0 = [g for g in base["gates"] if g["name"].startswith("check/gpu0/")]
