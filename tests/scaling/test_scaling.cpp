@@ -1,6 +1,7 @@
 // Every reader is linear: each record kind a registered experiment makes, grown from a committed
 // record (record_growth.hpp) to N and 8N units, is read by every command that reads it (report in
-// each format, its replay, compare, and a kind's own readers such as blocks --recommend), and the
+// each format, its replay, doctor --rates, and a kind's own readers such as blocks --recommend)
+// and, step by step, in this process (its analysis, each printer, read_rows' rows, compare); the
 // CPU time per unit at 8N must stay within kMostRatio of that at N. A reader that looks each case
 // up among the others (a loop over the cases inside a loop over the cases) costs 8x per case at
 // 8N and fails; one that is linear stays near 1x. CPU time, not wall time, and the least of a few
@@ -180,6 +181,13 @@ std::vector<Reader> readers_of(const Experiment& e) {
                        if (a == "FILE") a = d + "/recommend.json";
                      }
                      return args;
+                   }});
+  }
+  // Its cases as rates a program's copies are judged by (doctor --rates), with a program that
+  // makes none.
+  if (e.copy_rates()) {
+    out.push_back({"doctor --rates RECORD -- true", [](const auto& r, const auto&) {
+                     return std::vector<std::string>{"doctor", "--rates", r, "--", "/bin/true"};
                    }});
   }
   return out;
