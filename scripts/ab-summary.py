@@ -15,21 +15,26 @@ Then each build's pipeline through the engine over the page-locked pipeline, low
 highest; and the blocks batch's median GB/s per cell, and each build over `old` where there is
 one. Rounds of several folders count together (a README names them call1/, call2/ and so on).
 
-Exit status 2, with one line on stderr: a folder that does not exist, or folders that hold none
-of those files.
+Exit status 2, with one line on stderr (scripts/script_input.py): a folder that does not exist
+or is no folder, folders that hold none of those files, or one of them that is not a regular file
+holding a run record's JSON.
 """
 import argparse
 import glob
-import json
 import os
 import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_input import fail, input_folder, load_json  # noqa: E402
+
 
 def cases_of(path):
-    with open(path) as f:
-        return json.load(f)["cases"]
+    record = load_json(path, "record")
+    if not isinstance(record, dict) or not isinstance(record.get("cases"), list):
+        fail("record %s holds no list of cases" % path)
+    return record["cases"]
 
 
 def rounds(dirs, pattern):
@@ -147,20 +152,13 @@ def blocks_table(dirs):
     print_table("\nblocks batch, GB/s, median of the rounds:", header, rows)
 
 
-def fail(message):
-    """One line on stderr, exit status 2."""
-    print("ab-summary.py: " + message, file=sys.stderr)
-    sys.exit(2)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("dirs", nargs="+", help="folders a call of scripts/h200-call.sh wrote")
     p.add_argument("--prefix", default="prev", help="the staged and pipeline files' prefix")
     a = p.parse_args()
     for d in a.dirs:
-        if not os.path.isdir(d):
-            fail("no folder %s" % d)
+        input_folder(d)
     files = re.escape(a.prefix) + r"-(staged|pipeline)-(?P<build>\w+)-\d+\.json"
     if not rounds(a.dirs, files) and not rounds(a.dirs, r"blocks-ab-(?P<build>\w+)-\d+\.json"):
         fail("no %s-staged-*, %s-pipeline-* or blocks-ab-* files in %s"

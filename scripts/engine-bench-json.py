@@ -9,35 +9,52 @@ Each ROUND adds the rounds that scripts/h200-call.sh's `compare` part wrote in t
 (torch-BUILD-ROUND.txt, python-BUILD-ROUND.txt): accel's figures become one list over the rounds,
 and the engine's figure the median of its rounds. The engine part's own round (torch-BUILD.txt)
 counts where it is there; a `compare` part alone writes torch-plain.txt itself.
+
+Exit status 2, with one line on stderr (scripts/script_input.py): a folder that does not exist
+or is no folder, no round's files, or one of them that is not a regular file of those lines.
 """
 import json
 import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_input import fail, input_folder, read_text  # noqa: E402
+
+
+def json_line(path, line):
+    try:
+        return json.loads(line)
+    except ValueError as e:
+        fail("%s: a line is not JSON: %s" % (path, e))
+
 
 def rows(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.startswith("{")]
+    return [json_line(path, line) for line in read_text(path).splitlines() if line.startswith("{")]
 
 
 def main():
-    folder, build = sys.argv[1], sys.argv[2]
+    if len(sys.argv) < 3:
+        fail("usage: engine-bench-json.py DIR BUILD [ROUND...]")
+    folder, build = input_folder(sys.argv[1]), sys.argv[2]
     suffixes = [s for s in [""] + ["-" + r for r in sys.argv[3:]]
-                if os.path.exists(os.path.join(folder, "torch-%s%s.txt" % (build, s)))]
+                if os.path.lexists(os.path.join(folder, "torch-%s%s.txt" % (build, s)))]
     if not suffixes:
-        raise SystemExit("no torch-%s*.txt of those rounds in %s" % (build, folder))
+        fail("no torch-%s*.txt of those rounds in %s" % (build, folder))
     plain = rows(os.path.join(folder, "torch-plain.txt"))
     accel = [rows(os.path.join(folder, "torch-%s%s.txt" % (build, s))) for s in suffixes]
     engines = []
     for s in suffixes:
-        with open(os.path.join(folder, "python-%s%s.txt" % (build, s))) as f:
-            engines.append(json.loads(f.read().strip().splitlines()[-1]))
+        path = os.path.join(folder, "python-%s%s.txt" % (build, s))
+        lines = read_text(path).strip().splitlines()
+        if not lines:
+            fail("%s is empty" % path)
+        engines.append(json_line(path, lines[-1]))
     out = []
     for i, p in enumerate(plain):
         a = [r[i] for r in accel]
         if any(x["path"] != p["path"] or x["bytes"] != p["bytes"] for x in a):
-            raise SystemExit("the runs' paths differ at row %d (%s)" % (i, p["path"]))
+            fail("the runs' paths differ at row %d (%s)" % (i, p["path"]))
         way = "d2h" if ("host" in p["path"] or "cpu" in p["path"]) else "h2d"
         key = "%s %d MiB" % (way, p["bytes"] >> 20)
         engine = [e[key] for e in engines if key in e]

@@ -25,19 +25,35 @@ Usage: engine-timeline.py TRACE.json[.gz] [--pipeline] [--json OUT]
 import argparse
 import gzip
 import json
+import os
 import statistics
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_input import fail, open_input  # noqa: E402
 
 ENGINE = "pinbench engine"
 PHASE = "pinbench"
 
 
 def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        data = json.load(f)
-    events = data["traceEvents"] if isinstance(data, dict) else data
+    """The trace's complete slices ("ph": "X"), each with its end; a trace that is not a regular
+    file holding Chrome trace JSON (gzipped where its name ends in .gz) is exit 2, one line."""
+    with open_input(path, "rb", "trace") as f:
+        raw = f.read()
+    if path.endswith(".gz"):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as e:
+            fail("trace %s is not gzip: %s" % (path, e))
+    try:
+        data = json.loads(raw)
+    except ValueError as e:
+        fail("trace %s is not JSON: %s" % (path, e))
+    events = data.get("traceEvents") if isinstance(data, dict) else data
+    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        fail("trace %s holds no list of trace events" % path)
     slices = [e for e in events if e.get("ph") == "X"]
     for e in slices:
         e["end"] = e["ts"] + e.get("dur", 0)

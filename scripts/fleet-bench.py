@@ -15,6 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import number_arg  # noqa: E402
+from script_input import fail, load_json  # noqa: E402
 
 
 def main():
@@ -23,7 +24,10 @@ def main():
     source, out = sys.argv[1], sys.argv[2]
     hosts = number_arg.whole(sys.argv[3], "HOSTS", minimum=1)
     per_host = number_arg.whole(sys.argv[4], "GPUS_PER_HOST", minimum=1) if len(sys.argv) == 5 else 8
-    base = json.load(open(source))
+    base = load_json(source, "record")
+    machine = base.get("machine") if isinstance(base, dict) else None
+    if not isinstance(machine, dict) or not machine.get("gpus"):
+        fail("record %s is no check record with a GPU" % source)
     gpu0 = base["machine"]["gpus"][0]
     cases0 = [c for c in base["cases"] if c.get("extra", {}).get("gpu") == 0]
     gates0 = [g for g in base["gates"] if g["name"].startswith("check/gpu0/")]

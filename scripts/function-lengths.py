@@ -17,10 +17,12 @@ import os
 import re
 import sys
 
-# The C++ lexer every checker shares (comments, literals, directives): cpp_text.py, beside this.
+# The C++ lexer every checker shares (comments, literals, directives): cpp_text.py, beside this;
+# and how every script opens what it reads: script_input.py.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cpp_text import blank  # noqa: E402
 import number_arg  # noqa: E402
+from script_input import fail, input_file_or_folder, open_input  # noqa: E402
 
 EXTENSIONS = (".cpp", ".hpp", ".cu", ".cuh", ".h")
 
@@ -77,7 +79,7 @@ def classify(header):
 
 def functions(path):
     """(name, first line, length in lines) of every function in the file."""
-    with open(path, encoding="utf-8", errors="replace") as f:
+    with open_input(path, encoding="utf-8", errors="replace") as f:
         text = blank(f.read())
     found = []
     stack = []  # per open brace: (what it opens, function name, first line)
@@ -102,7 +104,7 @@ def functions(path):
                 header_start = i + 1
         elif c == "}":
             if not stack:
-                raise SystemExit("%s:%d: a closing brace with none open" % (path, line_at[i]))
+                fail("%s:%d: a closing brace with none open" % (path, line_at[i]))
             kind, name, first = stack.pop()
             if kind == "function":
                 found.append((name, first, line_at[i] - first + 1))
@@ -114,20 +116,33 @@ def functions(path):
                                                    text[header_start:i]):
             header_start = i + 1
     if stack:
-        raise SystemExit("%s: %d braces left open" % (path, len(stack)))
+        fail("%s: %d braces left open" % (path, len(stack)))
     return found
 
 
 def sources(paths):
+    """Every C++ and CUDA file under `paths` (files or folders), in order. A path that is neither,
+    a folder that cannot be read, or paths that hold no such file are exit 2, one line: a check
+    over nothing would pass."""
+    found = 0
     for root in paths:
-        if os.path.isfile(root):
+        input_file_or_folder(root, "path")
+        if not os.path.isdir(root):
+            found += 1
             yield root
             continue
-        for folder, dirs, files in os.walk(root):
+
+        def unreadable(e):
+            fail("cannot read folder %s: %s" % (e.filename, e.strerror))
+
+        for folder, dirs, files in os.walk(root, onerror=unreadable):
             dirs.sort()
             for name in sorted(files):
                 if name.endswith(EXTENSIONS):
+                    found += 1
                     yield os.path.join(folder, name)
+    if found == 0:
+        fail("no C++ or CUDA file (%s) under %s" % (" ".join(EXTENSIONS), " ".join(paths)))
 
 
 def main():

@@ -42,6 +42,7 @@ _spec.loader.exec_module(function_lengths)
 sys.path.insert(0, HERE)
 from cpp_text import blank  # noqa: E402
 import number_arg  # noqa: E402
+from script_input import open_input  # noqa: E402
 
 HELPERS = ("has", "text", "text_or", "whole", "whole_or", "flag_or", "array",
            "texts_or_none", "hex", "one_of", "one_of_list",
@@ -64,7 +65,7 @@ READER = re.compile(r"(^|::)(from_json|\w+_from_json|\w+_from)$")
 
 def reads(path):
     """(line, key) of every counted read in the file."""
-    with open(path, encoding="utf-8", errors="replace") as f:
+    with open_input(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     blanked = blank(text)
     line_at = [1]

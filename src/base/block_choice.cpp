@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -237,8 +238,9 @@ Bracket bracket(const std::vector<std::uint64_t>& grid, std::uint64_t x) {
     b.on_grid = !b.outside;
     return b;
   }
-  std::size_t i = 0;
-  while (grid[i + 1] <= x) ++i;
+  // The last grid point at or below x (x lies strictly inside the grid here).
+  const std::size_t i =
+      static_cast<std::size_t>(std::upper_bound(grid.begin(), grid.end(), x) - grid.begin()) - 1;
   b.lo = i;
   if (grid[i] == x) return b;
   b.hi = i + 1;
@@ -248,25 +250,34 @@ Bracket bracket(const std::vector<std::uint64_t>& grid, std::uint64_t x) {
   return b;
 }
 
-const CalibrationPoint* find_point(const CalibrationTable& t, const BlockShape& s, BlockMethod m,
-                                   std::uint64_t block_bytes, std::uint64_t count) {
+// At each of two block sizes (grid indices si[0], si[1]) and two counts (ci[0], ci[1]), the point
+// at (size, count) or, where that count was not measured at that size, the one at the largest
+// count below it that was: found in one pass over the table's points.
+struct Corners {
+  const CalibrationPoint* at[2][2] = {{nullptr, nullptr}, {nullptr, nullptr}};
+};
+
+Corners corners(const CalibrationTable& t, const BlockShape& s, BlockMethod m,
+                const std::size_t (&si)[2], const std::size_t (&ci)[2]) {
+  Corners out;
+  std::size_t found[2][2] = {{0, 0}, {0, 0}};  // the count index of what `out` holds
   for (const CalibrationPoint& p : t.points) {
-    if (p.direction == s.direction && p.memory == s.memory && p.method == m &&
-        p.block_bytes == block_bytes && p.count == count) {
-      return &p;
+    if (p.direction != s.direction || p.memory != s.memory || p.method != m) continue;
+    const auto count = std::lower_bound(t.counts.begin(), t.counts.end(), p.count);
+    if (count == t.counts.end() || *count != p.count) continue;
+    const auto c = static_cast<std::size_t>(count - t.counts.begin());
+    for (int a = 0; a < 2; ++a) {
+      if (p.block_bytes != t.sizes[si[a]]) continue;
+      for (int b = 0; b < 2; ++b) {
+        // The first point of the largest count at or below the corner's.
+        if (c <= ci[b] && (out.at[a][b] == nullptr || c > found[a][b])) {
+          out.at[a][b] = &p;
+          found[a][b] = c;
+        }
+      }
     }
   }
-  return nullptr;
-}
-
-// The point at (size, count) or, where that count was not measured at that size, the one at the
-// largest count below it that was.
-const CalibrationPoint* point_or_below(const CalibrationTable& t, const BlockShape& s,
-                                       BlockMethod m, std::size_t si, std::size_t ci) {
-  for (std::size_t c = ci + 1; c-- > 0;) {
-    if (const CalibrationPoint* p = find_point(t, s, m, t.sizes[si], t.counts[c])) return p;
-  }
-  return nullptr;
+  return out;
 }
 
 struct Prediction {
@@ -276,10 +287,11 @@ struct Prediction {
 
 std::optional<Prediction> predict(const CalibrationTable& t, const BlockShape& s, BlockMethod m,
                                   const Bracket& bs, const Bracket& bc) {
-  const CalibrationPoint* c00 = point_or_below(t, s, m, bs.lo, bc.lo);
-  const CalibrationPoint* c01 = point_or_below(t, s, m, bs.lo, bc.hi);
-  const CalibrationPoint* c10 = point_or_below(t, s, m, bs.hi, bc.lo);
-  const CalibrationPoint* c11 = point_or_below(t, s, m, bs.hi, bc.hi);
+  const Corners k = corners(t, s, m, {bs.lo, bs.hi}, {bc.lo, bc.hi});
+  const CalibrationPoint* c00 = k.at[0][0];
+  const CalibrationPoint* c01 = k.at[0][1];
+  const CalibrationPoint* c10 = k.at[1][0];
+  const CalibrationPoint* c11 = k.at[1][1];
   if (c00 == nullptr || c01 == nullptr || c10 == nullptr || c11 == nullptr) return std::nullopt;
   const auto mix = [&](double a00, double a01, double a10, double a11) {
     const double lo = a00 + (a01 - a00) * bc.t;
@@ -430,8 +442,8 @@ void validate_calibration(const CalibrationTable& t, const std::string& where) {
     const std::string at = std::string(to_string(p.direction)) + " " + to_string(p.memory) + " " +
                            to_string(p.method) + " " + std::to_string(p.block_bytes) + " x " +
                            std::to_string(p.count);
-    if (std::find(t.sizes.begin(), t.sizes.end(), p.block_bytes) == t.sizes.end() ||
-        std::find(t.counts.begin(), t.counts.end(), p.count) == t.counts.end()) {
+    if (!std::binary_search(t.sizes.begin(), t.sizes.end(), p.block_bytes) ||
+        !std::binary_search(t.counts.begin(), t.counts.end(), p.count)) {
       malformed(where, "point " + at + " is not on the grid");
     }
     if (!std::isfinite(p.gb_per_s) || p.gb_per_s <= 0) {
@@ -450,22 +462,31 @@ void validate_calibration(const CalibrationTable& t, const std::string& where) {
         {static_cast<int>(p.direction), static_cast<int>(p.memory), static_cast<int>(p.method)});
   }
   // Each method measured in a group has, at every block size, counts from the grid's first on
-  // without a gap: what a prediction at a larger count falls back on.
+  // without a gap: what a prediction at a larger count falls back on. The points are distinct,
+  // so a method's counts at a size are the grid's first k exactly when it has k of them and the
+  // largest is the k-th: counted in one pass, then checked size by size.
+  struct Held {
+    std::size_t points = 0, last = 0;  // how many, and the largest count's index
+  };
+  std::map<std::tuple<int, int, int, std::uint64_t>, Held> held;
+  for (const auto& [d, m, k, size, count] : seen) {
+    Held& h = held[{d, m, k, size}];
+    ++h.points;
+    const auto c = static_cast<std::size_t>(
+        std::lower_bound(t.counts.begin(), t.counts.end(), count) - t.counts.begin());
+    h.last = std::max(h.last, c);
+  }
   for (const auto& [d, m, k] : methods) {
     for (std::uint64_t size : t.sizes) {
-      bool ended = false;
-      for (std::uint64_t count : t.counts) {
-        const bool here = seen.count({d, m, k, size, count}) > 0;
-        if (here && ended) {
-          malformed(where, std::string("method ") + to_string(static_cast<BlockMethod>(k)) +
-                               " at " + std::to_string(size) + " bytes skips a count");
-        }
-        if (!here && count == t.counts.front()) {
-          malformed(where, std::string("method ") + to_string(static_cast<BlockMethod>(k)) +
-                               " has no figure at " + std::to_string(size) + " bytes x " +
-                               std::to_string(count));
-        }
-        ended = ended || !here;
+      const auto it = held.find({d, m, k, size});
+      const std::string method = to_string(static_cast<BlockMethod>(k));
+      if (it == held.end() || seen.count({d, m, k, size, t.counts.front()}) == 0) {
+        malformed(where, "method " + method + " has no figure at " + std::to_string(size) +
+                             " bytes x " + std::to_string(t.counts.front()));
+      }
+      if (it->second.last + 1 != it->second.points) {
+        malformed(where,
+                  "method " + method + " at " + std::to_string(size) + " bytes skips a count");
       }
     }
   }

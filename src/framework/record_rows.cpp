@@ -3,6 +3,8 @@
 #include "framework/record_rows.hpp"
 
 #include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "framework/case_figures.hpp"
 #include "framework/report_model.hpp"
@@ -20,14 +22,15 @@ nlohmann::ordered_json or_null(const std::optional<double>& v) {
 nlohmann::ordered_json record_rows(const RunRecord& record) {
   const ReportModel model = analyse(record);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  // Each gate's detail by name, the last gate of a name as before: looked up once per case.
+  std::unordered_map<std::string, const std::string*> details;
+  for (const Gate& g : record.gates) details[g.name] = &g.detail;
   for (const CaseLine& line : model.cases) {
     const Case& c = *line.source;
     const CaseFigures f = figures_of(c);
     const std::optional<Estimate> e = verified_estimate(c);
-    std::string gate_detail;
-    for (const Gate& g : record.gates) {
-      if (g.name == c.gate) gate_detail = g.detail;
-    }
+    const auto detail = details.find(c.gate);
+    const std::string gate_detail = detail == details.end() ? std::string() : *detail->second;
     nlohmann::ordered_json row = {
         {"experiment", record.experiment},
         {"created_utc", record.created_utc},

@@ -1,6 +1,9 @@
 #include "framework/report_tables.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -84,16 +87,17 @@ ReportTable generic_table(const SizePanel& p) {
     t.header.push_back(s.memory + " GB/s");
     t.numeric.push_back(true);
   }
+  // A series' points are sorted by size (size_panels): each column is walked once, beside the
+  // rows, so the table costs its cells.
+  std::vector<std::size_t> next(p.series.size(), 0);
   for (std::uint64_t bytes : panel_sizes(p)) {
     std::vector<std::string> row{format_size(bytes)};
-    for (const SizeSeries& s : p.series) {
+    for (std::size_t i = 0; i < p.series.size(); ++i) {
+      const auto& points = p.series[i].gb_per_s;
+      std::size_t& at = next[i];
+      while (at < points.size() && points[at].first < bytes) ++at;
       std::optional<double> v;
-      for (const auto& point : s.gb_per_s) {
-        if (point.first == bytes) {
-          v = point.second;
-          break;
-        }
-      }
+      if (at < points.size() && points[at].first == bytes) v = points[at].second;
       row.push_back(num(v, "{:.2f}"));
     }
     t.rows.push_back(std::move(row));
@@ -267,28 +271,27 @@ bool SizePanel::is_sweep() const {
 
 std::vector<SizePanel> size_panels(const RunRecord& r) {
   std::vector<SizePanel> panels;
+  // Where each panel and series sits, and the sizes a series holds: looked up, not searched, so
+  // a record of many cases is read in time proportional to them.
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> panel_at;
+  std::map<std::pair<std::size_t, std::string>, std::size_t> series_at;
+  std::set<std::tuple<std::size_t, std::size_t, std::uint64_t>> sizes;  // panel, series, bytes
   for (const Case& c : r.cases) {
-    auto panel = std::find_if(panels.begin(), panels.end(), [&](const SizePanel& p) {
-      return p.part == c.part && p.method == c.method && p.direction == c.direction;
-    });
-    if (panel == panels.end()) {
-      panels.push_back({c.part, c.method, c.direction, {}, {}});
-      panel = panels.end() - 1;
-    }
-    auto series = std::find_if(panel->series.begin(), panel->series.end(),
-                               [&](const SizeSeries& s) { return s.memory == c.memory; });
-    if (series == panel->series.end()) {
-      panel->series.push_back({c.memory, {}});
-      series = panel->series.end() - 1;
-    }
+    const auto [panel_it, new_panel] =
+        panel_at.emplace(std::make_tuple(c.part, c.method, c.direction), panels.size());
+    if (new_panel) panels.push_back({c.part, c.method, c.direction, {}, {}});
+    const std::size_t pi = panel_it->second;
+    SizePanel& panel = panels[pi];
+    const auto [series_it, new_series] =
+        series_at.emplace(std::make_pair(pi, c.memory), panel.series.size());
+    if (new_series) panel.series.push_back({c.memory, {}});
+    const std::size_t si = series_it->second;
     // The first case of a size counts, as everywhere else a record is read.
-    const bool repeated = std::any_of(series->gb_per_s.begin(), series->gb_per_s.end(),
-                                      [&](const auto& point) { return point.first == c.bytes; });
-    if (repeated) continue;
+    if (!sizes.emplace(pi, si, c.bytes).second) continue;
     const CaseFigures f = figures_of(c);
-    series->gb_per_s.emplace_back(c.bytes, f.gb_per_s);
+    panel.series[si].gb_per_s.emplace_back(c.bytes, f.gb_per_s);
     if (!c.verified) {
-      panel->failed.push_back(
+      panel.failed.push_back(
           fmt::format("{} {} (gate {})", c.memory, format_size(c.bytes), c.gate));
     }
   }

@@ -326,6 +326,54 @@ TEST(BlocksAnalysis, MethodsWithinThreePercentAreEquallyGoodPicks) {
   EXPECT_EQ(c.margin_cell->block_bytes, 4 * kKiB);
 }
 
+// A group of more block sizes and counts than a rule's bounds are drawn from (16 of each): the
+// bounds fall on measured sizes and counts at the edges of runs of them, the rules still find the
+// region where the kernel wins, and they pick well in nearly every cell. 40 sizes x 40 counts.
+TEST(BlocksAnalysis, ManySizesAndCountsGiveRulesOnRunsOfThem) {
+  RunRecord r;
+  r.experiment = "blocks";
+  r.created_utc = "2026-12-03T10:00:00Z";
+  std::vector<Rates> rows;
+  std::vector<std::uint64_t> sizes, counts;
+  for (std::uint64_t i = 0; i < 40; ++i) {
+    sizes.push_back(4 * kKiB + 1024 * i);
+    counts.push_back(1 + 3 * i);
+  }
+  // The kernel wins blocks below 20 KiB in counts of 40 or more; batch-stream the rest.
+  for (std::uint64_t size : sizes) {
+    for (std::uint64_t count : counts) {
+      const bool kernel = size < 20 * kKiB && count >= 40;
+      rows.push_back({size, count, {kernel ? 1.0 : 2.0, kernel ? 3.0 : 1.0, 4.0}});
+    }
+  }
+  add_group(r, "h2d", "pinned", {"batch-stream", "kernel", "contiguous"}, rows);
+  const BlocksAnalysis a = analyse_blocks(r);
+  ASSERT_EQ(a.crossovers.size(), 1u);
+  const BlocksCrossover& c = a.crossovers[0];
+  EXPECT_EQ(c.cells, 1600u);
+  EXPECT_EQ(c.fallback, "batch-stream");
+  ASSERT_FALSE(c.rules.empty());
+  EXPECT_EQ(c.rules[0].method, "kernel");
+  for (const BlocksRule& rule : c.rules) {
+    for (const auto& bound : {rule.min_block_bytes, rule.max_block_bytes}) {
+      if (bound) {
+        EXPECT_TRUE(std::count(sizes.begin(), sizes.end(), *bound)) << *bound;
+      }
+    }
+    for (const auto& bound : {rule.min_blocks, rule.max_blocks}) {
+      if (bound) {
+        EXPECT_TRUE(std::count(counts.begin(), counts.end(), *bound)) << *bound;
+      }
+    }
+  }
+  // The region's edges (20 KiB, 40 blocks) fall inside runs of 2 or 3 sizes and counts: at most
+  // the cells of one run of each side are picked otherwise.
+  EXPECT_GE(c.right, 1600u - 3 * 40 - 3 * 40);
+  EXPECT_EQ(c.pick(4 * kKiB, 118), "kernel");
+  EXPECT_EQ(c.pick(40 * kKiB, 118), "batch-stream");
+  EXPECT_EQ(c.pick(4 * kKiB, 1), "batch-stream");
+}
+
 TEST(BlocksAnalysis, WhatACallCosts) {
   const BlocksAnalysis a = analyse_blocks(make_blocks_record());
   const auto cost = [&](const char* d, const char* m) {

@@ -789,5 +789,24 @@ TEST(Fleet, OneUuidClaimedByTwoHostsIsFlagged) {
   EXPECT_EQ(exit_code(m), 1);
 }
 
+// A UUID copied into every host's record flags each GPU with at most five other hosts named and
+// how many more: a line of its own length, not one as long as the fleet (which made the report of
+// such a fleet grow as the square of its hosts).
+TEST(Fleet, AUuidInManyHostsNamesFiveOfThem) {
+  std::vector<RunRecord> recs;
+  std::vector<std::string> sources;
+  for (int i = 0; i < 9; ++i) {
+    recs.push_back(check_record("n" + std::to_string(i), {1.2}, "GPU-1"));
+    sources.push_back("r" + std::to_string(i) + ".json");
+  }
+  const FleetAnalysis a = analyse_fleet(recs, sources);
+  const std::vector<std::string> flagged = a.flagged();
+  ASSERT_FALSE(flagged.empty());
+  EXPECT_NE(flagged[0].find("UUID also claimed by host n1, n2, n3, n4, n5 and 3 more: one GPU "
+                            "cannot sit in two hosts"),
+            std::string::npos)
+      << flagged[0];
+}
+
 }  // namespace
 }  // namespace pinbench

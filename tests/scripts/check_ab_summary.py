@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/ab-summary.py on the committed A/B of 2026-12-03 (night): the tables its README quotes,
-and one line on stderr with exit status 2 for a missing folder or one without A/B files.
+and one line on stderr with exit status 2 for a missing folder or one without A/B files
+(tests/scripts/check_script_inputs.py tries FIFOs and folders where its files should be).
 
   check_ab_summary.py REPO_ROOT
 """
@@ -24,11 +25,12 @@ def main():
                  "| d2h | 4 KiB x 4096 | 6.17 | 4.57 | 4.60 | 1.35 | 1.01 |"):
         if good.returncode != 0 or line not in good.stdout.splitlines():
             problems.append("the night's tables lack: " + line)
-    for args, said in (([root + "/no-such-folder"], "no folder"),
+    for args, said in (([root + "/no-such-folder"], "does not exist"),
                        ([root + "/data"], "no prev-staged-*, prev-pipeline-* or blocks-ab-*")):
         bad = run(root, *args)
         lines = bad.stderr.splitlines()
-        if bad.returncode != 2 or len(lines) != 1 or said not in lines[0] or bad.stdout:
+        if (bad.returncode != 2 or len(lines) != 1 or not lines[0].startswith("ab-summary.py: error: ")
+                or said not in lines[0] or bad.stdout):
             problems.append("%s: exit %d, stderr %r" % (args[0], bad.returncode, bad.stderr))
     for p in problems:
         print(p)

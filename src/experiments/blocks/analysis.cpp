@@ -93,41 +93,114 @@ std::optional<double> over_the_rest(const BlocksCell& cell, const std::string& m
   return *r->gb_per_s / best;
 }
 
-// The best rule for `m` over the cells not yet claimed: the rectangle of measured sizes and
+// The most block sizes, and counts, a rule's bounds are drawn from in one group. A group that
+// measured more is cut into this many runs of consecutive sizes (counts), and a bound falls at a
+// run's edge: the search for rules then costs the same in a group of any size beyond them, and
+// the analysis stays linear in the cells.
+constexpr std::size_t kMostEdges = 16;
+
+// The runs of `values` (sorted, distinct) a bound is drawn from: one per value up to
+// kMostEdges, else kMostEdges runs of near-equal length. `first[i]`, `last[i]`: run i's ends.
+struct Runs {
+  std::vector<std::uint64_t> first, last;
+  std::size_t of(std::uint64_t v) const {
+    return static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), v) -
+                                    first.begin()) -
+           1;
+  }
+};
+
+Runs runs_of(const std::vector<std::uint64_t>& values) {
+  Runs r;
+  const std::size_t n = std::min(values.size(), kMostEdges);
+  for (std::size_t i = 0; i < n; ++i) {
+    r.first.push_back(values[i * values.size() / n]);
+    r.last.push_back(values[(i + 1) * values.size() / n - 1]);
+  }
+  return r;
+}
+
+// The cells of a group not yet claimed by a rule, by (size run, count run), with what each run
+// pair holds: how many, and in how many each method is a good pick.
+struct Unclaimed {
+  Runs sizes, counts;
+  std::size_t methods = 0;
+  std::vector<std::vector<std::size_t>> cells;  // by run pair: indices into the group's cells
+  std::vector<int> inside;                      // by run pair
+  std::vector<int> good;                        // by run pair, then method
+  std::vector<char> good_of;                    // by cell, then method: a good pick there
+
+  std::size_t pair(std::size_t s, std::size_t n) const { return s * counts.first.size() + n; }
+};
+
+Unclaimed unclaimed_of(const std::vector<const BlocksCell*>& cells,
+                       const std::vector<std::string>& methods,
+                       const std::vector<std::uint64_t>& sizes,
+                       const std::vector<std::uint64_t>& counts) {
+  Unclaimed u;
+  u.sizes = runs_of(sizes);
+  u.counts = runs_of(counts);
+  u.methods = methods.size();
+  const std::size_t pairs = u.sizes.first.size() * u.counts.first.size();
+  u.cells.resize(pairs);
+  u.inside.assign(pairs, 0);
+  u.good.assign(pairs * methods.size(), 0);
+  u.good_of.assign(cells.size() * methods.size(), 0);
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const BlocksCell& cell = *cells[i];
+    const std::size_t p = u.pair(u.sizes.of(cell.block_bytes), u.counts.of(cell.count));
+    u.cells[p].push_back(i);
+    ++u.inside[p];
+    for (std::size_t m = 0; m < methods.size(); ++m) {
+      if (!good(cell, methods[m])) continue;
+      u.good_of[i * methods.size() + m] = 1;
+      ++u.good[p * methods.size() + m];
+    }
+  }
+  return u;
+}
+
+// The best rule for method `m` over the cells not yet claimed: the rectangle of runs of sizes and
 // counts that adds most cells picked well (ties: the one holding more cells, so bounds reach the
-// measured edges). Its gain is 0 when no rectangle adds one.
-std::pair<int, BlocksRule> best_rule(const std::string& m, const std::string& fallback,
-                                     const std::vector<const BlocksCell*>& cells,
-                                     const std::vector<bool>& claimed,
-                                     const std::vector<std::uint64_t>& sizes,
-                                     const std::vector<std::uint64_t>& counts) {
+// measured edges). Its gain is 0 when no rectangle adds one. Sums over rectangles come from
+// prefix sums over the run pairs.
+std::pair<int, BlocksRule> best_rule(const std::string& name, std::size_t m, std::size_t fallback,
+                                     const Unclaimed& u) {
+  const std::size_t ns = u.sizes.first.size(), nc = u.counts.first.size();
+  // gain and inside summed over run pairs [0, s) x [0, n), (ns + 1) x (nc + 1).
+  std::vector<int> gain((ns + 1) * (nc + 1), 0), inside((ns + 1) * (nc + 1), 0);
+  const auto at = [nc](std::size_t s, std::size_t n) { return s * (nc + 1) + n; };
+  for (std::size_t s = 0; s < ns; ++s) {
+    for (std::size_t n = 0; n < nc; ++n) {
+      const std::size_t p = u.pair(s, n);
+      const int g = u.good[p * u.methods + m] - u.good[p * u.methods + fallback];
+      gain[at(s + 1, n + 1)] = g + gain[at(s, n + 1)] + gain[at(s + 1, n)] - gain[at(s, n)];
+      inside[at(s + 1, n + 1)] =
+          u.inside[p] + inside[at(s, n + 1)] + inside[at(s + 1, n)] - inside[at(s, n)];
+    }
+  }
+  const auto sum = [&](const std::vector<int>& v, std::size_t s0, std::size_t s1, std::size_t n0,
+                       std::size_t n1) {
+    return v[at(s1 + 1, n1 + 1)] - v[at(s0, n1 + 1)] - v[at(s1 + 1, n0)] + v[at(s0, n0)];
+  };
   int best_gain = 0;
-  std::size_t best_cells = 0;
+  int best_cells = 0;
   BlocksRule best;
-  for (std::size_t s0 = 0; s0 < sizes.size(); ++s0) {
-    for (std::size_t s1 = s0; s1 < sizes.size(); ++s1) {
-      for (std::size_t n0 = 0; n0 < counts.size(); ++n0) {
-        for (std::size_t n1 = n0; n1 < counts.size(); ++n1) {
-          int gain = 0;
-          std::size_t inside = 0;
-          for (std::size_t i = 0; i < cells.size(); ++i) {
-            const BlocksCell& cell = *cells[i];
-            if (claimed[i] || cell.block_bytes < sizes[s0] || cell.block_bytes > sizes[s1] ||
-                cell.count < counts[n0] || cell.count > counts[n1]) {
-              continue;
-            }
-            ++inside;
-            gain += (good(cell, m) ? 1 : 0) - (good(cell, fallback) ? 1 : 0);
-          }
-          if (gain > best_gain || (gain == best_gain && gain > 0 && inside > best_cells)) {
-            best_gain = gain;
-            best_cells = inside;
+  for (std::size_t s0 = 0; s0 < ns; ++s0) {
+    for (std::size_t s1 = s0; s1 < ns; ++s1) {
+      for (std::size_t n0 = 0; n0 < nc; ++n0) {
+        for (std::size_t n1 = n0; n1 < nc; ++n1) {
+          const int g = sum(gain, s0, s1, n0, n1);
+          const int in = sum(inside, s0, s1, n0, n1);
+          if (g > best_gain || (g == best_gain && g > 0 && in > best_cells)) {
+            best_gain = g;
+            best_cells = in;
             best = BlocksRule();
-            best.method = m;
-            if (s0 > 0) best.min_block_bytes = sizes[s0];
-            if (s1 + 1 < sizes.size()) best.max_block_bytes = sizes[s1];
-            if (n0 > 0) best.min_blocks = counts[n0];
-            if (n1 + 1 < counts.size()) best.max_blocks = counts[n1];
+            best.method = name;
+            if (s0 > 0) best.min_block_bytes = u.sizes.first[s0];
+            if (s1 + 1 < ns) best.max_block_bytes = u.sizes.last[s1];
+            if (n0 > 0) best.min_blocks = u.counts.first[n0];
+            if (n1 + 1 < nc) best.max_blocks = u.counts.last[n1];
           }
         }
       }
@@ -174,24 +247,38 @@ BlocksCrossover crossover(const std::vector<const BlocksCell*>& group,
   }
   c.fallback = methods[first];
 
-  std::vector<bool> claimed(won.size(), false);
+  Unclaimed u = unclaimed_of(won, methods, sizes, counts);
   while (true) {
     int best_gain = 0;
     BlocksRule best;
-    for (const std::string& m : methods) {
-      if (m == c.fallback) continue;
-      auto [gain, rule] = best_rule(m, c.fallback, won, claimed, sizes, counts);
+    for (std::size_t m = 0; m < methods.size(); ++m) {
+      if (m == first) continue;
+      auto [gain, rule] = best_rule(methods[m], m, first, u);
       if (gain > best_gain) {
         best_gain = gain;
         best = std::move(rule);
       }
     }
     if (best_gain <= 0) break;
+    // Every cell the rule holds is claimed, whether or not it picks well there.
+    std::vector<std::size_t> claimed;
+    for (std::size_t s = 0; s < u.sizes.first.size(); ++s) {
+      for (std::size_t n = 0; n < u.counts.first.size(); ++n) {
+        if (!best.covers(u.sizes.first[s], u.counts.first[n])) continue;
+        const std::size_t p = u.pair(s, n);
+        for (const std::size_t i : u.cells[p]) {
+          --u.inside[p];
+          for (std::size_t m = 0; m < u.methods; ++m)
+            u.good[p * u.methods + m] -= u.good_of[i * u.methods + m];
+          claimed.push_back(i);
+        }
+        u.cells[p].clear();
+      }
+    }
+    std::sort(claimed.begin(), claimed.end());  // the cells' order, for the median's ties
     std::vector<std::pair<double, const BlocksCell*>> margins;
-    for (std::size_t i = 0; i < won.size(); ++i) {
+    for (const std::size_t i : claimed) {
       const BlocksCell& cell = *won[i];
-      if (claimed[i] || !best.covers(cell.block_bytes, cell.count)) continue;
-      claimed[i] = true;
       if (!good(cell, best.method)) continue;
       ++best.wins;
       if (const auto r = ratio(cell, best.method, c.fallback)) margins.emplace_back(*r, &cell);

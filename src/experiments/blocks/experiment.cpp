@@ -167,27 +167,26 @@ void add_heatmaps(ReportModel& m, const BlocksAnalysis& a) {
     }
   }
   for (const std::string& d : directions) {
-    std::vector<std::uint64_t> sizes;
+    std::set<std::uint64_t> size_set;
     std::vector<std::pair<std::string, std::uint64_t>> columns;  // (memory, count)
+    // Each cell with a fastest method by (memory, size, count): looked up, so the heatmap costs
+    // its cells.
+    std::map<std::tuple<std::string, std::uint64_t, std::uint64_t>, const BlocksCell*> at;
     double best = 0;
     for (const BlocksCrossover& c : a.crossovers) {
       if (c.direction != d) continue;
-      std::vector<std::uint64_t> counts;
+      std::set<std::uint64_t> counts;
       for (const BlocksCell* cell : cells_of(a, c)) {
-        if (std::find(sizes.begin(), sizes.end(), cell->block_bytes) == sizes.end()) {
-          sizes.push_back(cell->block_bytes);
-        }
-        if (std::find(counts.begin(), counts.end(), cell->count) == counts.end()) {
-          counts.push_back(cell->count);
-        }
+        size_set.insert(cell->block_bytes);
+        counts.insert(cell->count);
+        if (!cell->fastest.empty()) at[{cell->memory, cell->block_bytes, cell->count}] = cell;
         if (const BlocksRate* r = cell->rate_of(cell->fastest); r != nullptr && r->gb_per_s) {
           best = std::max(best, *r->gb_per_s);
         }
       }
-      std::sort(counts.begin(), counts.end());
       for (std::uint64_t n : counts) columns.emplace_back(c.memory, n);
     }
-    std::sort(sizes.begin(), sizes.end());
+    const std::vector<std::uint64_t> sizes(size_set.begin(), size_set.end());
     ChartSpec heat =
         rate_heatmap("blocks-winners-" + d,
                      fmt::format("The fastest method per cell, {} (GB/s)", direction_words(d)),
@@ -209,11 +208,8 @@ void add_heatmaps(ReportModel& m, const BlocksAnalysis& a) {
       std::vector<HeatCell> row;
       for (const auto& [memory, count] : columns) {
         HeatCell cell;
-        for (const BlocksCell& c : a.cells) {
-          if (c.direction != d || c.memory != memory || c.block_bytes != size || c.count != count ||
-              c.fastest.empty()) {
-            continue;
-          }
+        if (const auto it = at.find({memory, size, count}); it != at.end()) {
+          const BlocksCell& c = *it->second;
           cell.value = c.rate_of(c.fastest)->gb_per_s;
           cell.shade = best > 0 && cell.value ? *cell.value / best : 0.0;
           // "~": the next method is within the tie, so either is as good a pick.
@@ -231,20 +227,16 @@ void add_heatmaps(ReportModel& m, const BlocksAnalysis& a) {
 // the group (so each line spans every size).
 void add_size_chart(ReportModel& m, const BlocksAnalysis& a, const BlocksCrossover& c) {
   const std::vector<const BlocksCell*> cells = cells_of(a, c);
-  std::vector<std::uint64_t> sizes;
+  // The sizes each count was measured at (a group holds one cell per size and count).
+  std::set<std::uint64_t> sizes;
+  std::map<std::uint64_t, std::set<std::uint64_t>> sizes_at;
   for (const BlocksCell* cell : cells) {
-    if (std::find(sizes.begin(), sizes.end(), cell->block_bytes) == sizes.end()) {
-      sizes.push_back(cell->block_bytes);
-    }
+    sizes.insert(cell->block_bytes);
+    sizes_at[cell->count].insert(cell->block_bytes);
   }
   std::uint64_t count = 0;
-  for (const BlocksCell* cell : cells) {
-    const bool everywhere = std::all_of(sizes.begin(), sizes.end(), [&](std::uint64_t s) {
-      return std::any_of(cells.begin(), cells.end(), [&](const BlocksCell* o) {
-        return o->block_bytes == s && o->count == cell->count;
-      });
-    });
-    if (everywhere) count = std::max(count, cell->count);
+  for (const auto& [n, at] : sizes_at) {
+    if (at.size() == sizes.size()) count = std::max(count, n);
   }
   if (count == 0) return;
   ChartSpec chart =

@@ -13,6 +13,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -122,15 +124,20 @@ RunRecord load_rates(const std::string& path) {
 }
 
 void take_rates(RunRecord& record, const RunRecord& rates, const std::string& path) {
+  // The rates record's gates by name (the first of a name), and the names the record holds
+  // already: a case's gate is found, not searched for, so a rates record of many cases is taken
+  // in time proportional to it. A gate is taken once, where its first case comes.
+  std::unordered_map<std::string, const Gate*> gates;
+  for (const Gate& g : rates.gates) gates.emplace(g.name, &g);
+  std::unordered_set<std::string> held;
+  for (const Gate& h : record.gates) held.insert(h.name);
   for (const Case& c : rates.cases) {
     if (!rate_case(c)) continue;
     record.cases.push_back(c);
-    for (const Gate& g : rates.gates) {
-      if (g.name == c.gate && std::none_of(record.gates.begin(), record.gates.end(),
-                                           [&](const Gate& h) { return h.name == g.name; })) {
-        record.gates.push_back(g);
-      }
-    }
+    const auto it = gates.find(c.gate);
+    if (it == gates.end() || held.count(c.gate) > 0) continue;
+    record.gates.push_back(*it->second);
+    held.insert(c.gate);
   }
   DoctorRecordConfig written;
   written.rates_from =

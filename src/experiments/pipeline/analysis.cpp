@@ -1,6 +1,9 @@
 #include "experiments/pipeline/analysis.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -34,11 +37,14 @@ PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency,
                                   double staged_efficiency) {
   PipelineAnalysis a;
   a.config = pipeline_config_from(record.config);
+  // The first case of each bound part and method, and the last pinned row of each stream count:
+  // looked up, not searched for, so a record of many cases is read in time proportional to it.
+  std::map<std::pair<std::string, std::string>, const Case*> bounds;
+  for (const Case& c : record.cases) bounds.emplace(std::make_pair(c.part, c.method), &c);
   auto find_bound = [&](const char* part, const std::string& method) -> std::optional<double> {
-    for (const Case& c : record.cases) {
-      if (c.part == part && c.method == method) return verified_median(c);
-    }
-    return std::nullopt;
+    const auto it = bounds.find({part, method});
+    if (it == bounds.end()) return std::nullopt;
+    return verified_median(*it->second);
   };
   for (const Case& c : record.cases_of("pipeline")) {
     PipelineRow r = pipeline_row_from(c);
@@ -52,35 +58,39 @@ PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency,
     if (r.bound_ms && r.ms && *r.ms > 0.0) r.efficiency = *r.bound_ms / *r.ms;
     a.rows.push_back(r);
   }
+  std::map<int, double> pinned_ms;  // by streams: the last pinned row's
+  for (const PipelineRow& p : a.rows) {
+    if (p.source == "pinned" && p.ms) pinned_ms[p.streams] = *p.ms;
+  }
   for (PipelineRow& r : a.rows) {
     if (r.source != "staged" || !r.ms || *r.ms <= 0.0) continue;
-    for (const PipelineRow& p : a.rows) {
-      if (p.source == "pinned" && p.streams == r.streams && p.ms) r.over_pinned = *p.ms / *r.ms;
+    if (const auto it = pinned_ms.find(r.streams); it != pinned_ms.end()) {
+      r.over_pinned = it->second / *r.ms;
     }
   }
-  std::vector<std::string> sources;
+  // A goal per source, in the order the sources first come; its verdict from the last two-stream
+  // row with an efficiency.
+  std::map<std::string, std::size_t> goal_of;
   for (const PipelineRow& r : a.rows) {
-    if (std::find(sources.begin(), sources.end(), r.source) == sources.end()) {
-      sources.push_back(r.source);
+    const auto [it, added] = goal_of.emplace(r.source, a.goals.size());
+    if (added) {
+      PipelineGoal g;
+      g.source = r.source;
+      const double want = r.source == "staged" ? staged_efficiency : efficiency;
+      g.text = fmt::format("{} source, two streams: at {:.0f}% of {} bound or better", r.source,
+                           100 * want, r.source == "staged" ? "its own" : "the");
+      g.evidence = "no two-stream run with a verified result and a measured bound";
+      a.goals.push_back(g);
     }
-  }
-  for (const std::string& source : sources) {
-    PipelineGoal g;
-    g.source = source;
-    const double want = source == "staged" ? staged_efficiency : efficiency;
-    g.text = fmt::format("{} source, two streams: at {:.0f}% of {} bound or better", source,
-                         100 * want, source == "staged" ? "its own" : "the");
-    g.evidence = "no two-stream run with a verified result and a measured bound";
-    for (const PipelineRow& r : a.rows) {
-      if (r.source != source || r.streams != 2 || !r.efficiency) continue;
-      g.verdict = *r.efficiency >= want ? Verdict::kHeld : Verdict::kDied;
-      g.evidence = fmt::format(
-          "{:.1f}% of the bound: {:.3f} ms against a bound of {:.3f} ms "
-          "(copies {:.3f} ms, kernel {:.3f} ms{})",
-          100 * *r.efficiency, *r.ms, *r.bound_ms, *r.copy_bound_ms, *r.kernel_ms,
-          r.host_bound_ms ? fmt::format(", host side {:.3f} ms", *r.host_bound_ms) : "");
-    }
-    a.goals.push_back(g);
+    if (r.streams != 2 || !r.efficiency) continue;
+    PipelineGoal& g = a.goals[it->second];
+    const double want = r.source == "staged" ? staged_efficiency : efficiency;
+    g.verdict = *r.efficiency >= want ? Verdict::kHeld : Verdict::kDied;
+    g.evidence = fmt::format(
+        "{:.1f}% of the bound: {:.3f} ms against a bound of {:.3f} ms "
+        "(copies {:.3f} ms, kernel {:.3f} ms{})",
+        100 * *r.efficiency, *r.ms, *r.bound_ms, *r.copy_bound_ms, *r.kernel_ms,
+        r.host_bound_ms ? fmt::format(", host side {:.3f} ms", *r.host_bound_ms) : "");
   }
   return a;
 }

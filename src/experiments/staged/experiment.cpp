@@ -4,6 +4,7 @@
 // model sections and printers.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -178,29 +179,28 @@ void build_staged_tune(const RunRecord& r, ReportModel& m) {
   const std::vector<TuneRow>& rows = section<TuneAnalysis>(m).rows;
   const std::vector<TuneChoice>& choices = section<TuneAnalysis>(m).choices;
   using Shape = std::tuple<std::uint64_t, int, int>;
-  std::vector<Shape> shapes;
-  std::vector<std::pair<std::string, std::uint64_t>> columns;  // (direction, bytes)
+  using Column = std::pair<std::string, std::uint64_t>;  // (direction, bytes)
+  // Each shape's rate in each column, the first row's where a record holds two: looked up, not
+  // searched, so the heatmap costs its cells.
+  std::map<std::pair<Shape, Column>, std::optional<double>> rates;
+  std::set<Shape> shape_set;
+  std::set<Column> column_set;
   for (const TuneRow& row : rows) {
     const Shape shape{row.chunk_bytes, row.depth, row.threads};
-    if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
-    const auto column = std::make_pair(row.direction, row.bytes);
-    if (std::find(columns.begin(), columns.end(), column) == columns.end()) {
-      columns.push_back(column);
-    }
+    const Column column{row.direction, row.bytes};
+    shape_set.insert(shape);
+    column_set.insert(column);
+    rates.emplace(std::make_pair(shape, column), row.gb_per_s);
   }
-  std::sort(shapes.begin(), shapes.end());
+  std::vector<Shape> shapes(shape_set.begin(), shape_set.end());
+  std::vector<Column> columns(column_set.begin(), column_set.end());
   std::stable_sort(columns.begin(), columns.end(), [](const auto& x, const auto& y) {
     const int dx = x.first == "h2d" ? 0 : 1, dy = y.first == "h2d" ? 0 : 1;
     return std::tie(dx, x.second) < std::tie(dy, y.second);
   });
-  const auto rate_at = [&](const Shape& s, const std::pair<std::string, std::uint64_t>& col) {
-    for (const TuneRow& row : rows) {
-      if (row.direction == col.first && row.bytes == col.second &&
-          Shape{row.chunk_bytes, row.depth, row.threads} == s) {
-        return row.gb_per_s;
-      }
-    }
-    return std::optional<double>();
+  const auto rate_at = [&](const Shape& s, const Column& col) {
+    const auto it = rates.find({s, col});
+    return it == rates.end() ? std::optional<double>() : it->second;
   };
   const auto chosen = [&](const Shape& s, const std::string& direction) {
     for (const TuneChoice& c : choices) {

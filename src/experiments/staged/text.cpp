@@ -3,6 +3,10 @@
 #include "experiments/staged/text.hpp"
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -306,16 +310,23 @@ std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis&
       "the last sample.\n";
   const std::vector<TuneRow>& rows = tune.rows;
   const std::vector<TuneChoice>& choices = tune.choices;
+  using Shape = std::tuple<std::uint64_t, int, int>;
   for (const char* direction : {"h2d", "d2h"}) {
-    std::vector<std::uint64_t> sizes;
+    // The direction's sizes (ascending), its shapes (in the record's order) and each one's rate
+    // at each size (the last row's where a record holds two), so the table costs its cells.
+    std::set<std::uint64_t> size_set;
+    std::vector<Shape> shapes;
+    std::set<Shape> seen;
+    std::map<std::pair<Shape, std::uint64_t>, std::optional<double>> rates;
     for (const TuneRow& r : rows) {
-      if (r.direction == direction &&
-          std::find(sizes.begin(), sizes.end(), r.bytes) == sizes.end()) {
-        sizes.push_back(r.bytes);
-      }
+      if (r.direction != direction) continue;
+      const Shape shape{r.chunk_bytes, r.depth, r.threads};
+      size_set.insert(r.bytes);
+      if (seen.insert(shape).second) shapes.push_back(shape);
+      rates[{shape, r.bytes}] = r.gb_per_s;
     }
-    if (sizes.empty()) continue;
-    std::sort(sizes.begin(), sizes.end());
+    if (size_set.empty()) continue;
+    const std::vector<std::uint64_t> sizes(size_set.begin(), size_set.end());
     const TuneChoice* choice = nullptr;
     for (const TuneChoice& c : choices) {
       if (c.direction == direction) choice = &c;
@@ -324,25 +335,13 @@ std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis&
     for (std::uint64_t s : sizes) header.push_back(exact_size(s));
     header.push_back("");
     TextTable t(header);
-    std::vector<std::tuple<std::uint64_t, int, int>> shapes;
-    for (const TuneRow& r : rows) {
-      if (r.direction != direction) continue;
-      const auto shape = std::make_tuple(r.chunk_bytes, r.depth, r.threads);
-      if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
-    }
     for (const auto& [chunk, depth, threads] : shapes) {
       std::vector<std::string> row = {
           fmt::format("{} x {}, {} threads", exact_size(chunk), depth, threads),
           exact_size(chunk * static_cast<std::uint64_t>(depth))};
       for (std::uint64_t s : sizes) {
-        std::optional<double> v;
-        for (const TuneRow& r : rows) {
-          if (r.direction == direction && r.bytes == s && r.chunk_bytes == chunk &&
-              r.depth == depth && r.threads == threads) {
-            v = r.gb_per_s;
-          }
-        }
-        row.push_back(figure_cell(v));
+        const auto it = rates.find({Shape{chunk, depth, threads}, s});
+        row.push_back(figure_cell(it == rates.end() ? std::optional<double>() : it->second));
       }
       const bool chosen = choice != nullptr && choice->chunk_bytes == chunk &&
                           choice->depth == depth && choice->threads == threads;

@@ -103,6 +103,40 @@ std::vector<FleetMember> fleet_members(const std::vector<RunRecord>& records,
   return members;
 }
 
+namespace {
+
+// One GPU sits in one host: a UUID two hosts claim is a copied record or a host misnamed, and
+// one of the two rows does not describe the GPU it names. Each flag names at most kHostsNamed of
+// the other hosts, so a UUID copied into every record of a fleet flags each GPU in one line of its
+// own length, not one as long as the fleet.
+void flag_shared_uuids(FleetAnalysis& a) {
+  constexpr std::size_t kHostsNamed = 5;
+  std::map<std::string, std::vector<std::string>> hosts_of_uuid;
+  for (const FleetGpu& g : a.gpus) {
+    if (!g.check.gpu.uuid.empty()) hosts_of_uuid[g.check.gpu.uuid].push_back(g.host);
+  }
+  for (FleetGpu& g : a.gpus) {
+    const auto it = hosts_of_uuid.find(g.check.gpu.uuid);
+    if (it == hosts_of_uuid.end() || it->second.size() < 2) continue;
+    std::vector<std::string> others;
+    std::size_t more = 0;
+    for (const std::string& h : it->second) {
+      if (h == g.host) continue;
+      if (others.size() < kHostsNamed) {
+        others.push_back(h);
+      } else {
+        ++more;
+      }
+    }
+    g.flags.push_back(fmt::format(
+        "UUID also claimed by host {}{}: one GPU cannot sit in two hosts (a copied record, or a "
+        "host misnamed)",
+        fmt::join(others, ", "), more > 0 ? fmt::format(" and {} more", more) : std::string()));
+  }
+}
+
+}  // namespace
+
 FleetAnalysis analyse_fleet(const std::vector<RunRecord>& records,
                             const std::vector<std::string>& sources) {
   return analyse_fleet(fleet_members(records, sources));
@@ -147,24 +181,7 @@ FleetAnalysis analyse_fleet(const std::vector<FleetMember>& members) {
   std::stable_sort(a.gpus.begin(), a.gpus.end(), [](const FleetGpu& x, const FleetGpu& y) {
     return std::make_pair(x.host, x.check.gpu.index) < std::make_pair(y.host, y.check.gpu.index);
   });
-  // One GPU sits in one host: a UUID two hosts claim is a copied record or a host misnamed, and
-  // one of the two rows does not describe the GPU it names.
-  std::map<std::string, std::vector<std::string>> hosts_of_uuid;
-  for (const FleetGpu& g : a.gpus) {
-    if (!g.check.gpu.uuid.empty()) hosts_of_uuid[g.check.gpu.uuid].push_back(g.host);
-  }
-  for (FleetGpu& g : a.gpus) {
-    const auto it = hosts_of_uuid.find(g.check.gpu.uuid);
-    if (it == hosts_of_uuid.end() || it->second.size() < 2) continue;
-    std::vector<std::string> others;
-    for (const std::string& h : it->second) {
-      if (h != g.host) others.push_back(h);
-    }
-    g.flags.push_back(fmt::format(
-        "UUID also claimed by host {}: one GPU cannot sit in two hosts (a copied record, or a "
-        "host misnamed)",
-        fmt::join(others, ", ")));
-  }
+  flag_shared_uuids(a);
 
   std::map<std::string, std::size_t> group_sizes;
   for (const FleetGpu& g : a.gpus) ++group_sizes[g.group];

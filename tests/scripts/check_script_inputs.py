@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Every script under scripts/ refuses an input it cannot read as one: run on a missing path, a
+FIFO and a folder where it reads a file (and, where it reads a folder, on a folder holding a FIFO
+or a folder named like the files it reads), each must exit 2 with one line on stderr,
+`NAME: error: ...`, within a few seconds (a FIFO opened as a file would wait for a writer for
+ever). Each script says how it takes its inputs in SCRIPTS below; a script that is not there
+fails this check, so a new one is tried too. Every script that reads a file opens it through
+scripts/script_input.py.
+
+  check_script_inputs.py REPO_ROOT
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+# How each script takes what it reads: "file": its arguments, INPUT where a file goes; "folder":
+# its arguments with INPUT where a folder goes, and the names of files it reads in that folder.
+# None: it reads no file.
+SCRIPTS = {
+    "ab-summary.py": {"folder": (["INPUT"], ["prev-staged-new-1.json", "blocks-ab-new-1.json"])},
+    "engine-bench-json.py": {"folder": (["INPUT", "new"],
+                                       ["torch-new.txt", "torch-plain.txt", "python-new.txt"])},
+    "engine-timeline.py": {"file": ["INPUT"]},
+    "fleet-bench.py": {"file": ["INPUT", "OUT", "2"]},
+    "function-lengths.py": {"file": ["INPUT"], "folder": (["INPUT"], ["a.cpp"])},
+    "raw-key-reads.py": {"file": ["INPUT"], "folder": (["INPUT"], ["a.cpp"])},
+    "gen-nsys-trace.py": None,  # writes a made-up export; reads nothing
+    "cpp_text.py": None,  # the C++ lexer the checkers import; no command
+    "script_input.py": None,  # how the scripts open what they read; no command
+}
+TIMEOUT_S = 20
+
+
+def run(root, script, args, work):
+    """(exit status, stderr lines), or None when the script did not end in time."""
+    argv = [sys.executable, os.path.join(root, "scripts", script)]
+    argv += [os.path.join(work, "out") if a == "OUT" else a for a in args]
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S,
+                           stdin=subprocess.DEVNULL, cwd=work)
+    except subprocess.TimeoutExpired:
+        return None
+    return r.returncode, r.stderr.splitlines()
+
+
+def tries(work, how):
+    """(what is tried, the script's arguments) for each input to try: where the script reads a
+    file, a missing path, a FIFO and a folder there; where it reads a folder, a missing path and
+    a FIFO there, and folders holding FIFOs, then folders, named like the files it reads."""
+    fifo = os.path.join(work, "fifo")
+    os.mkfifo(fifo)
+    folder = os.path.join(work, "folder")
+    os.mkdir(folder)
+    missing = os.path.join(work, "missing")
+
+    def given(args, path):
+        return [path if a == "INPUT" else a for a in args]
+
+    out = []
+    if "file" in how:
+        args = how["file"]
+        out += [("a missing file", given(args, missing)), ("a FIFO", given(args, fifo)),
+                ("a folder", given(args, folder))]
+    if "folder" in how:
+        args, names = how["folder"]
+        out += [("a missing folder", given(args, missing)),
+                ("a FIFO for a folder", given(args, fifo))]
+        for kind, make in (("FIFOs", os.mkfifo), ("folders", os.mkdir)):
+            holder = os.path.join(work, "holds-" + kind)
+            os.mkdir(holder)
+            for name in names:
+                make(os.path.join(holder, name))
+            out.append(("a folder whose %s are %s" % (", ".join(names), kind),
+                        given(args, holder)))
+    return out
+
+
+def main():
+    root = os.path.abspath(sys.argv[1])
+    problems = []
+    for path in sorted(glob.glob(os.path.join(root, "scripts", "*.py"))):
+        script = os.path.basename(path)
+        if script not in SCRIPTS:
+            problems.append("%s: not in %s's SCRIPTS: say how it takes what it reads"
+                            % (script, os.path.basename(__file__)))
+            continue
+        how = SCRIPTS[script]
+        if how is None:
+            continue
+        with open(path, encoding="utf-8") as f:
+            if "from script_input import" not in f.read():
+                problems.append("%s reads files but not through scripts/script_input.py" % script)
+        with tempfile.TemporaryDirectory() as work:
+            for what, args in tries(work, how):
+                result = run(root, script, args, work)
+                if result is None:
+                    problems.append("%s on %s: still running after %d s"
+                                    % (script, what, TIMEOUT_S))
+                    continue
+                code, lines = result
+                if code != 2 or len(lines) != 1 or not lines[0].startswith(script + ": error: "):
+                    problems.append("%s on %s: exit %d, stderr %r"
+                                    % (script, what, code, "\n".join(lines)[-300:]))
+    for p in problems:
+        print(p)
+    print("script inputs: %d script(s), %d problem(s)" % (len(SCRIPTS), len(problems)))
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
