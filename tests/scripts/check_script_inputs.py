@@ -29,6 +29,7 @@ SCRIPTS = {
     "gen-nsys-trace.py": None,  # writes a made-up export; reads nothing
     "cpp_text.py": None,  # the C++ lexer the checkers import; no command
     "script_input.py": None,  # how the scripts open what they read; no command
+    "number_arg.py": None,  # how the scripts read the counts they take; no command
 }
 TIMEOUT_S = 20
 
