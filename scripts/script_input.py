@@ -79,14 +79,19 @@ def load_json(path, what="input"):
         fail("%s %s is not JSON: %s" % (what, path, e))
 
 
-def input_folder(path, what="folder"):
-    """`path` when it is a folder (or a link to one); else exit 2 naming what it is."""
+def _stat(path, what):
+    """os.stat of `path`; exit 2 when it is missing or cannot be read."""
     try:
-        st = os.stat(path)
+        return os.stat(path)
     except FileNotFoundError:
         fail("%s %s does not exist" % (what, path))
     except OSError as e:
         fail("cannot read %s %s: %s" % (what, path, e.strerror))
+
+
+def input_folder(path, what="folder"):
+    """`path` when it is a folder (or a link to one); else exit 2 naming what it is."""
+    st = _stat(path, what)
     if not stat.S_ISDIR(st.st_mode):
         fail("%s %s is %s, not a folder" % (what, path, "a file" if stat.S_ISREG(st.st_mode)
                                             else _kind(st.st_mode)))
@@ -95,12 +100,7 @@ def input_folder(path, what="folder"):
 
 def input_file_or_folder(path, what="input"):
     """`path` when it is a folder or a regular file; else exit 2 naming what it is."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        fail("%s %s does not exist" % (what, path))
-    except OSError as e:
-        fail("cannot read %s %s: %s" % (what, path, e.strerror))
+    st = _stat(path, what)
     if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
         fail("%s %s is %s, not a file or a folder" % (what, path, _kind(st.st_mode)))
     return path
