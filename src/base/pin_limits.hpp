@@ -44,8 +44,8 @@ struct PinLimits {
   std::uint64_t available_bytes = 0;                 // MemAvailable
   std::optional<std::uint64_t> cgroup_memory_bytes;  // tightest memory.max / limit_in_bytes
   std::optional<std::uint64_t> cgroup_memory_used;   // that group's memory.current / usage
-  // RLIMIT_MEMLOCK, nullopt: unlimited. Recorded, not a limit on CUDA's pinning: the driver pins
-  // pages without mlock(2), so a container's 64 KiB default does not stop cudaHostAlloc.
+  // RLIMIT_MEMLOCK, nullopt: unlimited. Recorded, not applied: CUDA's pinning does not go through
+  // mlock(2), and whether the driver counts it against this limit is not yet measured here.
   std::optional<std::uint64_t> memlock_bytes;
   std::optional<std::uint64_t> max_map_count;  // vm.max_map_count
   std::uint64_t map_count = 0;                 // mappings the process holds now
