@@ -53,7 +53,7 @@ TEST(ProgramSignals, AProgramSignallingItsParentAtOnceIsNeverKilledByIt) {
   const BusyCores busy(2);
   int killed = 0;
   int runs = 0;
-  for (; runs < 120; ++runs) {
+  for (; runs < 80; ++runs) {
     const ProgramExit e = run_program(
         "/bin/sh", {"sh", "-c", "kill -USR1 $PPID; kill -TERM $PPID; kill -HUP $PPID; exit 7"}, {},
         {}, 0);
