@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "experiments/race/analysis.hpp"
-#include "experiments/sweep/analysis.hpp"
-#include "framework/errors.hpp"
-#include "experiments/sweep/plan.hpp"
-#include "framework/units.hpp"
 #include "cuda/buffers.hpp"
 #include "experiments/bandwidthtest/measure.hpp"
+#include "experiments/race/analysis.hpp"
 #include "experiments/race/measure.hpp"
+#include "experiments/sweep/analysis.hpp"
 #include "experiments/sweep/measure.hpp"
+#include "experiments/sweep/plan.hpp"
+#include "framework/errors.hpp"
+#include "framework/units.hpp"
 #include "gpu_test.hpp"
 
 namespace pinbench {

@@ -8,13 +8,13 @@
 
 #include <fmt/format.h>
 
-#include "framework/pattern.hpp"
-#include "framework/case_builder.hpp"
-#include "framework/units.hpp"
 #include "base/nvtx_domain.hpp"
 #include "cuda/check.hpp"
 #include "cuda/copy_kernels.cuh"
 #include "cuda/device.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/pattern.hpp"
+#include "framework/units.hpp"
 #include "measure/latch.hpp"
 #include "measure/sampler.hpp"
 
@@ -126,9 +126,7 @@ struct Measurer::Impl {
   // Lets the latched streams run, waits for both, and says whether a latch gave up waiting.
   bool release_latch() { return latch.release({sa.get(), sb.get()}); }
 
-  bool planted(int sample) const {
-    return hooks.corrupts(sample);
-  }
+  bool planted(int sample) const { return hooks.corrupts(sample); }
 
   // --- latch method ----------------------------------------------------------------------------
   // A batch of samples (the sampler sizes it) waits behind one latch; the warm-ups are queued
