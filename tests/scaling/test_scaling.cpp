@@ -123,13 +123,13 @@ struct Growth {
 
 // `at(0)` runs the reader on the small input and returns its CPU seconds, `at(1)` on the large
 // one. The lesser of two runs at N and one at 8N; a ratio past the bound is measured again, up to
-// twice more (both sizes, the least of each kept), before it counts: a moment when the machine
-// is busy does not fail the test, a reader that grows does every time.
+// four times more (both sizes, the least of each kept), before it counts: a moment when the
+// machine is busy does not fail the test, a reader that grows does every time.
 Growth measure(const std::function<double(int)>& at) {
   Growth g;
   g.small = std::min(at(0), at(0));
   g.large = at(1);
-  for (int again = 0; again < 2 && g.ratio() >= kMostRatio; ++again) {
+  for (int again = 0; again < 4 && g.ratio() >= kMostRatio; ++again) {
     g.small = std::min(g.small, at(0));
     g.large = std::min(g.large, at(1));
   }
@@ -223,15 +223,17 @@ TEST(Scaling, EveryRecordKindGrows) {
 }
 
 // In this process: `read(0)` reads the small input, `read(1)` the large one. A step quicker than
-// 10 ms is run again and again until the runs add up to that (the clock's grain and one
+// kLeastSeconds is run again and again until the runs add up to that (the clock's grain and one
 // interruption weigh less), and one run's time is their mean.
+constexpr double kLeastSeconds = 0.03;
+
 Growth measure_here(const std::function<void(int)>& read) {
   return measure([&](int which) {
     const double start = process_cpu_seconds();
     for (std::size_t runs = 1;; ++runs) {
       read(which);
       const double spent = process_cpu_seconds() - start;
-      if (spent >= 0.01 || runs >= 1000) return spent / static_cast<double>(runs);
+      if (spent >= kLeastSeconds || runs >= 1000) return spent / static_cast<double>(runs);
     }
   });
 }
