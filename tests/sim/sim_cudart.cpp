@@ -12,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,6 +48,9 @@ std::condition_variable& changed = *new std::condition_variable;
 std::map<std::uintptr_t, Allocation>& allocations = *new std::map<std::uintptr_t, Allocation>;
 std::atomic<double> rate{20000.0};
 int memcpy_failure = -1;
+int register_failure = -1;
+std::atomic<long> register_delay_us{0};
+std::atomic<int> registering{0}, most_registering{0};
 int event_failure = -1;
 thread_local cudaError_t last_error = cudaSuccess;
 
@@ -156,6 +160,19 @@ void fail_memcpy_after(int n) {
   memcpy_failure = n;
 }
 
+void fail_register_after(int n) {
+  std::lock_guard<std::mutex> lock(mu);
+  register_failure = n;
+}
+
+void set_register_delay_us(long us) {
+  register_delay_us.store(us);
+}
+
+int most_concurrent_registrations() {
+  return most_registering.exchange(0);
+}
+
 void fail_event_query_after(int n) {
   std::lock_guard<std::mutex> lock(mu);
   event_failure = n;
@@ -248,6 +265,25 @@ cudaError_t cudaFreeHost(void* p) {
 }
 
 cudaError_t cudaHostRegister(void* p, size_t bytes, unsigned int) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (register_failure >= 0 && register_failure-- == 0) return fail(cudaErrorMemoryAllocation);
+    // As the driver: a range that overlaps one already registered is refused.
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    auto it = allocations.lower_bound(a);
+    if ((it != allocations.end() && it->first < a + bytes) ||
+        (it != allocations.begin() && std::prev(it)->first + std::prev(it)->second.bytes > a)) {
+      return fail(cudaErrorHostMemoryAlreadyRegistered);
+    }
+  }
+  const int now = registering.fetch_add(1) + 1;
+  for (int most = most_registering.load(); now > most;) {
+    if (most_registering.compare_exchange_weak(most, now)) break;
+  }
+  if (const long us = register_delay_us.load(); us > 0) {
+    std::this_thread::sleep_for(std::chrono::microseconds(us));
+  }
+  registering.fetch_sub(1);
   std::lock_guard<std::mutex> lock(mu);
   allocations[reinterpret_cast<std::uintptr_t>(p)] = {bytes, cudaMemoryTypeHost, false};
   return cudaSuccess;

@@ -9,6 +9,8 @@
 //  - a copy from pageable memory to the device reads the source during the call, and one from
 //    the device to pageable memory completes before the call returns, as the driver's staging
 //    does; copies to and from page-locked memory are queued;
+//  - cudaHostRegister refuses a range that overlaps one registered, and a copy may not run past
+//    its allocation or registration (one copy across two registrations fails, as the driver's);
 //  - cudaPointerGetAttributes knows the allocations made here (device, page-locked, registered)
 //    and calls everything else pageable; cuMemGetAddressRange is found through
 //    cudaGetDriverEntryPointByVersion;
@@ -30,6 +32,12 @@ void set_copy_rate(double bytes_per_us);
 
 // The n-th cudaMemcpyAsync from now (0: the next) returns cudaErrorInvalidValue; -1: none.
 void fail_memcpy_after(int n);
+// The n-th cudaHostRegister from now (0: the next) returns cudaErrorMemoryAllocation; -1: none.
+void fail_register_after(int n);
+// Each cudaHostRegister takes this long (outside any lock: calls may overlap).
+void set_register_delay_us(long us);
+// The most cudaHostRegister calls that ran at once since the last call to this (then reset).
+int most_concurrent_registrations();
 // The n-th cudaEventQuery from now that would report completion returns cudaErrorLaunchFailure
 // instead; -1: none.
 void fail_event_query_after(int n);
