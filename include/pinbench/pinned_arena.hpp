@@ -113,6 +113,9 @@ class PinnedArena {
 
   PinnedArenaStats stats() const;
 
+  // The threads an arena pins on when options.threads is 0, on this host now.
+  static unsigned default_threads();
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -64,7 +64,7 @@ std::string program_library(const std::string& file_name, const std::string& tar
     }
   }
   throw InputError(
-      fmt::format("pinbench's library {} is not beside {} nor in {}/../lib/pinbench "
+      fmt::format("pinbench's {} is not beside {} nor in {}/../lib/pinbench "
                   "(build the {} target)",
                   file_name, dir + "/pinbench", dir, target));
 }
@@ -81,6 +81,8 @@ std::vector<NamedPath> own_files() {
       const std::string name = entry.path().filename().string();
       if (name.rfind("libpinbench", 0) == 0 && name.find(".so") != std::string::npos) {
         files.push_back({entry.path().string(), "pinbench library"});
+      } else if (name == "pinbench_neighbour") {  // the program `pinbench pin` starts
+        files.push_back({entry.path().string(), "pinbench program"});
       }
     }
   }

@@ -28,14 +28,15 @@ std::string python_dir();
 // docs/python.md).
 std::string c_library_beside_binary();
 
-// A library pinbench loads into a user's program (doctor's, accel's), beside the binary (the
-// build folder) or where `cmake --install` puts it (<binary>/../lib/pinbench), as a real path;
-// InputError naming `target` (the CMake target that builds it) when it is in neither.
+// A library pinbench loads into a user's program (doctor's, accel's), or a program it starts
+// (pin's neighbour), beside the binary (the build folder) or where `cmake --install` puts it
+// (<binary>/../lib/pinbench), as a real path; InputError naming `target` (the CMake target that
+// builds it) when it is in neither.
 std::string program_library(const std::string& file_name, const std::string& target);
 
 // pinbench's own files, which no output may replace: the running binary, and the libraries beside
 // it and in ../lib and ../lib/pinbench (libpinbench*.so*: the C library, those it loads into a
-// program, the MPI layers).
+// program, the MPI layers), and the programs it starts there (pinbench_neighbour).
 std::vector<NamedPath> own_files();
 
 }  // namespace pinbench::cli

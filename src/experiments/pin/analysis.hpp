@@ -32,16 +32,18 @@ struct PinConfig {
   std::uint64_t copy_bytes = 1ull << 30;
   int neighbour_interval_us = 2000;  // 0: no neighbour
   int device = 0;
+  // Where pinbench_neighbour is (the command finds it); not a field of the record.
+  std::string neighbour_program;
 
   static constexpr auto fields() {
-    return std::make_tuple(field("sizes", &PinConfig::sizes, FieldKind::kSizes),
-                           field("methods", &PinConfig::methods, FieldKind::kTexts),
-                           field("arena_chunks", &PinConfig::arena_chunks, FieldKind::kSizes),
-                           field("arena_threads", &PinConfig::arena_threads, FieldKind::kCounts),
-                           field("copy_bytes", &PinConfig::copy_bytes, FieldKind::kSize),
-                           field("neighbour_interval_us", &PinConfig::neighbour_interval_us,
-                                 FieldKind::kCount),
-                           field("device", &PinConfig::device, FieldKind::kCount));
+    return std::make_tuple(
+        field("sizes", &PinConfig::sizes, FieldKind::kSizes),
+        field("methods", &PinConfig::methods, FieldKind::kTexts),
+        field("arena_chunks", &PinConfig::arena_chunks, FieldKind::kSizes),
+        field("arena_threads", &PinConfig::arena_threads, FieldKind::kCounts),
+        field("copy_bytes", &PinConfig::copy_bytes, FieldKind::kSize),
+        field("neighbour_interval_us", &PinConfig::neighbour_interval_us, FieldKind::kCount),
+        field("device", &PinConfig::device, FieldKind::kCount));
   }
 };
 

@@ -4,11 +4,12 @@
 
 #include "experiments/pin/analysis.hpp"
 #include "framework/record.hpp"
+#include "measure/progress.hpp"
 
 namespace pinbench {
 
 // The pin record (see analysis.hpp). Sizes or methods past the host's limits are refused before
 // anything is pinned and listed in the record's section. NoGpuError without a GPU.
-RunRecord run_pin(const PinConfig& config);
+RunRecord run_pin(const PinConfig& config, const ProgressFn& progress = {});
 
 }  // namespace pinbench

@@ -196,12 +196,7 @@ PinnedArena::PinnedArena(std::size_t bytes, const PinnedArenaOptions& options)
       kHugePage);
   a.chunk = std::min(a.chunk, round_up(a.bytes, kHugePage));
   a.chunks = (a.bytes + a.chunk - 1) / a.chunk;
-  a.threads = options.threads;
-  if (a.threads == 0) {
-    const int cpus = transfer::cpu_budget().usable;
-    a.threads = static_cast<unsigned>(
-        std::clamp(cpus / 2, 1, static_cast<int>(PinnedArenaOptions::kMostDefaultThreads)));
-  }
+  a.threads = options.threads == 0 ? default_threads() : options.threads;
   a.threads = static_cast<unsigned>(std::min<std::size_t>(a.threads, a.chunks));
   a.register_flags = options.portable ? cudaHostRegisterPortable : cudaHostRegisterDefault;
   if (options.device >= 0) {
@@ -304,6 +299,12 @@ void PinnedArena::copy_from_device(std::size_t offset, const void* device_src, s
         "cudaMemcpyAsync to the host");
     done += n;
   }
+}
+
+unsigned PinnedArena::default_threads() {
+  const int cpus = transfer::cpu_budget().usable;
+  return static_cast<unsigned>(
+      std::clamp(cpus / 2, 1, static_cast<int>(PinnedArenaOptions::kMostDefaultThreads)));
 }
 
 PinnedArenaStats PinnedArena::stats() const {
