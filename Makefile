@@ -79,7 +79,7 @@ gpu-bundle: build
 	  build/tests/pinbench_doctor_gpu_tests build/doctor_pitfalls build/doctor_ends build/libpinbench_accel.so \
 	  build/tests/pinbench_accel_gpu_tests build/accel_program build/accel_program_ptds \
 	  build/accel_program_static build/accel_program_static_ptds build/accel_seed_copies \
-	  build/tests/pinbench_block_copier_bench .gpu/
+	  build/tests/pinbench_block_copier_bench build/pinbench_neighbour .gpu/
 	# accel_program links the shared runtime and finds it beside itself ($$ORIGIN) first.
 	cp -L build/libcudart.so.13 .gpu/
 	rm -rf .gpu/python .gpu/tests-python .gpu/doctor_programs && cp -r python .gpu/python && \
