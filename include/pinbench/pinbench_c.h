@@ -1,7 +1,7 @@
-/* pinbench's staged copy engine (pinbench/staged_copy.hpp) and its run-record reader behind a
- * C ABI, in libpinbench_c.so. One build serves every language with a C FFI, and every Python 3
- * through ctypes (python/pinbench): no Python headers, no torch ABI, the CUDA runtime linked
- * statically, so only the driver is needed where it runs.
+/* pinbench's staged copy engine (pinbench/staged_copy.hpp), its block copier, its pinned arena
+ * and its run-record reader behind a C ABI, in libpinbench_c.so. One build serves every language
+ * with a C FFI, and every Python 3 through ctypes (python/pinbench): no Python headers, no torch
+ * ABI, the CUDA runtime linked statically, so only the driver is needed where it runs.
  *
  * Every call that can fail returns a pinbench_status; on failure the calling thread's
  * pinbench_last_error() holds the engine's one-line message (valid until the thread's next
@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a function's signature or a struct's layout changes. */
-#define PINBENCH_C_ABI_VERSION 4
+#define PINBENCH_C_ABI_VERSION 5
 
 typedef enum pinbench_status {
   PINBENCH_OK = 0,
@@ -138,6 +138,70 @@ pinbench_status pinbench_block_copy(pinbench_block_copier* copier, int direction
 /* stats() as JSON in *json_out (free with pinbench_free): source, source_path, source_note,
  * calibration_s, calls, blocks, bytes, calls_by_method, and the last call's shape and choice. */
 pinbench_status pinbench_block_copier_stats(const pinbench_block_copier* copier, char** json_out);
+
+/* pinbench::PinnedArena (pinbench/pinned_arena.hpp), ABI 5: page-locked host memory of exactly
+ * the size asked, pinned in chunks on background threads, usable range by range as they land.
+ *
+ * One copy, one chunk: each chunk is its own registration, and one cudaMemcpyAsync that spans
+ * two of them fails with cudaErrorInvalidValue. pinbench_arena_copy_to_device and
+ * pinbench_arena_copy_from_device split a range where chunks meet; pinbench_arena_piece_bytes
+ * says how far one copy of the caller's own may reach. Blocks whose size divides the chunk size,
+ * at offsets that are multiples of it, never cross.
+ *
+ * Errors: PINBENCH_INVALID_ARGUMENT for a bad argument, and from pinbench_arena_create for a size
+ * past one of the host's limits (refused, never attempted: the message names the limit and its
+ * value); PINBENCH_NO_GPU or PINBENCH_CUDA_ERROR for a CUDA failure (from create where the
+ * device cannot be found, from wait and the copies for a chunk whose registration failed);
+ * PINBENCH_INTERNAL_ERROR where the kernel could not give the memory. */
+typedef struct pinbench_arena pinbench_arena;
+
+/* Flags of pinbench_arena_create; 0 is the default (transparent huge pages, this device only). */
+#define PINBENCH_ARENA_NO_HUGE_PAGES 1u /* no madvise(MADV_HUGEPAGE) */
+#define PINBENCH_ARENA_PORTABLE 2u      /* cudaHostRegisterPortable: page-locked for every device */
+
+/* PinnedArenaStats, field for field. */
+typedef struct pinbench_arena_stats {
+  size_t bytes;       /* the size asked, rounded up to a 4 KiB page */
+  size_t chunk_bytes; /* the last chunk may be shorter */
+  size_t chunks;
+  unsigned threads;
+  size_t chunks_pinned;
+  double first_chunk_ms;  /* from the start to the first chunk page-locked */
+  double pinned_ms;       /* to the last one; 0 while chunks remain */
+  double longest_call_ms; /* the longest cudaHostRegister of one chunk */
+} pinbench_arena_stats;
+
+/* Maps `bytes` (at least 1) and starts pinning; returns without waiting for any chunk.
+ * chunk_bytes: 0 for the default (32 MiB), else rounded up to a multiple of 2 MiB; threads: 0 for
+ * half the CPUs this process may use (1 to 16); flags: PINBENCH_ARENA_*; device: -1 for the
+ * calling thread's current device. The host's limits are always checked. */
+pinbench_status pinbench_arena_create(size_t bytes, size_t chunk_bytes, unsigned threads,
+                                      unsigned flags, int device, pinbench_arena** out);
+/* Waits for the work queued on the arena's device (cudaDeviceSynchronize: a copy still queued
+ * never reads or writes freed memory), stops the pinning, then unregisters and unmaps the
+ * chunks. NULL is ignored. */
+void pinbench_arena_destroy(pinbench_arena* arena);
+pinbench_status pinbench_arena_data(const pinbench_arena* arena, void** data);
+pinbench_status pinbench_arena_size(const pinbench_arena* arena, size_t* bytes); /* as asked */
+pinbench_status pinbench_arena_device(const pinbench_arena* arena, int* device);
+pinbench_status pinbench_arena_chunk_bytes(const pinbench_arena* arena, size_t* bytes);
+/* *ready: 1 when every chunk of [offset, offset + bytes) is page-locked. Never blocks. */
+pinbench_status pinbench_arena_ready(const pinbench_arena* arena, size_t offset, size_t bytes,
+                                     int* ready);
+/* Returns once every chunk of the range is page-locked; the error of one that failed. */
+pinbench_status pinbench_arena_wait(const pinbench_arena* arena, size_t offset, size_t bytes);
+/* How many bytes from `offset` (at most `bytes`) one copy may move: to the end of its chunk. */
+pinbench_status pinbench_arena_piece_bytes(const pinbench_arena* arena, size_t offset, size_t bytes,
+                                           size_t* piece);
+/* cudaMemcpyAsync of the range on `stream`, split where chunks meet, after waiting for the
+ * range to be page-locked; ordered on `stream` like one cudaMemcpyAsync (synchronize it before
+ * reading the result). */
+pinbench_status pinbench_arena_copy_to_device(const pinbench_arena* arena, void* device_dst,
+                                              size_t offset, size_t bytes, uintptr_t stream);
+pinbench_status pinbench_arena_copy_from_device(const pinbench_arena* arena, size_t offset,
+                                                const void* device_src, size_t bytes,
+                                                uintptr_t stream);
+pinbench_status pinbench_arena_get_stats(const pinbench_arena* arena, pinbench_arena_stats* out);
 
 /* A run record read and validated as every pinbench reader does (load_record), returned as JSON
  * text in *json_out, to free with pinbench_free:

@@ -1,4 +1,4 @@
-"""pinbench's staged copy engine from Python, and its run records as rows.
+"""pinbench's staged copy engine and pinned arena from Python, and its run records as rows.
 
     import pinbench
     copier = pinbench.StagedCopier()              # pins its staging rings once
@@ -6,6 +6,7 @@
     c = copier.to_host_async(numpy_array, gpu_tensor, stream=torch.cuda.current_stream())
     c.wait()                                      # or raises pinbench.CudaError
     rows = pinbench.read_rows("staged-h200.json") # a list of dicts: pandas.DataFrame(rows)
+    buf = pinbench.pinned_empty(64 << 30)         # page-locked in chunks, the size asked exactly
 
 Host ends: NumPy arrays, torch CPU tensors (pageable or pinned), anything with
 __array_interface__, DLPack or the buffer protocol. Device ends: torch CUDA tensors, CuPy arrays,
@@ -35,18 +36,22 @@ from ._lib import (
 import ctypes as _ct
 
 __all__ = [
+    "ArenaStats",
     "ArgumentError",
     "BlockCopier",
     "Copy",
     "CudaError",
     "Error",
     "NoGpuError",
+    "PinnedArena",
     "RecordError",
     "StagedCopier",
+    "arena_of",
     "copy",
     "copy_async",
     "device_count",
     "library_version",
+    "pinned_empty",
     "read_record",
     "read_rows",
     "to_device",
@@ -541,3 +546,7 @@ class BlockCopier:
             return json.loads(_ct.string_at(out.value).decode("utf-8"))
         finally:
             L.pinbench_free(out)
+
+
+# Last: the arena's module reads stream_handle from this one.
+from ._arena import ArenaStats, PinnedArena, arena_of, pinned_empty  # noqa: E402

@@ -58,3 +58,11 @@ def path(value, what, error=ArgumentError):
             f"pinbench: {what} {os.fsdecode(encoded)!r} holds a NUL byte, which no file name has"
         )
     return encoded
+
+
+def switch(value, what):
+    """`value` as a bool: True or False (NumPy's bool too). An int, 0 and 1 included, is refused:
+    a count passed where a switch belongs is a mistake, not a truth value."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise ArgumentError(f"pinbench: {what} must be True or False, not {value!r}")

@@ -5,7 +5,7 @@ import ctypes
 import os
 import threading
 
-ABI_VERSION = 4  # PINBENCH_C_ABI_VERSION this package was written for
+ABI_VERSION = 5  # PINBENCH_C_ABI_VERSION this package was written for
 
 OK, INVALID_ARGUMENT, NO_GPU, CUDA_ERROR, INPUT_ERROR, INTERNAL_ERROR = range(6)
 
@@ -79,6 +79,19 @@ class Block(ctypes.Structure):
     ]
 
 
+class ArenaStats(ctypes.Structure):
+    _fields_ = [
+        ("bytes", ctypes.c_size_t),
+        ("chunk_bytes", ctypes.c_size_t),
+        ("chunks", ctypes.c_size_t),
+        ("threads", ctypes.c_uint),
+        ("chunks_pinned", ctypes.c_size_t),
+        ("first_chunk_ms", ctypes.c_double),
+        ("pinned_ms", ctypes.c_double),
+        ("longest_call_ms", ctypes.c_double),
+    ]
+
+
 _NAME = "libpinbench_c.so"
 
 
@@ -144,6 +157,20 @@ def _declare(lib):
             [P, c.c_int, P, P, c.POINTER(Block), c.c_size_t, c.c_size_t, c.c_int],
         ),
         "pinbench_block_copier_stats": (st, [P, c.POINTER(c.c_void_p)]),
+        "pinbench_arena_create": (
+            st, [c.c_size_t, c.c_size_t, c.c_uint, c.c_uint, c.c_int, c.POINTER(P)]
+        ),
+        "pinbench_arena_destroy": (None, [P]),
+        "pinbench_arena_data": (st, [P, c.POINTER(P)]),
+        "pinbench_arena_size": (st, [P, c.POINTER(c.c_size_t)]),
+        "pinbench_arena_device": (st, [P, c.POINTER(c.c_int)]),
+        "pinbench_arena_chunk_bytes": (st, [P, c.POINTER(c.c_size_t)]),
+        "pinbench_arena_ready": (st, [P, c.c_size_t, c.c_size_t, c.POINTER(c.c_int)]),
+        "pinbench_arena_wait": (st, [P, c.c_size_t, c.c_size_t]),
+        "pinbench_arena_piece_bytes": (st, [P, c.c_size_t, c.c_size_t, c.POINTER(c.c_size_t)]),
+        "pinbench_arena_copy_to_device": (st, [P, P, c.c_size_t, c.c_size_t, c.c_size_t]),
+        "pinbench_arena_copy_from_device": (st, [P, c.c_size_t, P, c.c_size_t, c.c_size_t]),
+        "pinbench_arena_get_stats": (st, [P, c.POINTER(ArenaStats)]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)

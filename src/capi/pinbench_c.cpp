@@ -1,5 +1,5 @@
-// The C ABI of include/pinbench/pinbench_c.h: each function catches what the engine or the
-// record reader throws and turns it into a status plus the thread's last message, so no C++
+// The C ABI of include/pinbench/pinbench_c.h: each function catches what the engine, the arena or
+// the record reader throws and turns it into a status plus the thread's last message, so no C++
 // exception crosses into a foreign caller (ctypes would abort on one).
 #include "pinbench/pinbench_c.h"
 
@@ -16,6 +16,7 @@
 #include "framework/record.hpp"
 #include "framework/record_rows.hpp"
 #include "pinbench/block_copier.hpp"
+#include "pinbench/pinned_arena.hpp"
 #include "pinbench/staged_copy.hpp"
 #include "version.hpp"
 
@@ -31,6 +32,13 @@ struct pinbench_block_copier {
 
 struct pinbench_copy {
   pinbench::StagedCopy copy;
+};
+
+struct pinbench_arena {
+  pinbench::PinnedArena arena;
+  int device;  // where it registers, for the destructor's wait
+  pinbench_arena(std::size_t bytes, const pinbench::PinnedArenaOptions& o)
+      : arena(bytes, o), device(o.device) {}
 };
 
 namespace {
@@ -80,6 +88,37 @@ pinbench_status guarded(F&& f) noexcept {
     return fail(PINBENCH_INTERNAL_ERROR, e.what());
   } catch (...) {
     return fail(PINBENCH_INTERNAL_ERROR, "pinbench: an unknown error");
+  }
+}
+
+// The arena's messages begin "pinned arena:"; across the ABI every message names pinbench first.
+std::string prefixed(const char* what) {
+  const std::string text = what;
+  return text.rfind("pinbench", 0) == 0 ? text : "pinbench: " + text;
+}
+
+// Runs `f` for an arena function. A PinnedArenaError with CUDA's code is that code's status; one
+// without it is the host's: from create, where it comes before anything is pinned (a size past a
+// limit, named with its value, or a mapping refused), PINBENCH_INVALID_ARGUMENT, as a refused
+// argument; later (the kernel could not fault a chunk in) PINBENCH_INTERNAL_ERROR. Everything
+// else is mapped as guarded() maps it.
+template <typename F>
+pinbench_status arena_guarded(bool creating, F&& f) noexcept {
+  try {
+    f();
+    return PINBENCH_OK;
+  } catch (const pinbench::PinnedArenaError& e) {
+    const cudaError_t err = e.cuda_error();
+    if (err != cudaSuccess) {
+      return fail(no_gpu(err) ? PINBENCH_NO_GPU : PINBENCH_CUDA_ERROR, prefixed(e.what()),
+                  static_cast<int>(err));
+    }
+    return fail(creating ? PINBENCH_INVALID_ARGUMENT : PINBENCH_INTERNAL_ERROR, prefixed(e.what()));
+  } catch (const std::invalid_argument& e) {
+    return fail(PINBENCH_INVALID_ARGUMENT, prefixed(e.what()));
+  } catch (...) {
+    // Rethrown inside guarded(), which maps the rest (out of memory, threads not started).
+    return guarded([] { throw; });
   }
 }
 
@@ -421,6 +460,130 @@ pinbench_status pinbench_block_copier_stats(const pinbench_block_copier* copier,
       if (s.last->predicted_gb_per_s) j["last"]["predicted_gb_per_s"] = *s.last->predicted_gb_per_s;
     }
     *json_out = copy_text(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  });
+}
+
+pinbench_status pinbench_arena_create(size_t bytes, size_t chunk_bytes, unsigned threads,
+                                      unsigned flags, int device, pinbench_arena** out) {
+  if (out == nullptr) return null_argument("pinbench_arena_create", "out");
+  *out = nullptr;
+  constexpr unsigned kKnown = PINBENCH_ARENA_NO_HUGE_PAGES | PINBENCH_ARENA_PORTABLE;
+  if ((flags & ~kKnown) != 0) {
+    return fail(PINBENCH_INVALID_ARGUMENT,
+                "pinbench: pinbench_arena_create: flags " + std::to_string(flags) +
+                    " hold bits other than " +
+                    "PINBENCH_ARENA_NO_HUGE_PAGES and PINBENCH_ARENA_PORTABLE");
+  }
+  if (device < -1) {
+    return fail(PINBENCH_INVALID_ARGUMENT, "pinbench: pinbench_arena_create: device is " +
+                                               std::to_string(device) +
+                                               ", neither -1 (the current one) nor an ordinal");
+  }
+  return arena_guarded(true, [&] {
+    pinbench::PinnedArenaOptions o;
+    o.chunk_bytes = chunk_bytes;
+    o.threads = threads;
+    o.huge_pages = (flags & PINBENCH_ARENA_NO_HUGE_PAGES) == 0;
+    o.portable = (flags & PINBENCH_ARENA_PORTABLE) != 0;
+    o.device = device;
+    auto* a = new pinbench_arena(bytes, o);
+    // The constructor found the current device with this same call.
+    if (a->device < 0 && cudaGetDevice(&a->device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      a->device = -1;
+    }
+    *out = a;
+  });
+}
+
+void pinbench_arena_destroy(pinbench_arena* arena) {
+  if (arena == nullptr) return;
+  // A copy still queued would read or write memory about to be unregistered and unmapped: wait
+  // for the device first (the arena's own destructor leaves that to its caller). Failures have
+  // no one to report to; without a device there is nothing to wait for.
+  int current = -1;
+  if (arena->device >= 0 && cudaGetDevice(&current) == cudaSuccess) {
+    if (cudaSetDevice(arena->device) == cudaSuccess) (void)cudaDeviceSynchronize();
+    (void)cudaSetDevice(current);
+  }
+  (void)cudaGetLastError();
+  try {
+    delete arena;
+  } catch (...) {
+  }
+}
+
+pinbench_status pinbench_arena_data(const pinbench_arena* arena, void** data) {
+  if (arena == nullptr) return null_argument("pinbench_arena_data", "arena");
+  if (data == nullptr) return null_argument("pinbench_arena_data", "data");
+  *data = arena->arena.data();
+  return PINBENCH_OK;
+}
+
+pinbench_status pinbench_arena_size(const pinbench_arena* arena, size_t* bytes) {
+  if (arena == nullptr) return null_argument("pinbench_arena_size", "arena");
+  if (bytes == nullptr) return null_argument("pinbench_arena_size", "bytes");
+  *bytes = arena->arena.size();
+  return PINBENCH_OK;
+}
+
+pinbench_status pinbench_arena_device(const pinbench_arena* arena, int* device) {
+  if (arena == nullptr) return null_argument("pinbench_arena_device", "arena");
+  if (device == nullptr) return null_argument("pinbench_arena_device", "device");
+  *device = arena->device;
+  return PINBENCH_OK;
+}
+
+pinbench_status pinbench_arena_chunk_bytes(const pinbench_arena* arena, size_t* bytes) {
+  if (arena == nullptr) return null_argument("pinbench_arena_chunk_bytes", "arena");
+  if (bytes == nullptr) return null_argument("pinbench_arena_chunk_bytes", "bytes");
+  *bytes = arena->arena.chunk_bytes();
+  return PINBENCH_OK;
+}
+
+pinbench_status pinbench_arena_ready(const pinbench_arena* arena, size_t offset, size_t bytes,
+                                     int* ready) {
+  if (arena == nullptr) return null_argument("pinbench_arena_ready", "arena");
+  if (ready == nullptr) return null_argument("pinbench_arena_ready", "ready");
+  *ready = 0;
+  return arena_guarded(false, [&] { *ready = arena->arena.ready(offset, bytes) ? 1 : 0; });
+}
+
+pinbench_status pinbench_arena_wait(const pinbench_arena* arena, size_t offset, size_t bytes) {
+  if (arena == nullptr) return null_argument("pinbench_arena_wait", "arena");
+  return arena_guarded(false, [&] { arena->arena.wait(offset, bytes); });
+}
+
+pinbench_status pinbench_arena_piece_bytes(const pinbench_arena* arena, size_t offset, size_t bytes,
+                                           size_t* piece) {
+  if (arena == nullptr) return null_argument("pinbench_arena_piece_bytes", "arena");
+  if (piece == nullptr) return null_argument("pinbench_arena_piece_bytes", "piece");
+  *piece = 0;
+  return arena_guarded(false, [&] { *piece = arena->arena.piece_bytes(offset, bytes); });
+}
+
+pinbench_status pinbench_arena_copy_to_device(const pinbench_arena* arena, void* device_dst,
+                                              size_t offset, size_t bytes, uintptr_t stream) {
+  if (arena == nullptr) return null_argument("pinbench_arena_copy_to_device", "arena");
+  return arena_guarded(
+      false, [&] { arena->arena.copy_to_device(device_dst, offset, bytes, as_stream(stream)); });
+}
+
+pinbench_status pinbench_arena_copy_from_device(const pinbench_arena* arena, size_t offset,
+                                                const void* device_src, size_t bytes,
+                                                uintptr_t stream) {
+  if (arena == nullptr) return null_argument("pinbench_arena_copy_from_device", "arena");
+  return arena_guarded(
+      false, [&] { arena->arena.copy_from_device(offset, device_src, bytes, as_stream(stream)); });
+}
+
+pinbench_status pinbench_arena_get_stats(const pinbench_arena* arena, pinbench_arena_stats* out) {
+  if (arena == nullptr) return null_argument("pinbench_arena_get_stats", "arena");
+  if (out == nullptr) return null_argument("pinbench_arena_get_stats", "out");
+  return arena_guarded(false, [&] {
+    const pinbench::PinnedArenaStats s = arena->arena.stats();
+    *out = pinbench_arena_stats{s.bytes,         s.chunk_bytes,    s.chunks,    s.threads,
+                                s.chunks_pinned, s.first_chunk_ms, s.pinned_ms, s.longest_call_ms};
   });
 }
 

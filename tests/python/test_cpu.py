@@ -1,11 +1,16 @@
 """The Python package on a machine without a GPU: it loads, refuses every bad argument with one
-clear message before any CUDA call, says why there is no GPU, and reads run records through the
-C++ reader. Runs anywhere (CTest label python); the NumPy cases skip without NumPy."""
+clear message before any CUDA call, says why there is no GPU, keeps a pinned arena's memory as
+long as an array over it lives, and reads run records through the C++ reader. Runs anywhere
+(CTest label python); the NumPy cases skip without NumPy."""
 
+import gc
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import unittest
+import weakref
 
 import pinbench
 
@@ -247,6 +252,223 @@ class NumpyArguments(unittest.TestCase):
         self.assertEqual((side.ptr, side.nbytes, side.dtype, side.shape), (a.ctypes.data, 96, "u2", (6, 8)))
         view = pinbench._arrays.describe("source", memoryview(a))
         self.assertEqual((view.ptr, view.nbytes, view.dtype, view.shape), (a.ctypes.data, 96, "u2", (6, 8)))
+
+
+MiB = 1 << 20
+
+
+def vm_size():
+    """The process's virtual size in bytes (/proc/self/status), to see a mapping go."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmSize in /proc/self/status")
+
+
+class ArenaArguments(unittest.TestCase):
+    """PinnedArena and pinned_empty refuse every bad argument, through the one checker, before
+    the library is asked for anything."""
+
+    def test_sizes(self):
+        for bad in (0, -1, 1.5, 1.0, True, "4096", None):
+            self.assertIn("nbytes must be a number of bytes >= 1", message(self, pinbench.PinnedArena, bad))
+            self.assertIn("nbytes must be a number of bytes >= 1", message(self, pinbench.pinned_empty, bad))
+        self.assertIn("nbytes is 18446744073709551616, more than its largest",
+                      message(self, pinbench.PinnedArena, 2**64))
+        for bad in (0, 2.0, -4):
+            self.assertIn("chunk_bytes must be a number of bytes >= 1",
+                          message(self, pinbench.PinnedArena, MiB, chunk_bytes=bad))
+
+    def test_threads_device_and_switches(self):
+        self.assertIn("threads must be a count >= 1", message(self, pinbench.PinnedArena, MiB, threads=0))
+        self.assertIn("threads is 4294967296, more than its largest, 4294967295",
+                      message(self, pinbench.PinnedArena, MiB, threads=2**32))
+        self.assertIn("device must be a CUDA ordinal", message(self, pinbench.PinnedArena, MiB, device=-1))
+        self.assertIn("device is 2147483648, more than its largest",
+                      message(self, pinbench.PinnedArena, MiB, device=2**31))
+        for name in ("huge_pages", "portable"):
+            self.assertIn(f"{name} must be True or False, not 1",
+                          message(self, pinbench.PinnedArena, MiB, **{name: 1}))
+        self.assertIn("wait must be True or False", message(self, pinbench.pinned_empty, MiB, wait=None))
+        self.assertIn("like must be 'numpy' or 'torch', not 'cupy'",
+                      message(self, pinbench.pinned_empty, MiB, like="cupy"))
+
+    @unittest.skipIf(np is None, "NumPy is not installed")
+    def test_dtypes(self):
+        self.assertIn("nbytes 10 is not a whole number of float32 items (4 bytes each)",
+                      message(self, pinbench.pinned_empty, 10, "float32"))
+        self.assertIn("holds no fixed number of bytes", message(self, pinbench.pinned_empty, 16, object))
+        self.assertIn("is not a NumPy dtype", message(self, pinbench.pinned_empty, 16, "no-such-type"))
+
+    def test_a_size_past_a_limit_is_refused_naming_it(self):
+        # device=0 leaves out cudaGetDevice: the limits are read with or without a GPU. No host
+        # has 1 EiB to give, so one limit or another is crossed, named with its value.
+        for make in (pinbench.PinnedArena, pinbench.pinned_empty):
+            m = message(self, make, 1 << 60, device=0)
+            self.assertTrue(m.startswith("pinbench: pinned arena: refused, never attempted: "), m)
+            self.assertRegex(m, r"crosses (the .+ \(.+\)|vm\.max_map_count)")
+
+    def test_library_refusals_are_argument_errors(self):
+        m = message(self, pinbench.PinnedArena, MiB, chunk_bytes=1 << 63, device=0)
+        self.assertEqual(m, "pinbench: pinned arena: chunk_bytes is past 2^62")
+
+
+@unittest.skipUnless(no_gpu(), "a GPU is present: the no-GPU errors cannot happen here")
+class ArenaWithoutGpu(unittest.TestCase):
+    """Without a GPU an arena fails with one NoGpuError that says which CUDA call failed: at
+    creation where it looks for the current device, at wait() and the copies where the threads
+    could not register (on the device named); never a crash, at the call or at exit."""
+
+    def test_creation_says_why(self):
+        for make in (pinbench.PinnedArena, pinbench.pinned_empty):
+            with self.assertRaises(pinbench.NoGpuError) as cm:
+                make(MiB)
+            m = str(cm.exception)
+            self.assertTrue(m.startswith("pinbench: pinned arena: cudaGetDevice: cudaError"), m)
+            self.assertNotEqual(cm.exception.cuda_error, 0)
+
+    def test_named_device_fails_at_wait_and_copies(self):
+        arena = pinbench.PinnedArena(4 * MiB, chunk_bytes=2 * MiB, device=0)
+        self.assertEqual((arena.nbytes, arena.chunk_bytes, arena.device), (4 * MiB, 2 * MiB, 0))
+        with self.assertRaises(pinbench.NoGpuError) as cm:
+            arena.wait()
+        self.assertIn("pinbench: pinned arena: cudaSetDevice: cudaError", str(cm.exception))
+        self.assertFalse(arena.ready())
+        with self.assertRaises(pinbench.NoGpuError):
+            arena.copy_to_device(0x7F0000000000, 0, 16)
+        with self.assertRaises(pinbench.NoGpuError):
+            arena.copy_from_device(FakeCuda(shape=(16,)), offset=64)
+        self.assertEqual(arena.stats().chunks_pinned, 0)
+        if np is not None:
+            with self.assertRaises(pinbench.NoGpuError):
+                pinbench.pinned_empty(MiB, device=0)
+
+    def test_no_crash_in_a_process_of_its_own(self):
+        # The arena's threads and its destruction at interpreter exit, left to the runtime.
+        code = (
+            "import pinbench\n"
+            "try:\n    pinbench.PinnedArena(1 << 20)\n"
+            "except pinbench.NoGpuError as e:\n    print('NoGpuError', e)\n"
+            "a = pinbench.PinnedArena(8 << 20, chunk_bytes=2 << 20, device=0)\n"
+        )
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith("NoGpuError pinbench: pinned arena: cudaGetDevice"), r.stdout)
+        self.assertEqual(r.stderr, "")
+
+
+class ArenaRanges(unittest.TestCase):
+    """What needs no registration, on device 0 named: chunk sizes, pieces, ranges past the end,
+    stats. Runs with or without a GPU."""
+
+    def setUp(self):
+        self.arena = pinbench.PinnedArena(10 * MiB + 5, chunk_bytes=3 * MiB, device=0)
+
+    def tearDown(self):
+        self.arena.close()
+
+    def test_sizes_and_pieces(self):
+        a = self.arena
+        self.assertEqual(a.nbytes, 10 * MiB + 5)  # exactly the size asked
+        self.assertEqual(a.chunk_bytes, 4 * MiB)  # rounded up to 2 MiB
+        self.assertEqual(a.piece_bytes(0), 4 * MiB)
+        self.assertEqual(a.piece_bytes(4 * MiB - 1, 100), 1)
+        self.assertEqual(a.piece_bytes(8 * MiB), 2 * MiB + 5)
+        self.assertEqual(a.piece_bytes(5, 7), 7)
+        s = a.stats()
+        self.assertIsInstance(s, pinbench.ArenaStats)
+        self.assertEqual((s.bytes, s.chunk_bytes, s.chunks), (10 * MiB + 4096, 4 * MiB, 3))
+        self.assertGreaterEqual(s.threads, 1)
+
+    def test_ranges_past_the_end(self):
+        a = self.arena
+        for f in (a.ready, a.wait, a.piece_bytes):
+            self.assertIn("is past its 10485765 bytes", message(self, f, 10 * MiB, MiB))
+        self.assertIn("offset must be a byte offset", message(self, a.wait, -1))
+        self.assertIn("nbytes must be a number of bytes", message(self, a.wait, 0, 0.5))
+
+    def test_copy_ends(self):
+        a = self.arena
+        m = message(self, a.copy_to_device, bytearray(16))
+        self.assertIn("copy_to_device: the destination is host memory", m)
+        m = message(self, a.copy_to_device, 0x7F0000000000)
+        self.assertEqual(m, "pinbench: copy_to_device: nbytes is needed with a raw destination pointer")
+        m = message(self, a.copy_to_device, FakeCuda(shape=(16,)), 0, 17)
+        self.assertIn("the destination holds 16 bytes, fewer than the 17 asked", m)
+        self.assertIn("is read-only", message(self, a.copy_to_device, FakeCuda(readonly=True)))
+        m = message(self, a.copy_from_device, FakeCuda(shape=(16,)), stream=1.0)
+        self.assertIn("cannot be a float", m)
+        m = message(self, a.copy_to_device, -5, 0, 16)
+        self.assertIn("the destination pointer must be an address", m)
+
+    def test_closed(self):
+        a = self.arena
+        a.close()
+        self.assertTrue(a.closed)
+        for f in (a.wait, a.stats, lambda: a.data_ptr):
+            self.assertEqual(message(self, f), "pinbench: this PinnedArena is closed")
+
+
+@unittest.skipIf(np is None, "NumPy is not installed")
+class ArenaLifetime(unittest.TestCase):
+    """The memory lives as long as the arena object or any array over it, whichever is last, and
+    is unmapped once both are gone. Runs with or without a GPU (device 0 named: the memory is
+    mapped whether or not it could be registered)."""
+
+    def test_the_array_outlives_the_arena(self):
+        before = vm_size()
+        arena = pinbench.PinnedArena(64 * MiB, chunk_bytes=8 * MiB, device=0)
+        a = arena.array("uint32")
+        self.assertEqual((a.shape, a.dtype, a.nbytes), ((16 * MiB,), np.uint32, 64 * MiB))
+        self.assertEqual(a.ctypes.data, arena.data_ptr)
+        self.assertFalse(a.any())  # the bytes start as zero
+        self.assertIs(pinbench.arena_of(a[5:]), arena)
+        self.assertEqual(arena.offset_of(a[5:]), 20)
+        memory = weakref.ref(arena._memory)
+        arena_ref = weakref.ref(arena)
+        # The threads done (pinned, or failed without a GPU): whatever CUDA maps for itself on
+        # the way is mapped before the measure, not between it and the one after the free.
+        try:
+            arena.wait()
+        except pinbench.NoGpuError:
+            self.assertTrue(no_gpu())
+        mapped = vm_size()
+        self.assertGreaterEqual(mapped - before, 64 * MiB)
+        del arena
+        gc.collect()
+        self.assertIsNotNone(memory())
+        a[:] = 0xA5A5A5A5  # every byte written, and read back
+        self.assertTrue((a == 0xA5A5A5A5).all())
+        view = a[MiB : 2 * MiB]
+        del a
+        gc.collect()
+        self.assertIsNotNone(memory())  # a slice holds it too
+        view[:] = 7
+        self.assertEqual(int(view.sum()), 7 * MiB)
+        del view
+        gc.collect()
+        self.assertIsNone(memory())
+        self.assertIsNone(arena_ref())
+        self.assertLessEqual(vm_size(), mapped - 64 * MiB)
+
+    def test_close_with_an_array_alive(self):
+        arena = pinbench.PinnedArena(8 * MiB, device=0)
+        memory = weakref.ref(arena._memory)
+        x = arena.array()
+        arena.close()
+        self.assertIsNone(pinbench.arena_of(x))  # closed: no longer found
+        gc.collect()
+        self.assertIsNotNone(memory())
+        x[:] = 3
+        self.assertEqual(int(x[-1]), 3)
+        del x
+        gc.collect()
+        self.assertIsNone(memory())
+        with pinbench.PinnedArena(MiB, device=0) as arena:
+            memory = weakref.ref(arena._memory)
+        gc.collect()
+        self.assertIsNone(memory())  # no array: freed at the with block's end
 
 
 class Records(unittest.TestCase):

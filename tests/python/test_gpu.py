@@ -1,13 +1,16 @@
 """The Python package on a GPU (CTest labels python and gpu): round trips through the engine
 with NumPy arrays, torch CPU (pageable and pinned) and CUDA tensors and CuPy arrays, synchronous
 and asynchronous, on the default, torch and CuPy streams, each checked byte for byte; argument
-errors that need real GPU memory. Without a usable GPU it prints the SKIP line CTest looks for;
+errors that need real GPU memory; pinned_empty and PinnedArena's copies across chunk boundaries,
+every byte checked, and torch's own copy of a slice inside one chunk (and across two). Without a usable GPU it prints the SKIP line CTest looks for;
 without torch or CuPy their cases skip."""
 
+import gc
 import os
 import sys
 import tempfile
 import unittest
+import weakref
 
 import pinbench
 
@@ -254,6 +257,141 @@ class Blocks(unittest.TestCase):
             s,
             lambda: cupy.cuda.Device().synchronize(),
         )
+
+
+MiB = 1 << 20
+ARENA_BYTES, ARENA_CHUNK = 96 * MiB, 32 * MiB
+# (offset, bytes): the whole arena; a range across both boundaries at odd ends; one inside a chunk.
+ARENA_RANGES = [(0, ARENA_BYTES), (ARENA_CHUNK - 4093, 2 * ARENA_CHUNK + 8191), (5, 31 * MiB)]
+
+
+class DeviceBytes:
+    """`n` bytes of device memory from torch or CuPy, zeroed, with what the tests do to them."""
+
+    def __init__(self, kind, n):
+        self.kind = kind
+        if kind == "torch":
+            self.mem = torch.zeros(n, dtype=torch.uint8, device="cuda")
+            self.ptr = self.mem.data_ptr()
+        else:
+            self.mem = cupy.zeros(n, cupy.uint8)
+            self.ptr = self.mem.data.ptr
+
+    def numpy(self):
+        self.sync()
+        return self.mem.cpu().numpy() if self.kind == "torch" else cupy.asnumpy(self.mem)
+
+    def fill(self, src):
+        if self.kind == "torch":
+            self.mem.copy_(torch.from_numpy(src).to("cuda"))
+        else:
+            self.mem.set(src)
+        self.sync()
+
+    def sync(self):
+        if self.kind == "torch":
+            torch.cuda.synchronize()
+        else:
+            cupy.cuda.Device().synchronize()
+
+
+DEVICE_KINDS = [k for k, m in (("torch", torch), ("cupy", cupy)) if m is not None]
+
+
+@unittest.skipUnless(HAVE_GPU and np is not None and DEVICE_KINDS,
+                     "no usable GPU, no NumPy, or neither torch nor CuPy")
+class Arena(unittest.TestCase):
+    """pinned_empty and PinnedArena: 96 MiB in 32 MiB chunks, every byte written, copied to the
+    device and back across chunk boundaries by the arena's split copies, every byte compared."""
+
+    def check_copies(self, host, arena, src):
+        for kind in DEVICE_KINDS:
+            for off, n in ARENA_RANGES:
+                with self.subTest(kind=kind, offset=off, nbytes=n):
+                    host[:] = src
+                    d = DeviceBytes(kind, n)
+                    arena.copy_to_device(d.mem, offset=off)  # nbytes: the destination's
+                    self.assertEqual(d.numpy().tobytes(), src[off : off + n].tobytes())
+                    other = pattern(n, off + 1)
+                    d.fill(other)
+                    arena.copy_from_device(d.mem, offset=off)
+                    d.sync()
+                    want = src.copy()
+                    want[off : off + n] = other
+                    self.assertEqual(host.tobytes(), want.tobytes())
+            # A raw device address, with the size given.
+            host[:] = src
+            d = DeviceBytes(kind, 2 * ARENA_CHUNK)
+            arena.copy_to_device(d.ptr, ARENA_CHUNK // 2, 2 * ARENA_CHUNK)
+            self.assertEqual(d.numpy().tobytes(), src[ARENA_CHUNK // 2 : 5 * ARENA_CHUNK // 2].tobytes())
+
+    def check_pinned(self, arena):
+        self.assertTrue(arena.ready())
+        s = arena.stats()
+        self.assertEqual((s.bytes, s.chunk_bytes, s.chunks, s.chunks_pinned), (ARENA_BYTES, ARENA_CHUNK, 3, 3))
+        self.assertGreater(s.first_chunk_ms, 0)
+        self.assertGreaterEqual(s.pinned_ms, s.first_chunk_ms)
+        self.assertGreater(s.longest_call_ms, 0)
+        self.assertEqual(arena.piece_bytes(ARENA_CHUNK - 3, 100), 3)
+
+    def test_numpy(self):
+        x = pinbench.pinned_empty(ARENA_BYTES, chunk_bytes=ARENA_CHUNK)
+        self.assertIsInstance(x, np.ndarray)
+        self.assertEqual((x.dtype, x.nbytes), (np.uint8, ARENA_BYTES))  # exactly the size asked
+        self.assertFalse(x.any())
+        arena = pinbench.arena_of(x)
+        self.check_pinned(arena)
+        self.check_copies(x, arena, pattern(ARENA_BYTES, 11))
+
+    def test_arena_waited_range_by_range(self):
+        with pinbench.PinnedArena(ARENA_BYTES, ARENA_CHUNK, threads=2) as arena:
+            arena.wait(0, 1)  # the first chunk, whatever the others are doing
+            self.assertTrue(arena.ready(0, ARENA_CHUNK))
+            arena.wait()
+            x = arena.array()
+            self.check_pinned(arena)
+            self.check_copies(x, arena, pattern(ARENA_BYTES, 12))
+
+    @unittest.skipUnless(torch is not None, "torch with CUDA is not installed")
+    def test_torch(self):
+        t = pinbench.pinned_empty(ARENA_BYTES, like="torch", chunk_bytes=ARENA_CHUNK)
+        self.assertEqual((t.dtype, t.numel(), t.device.type), (torch.uint8, ARENA_BYTES, "cpu"))
+        self.assertTrue(t.is_pinned())
+        arena = pinbench.arena_of(t)
+        self.check_pinned(arena)
+        src = pattern(ARENA_BYTES, 13)
+        self.check_copies(t.numpy(), arena, src)
+        t.copy_(torch.from_numpy(src))
+        # torch's own copy of a slice inside one chunk: page-locked, asynchronous, whole.
+        a, b = ARENA_CHUNK + 7, 2 * ARENA_CHUNK - 9
+        inside = t[a:b]
+        self.assertTrue(inside.is_pinned())
+        g = inside.to("cuda", non_blocking=True)
+        torch.cuda.synchronize()
+        self.assertEqual(g.cpu().numpy().tobytes(), src[a:b].tobytes())
+        # Across two chunks (two registrations), one cudaMemcpyAsync is refused by the driver:
+        # what the arena's split copies are for (docs/python.md).
+        with self.assertRaisesRegex(RuntimeError, "invalid argument"):
+            t[ARENA_CHUNK - MiB : ARENA_CHUNK + MiB].to("cuda", non_blocking=True)
+            torch.cuda.synchronize()
+
+    @unittest.skipUnless(torch is not None, "torch with CUDA is not installed")
+    def test_torch_dtypes_and_lifetime(self):
+        b = pinbench.pinned_empty(MiB, torch.bfloat16, like="torch")
+        self.assertEqual((b.dtype, b.numel()), (torch.bfloat16, MiB // 2))
+        f = pinbench.pinned_empty(MiB, "float32", like="torch")
+        self.assertEqual((f.dtype, f.numel()), (torch.float32, MiB // 4))
+        self.assertTrue(b.is_pinned() and f.is_pinned())
+        memory = weakref.ref(pinbench.arena_of(f)._memory)
+        tail = f[1:]
+        del f
+        gc.collect()
+        self.assertIsNotNone(memory())  # the slice holds the arena
+        tail.fill_(2.0)
+        self.assertEqual(float(tail.sum()), 2.0 * (MiB // 4 - 1))
+        del tail
+        gc.collect()
+        self.assertIsNone(memory())
 
 
 if __name__ == "__main__":

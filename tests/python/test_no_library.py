@@ -4,7 +4,8 @@ machine, with no library built (CTest label cpu). Every class goes through one a
 device of 2**32 was device 0), a path with a NUL byte is refused (C would read the file named by
 what comes before it), a block offset is an exact int (0.9 was truncated to 0), and a
 PINBENCH_LIBRARY that names no file, or a file that is no pinbench library, is an error, not a
-name skipped on the way to another library."""
+name skipped on the way to another library. The pinned arena's arguments are checked with the
+library out of reach."""
 
 import os
 import subprocess
@@ -89,6 +90,30 @@ class BeforeTheLibrary(unittest.TestCase):
                 self.assertIn(words, refused(self, copier.copy, "h2d", host, dev, [block]))
         finally:
             copier._handle = None
+
+    def test_arena_arguments_before_the_library(self):
+        # The library is not to be asked: any call to it fails the test.
+        import pinbench._arena as arena_module
+
+        def no_library():
+            raise AssertionError("the library was loaded before the arguments were checked")
+
+        saved, arena_module._load = arena_module._load, no_library
+        try:
+            for bad in (0, 0.9, True, 2**64):
+                self.assertIn("nbytes", refused(self, pinbench.PinnedArena, bad))
+                self.assertIn("nbytes", refused(self, pinbench.pinned_empty, bad))
+            self.assertIn("chunk_bytes is 18446744073709551616, more than its largest",
+                          refused(self, pinbench.PinnedArena, 4096, chunk_bytes=2**64))
+            self.assertIn("threads is 4294967296, more than its largest, 4294967295",
+                          refused(self, pinbench.PinnedArena, 4096, threads=2**32))
+            self.assertIn("device is 4294967296, more than its largest",
+                          refused(self, pinbench.PinnedArena, 4096, device=2**32))
+            self.assertIn("portable must be True or False",
+                          refused(self, pinbench.PinnedArena, 4096, portable="yes"))
+            self.assertIn("like must be", refused(self, pinbench.pinned_empty, 4096, like="jax"))
+        finally:
+            arena_module._load = saved
 
     def test_a_path_with_a_nul(self):
         with self.assertRaises(pinbench.RecordError) as cm:
