@@ -23,6 +23,9 @@ inline const char* const kPinRegisterThp = "cudaHostRegister THP";
 inline const char* const kPinRegisterHugetlbfs = "cudaHostRegister hugetlbfs";
 inline const char* const kPinArena = "PinnedArena";
 
+// The record's section of the pin run's own facts (its limits, refusals, the neighbour alone).
+inline const char* const kPinSection = "pin";
+
 // What `pinbench pin` was asked for (measure.hpp), as the record's config holds it.
 struct PinConfig {
   std::vector<std::uint64_t> sizes;  // ascending; empty: chosen from the host's limits

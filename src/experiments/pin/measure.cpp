@@ -500,7 +500,7 @@ RunRecord run_pin(const PinConfig& config, const ProgressFn& progress) {
   RunRecord record = start_record("pin", std::move(written));
 
   Runner run{cfg, progress, record, limits, nullptr};
-  nlohmann::json& section = record.sections["pin"];
+  nlohmann::json& section = record.sections[kPinSection];
   section = nlohmann::json::object();
   nlohmann::json limit_list = nlohmann::json::array();
   for (const PinLimit& l : limits.limits()) {
