@@ -1,3 +1,5 @@
 # How fast this host pins, what pinning costs a neighbour, and the limits on it.
 pinbench_experiment(
-  MEASURE measure.cpp)
+  CUDA_FREE analysis.cpp experiment.cpp
+  MEASURE measure.cpp
+  COMMAND command.cpp)
