@@ -218,7 +218,27 @@ TEST(PinGoals, AnArenaThatFailedItsGateMissesTheGoalsItWasJudgedOn) {
             "every PinnedArena configuration at 32 GiB failed its gate (cudaHostRegister: "
             "invalid argument)");
   EXPECT_EQ(a.pins[kArena64Of32].gb_per_s, std::nullopt);
+  // What to use is judged at that size still: nothing there kept the neighbour's p99 low.
+  EXPECT_EQ(a.advice,
+            "What to use: no way of pinning kept the neighbour's p99 call under 1 ms at 32 GiB; "
+            "the fastest, cudaHostRegister, pinned at 3.18 GB/s with a p99 of 350.00 ms.");
   EXPECT_EQ(exit_code(analyse(record_from_json(j))), 1);
+}
+
+// With every pin at the judged size failed, what to use comes from the largest size with figures.
+TEST(PinGoals, WhatToUseComesFromTheLargestSizeWithFigures) {
+  json j = fixture();
+  for (int i = 1; i < 12; i += 2) fail_case(j, i, "out of memory");
+  const PinAnalysis a = analysed(j);
+  EXPECT_EQ(a.judged_bytes, 32 * kGiB);
+  EXPECT_TRUE(has(a.advice,
+                  "What to use: PinnedArena with 32 MiB chunks on 16 threads: it pinned "
+                  "1 GiB at 23.86 GB/s"))
+      << a.advice;
+  json none = fixture();
+  for (int i = 0; i < 12; ++i) fail_case(none, i, "out of memory");
+  EXPECT_EQ(analysed(none).advice,
+            "What to use: no pin has a figure, so there is nothing to go by.");
 }
 
 // --- goals not judgeable ------------------------------------------------------------------------
@@ -462,9 +482,9 @@ TEST(PinConfigCheck, SortsAndRefusesWhatTheMeasurementCannotRun) {
   check_pin_config(c);
   EXPECT_EQ(c.sizes, (std::vector<std::uint64_t>{kGiB, 4 * kGiB}));
   EXPECT_EQ(c.arena_chunks, (std::vector<std::uint64_t>{32 * kMiB, 64 * kMiB}));
-  const auto refused = [](PinConfig c, const std::string& words) {
+  const auto refused = [](PinConfig given, const std::string& words) {
     try {
-      check_pin_config(c);
+      check_pin_config(given);
       ADD_FAILURE() << "accepted; expected " << words;
     } catch (const InputError& e) {
       EXPECT_TRUE(has(e.what(), words)) << e.what();

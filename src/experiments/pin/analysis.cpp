@@ -643,14 +643,17 @@ PinGoal limits_goal(const PinAnalysis& a) {
                  {attempted, named});
 }
 
-// The size to advise at: the judged one, else the largest pinned with a figure.
+// The size to advise at: the judged one where a pin there has a figure, else the largest pinned
+// with one.
 std::optional<std::uint64_t> advice_bytes(const PinAnalysis& a) {
-  if (a.judged_bytes) return a.judged_bytes;
   std::optional<std::uint64_t> most;
+  bool judged = false;
   for (const PinRow& r : a.pins) {
-    if (r.gb_per_s && (!most || r.bytes > *most)) most = r.bytes;
+    if (!r.gb_per_s) continue;
+    if (!most || r.bytes > *most) most = r.bytes;
+    judged = judged || (a.judged_bytes && r.bytes == *a.judged_bytes);
   }
-  return most;
+  return judged ? a.judged_bytes : most;
 }
 
 std::string way_words(const PinRow& r) {
