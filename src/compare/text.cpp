@@ -6,14 +6,11 @@
 
 #include "framework/printable.hpp"
 #include "framework/render/text_table.hpp"
+#include "framework/report_model.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
-
-std::string rate(const std::optional<double>& v) {
-  return v ? fmt::format("{:.2f}", *v) : std::string("—");
-}
 
 // "+29.4%"; a change that rounds to zero is "+0.0%", never "-0.0%".
 std::string change(double ratio) {
@@ -83,8 +80,9 @@ std::string render_cases_compared(const Comparison& c) {
     }
     const std::string& shape = k.key.shape.text;
     t.add_row({fmt::format("{} {} {} {}", k.key.part, k.key.method, k.key.direction, k.key.memory),
-               shape.empty() ? format_size(k.key.bytes) : shape, rate(k.a_gb_per_s),
-               rate(k.b_gb_per_s), k.ratio ? fmt::format("{:.3f}", *k.ratio) : std::string("—"),
+               shape.empty() ? format_size(k.key.bytes) : shape, figure_cell(k.a_gb_per_s),
+               figure_cell(k.b_gb_per_s),
+               k.ratio ? fmt::format("{:.3f}", *k.ratio) : std::string("—"),
                k.ratio ? change(*k.ratio) : std::string("—"), flag});
   }
   out += t.render();
@@ -122,8 +120,8 @@ std::string render_not_judged(const std::vector<std::string>& condition_differen
   for (const ComparedCase& k : cases->common) {
     const std::string& shape = k.key.shape.text;
     t.add_row({fmt::format("{} {} {} {}", k.key.part, k.key.method, k.key.direction, k.key.memory),
-               shape.empty() ? format_size(k.key.bytes) : shape, rate(k.a_gb_per_s),
-               rate(k.b_gb_per_s)});
+               shape.empty() ? format_size(k.key.bytes) : shape, figure_cell(k.a_gb_per_s),
+               figure_cell(k.b_gb_per_s)});
   }
   out += t.render();
   out += fmt::format("\n{} case{} in both, none judged.\n", cases->common.size(),

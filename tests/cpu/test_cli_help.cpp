@@ -41,8 +41,9 @@ void expect_within(const std::string& text, std::size_t width, const std::string
 
 TEST(CliHelp, TheReferenceListsEverySubcommand) {
   const auto options = reference_options(reference());
-  for (const char* sub : {"lesson", "sweep", "staged", "blocks", "doctor", "accel", "check",
-                          "fleet", "host", "report", "compare", "help", "info", "trace-check"}) {
+  for (const char* sub :
+       {"lesson", "sweep", "staged", "blocks", "doctor", "accel", "check", "fleet", "host", "pin",
+        "report", "compare", "help", "info", "trace-check"}) {
     EXPECT_EQ(options.count(sub), 1u) << sub;
   }
   EXPECT_GE(options.size(), 17u);

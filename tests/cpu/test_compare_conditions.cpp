@@ -137,6 +137,8 @@ TEST(CompareConditions, EachKindsOwnConditionIsSaidWhenItDiffers) {
        "GPUs: 0 in A, 0, 1 in B"},
       {"pipeline", [](json& j) { j["config"]["kernel_rounds"] = 8; },
        "kernel rounds per element: 0 in A, 8 in B"},
+      {"pin", [](json& j) { j["config"]["neighbour_interval_us"] = 500; },
+       "the neighbour's interval: 2000 µs in A, 500 µs in B"},
       {"doctor", [](json& j) { j["config"]["rates_from"] = "'rates.json', recorded then"; },
        "rates: a calibration after the program exited in A, 'rates.json', recorded then in B"},
   };

@@ -28,7 +28,7 @@ TEST(Registry, EveryExperimentAnswersToItsOwnNameOnce) {
   }
   // The records pinbench makes, each of them registered.
   for (const char* name : {"lesson", "sweep", "bandwidthtest", "race", "staged", "staged-tune",
-                           "pipeline", "doctor", "check", "host", "fleet"}) {
+                           "pipeline", "doctor", "check", "host", "fleet", "blocks", "pin"}) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
 }

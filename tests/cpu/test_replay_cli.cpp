@@ -61,6 +61,7 @@ const std::map<std::string, Kind> kKinds = {
     {"check", {"check", "pinbench check: ", "Check"}},
     {"host", {"host", "pinbench host: ", "Host"}},
     {"blocks", {"blocks", "pinbench blocks on ", "Blocks"}},
+    {"pin", {"pin", "pinbench pin on ", "Pinning"}},
     // A fleet is put together, not measured: no device in its header, no wall time.
     {"fleet", {"fleet", "pinbench fleet: ", ""}},
 };
@@ -283,8 +284,11 @@ TEST(ReplayCli, WithoutAGpuBadInputIsStillExitTwo) {
 TEST(ReplayCli, WithoutAGpuOrRecordsEachSubcommandSaysWhy) {
   if (gpu_present()) GTEST_SKIP() << "a GPU is present; the subcommands would measure";
   const std::string empty = test::temp_dir();
-  for (const auto& [command, experiment] : std::map<std::string, std::string>{
-           {"sweep", "sweep"}, {"staged --tune", "staged-tune"}, {"pipeline", "pipeline"}}) {
+  for (const auto& [command, experiment] :
+       std::map<std::string, std::string>{{"sweep", "sweep"},
+                                          {"staged --tune", "staged-tune"},
+                                          {"pipeline", "pipeline"},
+                                          {"pin", "pin"}}) {
     expect_error(test::run("PINBENCH_DATA_DIR=" + empty + " " + kBin + command), 3,
                  "no usable GPU (no CUDA driver on this machine) and no recorded " + experiment +
                      " under " + empty + "/runs");

@@ -32,8 +32,9 @@ from cpp_text import strip  # noqa: E402
 # Words that name an experiment and also something every experiment shares, so an identifier
 # made of them says nothing: host_cpu (the machine's host), check_fields (a validation),
 # StagedCopyOptions (the staged engine, src/transfer/, not the staged experiment), a sweep of
-# sizes, the GPU's blocks, a data race. Literals and includes still may not name them.
-GENERIC = {"host", "check", "staged", "sweep", "blocks", "race"}
+# sizes, the GPU's blocks, a data race, pinning memory (pin_problem, a plan's check of what it
+# pins). Literals and includes still may not name them.
+GENERIC = {"host", "check", "staged", "sweep", "blocks", "race", "pin"}
 
 # (file under src/framework/, literal): why it names no experiment.
 ALLOWED = {

@@ -1,6 +1,9 @@
 # How fast this host pins, what pinning costs a neighbour, and the limits on it.
 pinbench_experiment(
-  MEASURE measure.cpp)
+  CUDA_FREE analysis.cpp experiment.cpp
+  MEASURE measure.cpp
+  COMMAND command.cpp)
+
 
 # The neighbour: a small CUDA program `pinbench pin` starts beside itself, which times what a
 # serving rank does every few milliseconds while the experiment pins. Installed where pinbench

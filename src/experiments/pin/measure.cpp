@@ -317,10 +317,6 @@ std::uint64_t hugetlbfs_free_bytes() {
   return free_pages * page_kib * 1024;
 }
 
-nlohmann::json figures_json(const StepFigures& f) {
-  return {{"calls", f.steps}, {"p50_ms", f.p50_ms}, {"p99_ms", f.p99_ms}, {"max_ms", f.max_ms}};
-}
-
 std::vector<Method> methods_of(const PinConfig& cfg, const std::vector<int>& threads) {
   std::vector<Method> out;
   for (const std::string& name : cfg.methods) {
@@ -500,33 +496,14 @@ RunRecord run_pin(const PinConfig& config, const ProgressFn& progress) {
   RunRecord record = start_record("pin", std::move(written));
 
   Runner run{cfg, progress, record, limits, nullptr};
-  nlohmann::json& section = record.sections[kPinSection];
-  section = nlohmann::json::object();
-  nlohmann::json limit_list = nlohmann::json::array();
-  for (const PinLimit& l : limits.limits()) {
-    limit_list.push_back({{"name", l.name},
-                          {"bytes", l.bytes},
-                          {"per_call", l.per_call},
-                          {"below", l.below},
-                          {"why", l.why}});
-  }
-  section["limits"] = limit_list;
-  const auto optional_bytes = [](const std::optional<std::uint64_t>& v) {
-    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-  };
-  section["facts"] = {{"available_bytes", limits.available_bytes},
-                      {"usable_bytes", limits.usable_bytes()},
-                      {"cgroup_memory_bytes", optional_bytes(limits.cgroup_memory_bytes)},
-                      {"memlock_bytes", optional_bytes(limits.memlock_bytes)},
-                      {"max_map_count", optional_bytes(limits.max_map_count)},
-                      {"map_count", limits.map_count},
-                      {"thp_mode", limits.thp_mode},
-                      {"kernel_release", limits.kernel_release},
-                      {"driver_release", limits.driver_release},
-                      {"hugetlbfs_free_bytes", hugetlbfs_free_bytes()}};
-  section["refused"] = nlohmann::json::array();
-  section["skipped"] = nlohmann::json::array();
-  section["neighbour_idle"] = nullptr;
+  PinSection section;
+  section.limits = limits.limits();
+  section.facts = {limits.available_bytes, limits.usable_bytes(), limits.cgroup_memory_bytes,
+                   limits.memlock_bytes,   limits.max_map_count,  limits.map_count,
+                   limits.thp_mode,        limits.kernel_release, limits.driver_release,
+                   hugetlbfs_free_bytes()};
+  // Written now and again at the end: a run stopped by an error still says what bounded it.
+  record.sections[kPinSection] = to_json(section);
 
   if (cfg.neighbour_interval_us > 0) {
     run.say("pin: starting the neighbour");
@@ -534,8 +511,8 @@ RunRecord run_pin(const PinConfig& config, const ProgressFn& progress) {
         std::make_unique<Neighbour>(cfg.neighbour_program, cfg.device, cfg.neighbour_interval_us);
     const std::int64_t t0 = monotonic_ns();
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    section["neighbour_idle"] =
-        figures_json(Neighbour::figures(run.neighbour->steps(), {t0, monotonic_ns()}));
+    const StepFigures idle = Neighbour::figures(run.neighbour->steps(), {t0, monotonic_ns()});
+    section.neighbour_idle = PinNeighbour{idle.steps, idle.p50_ms, idle.p99_ms, idle.max_ms};
   }
 
   const std::vector<Method> methods = methods_of(cfg, threads);
@@ -546,10 +523,10 @@ RunRecord run_pin(const PinConfig& config, const ProgressFn& progress) {
     for (std::uint64_t bytes : cfg.sizes) {
       if (const std::optional<std::string> why = run.refusal(m, bytes)) {
         if (m.name == kPinRegisterHugetlbfs) {  // not a limit: the host set no pages aside
-          if (!skipped) section["skipped"].push_back({{"method", m.label()}, {"why", *why}});
+          if (!skipped) section.skipped.push_back({m.label(), *why});
           skipped = true;
         } else {
-          section["refused"].push_back({{"method", m.label()}, {"bytes", bytes}, {"why", *why}});
+          section.refused.push_back({m.label(), bytes, *why});
         }
         continue;
       }
@@ -563,6 +540,7 @@ RunRecord run_pin(const PinConfig& config, const ProgressFn& progress) {
     if (record.incomplete) break;
   }
   if (run.neighbour) run.neighbour->stop();
+  record.sections[kPinSection] = to_json(section);
   finish_record(record, start);
   return record;
 }

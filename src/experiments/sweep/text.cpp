@@ -10,17 +10,12 @@
 #include "experiments/sweep/analysis.hpp"
 #include "framework/render/text.hpp"
 #include "framework/render/text_table.hpp"
+#include "framework/report_model.hpp"
 #include "framework/skipped.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench {
-namespace {
-
-std::string rate(const std::optional<double>& v) {
-  return v ? fmt::format("{:.2f}", *v) : std::string("—");
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {
   std::string out = "pinbench sweep: host-memory kinds, directions and copy methods\n\n";
@@ -42,8 +37,8 @@ std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {
     for (const RateRow& r : rows) {
       if (r.direction != dir) continue;
       any = true;
-      t.add_row({r.memory, r.method, format_size(r.bytes), rate(r.median_gb_per_s),
-                 rate(r.min_gb_per_s), rate(r.max_gb_per_s),
+      t.add_row({r.memory, r.method, format_size(r.bytes), figure_cell(r.median_gb_per_s),
+                 figure_cell(r.min_gb_per_s), figure_cell(r.max_gb_per_s),
                  r.median_gb_per_s ? fmt::format("{:.2f}%", 100.0 * r.spread) : "—",
                  std::to_string(r.samples), r.stop, r.timing});
     }
