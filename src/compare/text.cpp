@@ -11,7 +11,7 @@
 namespace pinbench {
 namespace {
 
-std::string rate(const std::optional<double>& v) {
+std::string rate_cell(const std::optional<double>& v) {
   return v ? fmt::format("{:.2f}", *v) : std::string("—");
 }
 
@@ -83,8 +83,9 @@ std::string render_cases_compared(const Comparison& c) {
     }
     const std::string& shape = k.key.shape.text;
     t.add_row({fmt::format("{} {} {} {}", k.key.part, k.key.method, k.key.direction, k.key.memory),
-               shape.empty() ? format_size(k.key.bytes) : shape, rate(k.a_gb_per_s),
-               rate(k.b_gb_per_s), k.ratio ? fmt::format("{:.3f}", *k.ratio) : std::string("—"),
+               shape.empty() ? format_size(k.key.bytes) : shape, rate_cell(k.a_gb_per_s),
+               rate_cell(k.b_gb_per_s),
+               k.ratio ? fmt::format("{:.3f}", *k.ratio) : std::string("—"),
                k.ratio ? change(*k.ratio) : std::string("—"), flag});
   }
   out += t.render();
@@ -122,8 +123,8 @@ std::string render_not_judged(const std::vector<std::string>& condition_differen
   for (const ComparedCase& k : cases->common) {
     const std::string& shape = k.key.shape.text;
     t.add_row({fmt::format("{} {} {} {}", k.key.part, k.key.method, k.key.direction, k.key.memory),
-               shape.empty() ? format_size(k.key.bytes) : shape, rate(k.a_gb_per_s),
-               rate(k.b_gb_per_s)});
+               shape.empty() ? format_size(k.key.bytes) : shape, rate_cell(k.a_gb_per_s),
+               rate_cell(k.b_gb_per_s)});
   }
   out += t.render();
   out += fmt::format("\n{} case{} in both, none judged.\n", cases->common.size(),
