@@ -13,16 +13,21 @@ std::string head(int pid) {
 std::string api(const std::string& domain, const std::string& cls, unsigned corr,
                 std::uint64_t start_us, std::uint64_t end_us, const std::string& site,
                 const std::string& name, std::uint64_t ptr, std::uint64_t bytes, int pid, int tid,
-                char direction, char host, int node) {
+                char direction, char host, int node, int status, char locked) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "A\t%d\t%s\t%s\t%u\t%d\t%llu\t%llu\t0\t0x%llx\t%llu\t%s\t%c\t%c\t%d\t%s\n", pid,
+                "A\t%d\t%s\t%s\t%u\t%d\t%llu\t%llu\t%d\t0x%llx\t%llu\t%s\t%c\t%c\t%d\t%s\n", pid,
                 domain.c_str(), cls.c_str(), corr, tid,
                 static_cast<unsigned long long>(1000000 + start_us * 1000),
-                static_cast<unsigned long long>(1000000 + end_us * 1000),
+                static_cast<unsigned long long>(1000000 + end_us * 1000), status,
                 static_cast<unsigned long long>(ptr), static_cast<unsigned long long>(bytes),
                 site.c_str(), direction, host, node, name.c_str());
-  return buf;
+  std::string line = buf;
+  if (locked != 0) {
+    line.pop_back();  // the '\n'
+    line += std::string("\t") + locked + "\n";
+  }
+  return line;
 }
 
 std::string memcpy_line(unsigned corr, unsigned rcorr, int copy_kind, std::uint64_t bytes, int src,

@@ -17,11 +17,14 @@ std::string head(int pid = 10);
 
 // An A line: one API call of `cls` ("copy_async", "alloc", ...) from start_us to end_us after the
 // H line's clock, with the host pointer, bytes, direction letter, host-side letter and NUMA node
-// the collector read.
+// the collector read, its return value, and the driver's word on its range after it (`locked`,
+// events.hpp's Api::Locked; 0 writes a line as the collector did before it read that: without
+// the field).
 std::string api(const std::string& domain, const std::string& cls, unsigned corr,
                 std::uint64_t start_us, std::uint64_t end_us, const std::string& site,
                 const std::string& name, std::uint64_t ptr = 0, std::uint64_t bytes = 0,
-                int pid = 10, int tid = 77, char direction = '-', char host = '-', int node = -1);
+                int pid = 10, int tid = 77, char direction = '-', char host = '-', int node = -1,
+                int status = 0, char locked = 0);
 
 // An M line: copy kind 1 = h2d, 2 = d2h; memory kind 1 = pageable, 2 = pinned, 3 = device.
 std::string memcpy_line(unsigned corr, unsigned rcorr, int copy_kind, std::uint64_t bytes, int src,

@@ -142,11 +142,12 @@ TEST(DoctorParse, TheCollectorsApiLineReadsBack) {
   const std::size_t n = doctor_events::Api::write(
       line, sizeof line, 4242, true, doctor_events::kCopyAsync, 4000000000u, 77, 1000000 + 5000,
       1000000 + 9000, -3, 0xdeadbeefcafeull, std::uint64_t{1} << 40, 0xab,
-      doctor_events::Api::kToHost, doctor_events::Api::kPageable, -1, "cudaMemcpyAsync_v3020");
+      doctor_events::Api::kToHost, doctor_events::Api::kPageable, -1, "cudaMemcpyAsync_v3020",
+      doctor_events::Api::kLockedUnread);
   ASSERT_GT(n, 0u);
   EXPECT_EQ(std::string(line, n),
             "A\t4242\tR\tcopy_async\t4000000000\t77\t1005000\t1009000\t-3\t0xdeadbeefcafe\t"
-            "1099511627776\t00000000000000ab\td\tp\t-1\tcudaMemcpyAsync_v3020\n");
+            "1099511627776\t00000000000000ab\td\tp\t-1\tcudaMemcpyAsync_v3020\t-\n");
   const DoctorTrace t = parse_doctor_events("H\t4242\t130001\t1000000\n" + std::string(line, n));
   ASSERT_EQ(t.calls.size(), 1u);
   EXPECT_EQ(t.calls[0].status, -3);
@@ -155,14 +156,67 @@ TEST(DoctorParse, TheCollectorsApiLineReadsBack) {
   EXPECT_EQ(t.calls[0].direction, "d2h");
   EXPECT_EQ(t.calls[0].host, "pageable");
   EXPECT_EQ(t.calls[0].numa_node, -1);
+  EXPECT_FALSE(t.calls[0].locked.has_value());
   // A buffer too small still gets a line that ends with '\n' (and the parser skips it).
   char small[24];
   const std::size_t m =
       doctor_events::Api::write(small, sizeof small, 1, false, doctor_events::kSync, 1, 1, 1, 2, 0,
-                                0, 0, 0, '-', '-', -1, "x");
+                                0, 0, 0, '-', '-', -1, "x", '-');
   ASSERT_EQ(m, sizeof small);
   EXPECT_EQ(small[m - 1], '\n');
   EXPECT_EQ(std::string(small, m).find('\n'), m - 1);
+}
+
+// A page-locking call's line ends with the driver's word on its range after the call; a line
+// written before the collector read it ends at the API's name and reads as before, with the state
+// unknown; a state that is not one letter makes the line one not understood.
+TEST(DoctorParse, ThePageLockedStateAfterACallAndLinesWithoutIt) {
+  namespace ev = doctor_events;
+  char line[512];
+  const std::size_t n =
+      ev::Api::write(line, sizeof line, 10, true, ev::kRegister, 5, 77, 1000000 + 1000,
+                     1000000 + 2000, 1, 0x7f0000000000ull, 8 * kMiB, 0, ev::Api::kUnknown,
+                     ev::Api::kUnread, -1, "cudaHostRegister_v4000", ev::Api::kLockedNo);
+  const std::string failed(line, n);
+  EXPECT_EQ(failed.substr(failed.size() - 25), "cudaHostRegister_v4000\tU\n");
+  const std::string old_line = api("R", "register", 6, 3, 4, kNone, "cudaHostRegister_v4000",
+                                   0x7f0000000000ull, 8 * kMiB, 10, 77, '-', '-', -1, 712);
+  const std::string locked = api("R", "alloc", 7, 5, 6, kNone, "cudaHostAlloc_v3020",
+                                 0x7e0000000000ull, kMiB, 10, 77, '-', '-', -1, 0, 'L');
+  const DoctorTrace t = parse_doctor_events(head() + failed + old_line + locked);
+  ASSERT_EQ(t.calls.size(), 3u);
+  EXPECT_EQ(t.calls[0].status, 1);
+  ASSERT_TRUE(t.calls[0].locked.has_value());
+  EXPECT_FALSE(*t.calls[0].locked);
+  EXPECT_EQ(t.calls[1].status, 712);
+  EXPECT_FALSE(t.calls[1].locked.has_value());  // the old line: not read
+  ASSERT_TRUE(t.calls[2].locked.has_value());
+  EXPECT_TRUE(*t.calls[2].locked);
+  EXPECT_TRUE(t.notes.empty()) << t.notes.front();
+  // The record keeps it, and reads back only true or false.
+  const nlohmann::json j = to_json(t);
+  EXPECT_EQ(j["calls"][0]["locked"], false);
+  EXPECT_FALSE(j["calls"][1].contains("locked"));
+  EXPECT_EQ(j["calls"][2]["locked"], true);
+  const DoctorTrace back = doctor_trace_from_json(j);
+  EXPECT_EQ(back.calls[0].locked, std::optional<bool>(false));
+  EXPECT_EQ(back.calls[1].locked, std::nullopt);
+  EXPECT_EQ(back.calls[2].locked, std::optional<bool>(true));
+  nlohmann::json bad = j;
+  bad["calls"][0]["locked"] = "no";
+  try {
+    doctor_trace_from_json(bad);
+    FAIL() << "a locked state that is not true or false was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "run record: 'doctor.calls[0].locked' is \"no\", not true or false");
+  }
+  // A state of two letters: the line is not understood, and said so.
+  std::string two = locked;
+  two.insert(two.size() - 1, "L");
+  const DoctorTrace skipped = parse_doctor_events(head() + two);
+  EXPECT_TRUE(skipped.calls.empty());
+  EXPECT_EQ(skipped.notes, std::vector<std::string>{"1 event line(s) were not understood"});
 }
 
 TEST(DoctorParse, TheCollectorsCopyAndKernelLinesReadBack) {

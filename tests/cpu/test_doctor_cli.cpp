@@ -37,7 +37,8 @@ TEST(DoctorCli, BadInputIsOneLineAndExitTwo) {
   expect_error(test::run(kBin + "doctor --fail-on pageable-async,typo -- true"),
                "--fail-on: unknown finding 'typo' (one of pageable-async, pageable-async-d2h, "
                "pageable-sync-loop, alloc-churn, over-pinning, managed-migration, pinned-unused, "
-               "pinning-critical-path, numa-placement, small-copy-storm, sync-after-copy)");
+               "pinning-critical-path, pinning-failed, numa-placement, small-copy-storm, "
+               "sync-after-copy)");
   const test::Result flush = test::run(kBin + "doctor --flush-ms -1 -- true");
   EXPECT_EQ(flush.exit_code, 2) << flush.err;
   EXPECT_EQ(flush.err.rfind("pinbench: error: --flush-ms", 0), 0u) << flush.err;

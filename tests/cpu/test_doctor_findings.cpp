@@ -4,8 +4,12 @@
 // device-to-host copies into pageable memory asked for asynchronously; the ranking and the
 // headline; machines that read pageable memory through the host's page tables; the calibration's
 // plan; the record's new machine fields, good and bad.
+#include <cuda.h>
+#include <driver_types.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -13,6 +17,7 @@
 #include "doctor_fixtures.hpp"
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/compare.hpp"
+#include "experiments/doctor/findings/cuda_errors.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "experiments/lesson/analysis.hpp"
 #include "fixtures.hpp"
@@ -189,6 +194,161 @@ TEST(DoctorPinningCriticalPath, AbsentAtSetupForFastCallsAndForChurn) {
   const DoctorAnalysis a = analysed(text);
   EXPECT_NE(find(a, "alloc-churn"), nullptr);
   EXPECT_EQ(find(a, "pinning-critical-path"), nullptr);
+}
+
+// --- pinning-failed ------------------------------------------------------------------------------
+
+// A blocking pageable copy of `bytes` to the device from `ptr` at `t0` us: 1 ms on the host, 500 us
+// on the copy engine (2 MiB in 500 us is 4.19 GB/s), made at site `s`.
+std::string pageable_copy(unsigned corr, std::uint64_t t0, std::uint64_t ptr, std::uint64_t bytes,
+                          int pid = 10, const std::string& s = kSiteB) {
+  return api("R", "copy", corr, t0, t0 + 1000, s, "cudaMemcpy_v3020", ptr, bytes, pid, 77, 'h',
+             'p') +
+         memcpy_line(5000 + corr, corr, 1, bytes, 1, 3, t0 + 100, t0 + 600, 13, pid);
+}
+
+// A cudaHostRegister of 8 MiB at kPool that returned `status`, the driver's word on the range
+// after it `locked` (0: a line without it), at site kSiteA.
+std::string registration(unsigned corr, std::uint64_t t0, int status, char locked,
+                         std::uint64_t bytes = 8 * kMiB) {
+  return api("R", "register", corr, t0, t0 + 50, kSiteA, "cudaHostRegister_v4000", kPool, bytes, 10,
+             77, '-', '-', -1, status, locked);
+}
+
+TEST(DoctorPinningFailed, ARegistrationThatFailedAndTheCopiesFromItsRange) {
+  std::string text = head() + head(11) + site(kSiteA, "register_pool") + site(kSiteB, "upload");
+  text += pageable_copy(1, 10, kPool, 2 * kMiB);  // before the registration: not its
+  text += registration(2, 100, 1, 'U');
+  for (unsigned i = 0; i < 4; ++i)
+    text += pageable_copy(10 + i, 1000 + 2000 * i, kPool + i * 2 * kMiB, 2 * kMiB);
+  text += pageable_copy(20, 10000, kPool + 8 * kMiB, 2 * kMiB);  // past the range
+  text += pageable_copy(21, 12000, kPool, 2 * kMiB, 11);         // another process
+  const DoctorAnalysis a = analysed(text);
+  const DoctorFinding* f = find(a, "pinning-failed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 4u);
+  EXPECT_EQ(f->bytes, 8 * kMiB);
+  EXPECT_DOUBLE_EQ(f->host_ms, 4.0);
+  ASSERT_EQ(f->sites.size(), 1u);
+  EXPECT_EQ(f->sites[0].where, "register_pool (app+0x1234)");  // where the fix goes
+  EXPECT_EQ(f->sites[0].count, 4u);
+  EXPECT_EQ(f->evidence[0],
+            "cudaHostRegister of 8 MiB at register_pool (app+0x1234) returned error 1 "
+            "(cudaErrorInvalidValue); then 4 copy calls (8 MiB) went from or to that range as "
+            "pageable memory");
+  // 2 MiB in 500 us on the engine, against the record's 40 GB/s page-locked.
+  EXPECT_NE(f->evidence[1].find("they ran at 4.19 GB/s on the copy engine, against 40.00 GB/s "
+                                "page-locked (host to device at 4 MiB"),
+            std::string::npos)
+      << f->evidence[1];
+  EXPECT_NE(f->evidence[1].find("9.5x slower"), std::string::npos) << f->evidence[1];
+  // Each blocking call held the host 1 ms; from page-locked memory, 2 MiB at 40 GB/s.
+  ASSERT_TRUE(f->lost_ms);
+  EXPECT_NEAR(*f->lost_ms, 4 * (1.0 - 2.0 * kMiB / 40e6), 1e-9);
+  EXPECT_NE(f->fix.find("Check each page-locking call's result"), std::string::npos);
+  // The failed range is no page-locked range: pinned-unused and over-pinning do not count it.
+  EXPECT_EQ(find(a, "pinned-unused"), nullptr);
+  EXPECT_EQ(a.peak_pinned_bytes, 0u);
+  // Without rates: no estimate, and the copies' own rate said alone.
+  const DoctorAnalysis bare = analysed(text, false);
+  const DoctorFinding* g = find(bare, "pinning-failed");
+  ASSERT_NE(g, nullptr);
+  EXPECT_FALSE(g->lost_ms);
+  EXPECT_NE(g->evidence[1].find("4.19 GB/s on the copy engine; the record has no page-locked rate"),
+            std::string::npos)
+      << g->evidence[1];
+}
+
+TEST(DoctorPinningFailed, ASilentFailureAndAnAllocationThatFailedInALineWithoutTheState) {
+  // A registration that returned success while the driver did not call its range page-locked.
+  std::string text = head() + site(kSiteA, "register_pool") + site(kSiteB, "upload") +
+                     registration(1, 100, 0, 'U') + pageable_copy(2, 1000, kPool + kMiB, 2 * kMiB);
+  const DoctorAnalysis silent = analysed(text);
+  const DoctorFinding* f = find(silent, "pinning-failed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 1u);
+  EXPECT_NE(f->evidence[0].find("returned success, but the driver did not call the range "
+                                "page-locked after it"),
+            std::string::npos)
+      << f->evidence[0];
+  // A driver allocation that failed, written before the collector read the state: no range, so
+  // the pageable copies its process made after it, of at most its size, are named.
+  text = head() + site(kSiteA, "alloc_pool") + site(kSiteB, "upload") +
+         api("D", "alloc", 1, 100, 150, kSiteA, "cuMemHostAlloc", 0, 4 * kMiB, 10, 77, '-', '-', -1,
+             2) +
+         pageable_copy(2, 1000, 0x10000, kMiB) + pageable_copy(3, 3000, 0x20000, 8 * kMiB);
+  const DoctorAnalysis a = analysed(text);
+  f = find(a, "pinning-failed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 1u);  // the 8 MiB copy is larger than the allocation asked
+  EXPECT_EQ(f->bytes, kMiB);
+  EXPECT_EQ(f->evidence[0],
+            "cuMemHostAlloc of 4 MiB at alloc_pool (app+0x1234) returned error 2 "
+            "(CUDA_ERROR_OUT_OF_MEMORY); then 1 copy call (1 MiB) of at most its size went "
+            "from or to pageable memory in that process");
+}
+
+TEST(DoctorPinningFailed, AbsentWhereTheRangeWasLockedAnywayOrNoCopyWentPageable) {
+  // Registered twice: the second fails, but the range is page-locked (the first registration),
+  // and its copies are page-locked.
+  std::string text = head() + site(kSiteA, "register_pool") + registration(1, 100, 0, 'L') +
+                     registration(2, 200, 712, 'L') + pinned_copy(10, 1000, kPool, 2 * kMiB);
+  DoctorAnalysis a = analysed(text);
+  EXPECT_EQ(find(a, "pinning-failed"), nullptr);
+  // A registration that failed, and no copy from its range after it.
+  text = head() + site(kSiteA, "register_pool") + site(kSiteB, "upload") +
+         registration(1, 100, 1, 'U') + pageable_copy(2, 1000, 0x10000, 2 * kMiB);
+  a = analysed(text);
+  EXPECT_EQ(find(a, "pinning-failed"), nullptr);
+  // A registration of a line written before the state was read, and success: page-locked.
+  text = head() + site(kSiteA, "register_pool") + registration(1, 100, 0, 0) +
+         pinned_copy(10, 1000, kPool, 8 * kMiB);
+  a = analysed(text);
+  EXPECT_EQ(find(a, "pinning-failed"), nullptr);
+  EXPECT_EQ(a.peak_pinned_bytes, 8 * kMiB);
+}
+
+// The table of error names holds the numbers CUDA's headers give them.
+TEST(DoctorPinningFailed, ErrorNamesAreTheHeadersNumbers) {
+#define PINBENCH_NAMED(e) \
+  { #e, static_cast < int>(e) }
+  const std::map<std::string, int> runtime = {PINBENCH_NAMED(cudaErrorInvalidValue),
+                                              PINBENCH_NAMED(cudaErrorMemoryAllocation),
+                                              PINBENCH_NAMED(cudaErrorInitializationError),
+                                              PINBENCH_NAMED(cudaErrorCudartUnloading),
+                                              PINBENCH_NAMED(cudaErrorNoDevice),
+                                              PINBENCH_NAMED(cudaErrorInvalidDevice),
+                                              PINBENCH_NAMED(cudaErrorOperatingSystem),
+                                              PINBENCH_NAMED(cudaErrorHostMemoryAlreadyRegistered),
+                                              PINBENCH_NAMED(cudaErrorHostMemoryNotRegistered),
+                                              PINBENCH_NAMED(cudaErrorNotPermitted),
+                                              PINBENCH_NAMED(cudaErrorNotSupported),
+                                              PINBENCH_NAMED(cudaErrorSystemNotReady),
+                                              PINBENCH_NAMED(cudaErrorUnknown)};
+  const std::map<std::string, int> driver = {
+      PINBENCH_NAMED(CUDA_ERROR_INVALID_VALUE),
+      PINBENCH_NAMED(CUDA_ERROR_OUT_OF_MEMORY),
+      PINBENCH_NAMED(CUDA_ERROR_NOT_INITIALIZED),
+      PINBENCH_NAMED(CUDA_ERROR_DEINITIALIZED),
+      PINBENCH_NAMED(CUDA_ERROR_NO_DEVICE),
+      PINBENCH_NAMED(CUDA_ERROR_INVALID_DEVICE),
+      PINBENCH_NAMED(CUDA_ERROR_OPERATING_SYSTEM),
+      PINBENCH_NAMED(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED),
+      PINBENCH_NAMED(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED),
+      PINBENCH_NAMED(CUDA_ERROR_NOT_PERMITTED),
+      PINBENCH_NAMED(CUDA_ERROR_NOT_SUPPORTED),
+      PINBENCH_NAMED(CUDA_ERROR_SYSTEM_NOT_READY),
+      PINBENCH_NAMED(CUDA_ERROR_UNKNOWN)};
+#undef PINBENCH_NAMED
+  for (const doctor_findings::CudaErrorName& e : doctor_findings::kCudaErrorNames) {
+    ASSERT_EQ(runtime.count(e.runtime), 1u) << e.runtime;
+    EXPECT_EQ(runtime.at(e.runtime), e.code) << e.runtime;
+    ASSERT_EQ(driver.count(e.driver), 1u) << e.driver;
+    EXPECT_EQ(driver.at(e.driver), e.code) << e.driver;
+  }
+  EXPECT_EQ(doctor_findings::cuda_error_words(true, 712),
+            "error 712 (cudaErrorHostMemoryAlreadyRegistered)");
+  EXPECT_EQ(doctor_findings::cuda_error_words(false, 57), "error 57");
 }
 
 // --- small-copy-storm --------------------------------------------------------------------------
@@ -732,8 +892,9 @@ TEST(DoctorCompare, TheCommandComparesFindingsAndExitsOneWhenBIsWorse) {
 // The finding ids are what --fail-on takes: every finding this file makes is one.
 TEST(DoctorFindingIds, EveryNewFindingIsAFailOnId) {
   const std::vector<std::string>& ids = doctor_finding_ids();
-  for (const char* id : {"pinned-unused", "pinning-critical-path", "numa-placement",
-                         "small-copy-storm", "sync-after-copy", "pageable-async-d2h"}) {
+  for (const char* id :
+       {"pinned-unused", "pinning-critical-path", "numa-placement", "small-copy-storm",
+        "sync-after-copy", "pageable-async-d2h", "pinning-failed"}) {
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
   }
 }

@@ -17,18 +17,23 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/pin_limits.hpp"
 #include "experiments/check/analysis.hpp"
 #include "experiments/check/fleet/analysis.hpp"
+#include "experiments/check/pin_check.hpp"
 #include "experiments/check/prometheus.hpp"
 #include "experiments/host/analysis.hpp"
 #include "fixtures.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/input_limits.hpp"
+#include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
+#include "framework/render/markdown.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
 #include "framework/run_library.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -122,7 +127,7 @@ TEST(CheckFloors, AreSaidInWords) {
   EXPECT_EQ(floors_words(f),
             "pinned at least 75% and pageable at least 5% of the link's rate at its maximum "
             "generation and width; 4 KiB round trip p50 at most 50 µs, p99 at most 250 µs; each "
-            "GPU's pinned rates within 10% of its host's medians");
+            "GPU's pinned rates within 10% of its host's medians; pinning at least 0.5 GB/s");
   f.pinned_h2d_gb_per_s = 40.0;
   f.pageable_share = 0.07;
   EXPECT_EQ(floors_words(f).rfind(
@@ -172,6 +177,11 @@ TEST(CheckFloors, FileAndFlags) {
   refused("round_trip_p50_us = 10us\n", "'10us' is not a number");
   refused("pageable_h2d_gb_per_s = 0\n", "must be positive");
   refused("peer_margin = 0.1\npeer_margin = 0.2\n", "line 2: 'peer_margin' is set twice");
+  refused("pin_gb_per_s = 0\n", "must be positive");
+  CheckFloors pin;
+  apply_floors_text(pin, "pin_gb_per_s = 1.5\n", "f");
+  EXPECT_EQ(pin.pin_gb_per_s, 1.5);
+  EXPECT_EQ(floors_from_json(to_json(pin)).pin_gb_per_s, 1.5);
   CheckFloors g;
   apply_floor(g, "pageable_share", 0.1, "--pageable-share");
   EXPECT_EQ(g.pageable_share, 0.1);
@@ -806,6 +816,328 @@ TEST(Fleet, AUuidInManyHostsNamesFiveOfThem) {
                             "cannot sit in two hosts"),
             std::string::npos)
       << flagged[0];
+}
+
+// --- the pin rate and the limits on pinning
+// -------------------------------------------------------
+
+// A host's limits as a test crafts them: 100 GiB usable, RLIMIT_MEMLOCK unlimited, a kernel and
+// a driver past no per-call limit, vm.max_map_count far from used.
+PinLimits healthy_limits() {
+  PinLimits l;
+  l.available_bytes = 100 * kGiB;
+  l.max_map_count = 65530;
+  l.map_count = 200;
+  l.thp_mode = "madvise";
+  l.kernel_release = "6.8.0-45-generic";
+  l.driver_release = "570.86.15";
+  return l;
+}
+
+bool warns(const std::vector<PinWarning>& w, const std::string& limit, const std::string& says) {
+  return std::any_of(w.begin(), w.end(), [&](const PinWarning& x) {
+    return x.limit == limit && x.warning.find(says) != std::string::npos;
+  });
+}
+
+TEST(CheckPin, LimitsBecomeWarningsWhereTheyBite) {
+  const PinLimits ok = healthy_limits();
+  EXPECT_TRUE(pin_warnings(ok, kCheckPinBytes).empty());
+  // Less memory free than the pin size.
+  PinLimits l = ok;
+  l.available_bytes = kGiB;
+  std::vector<PinWarning> w = pin_warnings(l, kCheckPinBytes);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].warning,
+            "the memory this process may use (MemAvailable) is 1 GiB, below the pin size of 2 GiB: "
+            "pinning that much here takes memory the host does not have free");
+  // The cgroup leaves less than MemAvailable.
+  l = ok;
+  l.cgroup_memory_bytes = 3 * kGiB;
+  l.cgroup_memory_used = 2 * kGiB;
+  EXPECT_TRUE(warns(pin_warnings(l, kCheckPinBytes), kPinLimitMemory,
+                    "(MemAvailable, less what its cgroup's memory limit leaves) is 1 GiB"));
+  // RLIMIT_MEMLOCK: set and below the pin size warns; set and above it, or 0 pinned, does not.
+  l = ok;
+  l.memlock_bytes = 64 * 1024;
+  EXPECT_TRUE(warns(pin_warnings(l, kCheckPinBytes), kPinLimitMemlock,
+                    "RLIMIT_MEMLOCK is 64 KiB, below the pin size of 2 GiB"));
+  EXPECT_TRUE(pin_warnings(l, 0).empty());
+  l.memlock_bytes = 4 * kGiB;
+  EXPECT_TRUE(pin_warnings(l, kCheckPinBytes).empty());
+  // Linux 6.12: 2 GB in one call; the pin size and the memory usable both reach it.
+  l = ok;
+  l.kernel_release = "6.12.8-arch1";
+  w = pin_warnings(l, kCheckPinBytes);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].limit, kPinLimitPerCall);
+  EXPECT_NE(w[0].warning.find("the kernel's per-call pin limit applies: at most 1.86 GiB"),
+            std::string::npos)
+      << w[0].warning;
+  EXPECT_NE(w[0].warning.find("the pin size of 2 GiB crosses it"), std::string::npos);
+  // Driver 580: only where 512 GiB could be pinned at all.
+  l = ok;
+  l.driver_release = "580.95.05";
+  EXPECT_TRUE(pin_warnings(l, kCheckPinBytes).empty());
+  l.available_bytes = 1024 * kGiB;
+  EXPECT_TRUE(warns(pin_warnings(l, kCheckPinBytes), kPinLimitPerCall,
+                    "the NVIDIA driver's per-call limit applies: below 512 GiB"));
+  // vm.max_map_count with under 10% left.
+  l = ok;
+  l.map_count = 60000;
+  EXPECT_TRUE(warns(pin_warnings(l, 0), kPinLimitMapCount,
+                    "vm.max_map_count is 65530 and this process held 60000 mappings, 5530 left"));
+  l.map_count = 58000;  // 11% left
+  EXPECT_TRUE(pin_warnings(l, 0).empty());
+}
+
+TEST(CheckPin, ThePlanStaysWithinEveryLimit) {
+  const PinLimits ok = healthy_limits();
+  EXPECT_EQ(check_pin_plan(ok, kCheckPinBytes).bytes, kCheckPinBytes);
+  EXPECT_EQ(check_pin_plan(ok, 0).bytes, 0u);
+  EXPECT_TRUE(check_pin_plan(ok, 0).refused.empty());
+  // Linux 6.12: one call stays below 2 GB, in whole MiB.
+  PinLimits l = ok;
+  l.kernel_release = "6.13.1";
+  const CheckPinPlan capped = check_pin_plan(l, kCheckPinBytes);
+  EXPECT_EQ(capped.bytes, 2'000'000'000ull / kMiB * kMiB);
+  EXPECT_TRUE(capped.refused.empty());
+  EXPECT_TRUE(pin_refusal(l, capped.bytes, capped.bytes, 1) == std::nullopt);
+  // Less memory than the size: nothing, and the refusal names the limit.
+  l = ok;
+  l.available_bytes = kGiB;
+  const CheckPinPlan none = check_pin_plan(l, kCheckPinBytes);
+  EXPECT_EQ(none.bytes, 0u);
+  EXPECT_NE(none.refused.find("crosses the memory this process may use (1 GiB"), std::string::npos)
+      << none.refused;
+  // No mapping left.
+  l = ok;
+  l.map_count = 65530;
+  EXPECT_NE(check_pin_plan(l, kCheckPinBytes).refused.find("vm.max_map_count"), std::string::npos);
+}
+
+// A check of `host` whose GPUs pinned 2 GiB in `pin_ms` each (1074 ms: 2.0 GB/s), with the
+// limits' `warnings`; a record as today's check writes one.
+RunRecord pin_check_record(const std::string& host, const std::vector<double>& pin_ms,
+                           const std::vector<PinWarning>& warnings = {},
+                           const std::string& uuid_prefix = "GPU-aaaa") {
+  RunRecord r = check_record(host, std::vector<double>(pin_ms.size(), 1.2), uuid_prefix);
+  r.config["pin_bytes"] = kCheckPinBytes;
+  PinLimits l = healthy_limits();
+  put_fields(r.config["pin_limits"], pin_facts(l));
+  r.config["pin_warnings"] = to_json(warnings);
+  for (std::size_t i = 0; i < pin_ms.size(); ++i) {
+    const std::string gate = fmt::format("check/gpu{}/pin", i);
+    r.gates.push_back({gate, true, "ok"});
+    for (const auto& [method, ms] :
+         {std::pair{kPinMethod, pin_ms[i]}, std::pair{kUnpinMethod, 300.0}}) {
+      Case c = rate_case(static_cast<int>(i), "host", "pinned", ms, gate);
+      c.part = kPinPart;
+      c.method = method;
+      c.timing = "host_clock";
+      c.bytes = kCheckPinBytes;
+      c.samples_ms = {ms};
+      c.stop = StopReason::kCount;
+      r.cases.push_back(c);
+    }
+  }
+  return r;
+}
+
+TEST(CheckPin, ARateAgainstItsFloorInEveryPrinterAndTheLimitsAsWarnings) {
+  // GPU 1 pinned at 0.25 GB/s: below the 0.5 floor.
+  const std::vector<PinWarning> w = {{kPinLimitMemlock, "RLIMIT_MEMLOCK is 64 KiB, below ..."}};
+  const RunRecord r = record_from_json(to_json(pin_check_record("n1", {1074.0, 8590.0}, w)));
+  const CheckAnalysis a = analyse_check(r);
+  ASSERT_EQ(a.gpus.size(), 2u);
+  ASSERT_TRUE(a.gpus[0].pin_gb_per_s);
+  EXPECT_NEAR(*a.gpus[0].pin_gb_per_s, 2.0, 0.01);
+  EXPECT_EQ(a.gpus[0].pin_bytes, kCheckPinBytes);
+  EXPECT_EQ(a.gpus[0].unpin_ms, std::optional<double>(300.0));
+  const auto item = [](const GpuCheck& g) {
+    for (const CheckItem& i : g.items) {
+      if (i.check == "pin rate") return i;
+    }
+    return CheckItem{};
+  };
+  EXPECT_TRUE(item(a.gpus[0]).passed);
+  EXPECT_EQ(item(a.gpus[0]).limit_text, "at least 0.50 GB/s");
+  EXPECT_FALSE(item(a.gpus[1]).passed);
+  EXPECT_FALSE(a.passed());
+  EXPECT_NE(a.failures().back().find("pin rate 0.25 GB/s, not at least 0.50 GB/s"),
+            std::string::npos)
+      << a.failures().back();
+  ASSERT_EQ(a.pin_warnings.size(), 1u);
+  // Every printer: the pin column, the pin rate's item, the warning, the note on the method; the
+  // CSV, a list of cases, the pin's two.
+  const ReportModel m = analyse(r);
+  EXPECT_EQ(exit_code(m), 1);
+  const std::string text = render_text(r, m);
+  const std::string md = render_markdown(m);
+  const std::string html = render_html(r, m, {});
+  for (const std::string* out : {&text, &md, &html}) {
+    EXPECT_NE(out->find("RLIMIT_MEMLOCK is 64 KiB"), std::string::npos) << *out;
+    EXPECT_NE(out->find("pin rate"), std::string::npos);
+    EXPECT_NE(out->find("Pin rate: one cudaHostAlloc of 2 GiB per GPU"), std::string::npos);
+  }
+  const std::string csv = render_csv(m);
+  EXPECT_NE(csv.find("check,pin,cudaHostAlloc,host,pinned,host_clock,2147483648,2 GiB,1,1074."),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("check,pin,cudaFreeHost,host,pinned,host_clock,2147483648,2 GiB,1,300."),
+            std::string::npos);
+  EXPECT_NE(text.find("GPU 0 300 ms, GPU 1 300 ms"), std::string::npos) << text;
+  // A bad warning is refused when the record is read, naming it.
+  nlohmann::json j = to_json(r);
+  j["config"]["pin_warnings"][0]["limit"] = "swap";
+  try {
+    record_from_json(j);
+    FAIL() << "a warning of no known limit was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("run record: 'config.pin_warnings[0].limit' is 'swap', "
+                                          "not one of memory, memlock, per_call, max_map_count",
+                                          0),
+              0u)
+        << e.what();
+  }
+  j = to_json(r);
+  j["config"]["pin_limits"]["usable_bytes"] = -1;
+  EXPECT_THROW(record_from_json(j), InputError);
+  j = to_json(r);
+  j["config"]["pin_warnings"] = "none";
+  EXPECT_THROW(record_from_json(j), InputError);
+  // No warning: a note says so; --pin-bytes 0: not judged.
+  RunRecord quiet = pin_check_record("n2", {1074.0});
+  EXPECT_NE(render_text(quiet).find("Limits on pinning (read before anything was pinned): none "
+                                    "bites here"),
+            std::string::npos);
+  quiet.config["pin_bytes"] = 0;
+  quiet.cases.erase(std::remove_if(quiet.cases.begin(), quiet.cases.end(),
+                                   [](const Case& c) { return c.part == kPinPart; }),
+                    quiet.cases.end());
+  const CheckAnalysis skipped = analyse_check(quiet);
+  EXPECT_FALSE(item(skipped.gpus[0]).judged);
+  EXPECT_TRUE(skipped.passed());
+  // A pin refused by a limit: not judged, the refusal in its words.
+  RunRecord refused = quiet;
+  refused.config["pin_bytes"] = kCheckPinBytes;
+  refused.config["pin_refused"] = "2 GiB crosses the memory this process may use (1 GiB; ...)";
+  EXPECT_EQ(item(analyse_check(refused).gpus[0]).limit_text, refused.config["pin_refused"]);
+}
+
+// Check records made before the check pinned still read, judge and print as they did: no pin
+// item, no column figure, no warning, no limit series.
+TEST(CheckPin, RecordsWithoutThePinStillRead) {
+  const RunRecord old = record_from_json(to_json(check_record("n1", {1.2})));
+  const CheckAnalysis a = analyse_check(old);
+  EXPECT_FALSE(a.pin_asked);
+  EXPECT_FALSE(a.pin_limits_read);
+  for (const CheckItem& i : a.gpus[0].items) EXPECT_NE(i.check, "pin rate");
+  EXPECT_TRUE(a.passed());
+  const std::string text = render_text(old);
+  EXPECT_EQ(text.find("Limits on pinning"), std::string::npos);
+  EXPECT_EQ(check_record_metrics(old).find("_pin_"), std::string::npos);
+  const std::optional<std::string> committed = newest_record(PINBENCH_DATA_DIR "/runs", "check");
+  if (committed) {
+    const CheckAnalysis c = analyse_check(load_record(*committed));
+    EXPECT_FALSE(c.pin_asked);
+    EXPECT_TRUE(c.passed());
+  }
+  // A fleet record written before the pin column: its rows read, with no pin figure.
+  nlohmann::json fleet =
+      to_json(make_fleet_record(fleet_members({check_record("n1", {1.2})}, {"a"}), "me"));
+  fleet["config"]["gpu_columns"].erase(17);
+  for (nlohmann::json& host : fleet["config"]["hosts"]) {
+    host.erase("pin_warnings");
+    host.erase("pin_bytes");
+    host["floors"].erase("pin_gb_per_s");
+    for (nlohmann::json& row : host["gpus"]) row.erase(17);
+  }
+  const RunRecord back = record_from_json(fleet);
+  const FleetAnalysis f = section<FleetAnalysis>(analyse(back));
+  ASSERT_EQ(f.gpus.size(), 1u);
+  EXPECT_FALSE(f.gpus[0].check.pin_gb_per_s);
+  EXPECT_TRUE(f.flagged().empty());
+  const std::optional<std::string> mpi = newest_record(PINBENCH_DATA_DIR "/runs", "fleet");
+  if (mpi) {
+    EXPECT_NO_THROW(analyse(load_record(*mpi)));
+  }
+}
+
+TEST(FleetPin, ThePinRateIsJudgedForOutliersAndTheLimitsReachTheTableAndTheMetrics) {
+  // Four hosts of one GPU; n3 pins at a quarter of its peers' rate (above the floor).
+  std::vector<RunRecord> recs;
+  std::vector<std::string> sources;
+  for (int i = 0; i < 4; ++i) {
+    std::vector<PinWarning> w;
+    if (i == 1) w.push_back({kPinLimitPerCall, "the kernel's per-call pin limit applies: ..."});
+    recs.push_back(pin_check_record(fmt::format("n{}", i), {i == 3 ? 3000.0 : 1074.0}, w,
+                                    fmt::format("GPU-{}", i)));
+    sources.push_back(fmt::format("h{}.json", i));
+  }
+  const FleetAnalysis a = analyse_fleet(recs, sources);
+  const std::vector<std::string> flagged = a.flagged();
+  ASSERT_EQ(flagged.size(), 1u) << fmt::format("{}", fmt::join(flagged, "\n"));
+  EXPECT_NE(flagged[0].find("host n3 GPU 0 (GPU-3-0): outlier: pin rate 0.72 GB/s, below"),
+            std::string::npos)
+      << flagged[0];
+  // The fleet record keeps the pin and the warnings, and prints as the records do.
+  const RunRecord fleet =
+      record_from_json(to_json(make_fleet_record(fleet_members(recs, sources), "me")));
+  EXPECT_EQ(fleet.config["gpu_columns"][17], "pin_gb_per_s");
+  const ReportModel m = analyse(fleet);
+  EXPECT_EQ(m.check_failures, flagged);
+  const ReportTable& gpus = m.tables.front();
+  EXPECT_EQ(gpus.header[9], "pin");
+  EXPECT_EQ(gpus.rows[0][9], "2.00");
+  const ReportTable& hosts = m.tables.back();
+  EXPECT_EQ(hosts.header.back(), "limits on pinning that bite");
+  EXPECT_EQ(hosts.rows[0].back(), "none");
+  EXPECT_EQ(hosts.rows[1].back(), "per_call");
+  ASSERT_EQ(hosts.notes.size(), 1u);
+  EXPECT_EQ(hosts.notes[0],
+            "Limit on pinning 'per_call' bites on 1 host record (a warning, not a flag); host n1: "
+            "the kernel's per-call pin limit applies: ....");
+  RunRecord whole = fleet;
+  whole.config = {{"sources", sources}};
+  nlohmann::json members = nlohmann::json::array();
+  for (const RunRecord& rec : recs) members.push_back(to_json(rec));
+  whole.sections["members"] = members;
+  EXPECT_EQ(render_text(record_from_json(to_json(whole))), render_text(fleet));
+  // The metrics: the pin rate of each GPU, and each host's limits with 0 or 1.
+  std::map<std::string, double> s;
+  std::vector<MetricsGpu> metrics;
+  for (const FleetGpu& g : a.gpus) {
+    metrics.push_back({g.host, &g.check, rfc3339_seconds(g.created_utc), !g.flags.empty(),
+                       g.pin_limits_read ? &g.pin_warnings : nullptr});
+  }
+  const std::string text = check_metrics(metrics);
+  ASSERT_EQ(parse_exposition(text, &s), "") << text;
+  EXPECT_NEAR(s.at("pinbench_check_pin_gigabytes_per_second{host=\"n0\",gpu=\"0\",uuid=\"GPU-0-0\","
+                   "bus_id=\"0000:00:00.0\",model=\"NVIDIA H200\"}"),
+              2.0, 0.01);
+  EXPECT_EQ(s.at("pinbench_check_pin_limit_warning{host=\"n1\",limit=\"per_call\"}"), 1.0);
+  EXPECT_EQ(s.at("pinbench_check_pin_limit_warning{host=\"n1\",limit=\"memlock\"}"), 0.0);
+  EXPECT_EQ(s.at("pinbench_check_pin_limit_warning{host=\"n0\",limit=\"per_call\"}"), 0.0);
+  EXPECT_EQ(
+      s.at("pinbench_check_passed{host=\"n3\",gpu=\"0\",uuid=\"GPU-3-0\",bus_id=\"0000:00:00.0\","
+           "model=\"NVIDIA H200\",check=\"pin rate\"}"),
+      1.0);  // above the floor: an outlier, not a failure
+  // And one check's own file says the same of its host.
+  s.clear();
+  ASSERT_EQ(parse_exposition(check_record_metrics(recs[1]), &s), "");
+  EXPECT_EQ(s.at("pinbench_check_pin_limit_warning{host=\"n1\",limit=\"per_call\"}"), 1.0);
+}
+
+TEST(CheckCli, PinBytesAndItsFloorAreRefusedWhenBad) {
+  test::Result r = test::run(kBin + "check --pin-bytes fast");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("pinbench: error: --pin-bytes", 0), 0u) << r.err;
+  r = test::run(kBin + "check --min-pin 0");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const std::string help = test::run(kBin + "check --help").out;
+  EXPECT_NE(help.find("--pin-bytes"), std::string::npos);
+  EXPECT_NE(help.find("--min-pin"), std::string::npos);
 }
 
 }  // namespace

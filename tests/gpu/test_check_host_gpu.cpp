@@ -58,16 +58,27 @@ TEST(GpuCheck, EveryGpuCheckedWithinTwentySeconds) {
     EXPECT_TRUE(g.loaded_read);
     EXPECT_FALSE(g.uuid.empty());
   }
-  // 4 rate cases and the round trip per GPU.
-  EXPECT_EQ(r.cases.size(), 5 * r.machine.gpus.size());
+  // 4 rate cases, the round trip, and the pin and its free per GPU (none where a limit on the
+  // total refused the pin: the record says why).
   const RunRecord back = record_from_json(to_json(r));
   const CheckAnalysis a = analyse_check(back);
+  ASSERT_TRUE(a.pin_asked);
+  EXPECT_EQ(*a.pin_asked, kCheckPinBytes);
+  EXPECT_TRUE(a.pin_limits_read);
+  const bool pinned = a.pin_refused.empty();
+  EXPECT_EQ(r.cases.size(), (pinned ? 7 : 5) * r.machine.gpus.size()) << a.pin_refused;
   ASSERT_EQ(a.gpus.size(), r.machine.gpus.size());
   for (const GpuCheck& g : a.gpus) {
     ASSERT_TRUE(g.pinned_h2d && g.pinned_d2h && g.pageable_h2d && g.pageable_d2h);
     EXPECT_GT(*g.pinned_h2d, *g.pageable_h2d * 0.5);
     ASSERT_TRUE(g.round_trip_p50_us && g.round_trip_p99_us);
     EXPECT_LE(*g.round_trip_p50_us, *g.round_trip_p99_us);
+    if (!pinned) continue;
+    ASSERT_TRUE(g.pin_gb_per_s) << "the pin's gate failed";
+    EXPECT_GT(*g.pin_gb_per_s, 0.0);
+    EXPECT_GT(g.pin_bytes, 0u);
+    EXPECT_LE(g.pin_bytes, kCheckPinBytes);
+    EXPECT_TRUE(g.unpin_ms);
   }
   // A floor no GPU reaches fails every GPU, each named.
   CheckConfig high;
@@ -87,6 +98,24 @@ TEST(GpuCheck, OneDeviceOnly) {
   const RunRecord r = run_check(c);
   ASSERT_EQ(r.machine.gpus.size(), 1u);
   EXPECT_EQ(r.machine.gpus[0].index, cuda::device_count() - 1);
+}
+
+// --pin-bytes 0: no pin, its item not judged; a small pin: gated and judged by its floor.
+TEST(GpuCheck, ThePinSizeIsTheCallersAndZeroSkipsIt) {
+  PINBENCH_REQUIRE_GPU();
+  CheckConfig c;
+  c.devices = {0};
+  c.pin_bytes = 0;
+  const RunRecord none = run_check(c);
+  EXPECT_EQ(none.cases.size(), 5u);
+  const CheckAnalysis a = analyse_check(none);
+  EXPECT_FALSE(a.gpus[0].pin_gb_per_s);
+  c.pin_bytes = 256 * kMiB;
+  const RunRecord small = run_check(c);
+  EXPECT_TRUE(small.all_gates_passed());
+  const CheckAnalysis b = analyse_check(small);
+  ASSERT_TRUE(b.gpus[0].pin_gb_per_s);
+  EXPECT_EQ(b.gpus[0].pin_bytes, 256 * kMiB);
 }
 
 TEST(GpuHost, AloneTogetherAndAggregate) {

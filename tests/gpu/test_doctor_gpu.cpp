@@ -150,6 +150,38 @@ TEST(DoctorGpu, PinnedAllocationChurn) {
   EXPECT_EQ(r.find("pageable-async"), nullptr);
 }
 
+// A registration that failed, and the copies from its range that then went pageable: named with
+// the failed call, its error, the copies and their bytes.
+TEST(DoctorGpu, AFailedRegistrationAndItsPageableCopies) {
+  PINBENCH_REQUIRE_GPU();
+  const DoctorRun r = doctor("failed-register", programs() + " failed-register");
+  EXPECT_EQ(r.code, 0) << "the program's registrations did not fail as meant";
+  const DoctorFinding* f = r.find("pinning-failed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 4u);
+  EXPECT_EQ(f->bytes, 8 * kMiB);
+  ASSERT_EQ(f->sites.size(), 1u);
+  EXPECT_NE(f->sites[0].where.find("failed_register"), std::string::npos) << f->sites[0].where;
+  ASSERT_FALSE(f->evidence.empty());
+  EXPECT_NE(f->evidence[0].find("cudaHostRegister of "), std::string::npos) << f->evidence[0];
+  EXPECT_NE(f->evidence[0].find("returned error "), std::string::npos) << f->evidence[0];
+  EXPECT_NE(f->evidence[0].find("then 4 copy calls (8 MiB)"), std::string::npos) << f->evidence[0];
+  // The collector read the range's state after the call: not page-locked.
+  bool read = false;
+  for (const DoctorCall& c : r.trace.calls) {
+    if (c.kind == "register" && c.status != 0) {
+      ASSERT_TRUE(c.locked.has_value());
+      EXPECT_FALSE(*c.locked);
+      read = true;
+    }
+  }
+  EXPECT_TRUE(read);
+  // The calibration's page-locked rate stands beside the copies' own.
+  EXPECT_TRUE(std::any_of(f->evidence.begin(), f->evidence.end(), [](const std::string& e) {
+    return e.find("GB/s page-locked") != std::string::npos;
+  }));
+}
+
 TEST(DoctorGpu, ManagedMigrationsWhereCuptiReportsThem) {
   PINBENCH_REQUIRE_GPU();
   const DoctorRun r = doctor("managed", programs() + " managed");

@@ -38,16 +38,24 @@ class CheckCases {
   explicit CheckCases(const RunRecord& r) {
     for (const Case& c : r.cases) {
       if (c.part == "check") cases_.emplace(Key{gpu_from(c), c.direction, c.memory}, &c);
+      if (c.part == kPinPart) pins_.emplace(PinKey{gpu_from(c), c.method}, &c);
     }
   }
   const Case* find(int gpu, const std::string& direction, const std::string& memory) const {
     const auto it = cases_.find(Key{gpu, direction, memory});
     return it == cases_.end() ? nullptr : it->second;
   }
+  // A GPU's pin case of `method` (kPinMethod, kUnpinMethod).
+  const Case* pin(int gpu, const std::string& method) const {
+    const auto it = pins_.find(PinKey{gpu, method});
+    return it == pins_.end() ? nullptr : it->second;
+  }
 
  private:
   using Key = std::tuple<int, std::string, std::string>;
+  using PinKey = std::pair<int, std::string>;
   std::map<Key, const Case*> cases_;
+  std::map<PinKey, const Case*> pins_;
 };
 
 std::optional<double> rate_of(const Case* c) {
@@ -88,6 +96,30 @@ CheckItem ceiling_item(const std::string& name, const std::optional<double>& us,
   item.value_text = us ? fmt::format("{:.1f} µs", *us) : "no figure (gate failed)";
   item.limit_text = fmt::format("at most {:.1f} µs", ceiling);
   item.passed = us && *us <= ceiling;
+  return item;
+}
+
+// The pin rate against its floor, where the check was asked to pin.
+CheckItem pin_item(const GpuCheck& c, const CheckAnalysis& a) {
+  CheckItem item;
+  item.check = "pin rate";
+  item.value = c.pin_gb_per_s;
+  if (*a.pin_asked == 0) {
+    item.judged = false;
+    item.value_text = "not measured";
+    item.limit_text = "the check was asked to pin nothing (--pin-bytes 0)";
+    return item;
+  }
+  if (!a.pin_refused.empty()) {
+    item.judged = false;
+    item.value_text = "not attempted";
+    item.limit_text = a.pin_refused;
+    return item;
+  }
+  item.value_text =
+      c.pin_gb_per_s ? fmt::format("{:.2f} GB/s", *c.pin_gb_per_s) : "no figure (gate failed)";
+  item.limit_text = fmt::format("at least {:.2f} GB/s", a.floors.pin_gb_per_s);
+  item.passed = c.pin_gb_per_s && *c.pin_gb_per_s >= a.floors.pin_gb_per_s;
   return item;
 }
 
@@ -158,6 +190,10 @@ CheckRecordConfig check_config_from(const nlohmann::json& config) {
   CheckRecordConfig c;
   if (config.contains("floors")) c.floors = floors_from_json(config["floors"]);
   get_fields(config, c);
+  if (config.contains("pin_bytes")) c.pin_bytes = config["pin_bytes"].get<std::uint64_t>();
+  if (config.contains("pin_warnings")) {
+    c.pin_warnings = pin_warnings_from_json(config["pin_warnings"], "config.pin_warnings");
+  }
   return c;
 }
 
@@ -170,6 +206,10 @@ CheckAnalysis check_figures(const RunRecord& r) {
   const CheckRecordConfig config = check_config_from(r.config);
   a.floors = config.floors;
   a.no_gpu = config.no_gpu;
+  a.pin_asked = config.pin_bytes;
+  a.pin_refused = config.pin_refused.value_or("");
+  a.pin_limits_read = config.pin_warnings.has_value();
+  if (config.pin_warnings) a.pin_warnings = *config.pin_warnings;
   const CheckCases cases(r);
   for (const GpuInfo& g : r.machine.gpus) {
     GpuCheck c;
@@ -182,6 +222,13 @@ CheckAnalysis check_figures(const RunRecord& r) {
         rt != nullptr && figures_of(*rt).samples) {
       c.round_trip_p50_us = 1000.0 * percentile(rt->samples_ms, 0.50);
       c.round_trip_p99_us = 1000.0 * percentile(rt->samples_ms, 0.99);
+    }
+    if (const Case* pin = cases.pin(g.index, kPinMethod)) {
+      c.pin_gb_per_s = figures_of(*pin).gb_per_s;
+      c.pin_bytes = pin->bytes;
+    }
+    if (const Case* unpin = cases.pin(g.index, kUnpinMethod)) {
+      c.unpin_ms = verified_median(*unpin);
     }
     a.gpus.push_back(std::move(c));
   }
@@ -206,6 +253,7 @@ void judge_check(CheckAnalysis& a) {
         ceiling_item("4 KiB round trip p50", c.round_trip_p50_us, f.round_trip_p50_us));
     c.items.push_back(
         ceiling_item("4 KiB round trip p99", c.round_trip_p99_us, f.round_trip_p99_us));
+    if (a.pin_asked) c.items.push_back(pin_item(c, a));
   }
   // Peers: each GPU's pinned rates against the host's median, which one bad GPU cannot move far.
   std::vector<double> h2d, d2h;

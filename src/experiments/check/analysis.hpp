@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/check/floors.hpp"
+#include "experiments/check/pin_check.hpp"
 #include "framework/config_schema.hpp"
 #include "framework/record.hpp"
 
@@ -19,9 +20,10 @@ namespace pinbench {
 
 // What `pinbench check` was asked for (measure.hpp), as the record's config holds it.
 struct CheckConfig {
-  std::vector<int> devices;           // empty: every device
-  std::uint64_t bytes = 64ull << 20;  // rate copies
-  int round_trips = 1000;             // 4 KiB there and back, each timed
+  std::vector<int> devices;                  // empty: every device
+  std::uint64_t bytes = 64ull << 20;         // rate copies
+  int round_trips = 1000;                    // 4 KiB there and back, each timed
+  std::uint64_t pin_bytes = kCheckPinBytes;  // one cudaHostAlloc per GPU; 0: no pin rate
   CheckFloors floors;
   bool place_on_gpu_node = true;
 
@@ -32,6 +34,7 @@ struct CheckConfig {
     return std::make_tuple(
         field("bytes", &CheckConfig::bytes, FieldKind::kSize),
         field("iterations", &CheckConfig::round_trips, FieldKind::kCount),
+        field("pin_bytes", &CheckConfig::pin_bytes, FieldKind::kSizeOrZero),
         field("place_on_gpu_node", &CheckConfig::place_on_gpu_node, FieldKind::kFlag));
   }
 };
@@ -39,9 +42,16 @@ struct CheckConfig {
 // The check's records, by the name they carry: what a fleet reads.
 inline constexpr const char* kCheckExperiment = "check";
 
+// A check case's part for the pin rate (its other cases are part "check"): method kPinMethod, the
+// cudaHostAlloc timed from the call to its return, and kUnpinMethod, the cudaFreeHost after it.
+inline constexpr const char* kPinPart = "pin";
+inline constexpr const char* kPinMethod = "cudaHostAlloc";
+inline constexpr const char* kUnpinMethod = "cudaFreeHost";
+
 // One check of one GPU.
 struct CheckItem {
-  std::string check;   // "link", "pinned h2d", "pageable d2h", "4 KiB round trip p99", "peers"
+  // "link", "pinned h2d", "pageable d2h", "4 KiB round trip p99", "pin rate", "peers"
+  std::string check;
   bool judged = true;  // false: nothing to judge it by (one GPU has no peers; unknown link)
   bool passed = true;  // meaningful when judged
   std::optional<double> value;
@@ -53,6 +63,11 @@ struct GpuCheck {
   GpuInfo gpu;
   std::optional<double> pinned_h2d, pinned_d2h, pageable_h2d, pageable_d2h;  // GB/s, medians
   std::optional<double> round_trip_p50_us, round_trip_p99_us;
+  // The pin: GB/s of one cudaHostAlloc (absent where none was timed or its gate failed), the
+  // bytes it pinned (0 where the record does not say: a fleet's row) and its cudaFreeHost in ms.
+  std::optional<double> pin_gb_per_s;
+  std::uint64_t pin_bytes = 0;
+  std::optional<double> unpin_ms;
   std::vector<CheckItem> items;
   bool passed() const;
   std::vector<std::string> failures() const;  // "pinned h2d 40.10 GB/s, not at least 47.25 ..."
@@ -62,6 +77,14 @@ struct CheckAnalysis {
   std::string hostname;
   std::string no_gpu;  // why the host had no GPU to check (an MPI rank without one), else ""
   CheckFloors floors;
+  // The pin each GPU's check was asked for: absent in a record made before the check pinned;
+  // 0 where it was asked for none. `pin_refused`: why nothing was pinned (a limit it crosses).
+  std::optional<std::uint64_t> pin_asked;
+  std::string pin_refused;
+  // The host's limits on pinning that bite, read before anything was pinned; `pin_limits_read`
+  // is false in a record made before the check read them.
+  bool pin_limits_read = false;
+  std::vector<PinWarning> pin_warnings;
   std::vector<GpuCheck> gpus;
   bool passed() const;  // every judged item of every GPU passed, and there was a GPU
   // "host h GPU 0 (GPU-...): pinned h2d ...": every failure, each naming its GPU.
@@ -80,15 +103,21 @@ CheckAnalysis analyse_check(const RunRecord& record);
 CheckAnalysis check_figures(const RunRecord& record);
 
 // What the analysis reads of a check's config: the floors it is judged by (floors.hpp: refused
-// with one line naming a bad one), and why the host had no GPU to check (measure.cpp), each
-// field beside the floors under its record key and kind, one list for writing, reading back and
-// validating.
+// with one line naming a bad one), why the host had no GPU to check (measure.cpp), the pin asked
+// for (CheckConfig's pin_bytes) and why none was made, and the limits' warnings (pin_check.hpp),
+// each field beside the floors and the warnings under its record key and kind, one list for
+// writing, reading back and validating. The limits as read (config.pin_limits, CheckPinFacts)
+// are written for the reader and validated, not read back.
 struct CheckRecordConfig {
   CheckFloors floors;
   std::string no_gpu;
+  std::optional<std::string> pin_refused;
+  std::optional<std::uint64_t> pin_bytes;               // written by CheckConfig
+  std::optional<std::vector<PinWarning>> pin_warnings;  // config.pin_warnings
 
   static constexpr auto fields() {
-    return std::make_tuple(field("no_gpu", &CheckRecordConfig::no_gpu, FieldKind::kText));
+    return std::make_tuple(field("no_gpu", &CheckRecordConfig::no_gpu, FieldKind::kText),
+                           field("pin_refused", &CheckRecordConfig::pin_refused, FieldKind::kText));
   }
 };
 CheckRecordConfig check_config_from(const nlohmann::json& config);

@@ -64,7 +64,10 @@ struct CheckOptions {
        "250"},
       {"--peer-margin", "peer_margin", "Each GPU within this share of the host's median", "X",
        "0.10"},
+      {"--min-pin", "pin_gb_per_s", "Pin-rate floor, GB/s: one cudaHostAlloc of --pin-bytes",
+       "GBPS", "0.5"},
   };
+  std::string pin_bytes;
   std::vector<CLI::Option*> floor_options;
   bool no_numa = false;
   bool mpi = false;
@@ -86,6 +89,7 @@ CheckConfig check_config(const CheckOptions& o) {
       apply_floor(c.floors, o.floors[i].key, o.floors[i].value, o.floors[i].flag);
     }
   }
+  if (!o.pin_bytes.empty()) c.pin_bytes = parse_size_or_zero(o.pin_bytes);
   if (o.replay.device) c.devices = {*o.replay.device};
   c.place_on_gpu_node = !o.no_numa;
   return c;
@@ -150,6 +154,12 @@ Command add_check(CLI::App& app) {
                                    ->type_name(f.metavar)
                                    ->default_str(f.shown_default));
   }
+  read_by(sub->add_option("--pin-bytes", o->pin_bytes,
+                          "Page-lock this much with one cudaHostAlloc per GPU for the pin rate; "
+                          "0 skips it"),
+          [](const std::string& v) { parse_size_or_zero(v); })
+      ->type_name("SIZE")
+      ->default_str(size_default(kCheckPinBytes));
   sub->add_flag("--no-numa", o->no_numa, "Do not place host buffers on each GPU's NUMA node");
   sub->add_flag("--mpi", o->mpi,
                 "Under mpirun: every rank checks its host's GPUs, rank 0 writes the fleet record "

@@ -2,7 +2,7 @@
 # over MPI; and the fleet (fleet/): many hosts' check records read together, the outliers within
 # a model and link.
 pinbench_experiment(
-  CUDA_FREE analysis.cpp floors.cpp report.cpp experiment.cpp prometheus.cpp
+  CUDA_FREE analysis.cpp floors.cpp pin_check.cpp report.cpp experiment.cpp prometheus.cpp
     fleet/analysis.cpp fleet/experiment.cpp fleet/print.cpp
   MEASURE measure.cpp
   COMMAND command.cpp mpi_gather.cpp fleet/command.cpp)

@@ -3,6 +3,7 @@
 #include "framework/experiment.hpp"
 #include "experiments/check/analysis.hpp"
 #include "experiments/check/floors.hpp"
+#include "experiments/check/pin_check.hpp"
 #include "experiments/check/report.hpp"
 
 namespace pinbench::experiments::check {
@@ -22,9 +23,14 @@ class Check final : public Experiment {
         joined({sampling_fields(),
                 fields_of<CheckRecordConfig>(),
                 fields_of<CheckConfig>(),
-                // The devices, written by hand (CheckConfig says why), and a key today's check
-                // no longer writes.
-                {{"devices", FieldKind::kCounts}, {"warmups", FieldKind::kCount}}});
+                // The limits on pinning as read, and the warnings they gave (pin_check.hpp).
+                fields_of<CheckPinFacts>(),
+                fields_of<PinWarningFields>(),
+                // The devices, written by hand (CheckConfig says why), the list of warnings, and
+                // a key today's check no longer writes.
+                {{"devices", FieldKind::kCounts},
+                 {"pin_warnings", FieldKind::kObjects},
+                 {"warmups", FieldKind::kCount}}});
     return fields;
   }
   // A case's extra: the GPU it checked.
@@ -33,7 +39,8 @@ class Check final : public Experiment {
     return fields;
   }
   void validate(const RunRecord& record) const override {
-    // Refuses a bad floor with one line naming it, at load, not later in the analysis.
+    // Refuses a bad floor or pin warning with one line naming it, at load, not later in the
+    // analysis.
     check_config_from(record.config);
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {

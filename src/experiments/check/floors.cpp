@@ -27,7 +27,7 @@ const FloorKey kFloorKeys[] = {
     {"pinned_h2d_gb_per_s", FloorKind::kRate},   {"pinned_d2h_gb_per_s", FloorKind::kRate},
     {"pageable_h2d_gb_per_s", FloorKind::kRate}, {"pageable_d2h_gb_per_s", FloorKind::kRate},
     {"round_trip_p50_us", FloorKind::kMicros},   {"round_trip_p99_us", FloorKind::kMicros},
-    {"peer_margin", FloorKind::kMargin},
+    {"peer_margin", FloorKind::kMargin},         {"pin_gb_per_s", FloorKind::kRate},
 };
 
 RealRange range_of(FloorKind kind) {
@@ -75,6 +75,7 @@ void set_floor(CheckFloors& f, const std::string& key, double v) {
   if (key == "round_trip_p50_us") f.round_trip_p50_us = v;
   if (key == "round_trip_p99_us") f.round_trip_p99_us = v;
   if (key == "peer_margin") f.peer_margin = v;
+  if (key == "pin_gb_per_s") f.pin_gb_per_s = v;
 }
 
 const FloorKey* floor_key(const std::string& key) {
@@ -127,8 +128,8 @@ std::string floors_words(const CheckFloors& f) {
                      100 * f.pinned_share, 100 * f.pageable_share);
   return fmt::format(
       "{}; 4 KiB round trip p50 at most {:g} µs, p99 at most {:g} µs; each GPU's pinned "
-      "rates within {:g}% of its host's medians",
-      rates, f.round_trip_p50_us, f.round_trip_p99_us, 100 * f.peer_margin);
+      "rates within {:g}% of its host's medians; pinning at least {:g} GB/s",
+      rates, f.round_trip_p50_us, f.round_trip_p99_us, 100 * f.peer_margin, f.pin_gb_per_s);
 }
 
 json to_json(const CheckFloors& f) {
@@ -136,7 +137,8 @@ json to_json(const CheckFloors& f) {
          {"pageable_share", f.pageable_share},
          {"round_trip_p50_us", f.round_trip_p50_us},
          {"round_trip_p99_us", f.round_trip_p99_us},
-         {"peer_margin", f.peer_margin}};
+         {"peer_margin", f.peer_margin},
+         {"pin_gb_per_s", f.pin_gb_per_s}};
   if (f.pinned_h2d_gb_per_s) j["pinned_h2d_gb_per_s"] = *f.pinned_h2d_gb_per_s;
   if (f.pinned_d2h_gb_per_s) j["pinned_d2h_gb_per_s"] = *f.pinned_d2h_gb_per_s;
   if (f.pageable_h2d_gb_per_s) j["pageable_h2d_gb_per_s"] = *f.pageable_h2d_gb_per_s;

@@ -22,14 +22,20 @@ struct CheckFloors {
   double round_trip_p50_us = 50.0;  // 4 KiB pinned, there and back (an H200: about 20)
   double round_trip_p99_us = 250.0;
   double peer_margin = 0.10;  // each GPU's pinned rates within 10% of the host's median
+  // One cudaHostAlloc of the pin size (2 GiB by default), in GB/s. The H100 VM pinned 32 GiB in
+  // one call at 1.97 GB/s, and smaller sizes pin faster per byte on most hosts: a quarter of that
+  // is a floor a healthy host passes with room, and one that pins slower (a host short of free
+  // memory, reclaiming or compacting to find pages) holds a serving engine's start-up for
+  // minutes per 100 GiB.
+  double pin_gb_per_s = 0.5;
 };
 
 nlohmann::json to_json(const CheckFloors& f);
 
 // The floors as a reader reads them: "pinned at least 75% and pageable at least 5% of the
 // link's rate at its maximum generation and width; 4 KiB round trip p50 at most 50 µs, p99 at
-// most 250 µs; each GPU's pinned rates within 10% of its host's medians". A floor set in GB/s
-// is named per direction.
+// most 250 µs; each GPU's pinned rates within 10% of its host's medians; pinning at least
+// 0.5 GB/s". A floor set in GB/s is named per direction.
 std::string floors_words(const CheckFloors& f);
 
 // From a check record's config.floors; InputError naming the field when one is out of range.
@@ -37,8 +43,9 @@ CheckFloors floors_from_json(const nlohmann::json& j);
 
 // Sets floors from the text of a floors file: one `key = value` per line, '#' starts a comment.
 // Keys are the JSON names (pinned_share, pinned_h2d_gb_per_s, ..., round_trip_p99_us,
-// peer_margin). InputError "floors file 'NAME' line N: ..." for an unknown key, a value that is
-// not a number, a share outside (0, 1], a rate or time that is not positive, or a key twice.
+// peer_margin, pin_gb_per_s). InputError "floors file 'NAME' line N: ..." for an unknown key, a
+// value that is not a number, a share outside (0, 1], a rate or time that is not positive, or a key
+// twice.
 void apply_floors_text(CheckFloors& floors, const std::string& text, const std::string& name);
 
 // The values floor `key` may take (a share: more than 0, at most 1; a margin: 0 to less than 1;

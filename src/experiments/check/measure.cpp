@@ -6,17 +6,27 @@
 // memory (there, back, synchronise), each timed on the host clock, for the p50 and p99. Host
 // buffers are allocated by this thread bound to the GPU's NUMA node. The verdicts come from the
 // record alone (experiments/check/analysis.hpp), so a replay judges as the live run did.
+//
+// Last for each GPU, the pin rate: one cudaHostAlloc of the pin size (2 GiB by default) with the
+// GPU current, as a serving engine pins its pool, timed on the host clock from the call to its
+// return, then its cudaFreeHost, timed too. The host's limits on pinning are read once, before
+// anything is pinned (base/pin_limits.hpp): a pin size past a per-call limit is pinned in one
+// call of the most that limit allows, one past a limit on the total is not attempted, and the
+// limits that bite are written as warnings (pin_check.hpp).
 #include "experiments/check/measure.hpp"
 
 #include <cstring>
 
 #include <fmt/format.h>
 
+#include "base/cuda_error_text.hpp"
+#include "base/pin_limits.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/check/analysis.hpp"
+#include "experiments/check/pin_check.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/host_info.hpp"
 #include "framework/pattern.hpp"
@@ -59,7 +69,47 @@ Timed time_copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind ki
   });
 }
 
-void check_gpu(RunRecord& record, GpuInfo& gpu, const CheckConfig& cfg) {
+// The pin rate of `gpu` (current): one cudaHostAlloc of `bytes`, gated by the driver's word on
+// its first and last byte, and its cudaFreeHost. A failed call is a failed gate naming the error:
+// the case then has no figure and fails its floor.
+void check_pin(RunRecord& record, const GpuInfo& gpu, std::uint64_t bytes) {
+  const std::string gate = fmt::format("check/gpu{}/pin", gpu.index);
+  void* p = nullptr;
+  const auto t0 = SteadyClock::now();
+  const cudaError_t err = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+  const double pin_ms = ms_since(t0);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();  // an allocation's failure is not sticky: clear it
+    add_gate(record, {gate, false,
+                      cuda_error_text("cudaHostAlloc", err) +
+                          fmt::format(" pinning {} in one call", format_size(bytes))});
+    return;
+  }
+  Gate kinds = kind_gate(gate, p, MemoryKind::kPinned);
+  const Gate last = kind_gate(gate, static_cast<const char*>(p) + bytes - 1, MemoryKind::kPinned);
+  if (kinds.passed && !last.passed) kinds = last;
+  if (kinds.passed) {
+    kinds.detail = fmt::format(
+        "cudaPointerGetAttributes calls the first and last byte of the {} pinned page-locked",
+        format_size(bytes));
+  }
+  const auto t1 = SteadyClock::now();
+  PINBENCH_CUDA_TRY(cudaFreeHost(p));
+  const double unpin_ms = ms_since(t1);
+  const bool passed = add_gate(record, kinds);
+  for (const auto& [method, ms] :
+       {std::pair{kPinMethod, pin_ms}, std::pair{kUnpinMethod, unpin_ms}}) {
+    Timed t;
+    t.samples_ms = {ms};
+    t.stop = StopReason::kCount;
+    const CaseSpec spec{kPinPart, "host", "pinned", method, "host_clock", bytes, 0, gate};
+    Case c = make_case(spec, t, passed);
+    c.extra["gpu"] = gpu.index;
+    record.cases.push_back(std::move(c));
+  }
+}
+
+void check_gpu(RunRecord& record, GpuInfo& gpu, const CheckConfig& cfg, const CheckPinPlan& pin) {
   PINBENCH_CUDA_TRY(cudaSetDevice(gpu.index));
   const std::string g = fmt::format("gpu{}", gpu.index);
   cuda::Stream stream;
@@ -136,6 +186,9 @@ void check_gpu(RunRecord& record, GpuInfo& gpu, const CheckConfig& cfg) {
   Case c = make_case(spec, rt, passed);
   c.extra["gpu"] = gpu.index;
   record.cases.push_back(std::move(c));
+
+  if (pin.bytes == 0 || stop_before_next_case(record)) return;
+  check_pin(record, gpu, pin.bytes);
 }
 
 nlohmann::json config_json(const CheckConfig& cfg) {
@@ -157,10 +210,18 @@ RunRecord run_check(const CheckConfig& cfg) {
   const auto start = SteadyClock::now();
   RunRecord record = start_record("check", config_json(cfg));
   record.config["devices"] = devices;
+  // The limits on pinning, read before anything is pinned.
+  const PinLimits limits = read_pin_limits();
+  const CheckPinPlan pin = check_pin_plan(limits, cfg.pin_bytes);
+  nlohmann::json facts = nlohmann::json::object();
+  put_fields(facts, pin_facts(limits));
+  record.config["pin_limits"] = std::move(facts);
+  record.config["pin_warnings"] = to_json(pin_warnings(limits, cfg.pin_bytes));
+  if (!pin.refused.empty()) record.config["pin_refused"] = pin.refused;
   for (int d : devices) record.machine.gpus.push_back(cuda::query_gpu(d));
   for (GpuInfo& gpu : record.machine.gpus) {
     if (stop_before_next_case(record)) break;
-    check_gpu(record, gpu, cfg);
+    check_gpu(record, gpu, cfg, pin);
   }
   PINBENCH_CUDA_TRY(cudaSetDevice(cuda::selected_device()));
   finish_record(record, start);

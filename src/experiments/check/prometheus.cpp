@@ -1,5 +1,6 @@
 #include "experiments/check/prometheus.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -33,6 +34,12 @@ const std::vector<Metric>& metrics() {
          rate(out, "pinned", "d2h", g.check->pinned_d2h);
          rate(out, "pageable", "h2d", g.check->pageable_h2d);
          rate(out, "pageable", "d2h", g.check->pageable_d2h);
+       }},
+      {"pinbench_check_pin_gigabytes_per_second",
+       "How fast one cudaHostAlloc page-locked the check's pin size, in GB/s (10^9 bytes per "
+       "second), from the call to its return.",
+       [](const MetricsGpu& g, auto& out) {
+         if (g.check->pin_gb_per_s) out.emplace_back("", *g.check->pin_gb_per_s);
        }},
       {"pinbench_check_round_trip_seconds",
        "The 4 KiB pinned round trip (host to device and back), in seconds, at a quantile.",
@@ -123,7 +130,8 @@ std::string check_record_metrics(const RunRecord& check) {
   const CheckAnalysis a = analyse_check(check);
   std::vector<MetricsGpu> gpus;
   for (const GpuCheck& g : a.gpus) {
-    gpus.push_back({a.hostname, &g, rfc3339_seconds(check.created_utc), std::nullopt});
+    gpus.push_back({a.hostname, &g, rfc3339_seconds(check.created_utc), std::nullopt,
+                    a.pin_limits_read ? &a.pin_warnings : nullptr});
   }
   return check_metrics(gpus);
 }
@@ -150,11 +158,33 @@ std::string check_metrics(const std::vector<MetricsGpu>& gpus) {
     hosts += fmt::format("pinbench_check_timestamp_seconds{{host=\"{}\"}} {}\n",
                          metric_label(g.host), *g.recorded);
   }
-  if (hosts.empty()) return out;
-  return out +
-         "# HELP pinbench_check_timestamp_seconds When the check ran, in seconds since 1970.\n"
-         "# TYPE pinbench_check_timestamp_seconds gauge\n" +
-         hosts;
+  if (!hosts.empty()) {
+    out +=
+        "# HELP pinbench_check_timestamp_seconds When the check ran, in seconds since 1970.\n"
+        "# TYPE pinbench_check_timestamp_seconds gauge\n" +
+        hosts;
+  }
+  // Each host once, every limit with its 0 or 1, so an alert sees a warning come and go.
+  std::string warnings;
+  seen.clear();
+  for (const MetricsGpu& g : gpus) {
+    if (g.pin_warnings == nullptr || !seen.insert(g.host).second) continue;
+    for (const char* limit : kPinLimitIds) {
+      const bool stands = std::any_of(g.pin_warnings->begin(), g.pin_warnings->end(),
+                                      [&](const PinWarning& w) { return w.limit == limit; });
+      warnings += fmt::format("pinbench_check_pin_limit_warning{{host=\"{}\",limit=\"{}\"}} {}\n",
+                              metric_label(g.host), limit, stands ? 1 : 0);
+    }
+  }
+  if (!warnings.empty()) {
+    out +=
+        "# HELP pinbench_check_pin_limit_warning 1 when a limit on pinning bites on the host "
+        "(the memory the process may use, RLIMIT_MEMLOCK, a per-call limit, vm.max_map_count), "
+        "else 0.\n"
+        "# TYPE pinbench_check_pin_limit_warning gauge\n" +
+        warnings;
+  }
+  return out;
 }
 
 }  // namespace pinbench

@@ -1,8 +1,9 @@
 // Check results in Prometheus's text exposition format, as node_exporter's textfile collector
 // reads them (`--collector.textfile.directory`): `pinbench check --prometheus FILE` for one host,
 // `pinbench fleet --prometheus FILE` for every host of a fleet. Rates are in gigabytes (10^9
-// bytes) per second, the round trip in seconds, a check's outcome 1 (passed) or 0; every series
-// carries the labels host, gpu (the CUDA index), uuid, bus_id and model. docs/fleet.md shows a
+// bytes) per second, the round trip in seconds, a check's outcome 1 (passed) or 0; every GPU's
+// series carries the labels host, gpu (the CUDA index), uuid, bus_id and model, and each host's
+// (when its check ran, whether a limit on pinning bites) the label host. docs/fleet.md shows a
 // node_exporter set-up.
 #pragma once
 
@@ -21,10 +22,14 @@ struct MetricsGpu {
   const GpuCheck* check = nullptr;
   std::optional<std::int64_t> recorded;  // seconds since 1970, from the record's created_utc
   std::optional<bool> flagged;           // fleet only
+  // Its host's limits on pinning that bite (pin_check.hpp); nullptr where its check did not read
+  // them (a record made before it did).
+  const std::vector<PinWarning>* pin_warnings = nullptr;
 };
 
 // The exposition text: each metric's HELP and TYPE lines, then its series, and each host's
-// pinbench_check_timestamp_seconds, so an alert can tell a stale file from a fresh one.
+// pinbench_check_timestamp_seconds, so an alert can tell a stale file from a fresh one, and
+// pinbench_check_pin_limit_warning, 1 or 0 for each limit (kPinLimitIds), where it was read.
 std::string check_metrics(const std::vector<MetricsGpu>& gpus);
 
 // check_metrics of one check record's GPUs.

@@ -199,7 +199,18 @@ struct Api {
     kHost,       // copies: a HostSide letter
     kNode,       // the NUMA node of the host pages (DoctorCall::numa_node), -1 unread
     kName,       // as CUPTI names the function: cudaMemcpyAsync_v3020
-    kFields
+    kLocked,     // alloc, register: the driver's word on the range after the call (a Locked)
+    kFields,
+    // The fields of a line written before the collector wrote kLocked: such a line still reads.
+    kFieldsBeforeLocked = kLocked
+  };
+  // Whether the driver calls a page-locking call's range page-locked once the call has returned
+  // (cuPointerGetAttribute on its first and last byte): a call can fail and leave its range
+  // pageable, or return success and still leave it so; or the range was page-locked already.
+  enum Locked : char {
+    kLockedYes = 'L',    // both bytes are page-locked host memory
+    kLockedNo = 'U',     // the driver does not call them page-locked
+    kLockedUnread = '-'  // not a page-locking call, no range, or no driver to ask
   };
   static constexpr char kRuntime = 'R';
   static constexpr char kDriver = 'D';
@@ -218,13 +229,13 @@ struct Api {
                            std::uint32_t correlation, int thread, std::uint64_t start_ns,
                            std::uint64_t end_ns, int status, std::uintptr_t pointer,
                            std::uint64_t bytes, std::uint64_t site, char direction, char host,
-                           int node, const char* name) {
+                           int node, const char* name, char locked) {
     LineOut out(line, size);
     out.ch(kTag).tab().whole_signed(pid).tab().ch(runtime ? kRuntime : kDriver).tab();
     out.text(call_class_name(call_class)).tab().whole(correlation).tab().whole_signed(thread);
     out.tab().whole(start_ns).tab().whole(end_ns).tab().whole_signed(status).tab();
     out.text("0x").hex(pointer).tab().whole(bytes).tab().hex(site, 16).tab().ch(direction);
-    out.tab().ch(host).tab().whole_signed(node).tab().text(name);
+    out.tab().ch(host).tab().whole_signed(node).tab().text(name).tab().ch(locked);
     return out.line();
   }
 };

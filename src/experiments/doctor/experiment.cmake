@@ -6,7 +6,8 @@ pinbench_experiment(
   findings/rates.cpp findings/pinned_memory.cpp
   findings/pageable_async.cpp findings/pageable_sync_loop.cpp findings/alloc_churn.cpp
   findings/over_pinning.cpp findings/managed_migration.cpp findings/pinned_unused.cpp
-  findings/pinning_critical_path.cpp findings/numa_placement.cpp findings/small_copy_storm.cpp
+  findings/pinning_critical_path.cpp findings/pinning_failed.cpp findings/cuda_errors.hpp
+  findings/numa_placement.cpp findings/small_copy_storm.cpp
   findings/sync_after_copy.cpp
   MEASURE calibration.cpp
   COMMAND command.cpp symbolise.cpp)

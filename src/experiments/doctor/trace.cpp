@@ -236,6 +236,13 @@ bool read_api(const Fields& f, int pid, RawEvents& e) {
   if (c.numa_node < 0) c.numa_node = -1;
   c.site = site == A::kNoSite ? "" : std::string(site);
   c.api = std::string(f[A::kName]);
+  // A line written before the collector read the range's state ends at the name.
+  if (f.size() > A::kLocked) {
+    const std::string_view locked = f[A::kLocked];
+    if (locked.size() != 1) return false;
+    if (locked[0] == A::kLockedYes) c.locked = true;
+    if (locked[0] == A::kLockedNo) c.locked = false;
+  }
   // The correlation id rides in start_ns until the join (join_copies).
   c.start_ns = static_cast<std::int64_t>(corr);
   e.call_times.emplace_back(start, std::max(start, end));
@@ -338,7 +345,9 @@ bool read_event(const Fields& f, int pid, RawEvents& e) {
     read_note(f, e);
     return true;
   }
-  if (tag == ev::Api::kTag && f.size() >= ev::Api::kFields) return read_api(f, pid, e);
+  if (tag == ev::Api::kTag && f.size() >= ev::Api::kFieldsBeforeLocked) {
+    return read_api(f, pid, e);
+  }
   if (tag == ev::Loaded::kTag && f.size() >= ev::Loaded::kFields) {
     ++e.pids[pid].loaded;
     return true;
@@ -607,6 +616,7 @@ json to_json(const DoctorCall& c) {
   if (!c.host.empty()) j["host"] = c.host;
   if (c.from_api) j["from_api"] = true;
   if (c.numa_node >= 0) j["numa_node"] = c.numa_node;
+  if (c.locked) j["locked"] = *c.locked;
   return j;
 }
 
@@ -713,6 +723,7 @@ DoctorCall call_from_json(const json& call, const JsonFields& c) {
   if (c.has("host")) k.host = c.one_of("host", {"pinned", "pageable", "managed", "none"});
   k.from_api = c.flag_or("from_api", false);
   k.numa_node = static_cast<int>(c.whole_or("numa_node", -1, 0, 1 << 16));
+  if (c.has("locked")) k.locked = c.flag_or("locked", false);
   const json& copies = c.array("copies");
   for (std::size_t n = 0; n < copies.size(); ++n) {
     k.copies.push_back(

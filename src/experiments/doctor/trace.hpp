@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -70,6 +71,11 @@ struct DoctorCall {
   // memory of at least doctor_events::kNumaSampleBytes (1 MiB): the node of its host pages; -1
   // where not read.
   int numa_node = -1;
+  // alloc/register: whether the driver called the range page-locked once the call returned (its
+  // first and last byte): false for a call that failed and left it pageable, or that returned
+  // success and still did; true for one that failed on a range page-locked already. Absent where
+  // not read: another kind of call, no range, or a record made before the collector read it.
+  std::optional<bool> locked;
   // The copies the driver made for the call (CUPTI's memcpy activity records), times from the
   // trace's origin; a direction the record calls "other" is CopyDirection::kUnknown. No
   // correlation: a copy belongs to its call.

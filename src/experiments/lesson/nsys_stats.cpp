@@ -28,7 +28,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string trim(std::string_view s) {
+std::string trimmed(std::string_view s) {
   const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
@@ -89,7 +89,7 @@ ColumnSpec scaled_column(const char* key, std::vector<const char*> aliases, Quan
   return ColumnSpec{key, std::move(aliases), required, q, unitless};
 }
 
-struct Column {
+struct FoundColumn {
   std::size_t index = 0;
   double factor = 1.0;
   bool present = false;
@@ -103,7 +103,7 @@ const std::vector<const char*> kCountAliases = {"count", "num calls", "calls", "
 // each row, not a copy of every field.
 struct Table {
   std::string source;
-  std::map<std::string, Column> columns;
+  std::map<std::string, FoundColumn> columns;
   std::size_t width = 0;
   bool empty_report = false;  // nsys said SKIPPED, or there was no table at all
   std::string nsys_said;      // the SKIPPED line, when there was one
@@ -145,10 +145,10 @@ Table scan_table(std::string_view text, const std::string& source,
     }
     names.clear();
     for (const std::string_view cell : rec.fields) names.push_back(normalize_header(cell));
-    std::map<std::string, Column> cols;
+    std::map<std::string, FoundColumn> cols;
     bool all_required = true;
     for (const ColumnSpec& spec : specs) {
-      Column col;
+      FoundColumn col;
       for (std::size_t k = 0; k < names.size() && !col.present; ++k) {
         for (const char* alias : spec.aliases) {
           if (names[k].name != alias) continue;
@@ -159,7 +159,7 @@ Table scan_table(std::string_view text, const std::string& source,
             if (!f) {
               throw InputError(
                   fmt::format("{} line {}: column '{}' has a unit nsys never used: '{}'", source,
-                              rec.line, trim(rec.fields[k]), names[k].unit));
+                              rec.line, trimmed(rec.fields[k]), names[k].unit));
             }
             col.factor = *f;
           }
@@ -179,7 +179,7 @@ Table scan_table(std::string_view text, const std::string& source,
     if (!is_prose(rec)) {
       only_prose = false;
     } else if (rec.fields[0].find("SKIPPED") != std::string_view::npos) {
-      t.nsys_said = trim(rec.fields[0]);
+      t.nsys_said = trimmed(rec.fields[0]);
     }
   });
   if (!found) {
@@ -199,7 +199,7 @@ Table scan_table(std::string_view text, const std::string& source,
 
 double number(const Table& t, const CsvRow& r, const std::string& key) {
   const std::string_view* cell = t.cell(r, key);
-  std::string s = trim(*cell);
+  std::string s = trimmed(*cell);
   // Thousands separators appear when a table was copied from nsys's console output.
   s.erase(std::remove(s.begin(), s.end(), ','), s.end());
   const char* begin = s.c_str();
@@ -208,7 +208,7 @@ double number(const Table& t, const CsvRow& r, const std::string& key) {
   const double v = s.empty() ? 0.0 : std::strtod(begin, &end);
   if (s.empty() || end != begin + s.size() || errno == ERANGE || !std::isfinite(v) || v < 0.0) {
     throw InputError(fmt::format("{} line {}: '{}' is not a number for column '{}'", t.source,
-                                 r.line, trim(*cell), key));
+                                 r.line, trimmed(*cell), key));
   }
   return v * t.columns.at(key).factor;
 }
@@ -224,7 +224,7 @@ std::int64_t nanoseconds(const Table& t, const CsvRow& r, const std::string& key
 
 std::uint32_t id_number(const Table& t, const CsvRow& r, const std::string& key) {
   const std::string_view* cell = t.cell(r, key);
-  if (cell == nullptr || trim(*cell).empty()) return 0;
+  if (cell == nullptr || trimmed(*cell).empty()) return 0;
   const double v = number(t, r, key);
   if (v > 4294967295.0) {
     throw InputError(fmt::format("{} line {}: '{}' is too large for an id", t.source, r.line, key));
@@ -239,13 +239,13 @@ const char* report_name(NsysReport r) {
 }
 
 HeaderName normalize_header(std::string_view cell) {
-  std::string s = lower(trim(cell));
+  std::string s = lower(trimmed(cell));
   HeaderName h;
   if (!s.empty() && s.back() == ')') {
     const std::size_t open = s.rfind('(');
     if (open != std::string::npos) {
-      h.unit = trim(std::string_view(s).substr(open + 1, s.size() - open - 2));
-      s = trim(std::string_view(s).substr(0, open));
+      h.unit = trimmed(std::string_view(s).substr(open + 1, s.size() - open - 2));
+      s = trimmed(std::string_view(s).substr(0, open));
     }
   }
   // One space between words, so "Total  Time" and "Total Time" agree.
@@ -284,7 +284,7 @@ CopyDirection memcpy_direction(std::string_view operation) {
 }
 
 DriverMemoryKind memory_kind_from(std::string_view text) {
-  const std::string k = lower(trim(text));
+  const std::string k = lower(trimmed(text));
   if (k == "pageable") return DriverMemoryKind::kPageable;
   if (k == "pinned") return DriverMemoryKind::kPinned;
   if (k == "device" || k == "device static") return DriverMemoryKind::kDevice;
@@ -353,7 +353,7 @@ std::vector<SummaryRow> parse_summary(std::string_view text, const std::string& 
   const Table table =
       scan_table(text, source, specs, report_name(report), [&](const Table& t, const CsvRow& r) {
         SummaryRow s;
-        s.name = trim(*t.cell(r, name_key));
+        s.name = trimmed(*t.cell(r, name_key));
         // nsys 2021 to 2023 wrote push/pop ranges of the default domain as ":name".
         if (report == NsysReport::kNvtxSum && !s.name.empty() && s.name.front() == ':') {
           s.name.erase(0, 1);
@@ -396,7 +396,7 @@ std::vector<Copy> parse_gpu_trace(std::string_view text, const std::string& sour
   };
   std::vector<Copy> copies;
   scan_table(text, source, specs, "cuda_gpu_trace", [&](const Table& t, const CsvRow& r) {
-    const std::string name = trim(*t.cell(r, "name"));
+    const std::string name = trimmed(*t.cell(r, "name"));
     const std::int64_t start = nanoseconds(t, r, "start");
     const std::int64_t end = start + nanoseconds(t, r, "duration");
     const std::uint32_t correlation = id_number(t, r, "correlation");
@@ -410,7 +410,7 @@ std::vector<Copy> parse_gpu_trace(std::string_view text, const std::string& sour
       c.correlation = correlation;
       c.stream = stream;
       const std::string_view* bytes = t.cell(r, "bytes");
-      if (bytes != nullptr && !trim(*bytes).empty()) {
+      if (bytes != nullptr && !trimmed(*bytes).empty()) {
         // "Bytes (MB)" carries three decimals: the nearest byte is as close as it gets.
         const double b = number(t, r, "bytes");
         if (b > 9.0e18) {

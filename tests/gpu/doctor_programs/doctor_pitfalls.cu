@@ -3,6 +3,7 @@
 // with -g, so call sites are named by file and line. Usage: doctor_pitfalls MODE.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <sys/mman.h>
 
 #include <csignal>
 #include <cstdio>
@@ -305,6 +306,39 @@ int pageable_d2h() {
   return 0;
 }
 
+// A registration that fails on purpose, then 4 blocking copies of 2 MiB to the device from the
+// range it was to lock, which are pageable. 8 MiB mapped read-only, registered with
+// cudaHostRegisterDefault (the driver needs cudaHostRegisterReadOnly to lock read-only memory);
+// where that is allowed after all (a GPU that reads host page tables), 8 MiB of a 16 MiB
+// registration of which the last 8 MiB are not mapped. Exit 4 when neither fails.
+int failed_register() {
+  const std::size_t bytes = 8 * kMiB, each = 2 * kMiB;
+  check(cudaFree(nullptr), "init");
+  void* dev = nullptr;
+  check(cudaMalloc(&dev, bytes), "cudaMalloc");
+  char* host = static_cast<char*>(
+      mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0));
+  if (host == MAP_FAILED) return 3;
+  cudaError_t e = cudaHostRegister(host, bytes, cudaHostRegisterDefault);
+  if (e == cudaSuccess) {
+    check(cudaHostUnregister(host), "cudaHostUnregister");
+    munmap(host, bytes);
+    host = static_cast<char*>(mmap(nullptr, 2 * bytes, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0));
+    if (host == MAP_FAILED) return 3;
+    munmap(host + bytes, bytes);  // the registration below runs past the mapping
+    e = cudaHostRegister(host, 2 * bytes, cudaHostRegisterDefault);
+    if (e == cudaSuccess) return 4;
+  }
+  std::printf("cudaHostRegister failed as meant: %s\n", cudaGetErrorName(e));
+  (void)cudaGetLastError();
+  for (std::size_t at = 0; at < bytes; at += each) {
+    check(cudaMemcpy(static_cast<char*>(dev) + at, host + at, each, cudaMemcpyHostToDevice), "h2d");
+  }
+  munmap(host, bytes);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -325,6 +359,7 @@ int main(int argc, char** argv) {
   if (mode == "storm") return storm();
   if (mode == "sync-each") return sync_each();
   if (mode == "pageable-d2h") return pageable_d2h();
+  if (mode == "failed-register") return failed_register();
   std::fprintf(stderr, "usage: doctor_pitfalls MODE\n");
   return 2;
 }

@@ -41,6 +41,7 @@ const FleetMetric kMetrics[] = {
     {"pageable h2d", &GpuCheck::pageable_h2d, false, "GB/s"},
     {"pageable d2h", &GpuCheck::pageable_d2h, false, "GB/s"},
     {"4 KiB round trip p50", &GpuCheck::round_trip_p50_us, true, "µs"},
+    {"pin rate", &GpuCheck::pin_gb_per_s, false, "GB/s"},
 };
 
 }  // namespace
@@ -153,11 +154,13 @@ FleetAnalysis analyse_fleet(const std::vector<FleetMember>& members) {
     const std::string& source = m.source;
     a.hosts.push_back(
         {host, source,
-         c.gpus.empty() ? (c.no_gpu.empty() ? "the record holds none" : c.no_gpu) : std::string()});
+         c.gpus.empty() ? (c.no_gpu.empty() ? "the record holds none" : c.no_gpu) : std::string(),
+         c.pin_limits_read, c.pin_warnings});
     const std::int64_t when = rfc3339_seconds(m.created_utc).value_or(0);
     for (const GpuCheck& g : c.gpus) {
       const auto key = std::make_pair(host, g.gpu.uuid);
-      FleetGpu row{host, source, g, group_of(g.gpu), {}, m.created_utc};
+      FleetGpu row{host,          source, g, group_of(g.gpu), {}, m.created_utc, c.pin_limits_read,
+                   c.pin_warnings};
       const auto it = seen.find(key);
       if (it == seen.end()) {
         seen.emplace(key, a.gpus.size());
@@ -243,12 +246,15 @@ FleetAnalysis analyse_fleet(const std::vector<FleetMember>& members) {
 namespace {
 
 // A GPU of a fleet record: the columns its figures are kept in, named in the record itself
-// (config.gpu_columns), in this order when pinbench writes them.
+// (config.gpu_columns), in this order when pinbench writes them. The first kRequiredColumns are
+// in every fleet record pinbench wrote; those after them were added since, and a record without
+// one reads it as no figure.
+constexpr std::size_t kRequiredColumns = 17;
 const std::vector<std::string>& gpu_columns() {
   static const std::vector<std::string> columns = {
       "index",      "name",         "uuid",         "pci_bus_id", "max_gen",      "max_width",
       "idle_gen",   "idle_width",   "loaded_read",  "loaded_gen", "loaded_width", "pinned_h2d",
-      "pinned_d2h", "pageable_h2d", "pageable_d2h", "rt_p50_us",  "rt_p99_us"};
+      "pinned_d2h", "pageable_h2d", "pageable_d2h", "rt_p50_us",  "rt_p99_us",    "pin_gb_per_s"};
   return columns;
 }
 
@@ -261,18 +267,20 @@ json figure(const std::optional<double>& v) {
 
 json gpu_row(const GpuCheck& g) {
   const GpuInfo& i = g.gpu;
-  return json::array({i.index, i.name, i.uuid, i.pci_bus_id, i.pcie.max_gen, i.pcie.max_width,
-                      i.pcie.current_gen, i.pcie.current_width, i.loaded_read,
-                      i.pcie_loaded.current_gen, i.pcie_loaded.current_width, figure(g.pinned_h2d),
-                      figure(g.pinned_d2h), figure(g.pageable_h2d), figure(g.pageable_d2h),
-                      figure(g.round_trip_p50_us), figure(g.round_trip_p99_us)});
+  return json::array(
+      {i.index, i.name, i.uuid, i.pci_bus_id, i.pcie.max_gen, i.pcie.max_width, i.pcie.current_gen,
+       i.pcie.current_width, i.loaded_read, i.pcie_loaded.current_gen, i.pcie_loaded.current_width,
+       figure(g.pinned_h2d), figure(g.pinned_d2h), figure(g.pageable_h2d), figure(g.pageable_d2h),
+       figure(g.round_trip_p50_us), figure(g.round_trip_p99_us), figure(g.pin_gb_per_s)});
 }
 
 // Where each of gpu_columns() lies in a record's rows: from the record's own config.gpu_columns,
 // so a row is read by what its columns are called, not by where pinbench would put them.
 struct ColumnPlaces {
-  std::vector<std::size_t> at;  // at[k]: the position of gpu_columns()[k]
-  std::size_t width = 0;        // columns in a row
+  // at[k]: the position of gpu_columns()[k]; nullopt for a column added since that the record
+  // does not name.
+  std::vector<std::optional<std::size_t>> at;
+  std::size_t width = 0;  // columns in a row
 };
 
 // A row is never read by position alone: a record without the names is refused.
@@ -290,14 +298,17 @@ ColumnPlaces column_places_from(const json& config) {
                                    i, names[i].get<std::string>()));
     }
   }
-  for (const std::string& c : ours) {
-    const auto it = place.find(c);
-    if (it == place.end()) {
+  for (std::size_t k = 0; k < ours.size(); ++k) {
+    const auto it = place.find(ours[k]);
+    if (it != place.end()) {
+      p.at.push_back(it->second);
+    } else if (k >= kRequiredColumns) {
+      p.at.push_back(std::nullopt);
+    } else {
       throw InputError(
-          fmt::format("run record: 'config.gpu_columns' has no column '{}' (it needs {})", c,
-                      fmt::join(ours, ", ")));
+          fmt::format("run record: 'config.gpu_columns' has no column '{}' (it needs {})", ours[k],
+                      fmt::join(ours.begin(), ours.begin() + kRequiredColumns, ", ")));
     }
-    p.at.push_back(it->second);
   }
   p.width = names.size();
   return p;
@@ -308,12 +319,16 @@ GpuCheck gpu_from_row(const json& row, const std::string& where, const ColumnPla
     throw InputError(
         fmt::format("run record: '{}' is not a row of {} columns", where, places.width));
   }
-  const auto cell = [&](std::size_t k) -> const json& { return row[places.at[k]]; };
+  static const json kNoFigure = nullptr;
+  const auto cell = [&](std::size_t k) -> const json& {
+    return places.at[k] ? row[*places.at[k]] : kNoFigure;
+  };
   const auto refuse = [&](std::size_t k, const char* what) {
-    throw InputError(fmt::format("run record: '{}[{}]' ({}) is {}", where, places.at[k],
+    throw InputError(fmt::format("run record: '{}[{}]' ({}) is {}", where, places.at[k].value_or(0),
                                  gpu_columns()[k], what));
   };
-  // A rate (GB/s) or a round trip (µs), or null where the check had none.
+  // A rate (GB/s) or a round trip (µs), or null where the check had none (or the record has no
+  // such column).
   const auto number = [&](std::size_t k, const Meaning& m) -> std::optional<double> {
     const json& v = cell(k);
     if (v.is_null()) return std::nullopt;
@@ -354,6 +369,7 @@ GpuCheck gpu_from_row(const json& row, const std::string& where, const ColumnPla
   g.pageable_d2h = number(14, kRateGbPerS);
   g.round_trip_p50_us = number(15, kRoundTripUs);
   g.round_trip_p99_us = number(16, kRoundTripUs);
+  g.pin_gb_per_s = number(17, kRateGbPerS);
   return g;
 }
 
@@ -364,12 +380,18 @@ json fleet_members_to_json(const std::vector<FleetMember>& members) {
   for (const FleetMember& m : members) {
     json gpus = json::array();
     for (const GpuCheck& g : m.check.gpus) gpus.push_back(gpu_row(g));
-    hosts.push_back({{"source", m.source},
-                     {"created_utc", m.created_utc},
-                     {"host", m.check.hostname},
-                     {"no_gpu", m.check.no_gpu},
-                     {"floors", to_json(m.check.floors)},
-                     {"gpus", std::move(gpus)}});
+    json host{{"source", m.source},
+              {"created_utc", m.created_utc},
+              {"host", m.check.hostname},
+              {"no_gpu", m.check.no_gpu},
+              {"floors", to_json(m.check.floors)}};
+    FleetHostPin pin;
+    pin.pin_bytes = m.check.pin_asked;
+    if (!m.check.pin_refused.empty()) pin.pin_refused = m.check.pin_refused;
+    put_fields(host, pin);
+    if (m.check.pin_limits_read) host["pin_warnings"] = to_json(m.check.pin_warnings);
+    host["gpus"] = std::move(gpus);
+    hosts.push_back(std::move(host));
   }
   return hosts;
 }
@@ -389,6 +411,14 @@ std::vector<FleetMember> fleet_members_from_json(const json& hosts, const json& 
     m.check.no_gpu = h.text("no_gpu");
     if (!h.at("floors").is_object()) refuse_field(h.field("floors"), "is not an object");
     m.check.floors = floors_from_json(h.at("floors"));
+    FleetHostPin pin;
+    get_fields(hosts[i], pin);
+    m.check.pin_asked = pin.pin_bytes;
+    m.check.pin_refused = pin.pin_refused.value_or("");
+    if (h.has("pin_warnings")) {
+      m.check.pin_limits_read = true;
+      m.check.pin_warnings = pin_warnings_from_json(h.at("pin_warnings"), h.field("pin_warnings"));
+    }
     const json& gpus = h.array("gpus");
     for (std::size_t k = 0; k < gpus.size(); ++k) {
       m.check.gpus.push_back(gpu_from_row(gpus[k], fmt::format("{}.gpus[{}]", where, k), places));

@@ -52,6 +52,10 @@ struct FleetGpu {
   std::string group;  // "NVIDIA H200, gen 5 x16"
   std::vector<std::string> flags;
   std::string created_utc;  // when its check ran
+  // Its host's limits on pinning that bite, as its check read them; not read: a check record
+  // made before the check read them.
+  bool pin_limits_read = false;
+  std::vector<PinWarning> pin_warnings;
 };
 
 // One host's check as a fleet holds it: where it came from, when it ran, and its figures and
@@ -72,6 +76,9 @@ struct FleetHost {
   std::string host;
   std::string source;
   std::string no_gpu;  // a host that had no GPU to check, and why
+  // The limits on pinning that bite there (not flags: a warning fails no check).
+  bool pin_limits_read = false;
+  std::vector<PinWarning> pin_warnings;
 };
 
 struct FleetAnalysis {
@@ -103,11 +110,25 @@ struct FleetRecordConfig {
   }
 };
 
+// What config.hosts[i] holds of a host's pin beside its rows, each optional (a fleet record made
+// before the check pinned has none): the pin asked for, why none was made, and the limits' warnings
+// (pin_check.hpp; its keys are PinWarningFields').
+struct FleetHostPin {
+  std::optional<std::uint64_t> pin_bytes;
+  std::optional<std::string> pin_refused;
+
+  static constexpr auto fields() {
+    return std::make_tuple(field("pin_bytes", &FleetHostPin::pin_bytes, FieldKind::kSizeOrZero),
+                           field("pin_refused", &FleetHostPin::pin_refused, FieldKind::kText));
+  }
+};
+
 // A fleet record: experiment "fleet", the analysing host in machine, and in config what the
 // fleet analysis needs of each host, not its check record whole (which is about 24 KB a GPU, most
 // of it the round trip's samples): config.hosts holds each host's source, created_utc, host,
-// no_gpu, floors and one row per GPU in the columns config.gpu_columns names (link, medians,
-// round-trip quantiles), about 250 bytes a GPU; replayed, each host is judged again from them.
+// no_gpu, floors, its pin (FleetHostPin) and limits' warnings, and one row per GPU in the
+// columns config.gpu_columns names (link, medians, round-trip quantiles, pin rate), about 250
+// bytes a GPU; replayed, each host is judged again from them.
 RunRecord make_fleet_record(const std::vector<FleetMember>& members, const std::string& hostname);
 
 // The hosts of a fleet record: from config.hosts, or, in a fleet record of pinbench 0.1, from the
@@ -124,7 +145,9 @@ nlohmann::json read_members(const nlohmann::json& members);
 nlohmann::json fleet_members_to_json(const std::vector<FleetMember>& members);
 // `hosts` as config.hosts holds them, each GPU row read by the column names of
 // config.gpu_columns, and by nothing else: a config without them is refused (InputError), never
-// read in pinbench's own order. Each host's created_utc is an RFC 3339 date-time.
+// read in pinbench's own order; a column added since pinbench first wrote fleet records (the pin
+// rate) is read where the record names it, and is no figure where it does not. Each host's
+// created_utc is an RFC 3339 date-time.
 std::vector<FleetMember> fleet_members_from_json(const nlohmann::json& hosts,
                                                  const nlohmann::json& config);
 

@@ -18,7 +18,8 @@ namespace {
 std::string fleet_metrics(const FleetAnalysis& a) {
   std::vector<MetricsGpu> gpus;
   for (const FleetGpu& g : a.gpus) {
-    gpus.push_back({g.host, &g.check, rfc3339_seconds(g.created_utc), !g.flags.empty()});
+    gpus.push_back({g.host, &g.check, rfc3339_seconds(g.created_utc), !g.flags.empty(),
+                    g.pin_limits_read ? &g.pin_warnings : nullptr});
   }
   return check_metrics(gpus);
 }

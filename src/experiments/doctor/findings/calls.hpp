@@ -22,6 +22,13 @@ inline bool has_pageable(const DoctorCall& c) {
   return std::any_of(c.copies.begin(), c.copies.end(), pageable);
 }
 
+// An allocation or registration that left its range page-locked: it returned success, and the
+// driver did not say otherwise of the range after it (pinning-failed judges the rest).
+inline bool locked_a_range(const DoctorCall& c) {
+  return (c.kind == "alloc" || c.kind == "register") && c.status == 0 && c.ptr != 0 &&
+         !(c.locked && !*c.locked);
+}
+
 inline bool is_copy(const DoctorCall& c) {
   return c.kind == "copy" || c.kind == "copy_async" || c.kind == "batch";
 }

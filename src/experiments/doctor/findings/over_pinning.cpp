@@ -27,7 +27,7 @@ void over_pinning(const FindingInput& in, DoctorAnalysis& a) {
   f.title = "Too much host memory page-locked at once";
   std::map<std::string, SiteSum> sites;
   for (const DoctorCall& c : t.calls) {
-    if ((c.kind != "alloc" && c.kind != "register") || c.status != 0) continue;
+    if (!locked_a_range(c)) continue;  // what the peak counts
     ++f.count;
     f.bytes += c.bytes;
     f.host_ms += host_ms(c);

@@ -13,7 +13,7 @@ PinnedRanges pinned_ranges(const DoctorTrace& t) {
   std::map<std::pair<int, std::uint64_t>, std::size_t> live;
   for (const DoctorCall& c : t.calls) {
     if (c.status != 0 || c.ptr == 0) continue;
-    if (c.kind == "alloc" || c.kind == "register") {
+    if (locked_a_range(c)) {
       live[{c.pid, c.ptr}] = out.ranges.size();
       PinnedRange r;
       r.alloc = &c;
@@ -69,7 +69,7 @@ AllocationPairs allocation_pairs(const DoctorTrace& t) {
   std::uint64_t held = 0;
   for (const DoctorCall& c : t.calls) {
     if (c.status != 0) continue;
-    if ((c.kind == "alloc" || c.kind == "register") && c.ptr != 0) {
+    if (locked_a_range(c)) {
       live[{c.pid, c.ptr}] = &c;
       held += c.bytes;
       out.peak_bytes = std::max(out.peak_bytes, held);

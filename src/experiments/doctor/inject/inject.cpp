@@ -133,6 +133,20 @@ constexpr int kAttrMemoryType = 2;  // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
 constexpr int kAttrIsManaged = 8;   // CU_POINTER_ATTRIBUTE_IS_MANAGED
 constexpr unsigned kMemoryTypeHost = 1;
 
+// The driver's word on a page-locking call's range once the call has returned: page-locked when
+// it calls both its first and its last byte host memory it knows (cuPointerGetAttribute), not
+// when it does not, unread without a range or a driver function to ask.
+char range_locked(std::uintptr_t p, std::uint64_t bytes) {
+  if (p == 0 || bytes == 0 || g_pointer_attribute == nullptr) return events::Api::kLockedUnread;
+  for (const std::uintptr_t at : {p, p + bytes - 1}) {
+    unsigned type = 0;
+    if (g_pointer_attribute(&type, kAttrMemoryType, at) != 0 || type != kMemoryTypeHost) {
+      return events::Api::kLockedNo;
+    }
+  }
+  return events::Api::kLockedYes;
+}
+
 char host_kind(std::uintptr_t p) {
   if (p == 0) return events::Api::kUnread;
   if (in_pinned(p)) return events::Api::kPinned;
@@ -628,10 +642,20 @@ void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
         break;
     }
   }
-  if (status == 0 && params != nullptr && ptr != 0) {
+  // An allocation that failed allocated nothing: whatever its out-parameter holds is no range.
+  if (cls == kAlloc && status != 0) ptr = 0;
+  // What the call left: a registration can fail on a range page-locked already, or return success
+  // and leave its range pageable; only a range the driver calls page-locked is taken as one, so
+  // copies from any other still ask the driver.
+  const char locked = cls == kAlloc || cls == kRegister
+                          ? range_locked(ptr, bytes)
+                          : static_cast<char>(events::Api::kLockedUnread);
+  if (params != nullptr && ptr != 0) {
     const std::lock_guard<std::mutex> lock(g_pinned_mu);
-    if (cls == kAlloc || cls == kRegister) (*g_pinned)[ptr] = bytes;
-    if (cls == kFree || cls == kUnregister) g_pinned->erase(ptr);
+    if ((cls == kAlloc || cls == kRegister) && status == 0 && locked != events::Api::kLockedNo) {
+      (*g_pinned)[ptr] = bytes;
+    }
+    if ((cls == kFree || cls == kUnregister) && status == 0) g_pinned->erase(ptr);
   }
   bool wants_site =
       cls == kCopy || cls == kCopyAsync || cls == kBatch || cls == kAlloc || cls == kRegister;
@@ -656,7 +680,8 @@ void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
   clean(name);
   emit([&](char* line, std::size_t size) {
     return events::Api::write(line, size, g_pid, runtime, cls, cb->correlationId, tid(), start, end,
-                              status, ptr, bytes, site, side.direction, side.host, node, name);
+                              status, ptr, bytes, site, side.direction, side.host, node, name,
+                              locked);
   });
 }
 
