@@ -30,7 +30,7 @@ std::string rate_cell(const AccelTally& t) {
   return r ? fmt::format("{:.2f}", *r) : kDash;
 }
 
-std::string mib(std::uint64_t bytes) {
+std::string mib_of(std::uint64_t bytes) {
   return fmt::format("{:.1f}", static_cast<double>(bytes) / (1 << 20));
 }
 
@@ -61,7 +61,7 @@ bool host_time_is_copy_time(const std::string& outcome) {
 }
 
 std::vector<std::string> tally_cells(const AccelTally& t, bool rate = true) {
-  return {std::to_string(t.copies), mib(t.bytes), fmt::format("{:.3f}", t.host_ms),
+  return {std::to_string(t.copies), mib_of(t.bytes), fmt::format("{:.3f}", t.host_ms),
           rate ? rate_cell(t) : std::string(kDash)};
 }
 
@@ -82,7 +82,7 @@ void add_run_notes(const AccelRun& run, ReportModel& m) {
           ? std::string("No copy call reached accel.")
           : fmt::format("{} of {} copy calls went through the staged engine ({} of {} MiB); the "
                         "rest passed on to the CUDA runtime unchanged.",
-                        routed.copies, all.copies, mib(routed.bytes), mib(all.bytes)));
+                        routed.copies, all.copies, mib_of(routed.bytes), mib_of(all.bytes)));
   int unreached = 0;
   for (const AccelProcess& p : run.processes) {
     if (out_of_reach(p)) ++unreached;
@@ -96,7 +96,7 @@ void add_run_notes(const AccelRun& run, ReportModel& m) {
       m.notes.push_back(fmt::format(
           "Process {} made {} engine{} ({} MiB page-locked for staging) in {:.1f} ms, inside its "
           "first routed copies: their host time includes it.",
-          p.pid, p.engines, p.engines == 1 ? "" : "s", mib(p.staging_bytes), p.engine_setup_ms));
+          p.pid, p.engines, p.engines == 1 ? "" : "s", mib_of(p.staging_bytes), p.engine_setup_ms));
     }
     if (!p.note.empty()) {
       m.notes.push_back(fmt::format("Process {}: no engine: {}", p.pid, p.note));
@@ -314,8 +314,8 @@ ExperimentComparison compare_accel(const RunRecord& a, const RunRecord& b) {
       const auto cell = [](const std::optional<double>& v) {
         return v ? fmt::format("{:.2f}", *v) : kDash;
       };
-      t.add_row({direction_words(direction), outcome, std::to_string(x.copies), mib(x.bytes),
-                 cell(rx), std::to_string(y.copies), mib(y.bytes), cell(ry),
+      t.add_row({direction_words(direction), outcome, std::to_string(x.copies), mib_of(x.bytes),
+                 cell(rx), std::to_string(y.copies), mib_of(y.bytes), cell(ry),
                  ratio ? fmt::format("{:.3f}", *ratio) : kDash, flag});
     }
   }

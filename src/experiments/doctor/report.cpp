@@ -14,7 +14,7 @@
 namespace pinbench {
 namespace {
 
-std::string ms(const std::optional<double>& v) {
+std::string doctor_ms(const std::optional<double>& v) {
   return v ? fmt::format("{:.3f}", *v) : std::string("-");
 }
 
@@ -200,14 +200,14 @@ ReportTable finding_table(const DoctorFinding& f, int n, ChartSpec& chart) {
                                                         : f.counted;
   ft.title = fmt::format("Finding {}: {} [{}]: {} {}, {}, {} ms host time, {} ms lost", n, f.title,
                          f.id, f.count, counted, format_size(f.bytes),
-                         fmt::format("{:.3f}", f.host_ms), ms(f.lost_ms));
+                         fmt::format("{:.3f}", f.host_ms), doctor_ms(f.lost_ms));
   ft.header = {"call site", f.counted, "bytes", "host ms", "lost ms", "called from"};
   ft.numeric = {false, true, true, true, true, false};
   for (const DoctorSiteCost& s : f.sites) {
     std::string below;
     for (const std::string& fr : s.frames) below += (below.empty() ? "" : " < ") + fr;
     ft.rows.push_back({s.where, std::to_string(s.count), format_size(s.bytes),
-                       fmt::format("{:.3f}", s.host_ms), ms(s.lost_ms), below});
+                       fmt::format("{:.3f}", s.host_ms), doctor_ms(s.lost_ms), below});
     chart.bars.push_back(
         {s.where, f.id, s.lost_ms,
          fmt::format("{}: {} {}, {}", f.id, s.count, f.counted, format_size(s.bytes))});
@@ -234,7 +234,7 @@ void add_rates(const DoctorAnalysis& a, ReportModel& m) {
   }
   for (const DoctorRate& rt : a.rates) {
     rates.rows.push_back({rt.direction, format_size(rt.bytes), gbps(rt.pageable_gb_per_s),
-                          gbps(rt.pinned_gb_per_s), ms(rt.pinned_call_ms)});
+                          gbps(rt.pinned_gb_per_s), doctor_ms(rt.pinned_call_ms)});
     if (engine) rates.rows.back().push_back(gbps(rt.engine_gb_per_s));
   }
   if (engine) {

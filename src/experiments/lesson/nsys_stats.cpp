@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string lower(std::string_view s) {
+std::string lower_word(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
@@ -239,7 +239,7 @@ const char* report_name(NsysReport r) {
 }
 
 HeaderName normalize_header(std::string_view cell) {
-  std::string s = lower(trimmed(cell));
+  std::string s = lower_word(trimmed(cell));
   HeaderName h;
   if (!s.empty() && s.back() == ')') {
     const std::size_t open = s.rfind('(');
@@ -261,7 +261,7 @@ HeaderName normalize_header(std::string_view cell) {
 }
 
 CopyDirection memcpy_direction(std::string_view operation) {
-  const std::string op = lower(operation);
+  const std::string op = lower_word(operation);
   // Unified Memory migrations are the driver's doing, not copies an API call asked for.
   if (op.find("memcpy") == std::string::npos || op.find("unified") != std::string::npos) {
     return CopyDirection::kUnknown;
@@ -284,7 +284,7 @@ CopyDirection memcpy_direction(std::string_view operation) {
 }
 
 DriverMemoryKind memory_kind_from(std::string_view text) {
-  const std::string k = lower(trimmed(text));
+  const std::string k = lower_word(trimmed(text));
   if (k == "pageable") return DriverMemoryKind::kPageable;
   if (k == "pinned") return DriverMemoryKind::kPinned;
   if (k == "device" || k == "device static") return DriverMemoryKind::kDevice;

@@ -10,15 +10,15 @@
 namespace pinbench {
 namespace {
 
-std::string num(const std::optional<double>& v, const char* spec = "{:.3f}") {
+std::string figure_or(const std::optional<double>& v, const char* spec = "{:.3f}") {
   return v ? fmt::format(fmt::runtime(spec), *v) : std::string("—");
 }
 
 std::string copy_table(const std::vector<CopyRow>& rows) {
   TextTable t({"size", "pageable ms", "pageable GB/s", "pinned ms", "pinned GB/s", "ratio"});
   for (const CopyRow& r : rows) {
-    t.add_row({format_size(r.bytes), num(r.pageable_ms), num(r.pageable_gb_per_s, "{:.2f}"),
-               num(r.pinned_ms), num(r.pinned_gb_per_s, "{:.2f}"),
+    t.add_row({format_size(r.bytes), figure_or(r.pageable_ms), figure_or(r.pageable_gb_per_s, "{:.2f}"),
+               figure_or(r.pinned_ms), figure_or(r.pinned_gb_per_s, "{:.2f}"),
                r.ratio ? fmt::format("{:.2f}x{}", *r.ratio, r.pinned_slower ? " !" : "")
                        : std::string("—")});
   }
@@ -54,8 +54,8 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
     out += copy_table(a.d2h);
   }
   out += fmt::format("\n  Ratio at {}: {} host to device, {} device to host.\n  {}\n",
-                     format_size(c.ratio_bytes), num(a.h2d_ratio_at, "{:.2f}x"),
-                     num(a.d2h_ratio_at, "{:.2f}x"), a.direction_sentence);
+                     format_size(c.ratio_bytes), figure_or(a.h2d_ratio_at, "{:.2f}x"),
+                     figure_or(a.d2h_ratio_at, "{:.2f}x"), a.direction_sentence);
 
   out += fmt::format(
       "\nPart 2: {} cudaMemcpyAsync on a non-blocking stream ({})\n", format_size(c.async_bytes),
@@ -65,7 +65,7 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
   TextTable async({"direction", "host memory", "call ms", "completion ms", "call share"});
   for (const AsyncRow& r : a.async_rows) {
     async.add_row(
-        {direction_words(r.direction), r.memory, num(r.call_ms), num(r.completion_ms),
+        {direction_words(r.direction), r.memory, figure_or(r.call_ms), figure_or(r.completion_ms),
          r.call_share ? fmt::format("{:.1f}%", 100.0 * *r.call_share) : std::string("—")});
   }
   out += async.render();
@@ -78,8 +78,8 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
                                           c.kernel_iterations));
   TextTable kernels({"variant", "ms per launch", "read GB/s", "read+written GB/s"});
   for (const KernelRow& r : a.kernel_rows) {
-    kernels.add_row({r.variant, num(r.ms), num(r.read_gb_per_s, "{:.1f}"),
-                     num(r.read_write_gb_per_s, "{:.1f}")});
+    kernels.add_row({r.variant, figure_or(r.ms), figure_or(r.read_gb_per_s, "{:.1f}"),
+                     figure_or(r.read_write_gb_per_s, "{:.1f}")});
   }
   out += kernels.render();
   out += "  Read GB/s counts the input bytes once; read+written counts input and output.\n";

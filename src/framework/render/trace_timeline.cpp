@@ -55,7 +55,7 @@ bool read_id(const json& e, const char* key, bool& is_text, double& number, std:
   return false;
 }
 
-std::string lower(std::string s) {
+std::string lower_case(std::string s) {
   for (char& ch : s) {
     if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
   }
@@ -64,7 +64,7 @@ std::string lower(std::string s) {
 
 // Without a "cat", copies and kernels are told apart by name, as profilers name them.
 std::string guess_category(const std::string& name) {
-  const std::string n = lower(name);
+  const std::string n = lower_case(name);
   for (const char* word : {"memcpy", "copy", "htod", "dtoh", "dtod", "memset"}) {
     if (n.find(word) != std::string::npos) return "copy";
   }

@@ -1,0 +1,8 @@
+// A planted clash for check_unity_names.py: `shown(double)` here and in second.cpp.
+#include <string>
+namespace pinbench {
+namespace {
+std::string shown(double v) { return std::to_string(v); }
+std::string shown(int v) { return std::to_string(v); }  // an overload: no clash
+}  // namespace
+}  // namespace pinbench
