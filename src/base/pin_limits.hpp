@@ -44,8 +44,9 @@ struct PinLimits {
   std::uint64_t available_bytes = 0;                 // MemAvailable
   std::optional<std::uint64_t> cgroup_memory_bytes;  // tightest memory.max / limit_in_bytes
   std::optional<std::uint64_t> cgroup_memory_used;   // that group's memory.current / usage
-  // RLIMIT_MEMLOCK, nullopt: unlimited. Recorded, not applied: CUDA's pinning does not go through
-  // mlock(2), and whether the driver counts it against this limit is not yet measured here.
+  // RLIMIT_MEMLOCK, nullopt: unlimited. Recorded, not applied: CUDA's pinning does not count
+  // against it (an unprivileged process with a limit of 1 GiB pinned 2 GiB by cudaHostAlloc and
+  // by cudaHostRegister, driver 580 on an H100 host, where mlock(2) of 2 GiB failed).
   std::optional<std::uint64_t> memlock_bytes;
   std::optional<std::uint64_t> max_map_count;  // vm.max_map_count
   std::uint64_t map_count = 0;                 // mappings the process holds now

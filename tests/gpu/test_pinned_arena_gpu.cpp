@@ -56,7 +56,7 @@ std::size_t first_difference(const unsigned char* a, const unsigned char* b, std
 // The whole arena; a range across both boundaries at odd ends; one inside a chunk; one ending
 // exactly on a boundary.
 const std::vector<std::pair<std::size_t, std::size_t>> kRanges = {
-    {0, kArena}, {kChunk - 4093, 2 * kChunk + 8191}, {5, 31 * kMiB}, {kChunk + 3, kChunk - 3}};
+    {0, kArena}, {kChunk - 4093, 2 * kChunk + 4092}, {5, 31 * kMiB}, {kChunk + 3, kChunk - 3}};
 
 PinnedArena make_arena() {
   PinnedArenaOptions o;

@@ -40,8 +40,7 @@ std::vector<PinWarning> pin_warnings(const PinLimits& l, std::uint64_t pin_bytes
         {kPinLimitMemlock,
          fmt::format("RLIMIT_MEMLOCK is {}, below the pin size of {}: pinning through mlock(2), "
                      "and a library that checks this limit first, stops there (CUDA's own "
-                     "pinning does not go through mlock(2); the pin rate shows whether it "
-                     "pinned here)",
+                     "pinning does not count against it)",
                      format_size(*l.memlock_bytes), format_size(pin_bytes))});
   }
   for (const PinLimit& limit : l.limits()) {

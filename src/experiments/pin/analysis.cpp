@@ -107,6 +107,10 @@ PinFacts facts_from(const JsonFields& x) {
   f.kernel_release = x.text("kernel_release");
   f.driver_release = x.text("driver_release");
   f.hugetlbfs_free_bytes = x.bytes("hugetlbfs_free_bytes");
+  if (x.has("arena_default_chunk_bytes") || x.has("arena_default_threads")) {
+    f.arena_default_chunk_bytes = x.bytes("arena_default_chunk_bytes");
+    f.arena_default_threads = static_cast<int>(x.count("arena_default_threads", 1, 1024));
+  }
   return f;
 }
 
@@ -222,6 +226,10 @@ json to_json(const PinSection& s) {
              {"kernel_release", f.kernel_release},
              {"driver_release", f.driver_release},
              {"hugetlbfs_free_bytes", f.hugetlbfs_free_bytes}};
+  if (f.arena_default_chunk_bytes && f.arena_default_threads) {
+    facts["arena_default_chunk_bytes"] = *f.arena_default_chunk_bytes;
+    facts["arena_default_threads"] = *f.arena_default_threads;
+  }
   json idle = nullptr;
   if (s.neighbour_idle) {
     const PinNeighbour& n = *s.neighbour_idle;
@@ -711,6 +719,8 @@ void judge_at(PinAnalysis& a) {
     }
   }
   if (!a.judged_bytes) return;
+  const PinFacts& f = a.section.facts;
+  std::optional<std::size_t> as_default;
   for (std::size_t i = 0; i < a.pins.size(); ++i) {
     const PinRow& r = a.pins[i];
     if (r.bytes != *a.judged_bytes) continue;
@@ -719,7 +729,14 @@ void judge_at(PinAnalysis& a) {
         (!a.arena || *r.gb_per_s > *a.pins[*a.arena].gb_per_s)) {
       a.arena = i;
     }
+    if (r.method == kPinArena && r.gb_per_s && r.chunk_bytes == f.arena_default_chunk_bytes &&
+        r.threads == f.arena_default_threads) {
+      as_default = i;
+    }
   }
+  // The arena as a caller gets it, where the run measured it: its goals are the defaults'.
+  a.judged_default = as_default.has_value();
+  if (as_default) a.arena = as_default;
 }
 
 }  // namespace
@@ -832,7 +849,7 @@ ReportTable copies_table(const PinAnalysis& a) {
 }
 
 std::string or_words(const std::optional<std::uint64_t>& bytes, const char* none) {
-  return bytes ? exact_size(*bytes) : std::string(none);
+  return bytes ? format_size(*bytes) : std::string(none);
 }
 
 ReportTable limits_table(const PinAnalysis& a) {
@@ -842,19 +859,19 @@ ReportTable limits_table(const PinAnalysis& a) {
   t.header = {"limit", "value", "bounds", "from"};
   t.numeric = {false, true, false, false};
   for (const PinLimit& l : a.section.limits) {
-    t.rows.push_back({l.name, exact_size(l.bytes) + (l.below ? ", exclusive" : ""),
+    t.rows.push_back({l.name, format_size(l.bytes) + (l.below ? ", exclusive" : ""),
                       l.per_call ? "one call" : "all pinned", l.why});
   }
   const PinFacts& f = a.section.facts;
   t.rows.push_back({"RLIMIT_MEMLOCK", or_words(f.memlock_bytes, "unlimited"), "recorded only",
-                    "getrlimit; CUDA's pinning does not go through mlock(2)"});
+                    "getrlimit; CUDA's pinning does not count against it"});
   t.rows.push_back({"cgroup memory limit", or_words(f.cgroup_memory_bytes, "none"), "all memory",
                     "the tightest memory.max on the way to the root"});
   t.rows.push_back({"vm.max_map_count",
                     f.max_map_count ? fmt::format("{} ({} held)", *f.max_map_count, f.map_count)
                                     : std::string("not read"),
                     "mappings", "/proc/sys/vm/max_map_count, /proc/self/maps"});
-  t.rows.push_back({"MemAvailable", exact_size(f.available_bytes), "—", "/proc/meminfo"});
+  t.rows.push_back({"MemAvailable", format_size(f.available_bytes), "—", "/proc/meminfo"});
   t.rows.push_back({"transparent huge pages", f.thp_mode.empty() ? "not said" : f.thp_mode, "—",
                     "/sys/kernel/mm/transparent_hugepage/enabled"});
   t.rows.push_back(
@@ -937,9 +954,12 @@ VerdictGroup pin_goals(const PinAnalysis& a) {
   g.note = a.judged_bytes
                ? fmt::format(
                      "Judged at {}, the largest size where both PinnedArena and "
-                     "cudaHostAlloc were measured, on the arena's fastest configuration "
-                     "there: findings, not checks.",
-                     exact_size(*a.judged_bytes))
+                     "cudaHostAlloc were measured, on the arena's {} there: findings, not "
+                     "checks.",
+                     exact_size(*a.judged_bytes),
+                     a.judged_default ? "default configuration (its chunk and threads when "
+                                        "PinnedArenaOptions leaves them 0)"
+                                      : "fastest configuration")
                : "No size where both PinnedArena and cudaHostAlloc were measured: the arena's "
                  "goals are not evaluated. Findings, not checks.";
   int n = 0;

@@ -96,6 +96,10 @@ struct PinFacts {
   std::uint64_t map_count = 0;
   std::string thp_mode, kernel_release, driver_release;
   std::uint64_t hugetlbfs_free_bytes = 0;
+  // The arena's defaults on this host (PinnedArenaOptions' chunk, PinnedArena::default_threads),
+  // the configuration its goals are judged on; absent in records made before pin wrote them.
+  std::optional<std::uint64_t> arena_default_chunk_bytes;
+  std::optional<int> arena_default_threads;
 };
 
 struct PinRefusal {
@@ -173,8 +177,10 @@ struct PinAnalysis {
   // The size the goals are judged at: the largest where both PinnedArena and cudaHostAlloc
   // were measured; nullopt where there is none.
   std::optional<std::uint64_t> judged_bytes;
-  // Indices into `pins`: the arena's fastest configuration there, and cudaHostAlloc there.
+  // Indices into `pins`: the arena's default configuration there (the fastest where the record
+  // names no default or did not measure it), and cudaHostAlloc there.
   std::optional<std::size_t> arena, host_alloc;
+  bool judged_default = false;  // `arena` is the default configuration
   std::vector<PinGoal> goals;
   // What to use, from the figures: the fastest way whose neighbour's p99 call stayed under 1 ms.
   std::string advice;

@@ -249,7 +249,11 @@ Pinned pin_with(const Method& m, std::uint64_t bytes, int device) {
     o.threads = static_cast<unsigned>(m.threads);
     o.device = device;
     o.check_limits = false;  // checked before, and refused with the record's line
-    auto arena = std::make_shared<PinnedArena>(bytes, o);
+    // The lambdas reach the arena through a plain pointer: only `free` owns it, so the time to
+    // free is the arena's destruction, not whenever the last copy of a lambda goes.
+    auto owner =
+        std::make_shared<std::unique_ptr<PinnedArena>>(std::make_unique<PinnedArena>(bytes, o));
+    PinnedArena* arena = owner->get();
     p.data = static_cast<char*>(arena->data());
     p.wait_for = [arena](std::uint64_t n) { arena->wait(0, n); };
     p.to_device = [arena](void* d, std::uint64_t off, std::uint64_t n, cudaStream_t s) {
@@ -258,7 +262,7 @@ Pinned pin_with(const Method& m, std::uint64_t bytes, int device) {
     p.to_host = [arena](std::uint64_t off, const void* d, std::uint64_t n, cudaStream_t s) {
       arena->copy_from_device(off, d, n, s);
     };
-    p.free = [arena]() mutable { arena.reset(); };
+    p.free = [owner] { owner->reset(); };
     p.longest_call_ms = [arena] { return arena->stats().longest_call_ms; };
   } else {
     // mmap, then one cudaHostRegister of it all: 4 KiB pages, transparent huge pages, or
@@ -367,6 +371,7 @@ struct Runner {
     if (!locked)
       timed.fail("cudaPointerGetAttributes does not call its first and last byte page-locked");
     timed.samples_ms = {total_ms};
+    timed.stop = StopReason::kCount;  // one pin of the whole size is the sample
     Case c = make_case({"pin", "host", "pinned", m.name, "host_clock", bytes, 0, gate}, timed);
     c.extra["first_gib_ms"] = first_ms;
     if (m.chunk > 0) {
@@ -420,6 +425,7 @@ struct Runner {
         PINBENCH_CUDA_TRY(cudaEventElapsedTime(&ms, e0, e1));
         t.samples_ms.push_back(ms);
       }
+      t.stop = StopReason::kCount;
       return t;
     };
     const auto add = [&](const char* direction, Timed t, std::optional<std::size_t> mismatch) {
@@ -498,10 +504,18 @@ RunRecord run_pin(const PinConfig& config, const ProgressFn& progress) {
   Runner run{cfg, progress, record, limits, nullptr};
   PinSection section;
   section.limits = limits.limits();
-  section.facts = {limits.available_bytes, limits.usable_bytes(), limits.cgroup_memory_bytes,
-                   limits.memlock_bytes,   limits.max_map_count,  limits.map_count,
-                   limits.thp_mode,        limits.kernel_release, limits.driver_release,
-                   hugetlbfs_free_bytes()};
+  section.facts = {limits.available_bytes,
+                   limits.usable_bytes(),
+                   limits.cgroup_memory_bytes,
+                   limits.memlock_bytes,
+                   limits.max_map_count,
+                   limits.map_count,
+                   limits.thp_mode,
+                   limits.kernel_release,
+                   limits.driver_release,
+                   hugetlbfs_free_bytes(),
+                   PinnedArenaOptions::kDefaultChunkBytes,
+                   static_cast<int>(PinnedArena::default_threads())};
   // Written now and again at the end: a run stopped by an error still says what bounded it.
   record.sections[kPinSection] = to_json(section);
 
