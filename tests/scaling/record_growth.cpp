@@ -262,9 +262,8 @@ const std::vector<RecordGrowth>& record_growths() {
       {"fleet", "hosts", "data/runs/fleet-mpi-h200-2026-12-01T095749Z.json", 40, grow_fleet, false},
       {"host", "cases", "data/runs/host-h200-2026-12-01T095739Z.json", 1500, grow_cases},
       {"blocks", "cells", "data/runs/blocks-h200-2026-12-02T064418Z.json", 2304, grow_blocks},
-      // pin: a hand-made record until a measured one is committed; each round's pins and copies
-      // are sizes of their own.
-      {"pin", "cases", "tests/data/pin/pin-h100-hand-made.json", 1500, grow_cases},
+      // pin: each round's pins and copies are sizes of their own.
+      {"pin", "cases", "data/runs/pin-h100-2026-12-06T101003Z.json", 1500, grow_cases},
   };
   return all;
 }
