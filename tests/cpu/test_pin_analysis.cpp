@@ -153,6 +153,27 @@ TEST(PinGoals, AnArenaNoFasterThanThreeTimesCudaHostAllocMissesTheFirstGoal) {
   EXPECT_TRUE(has(evidence(a, 0, 0), ": 2.95x")) << evidence(a, 0, 0);
 }
 
+// The goals are the arena's as a caller gets it: its default configuration where the record
+// names it and measured it, whatever was faster; the fastest where it names none.
+TEST(PinGoals, TheArenasDefaultsAreJudgedWhereTheRecordNamesThem) {
+  json j = fixture();
+  EXPECT_TRUE(has(evidence(analysed(j), 0, 0), "PinnedArena 64 MiB x 8"))
+      << evidence(analysed(j), 0, 0);
+  EXPECT_FALSE(analysed(j).judged_default);
+  j["pin"]["facts"]["arena_default_chunk_bytes"] = 32ull << 20;
+  j["pin"]["facts"]["arena_default_threads"] = 16;
+  const PinAnalysis a = analysed(j);
+  EXPECT_TRUE(a.judged_default);
+  EXPECT_TRUE(has(evidence(a, 0, 0), "PinnedArena 32 MiB x 16")) << evidence(a, 0, 0);
+  EXPECT_TRUE(has(pin_goals(a).note, "default configuration")) << pin_goals(a).note;
+  // Defaults that were not measured: the fastest again.
+  j["pin"]["facts"]["arena_default_threads"] = 4;
+  EXPECT_FALSE(analysed(j).judged_default);
+  // Both or neither.
+  j["pin"]["facts"].erase("arena_default_threads");
+  EXPECT_TRUE(has(error_of(j), "arena_default_threads")) << error_of(j);
+}
+
 TEST(PinGoals, AFirstGibAfterOneHundredMillisecondsMissesIt) {
   json j = fixture();
   j["cases"][kArena64Of32]["extra"]["first_gib_ms"] = 100.0;

@@ -12,20 +12,20 @@ namespace pinbench {
 namespace {
 
 // A host case's GPU (its extra's "gpu"), or -1.
-int host_gpu_of(const Case& c) {
+int host_gpu_from(const Case& c) {
   return extra_int(c, "gpu", -1);
 }
 
 // A peer case: from its GPU to the peer, whether peer access was on, and its rate.
 PeerCell peer_cell_from(const Case& c) {
-  return {host_gpu_of(c), extra_int(c, "peer", -1), c.extra.value("peer_access", false),
+  return {host_gpu_from(c), extra_int(c, "peer", -1), c.extra.value("peer_access", false),
           figures_of(c).gb_per_s};
 }
 
 std::optional<double> rate(const RunRecord& r, const std::string& part, const std::string& dir,
                            const std::string& mem, int gpu) {
   for (const Case& c : r.cases) {
-    if (c.part == part && c.direction == dir && c.memory == mem && host_gpu_of(c) == gpu) {
+    if (c.part == part && c.direction == dir && c.memory == mem && host_gpu_from(c) == gpu) {
       return figures_of(c).gb_per_s;
     }
   }
