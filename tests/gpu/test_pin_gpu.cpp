@@ -21,8 +21,7 @@ PinConfig small_pin() {
   c.arena_threads = {4};
   c.copy_bytes = 80 * kMiB;  // crosses two of the arena's chunk boundaries
   c.neighbour_interval_us = 2000;
-  c.neighbour_program =
-      test::beside_this_binary("pinbench_neighbour", PINBENCH_NEIGHBOUR_FALLBACK);
+  c.neighbour_program = test::beside_this_binary("pinbench_neighbour", PINBENCH_NEIGHBOUR_FALLBACK);
   return c;
 }
 

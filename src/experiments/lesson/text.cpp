@@ -17,8 +17,9 @@ std::string figure_or(const std::optional<double>& v, const char* spec = "{:.3f}
 std::string copy_table(const std::vector<CopyRow>& rows) {
   TextTable t({"size", "pageable ms", "pageable GB/s", "pinned ms", "pinned GB/s", "ratio"});
   for (const CopyRow& r : rows) {
-    t.add_row({format_size(r.bytes), figure_or(r.pageable_ms), figure_or(r.pageable_gb_per_s, "{:.2f}"),
-               figure_or(r.pinned_ms), figure_or(r.pinned_gb_per_s, "{:.2f}"),
+    t.add_row({format_size(r.bytes), figure_or(r.pageable_ms),
+               figure_or(r.pageable_gb_per_s, "{:.2f}"), figure_or(r.pinned_ms),
+               figure_or(r.pinned_gb_per_s, "{:.2f}"),
                r.ratio ? fmt::format("{:.2f}x{}", *r.ratio, r.pinned_slower ? " !" : "")
                        : std::string("—")});
   }

@@ -2,7 +2,11 @@
 #include <string>
 namespace pinbench {
 namespace {
-std::string shown(double v) { return std::to_string(v); }
-std::string shown(int v) { return std::to_string(v); }  // an overload: no clash
+std::string shown(double v) {
+  return std::to_string(v);
+}
+std::string shown(int v) {
+  return std::to_string(v);
+}  // an overload: no clash
 }  // namespace
 }  // namespace pinbench

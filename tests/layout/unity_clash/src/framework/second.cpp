@@ -2,6 +2,8 @@
 #include <string>
 namespace pinbench {
 namespace {
-std::string shown(double value) { return std::to_string(value) + "!"; }
+std::string shown(double value) {
+  return std::to_string(value) + "!";
+}
 }  // namespace
 }  // namespace pinbench
