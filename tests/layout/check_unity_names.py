@@ -123,7 +123,7 @@ def unity_sources(root):
         for dirpath, _, files in os.walk(os.path.join(src, sub)):
             found += [os.path.join(dirpath, f) for f in files if f.endswith(".cpp")]
     experiments = os.path.join(src, "experiments")
-    for name in sorted(os.listdir(experiments)):
+    for name in sorted(os.listdir(experiments)) if os.path.isdir(experiments) else []:
         cmake = os.path.join(experiments, name, "experiment.cmake")
         if not os.path.exists(cmake):
             continue
