@@ -79,10 +79,9 @@ struct PinnedArena::Impl {
 
   mutable std::mutex mu;
   mutable std::condition_variable changed;
-  std::size_t pinned = 0;
   std::string failure;  // the first chunk's failure, under mu
   cudaError_t failure_error = cudaSuccess;
-  double first_chunk_ms = 0, pinned_ms = 0, longest_call_ms = 0;
+  PinnedArenaStats figures;  // under mu; its sizes set once, before the threads start
 
   char* chunk_at(std::size_t i) const { return base + i * chunk; }
   std::size_t chunk_len(std::size_t i) const { return std::min(chunk, bytes - i * chunk); }
@@ -128,9 +127,10 @@ struct PinnedArena::Impl {
       }
       state[i].store(kPinned);
       std::lock_guard<std::mutex> lock(mu);
-      longest_call_ms = std::max(longest_call_ms, ms_between(t0, t1));
-      if (++pinned == 1) first_chunk_ms = ms_between(start, t1);
-      if (pinned == chunks) pinned_ms = ms_between(start, t1);
+      PinnedArenaStats& f = figures;
+      f.longest_call_ms = std::max(f.longest_call_ms, ms_between(t0, t1));
+      if (++f.chunks_pinned == 1) f.first_chunk_ms = ms_between(start, t1);
+      if (f.chunks_pinned == chunks) f.pinned_ms = ms_between(start, t1);
       changed.notify_all();
     }
   }
@@ -224,6 +224,10 @@ PinnedArena::PinnedArena(std::size_t bytes, const PinnedArenaOptions& options)
                                             static_cast<std::uintptr_t>(kHugePage)));
   if (options.huge_pages) (void)madvise(a.base, a.bytes, MADV_HUGEPAGE);
 
+  a.figures.bytes = a.bytes;
+  a.figures.chunk_bytes = a.chunk;
+  a.figures.chunks = a.chunks;
+  a.figures.threads = a.threads;
   a.state = std::make_unique<std::atomic<std::uint8_t>[]>(a.chunks);
   for (std::size_t i = 0; i < a.chunks; ++i) a.state[i].store(kPending);
   try {
@@ -308,18 +312,8 @@ unsigned PinnedArena::default_threads() {
 }
 
 PinnedArenaStats PinnedArena::stats() const {
-  const Impl& a = *impl_;
-  std::lock_guard<std::mutex> lock(a.mu);
-  PinnedArenaStats s;
-  s.bytes = a.bytes;
-  s.chunk_bytes = a.chunk;
-  s.chunks = a.chunks;
-  s.threads = a.threads;
-  s.chunks_pinned = a.pinned;
-  s.first_chunk_ms = a.first_chunk_ms;
-  s.pinned_ms = a.pinned_ms;
-  s.longest_call_ms = a.longest_call_ms;
-  return s;
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->figures;
 }
 
 }  // namespace pinbench
