@@ -145,7 +145,11 @@ int driver_major(const std::string& release) {
 
 PinLimits read_pin_limits(const PinSources& src) {
   PinLimits out;
-  out.available_bytes = meminfo_kib(text_of(src.proc_root + "/meminfo"), "MemAvailable") * 1024;
+  const std::string meminfo = text_of(src.proc_root + "/meminfo");
+  out.available_bytes = meminfo_kib(meminfo, "MemAvailable") * 1024;
+  // HugePages_Free is a count of pages, Hugepagesize their size in KiB.
+  out.hugetlbfs_free_bytes =
+      meminfo_kib(meminfo, "HugePages_Free") * meminfo_kib(meminfo, "Hugepagesize") * 1024;
   const auto [group, v2] = memory_group(text_of(src.proc_root + "/self/cgroup"));
   tightest_memory(src.cgroup_root, group, v2, out);
   if (src.memlock_given) {

@@ -42,6 +42,7 @@ struct PinLimit {
 
 struct PinLimits {
   std::uint64_t available_bytes = 0;                 // MemAvailable
+  std::uint64_t hugetlbfs_free_bytes = 0;            // HugePages_Free x Hugepagesize
   std::optional<std::uint64_t> cgroup_memory_bytes;  // tightest memory.max / limit_in_bytes
   std::optional<std::uint64_t> cgroup_memory_used;   // that group's memory.current / usage
   // RLIMIT_MEMLOCK, nullopt: unlimited. Recorded, not applied: CUDA's pinning does not count

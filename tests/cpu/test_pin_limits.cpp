@@ -56,6 +56,15 @@ TEST(PinLimits, ReadsEveryFactFromTheHost) {
   EXPECT_EQ(default_pin_bytes(l, 16 * kGiB), 16 * kGiB);
 }
 
+TEST(PinLimits, HugetlbfsFreeBytesAreItsFreePagesTimesTheirSize) {
+  Host h;
+  EXPECT_EQ(read_pin_limits(h.sources).hugetlbfs_free_bytes, 0u);  // none set aside
+  h.put("proc/meminfo",
+        "MemAvailable:   200000000 kB\nHugePages_Total:    1024\nHugePages_Free:      512\n"
+        "Hugepagesize:       2048 kB\n");
+  EXPECT_EQ(read_pin_limits(h.sources).hugetlbfs_free_bytes, 1 * kGiB);
+}
+
 TEST(PinLimits, CgroupV1AndNoLimitAtAll) {
   Host h;
   h.put("proc/self/cgroup", "7:cpu,cpuacct:/x\n4:memory:/docker/abc\n");

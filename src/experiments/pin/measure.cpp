@@ -24,7 +24,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -307,20 +306,6 @@ bool page_locked(const void* p) {
 
 // --- the run -----------------------------------------------------------------------------------
 
-std::uint64_t hugetlbfs_free_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::uint64_t free_pages = 0, page_kib = 0;
-  std::string key;
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream l(line);
-    std::uint64_t v = 0;
-    l >> key >> v;
-    if (key == "HugePages_Free:") free_pages = v;
-    if (key == "Hugepagesize:") page_kib = v;
-  }
-  return free_pages * page_kib * 1024;
-}
-
 std::vector<Method> methods_of(const PinConfig& cfg, const std::vector<int>& threads) {
   std::vector<Method> out;
   for (const std::string& name : cfg.methods) {
@@ -456,7 +441,7 @@ struct Runner {
   // Why `m` may not pin `bytes` here, or nothing.
   std::optional<std::string> refusal(const Method& m, std::uint64_t bytes) {
     if (m.name == kPinRegisterHugetlbfs) {
-      const std::uint64_t free = hugetlbfs_free_bytes();
+      const std::uint64_t free = limits.hugetlbfs_free_bytes;
       if (free < bytes) {
         return fmt::format("{} of hugetlbfs pages are free (HugePages_Free in /proc/meminfo)",
                            format_size(free));
@@ -513,7 +498,7 @@ RunRecord run_pin(const PinConfig& config, const ProgressFn& progress) {
                    limits.thp_mode,
                    limits.kernel_release,
                    limits.driver_release,
-                   hugetlbfs_free_bytes(),
+                   limits.hugetlbfs_free_bytes,
                    PinnedArenaOptions::kDefaultChunkBytes,
                    static_cast<int>(PinnedArena::default_threads())};
   // Written now and again at the end: a run stopped by an error still says what bounded it.
