@@ -14,6 +14,16 @@ double mean(const std::vector<double>& xs) {
   return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
 }
 
+double percentile(std::vector<double> xs, double p) {
+  if (xs.empty()) return 0.0;
+  const double rank = std::ceil(p * static_cast<double>(xs.size()));
+  const std::size_t i =
+      std::min(rank < 1.0 ? 0 : static_cast<std::size_t>(rank) - 1, xs.size() - 1);
+  // The i-th smallest, without sorting the rest: a fleet takes two of these per GPU.
+  std::nth_element(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(i), xs.end());
+  return xs[i];
+}
+
 double median(std::vector<double> xs) {
   if (xs.empty()) throw std::invalid_argument("median of no samples");
   std::sort(xs.begin(), xs.end());

@@ -20,6 +20,9 @@ struct Summary {
 
 double mean(const std::vector<double>& xs);
 double median(std::vector<double> xs);  // middle value, or the mean of the middle two
+// p in [0, 1], nearest rank: the smallest sample with at least p of the samples at or below it;
+// 0 for no samples.
+double percentile(std::vector<double> xs, double p);
 
 // Throws std::invalid_argument on an empty sample set: a summary of nothing is a bug.
 Summary summarize(const std::vector<double>& xs);

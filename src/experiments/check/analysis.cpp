@@ -141,16 +141,6 @@ CheckItem link_item(const GpuInfo& g) {
 
 }  // namespace
 
-double percentile(std::vector<double> xs, double p) {
-  if (xs.empty()) return 0.0;
-  const double rank = std::ceil(p * static_cast<double>(xs.size()));
-  const std::size_t i =
-      std::min(rank < 1.0 ? 0 : static_cast<std::size_t>(rank) - 1, xs.size() - 1);
-  // The i-th smallest, without sorting the rest: a fleet takes two of these per GPU.
-  std::nth_element(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(i), xs.end());
-  return xs[i];
-}
-
 bool GpuCheck::passed() const {
   return std::all_of(items.begin(), items.end(),
                      [](const CheckItem& i) { return !i.judged || i.passed; });

@@ -15,6 +15,7 @@
 #include "experiments/check/pin_check.hpp"
 #include "framework/config_schema.hpp"
 #include "framework/record.hpp"
+#include "framework/stats.hpp"
 
 namespace pinbench {
 
@@ -90,9 +91,6 @@ struct CheckAnalysis {
   // "host h GPU 0 (GPU-...): pinned h2d ...": every failure, each naming its GPU.
   std::vector<std::string> failures() const;
 };
-
-// p in [0, 1], nearest rank: the smallest sample with at least p of the samples at or below it.
-double percentile(std::vector<double> xs, double p);
 
 // InputError when `record` is not a check record.
 CheckAnalysis analyse_check(const RunRecord& record);

@@ -39,6 +39,7 @@
 #include "framework/case_builder.hpp"
 #include "framework/errors.hpp"
 #include "framework/pattern.hpp"
+#include "framework/stats.hpp"
 #include "framework/units.hpp"
 #include "measure/run_record.hpp"
 
@@ -170,14 +171,9 @@ class Neighbour {
     StepFigures f;
     f.steps = ms.size();
     if (ms.empty()) return f;
-    std::sort(ms.begin(), ms.end());
-    const auto at = [&](double q) {
-      return ms[std::min(ms.size() - 1,
-                         static_cast<std::size_t>(q * static_cast<double>(ms.size())))];
-    };
-    f.p50_ms = at(0.50);
-    f.p99_ms = at(0.99);
-    f.max_ms = ms.back();
+    f.p50_ms = percentile(ms, 0.50);
+    f.p99_ms = percentile(ms, 0.99);
+    f.max_ms = *std::max_element(ms.begin(), ms.end());
     return f;
   }
 
