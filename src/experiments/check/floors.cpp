@@ -17,17 +17,26 @@ using nlohmann::json;
 
 enum class FloorKind { kShare, kRate, kMicros, kMargin };
 
+// A floor's key, kind and member: a plain one (always set, its default until given) or one that
+// is absent until given (a rate in GB/s that replaces the share of the link's rate).
 struct FloorKey {
   const char* key;
   FloorKind kind;
+  double CheckFloors::*value = nullptr;
+  std::optional<double> CheckFloors::*given = nullptr;
 };
 
 const FloorKey kFloorKeys[] = {
-    {"pinned_share", FloorKind::kShare},         {"pageable_share", FloorKind::kShare},
-    {"pinned_h2d_gb_per_s", FloorKind::kRate},   {"pinned_d2h_gb_per_s", FloorKind::kRate},
-    {"pageable_h2d_gb_per_s", FloorKind::kRate}, {"pageable_d2h_gb_per_s", FloorKind::kRate},
-    {"round_trip_p50_us", FloorKind::kMicros},   {"round_trip_p99_us", FloorKind::kMicros},
-    {"peer_margin", FloorKind::kMargin},         {"pin_gb_per_s", FloorKind::kRate},
+    {"pinned_share", FloorKind::kShare, &CheckFloors::pinned_share},
+    {"pageable_share", FloorKind::kShare, &CheckFloors::pageable_share},
+    {"pinned_h2d_gb_per_s", FloorKind::kRate, nullptr, &CheckFloors::pinned_h2d_gb_per_s},
+    {"pinned_d2h_gb_per_s", FloorKind::kRate, nullptr, &CheckFloors::pinned_d2h_gb_per_s},
+    {"pageable_h2d_gb_per_s", FloorKind::kRate, nullptr, &CheckFloors::pageable_h2d_gb_per_s},
+    {"pageable_d2h_gb_per_s", FloorKind::kRate, nullptr, &CheckFloors::pageable_d2h_gb_per_s},
+    {"round_trip_p50_us", FloorKind::kMicros, &CheckFloors::round_trip_p50_us},
+    {"round_trip_p99_us", FloorKind::kMicros, &CheckFloors::round_trip_p99_us},
+    {"peer_margin", FloorKind::kMargin, &CheckFloors::peer_margin},
+    {"pin_gb_per_s", FloorKind::kRate, &CheckFloors::pin_gb_per_s},
 };
 
 RealRange range_of(FloorKind kind) {
@@ -66,16 +75,11 @@ std::string refusal(FloorKind kind, double v) {
 }
 
 void set_floor(CheckFloors& f, const std::string& key, double v) {
-  if (key == "pinned_share") f.pinned_share = v;
-  if (key == "pageable_share") f.pageable_share = v;
-  if (key == "pinned_h2d_gb_per_s") f.pinned_h2d_gb_per_s = v;
-  if (key == "pinned_d2h_gb_per_s") f.pinned_d2h_gb_per_s = v;
-  if (key == "pageable_h2d_gb_per_s") f.pageable_h2d_gb_per_s = v;
-  if (key == "pageable_d2h_gb_per_s") f.pageable_d2h_gb_per_s = v;
-  if (key == "round_trip_p50_us") f.round_trip_p50_us = v;
-  if (key == "round_trip_p99_us") f.round_trip_p99_us = v;
-  if (key == "peer_margin") f.peer_margin = v;
-  if (key == "pin_gb_per_s") f.pin_gb_per_s = v;
+  for (const FloorKey& k : kFloorKeys) {
+    if (key != k.key) continue;
+    if (k.value != nullptr) f.*k.value = v;
+    if (k.given != nullptr) f.*k.given = v;
+  }
 }
 
 const FloorKey* floor_key(const std::string& key) {
@@ -133,16 +137,11 @@ std::string floors_words(const CheckFloors& f) {
 }
 
 json to_json(const CheckFloors& f) {
-  json j{{"pinned_share", f.pinned_share},
-         {"pageable_share", f.pageable_share},
-         {"round_trip_p50_us", f.round_trip_p50_us},
-         {"round_trip_p99_us", f.round_trip_p99_us},
-         {"peer_margin", f.peer_margin},
-         {"pin_gb_per_s", f.pin_gb_per_s}};
-  if (f.pinned_h2d_gb_per_s) j["pinned_h2d_gb_per_s"] = *f.pinned_h2d_gb_per_s;
-  if (f.pinned_d2h_gb_per_s) j["pinned_d2h_gb_per_s"] = *f.pinned_d2h_gb_per_s;
-  if (f.pageable_h2d_gb_per_s) j["pageable_h2d_gb_per_s"] = *f.pageable_h2d_gb_per_s;
-  if (f.pageable_d2h_gb_per_s) j["pageable_d2h_gb_per_s"] = *f.pageable_d2h_gb_per_s;
+  json j = json::object();
+  for (const FloorKey& k : kFloorKeys) {
+    if (k.value != nullptr) j[k.key] = f.*k.value;
+    if (k.given != nullptr && f.*k.given) j[k.key] = *(f.*k.given);
+  }
   return j;
 }
 
