@@ -86,10 +86,12 @@ struct PinnedArena::Impl {
   char* chunk_at(std::size_t i) const { return base + i * chunk; }
   std::size_t chunk_len(std::size_t i) const { return std::min(chunk, bytes - i * chunk); }
 
+  // A chunk's state changes under mu, with the figures and the failure that go with it, so a
+  // caller that saw the state change (wait) sees them too.
   void fail(std::size_t i, std::string why, cudaError_t e) {
-    state[i].store(kFailed);
     stop.store(true);
     std::lock_guard<std::mutex> lock(mu);
+    state[i].store(kFailed);
     if (failure.empty()) {
       failure = std::move(why);
       failure_error = e;
@@ -125,12 +127,12 @@ struct PinnedArena::Impl {
              e);
         return;
       }
-      state[i].store(kPinned);
       std::lock_guard<std::mutex> lock(mu);
       PinnedArenaStats& f = figures;
       f.longest_call_ms = std::max(f.longest_call_ms, ms_between(t0, t1));
       if (++f.chunks_pinned == 1) f.first_chunk_ms = ms_between(start, t1);
       if (f.chunks_pinned == chunks) f.pinned_ms = ms_between(start, t1);
+      state[i].store(kPinned);
       changed.notify_all();
     }
   }
