@@ -7,8 +7,9 @@
 #                        examples/staged_consumer against it (part of `make test`)
 #   make test-sanitize   CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer (its build
 #                        preset builds only the five targets they run: CMakePresets.json), less
-#                        the two that replay every committed record for its width (the same
-#                        printers run under the sanitizers in the golden tests)
+#                        those that check no C++ of pinbench's (layout, scripts, docs, Python,
+#                        the browser), time growth (slowed unevenly by the sanitizers), or run the
+#                        binary over every record or option (the same code runs in-process here)
 #   make fuzz            the libFuzzer targets (Clang), 30 s each (FUZZ_SECONDS=N to change)
 #   make docs            regenerate docs/cli.md, the command-line reference, from the CLI itself
 #   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/ (with the Python

@@ -297,7 +297,8 @@ class MeasuringCommand {
                    state->flags.outputs,
                    {},
                    state->write_from_record,
-                   state->more_outputs()});
+                   state->more_outputs(),
+                   {}});
             }};
   }
 

@@ -28,10 +28,10 @@ void check_output_paths(const OutputPaths& paths, const std::string& stdout_take
   check_outputs(inputs, outputs, stdout_taken_by);
 }
 
-void write_outputs(const RunRecord& record, const OutputPaths& paths) {
+void write_outputs(const RunRecord& record, const OutputPaths& paths, bool say) {
   if (!paths.json.empty()) {
     save_record(record, paths.json);
-    std::printf("Run record written to %s.\n", printable(paths.json).c_str());
+    if (say) std::printf("Run record written to %s.\n", printable(paths.json).c_str());
   }
   if (paths.csv.empty() && paths.markdown.empty()) return;
   // The same analysis as `pinbench report`, so a lesson's --markdown has its predictions.

@@ -37,7 +37,7 @@ void check_output_paths(const OutputPaths& paths, const std::string& stdout_take
 void add_output_flags(CLI::App* sub, OutputPaths& paths, bool tables = true);
 
 // Writes the record (--json) and its CSV and markdown renderings, each only when its path is not
-// empty; files are written whole or not at all.
-void write_outputs(const RunRecord& record, const OutputPaths& paths);
+// empty; files are written whole or not at all. `say`: a line on stdout names the record's file.
+void write_outputs(const RunRecord& record, const OutputPaths& paths, bool say = true);
 
 }  // namespace pinbench::cli

@@ -170,6 +170,11 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
     check_outputs({{flags.replay_path, "replayed record"}}, run.more_outputs, kCommandReport);
     const RunRecord record = load_replay(flags.replay_path, run.experiments);
     const TextOptions options = print_options(run);
+    if (run.print) {
+      const int code = run.print(record);
+      if (run.write_from_record) run.write_from_record(record);
+      return code;
+    }
     print_replaying(flags.replay_path, record);
     const int code = print_run(record, options, true);
     if (run.write_from_record) run.write_from_record(record);
@@ -188,10 +193,11 @@ int measure_or_replay(const CLI::App& sub, const ReplayFlags& flags, const Measu
     if (flags.require_gpu) throw;
     return replay_newest(sub, flags, run, e.what(), options);
   }
-  const int code = print_run(*record, options);
-  write_outputs(*record, run.outputs);
+  int code = run.print ? 0 : print_run(*record, options);
+  write_outputs(*record, run.outputs, !run.print);
   if (run.write_more) run.write_more(*record);
   if (run.write_from_record) run.write_from_record(*record);
+  if (run.print) code = run.print(*record);  // last: once everything asked for is written
   // An interrupted run still printed and wrote what it measured; its status says a signal came,
   // even when it came during the last case and the record is whole.
   return stop_requested() ? exit_code_for_signal(stop_signal()) : code;

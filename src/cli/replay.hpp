@@ -66,6 +66,9 @@ struct MeasuringRun {
   // The paths write_from_record writes, checked with `outputs` before anything is measured, and
   // against the replayed record before it is printed.
   std::vector<NamedPath> more_outputs;
+  // Where set, prints the record in place of the report and the lines around it (the "Replaying"
+  // line, notes of what was written) and returns the exit code (check --verdict: one line).
+  std::function<int(const RunRecord&)> print;
 };
 
 // --replay FILE: prints FILE's record, refused (InputError, before anything is printed) when it

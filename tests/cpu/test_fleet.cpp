@@ -27,6 +27,7 @@
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/input_limits.hpp"
+#include "framework/printable.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/markdown.hpp"
@@ -1138,6 +1139,80 @@ TEST(CheckCli, PinBytesAndItsFloorAreRefusedWhenBad) {
   const std::string help = test::run(kBin + "check --help").out;
   EXPECT_NE(help.find("--pin-bytes"), std::string::npos);
   EXPECT_NE(help.find("--min-pin"), std::string::npos);
+}
+
+
+// The one-line verdict (check --verdict): what a Slurm drain reason and node-problem-detector's
+// message show. It names the first failed GPU and check with its figure and the GPU's UUID, counts
+// the rest, and never runs past kVerdictBytes, whatever a record holds.
+TEST(CheckVerdict, NamesTheFirstFailedGpuAndCheckAndCountsTheRest) {
+  EXPECT_EQ(check_verdict(analyse_check(check_record("h", {1.2, 1.2}))), "pinbench: 2 GPUs passed");
+  EXPECT_EQ(check_verdict(analyse_check(check_record("h", {1.2}))), "pinbench: 1 GPU passed");
+  // GPU 1 at 1.6 ms (41.9 GB/s) is under the 47.26 GB/s floor both ways and off its peers.
+  const CheckAnalysis failed = analyse_check(check_record("h", {1.2, 1.6, 1.2}));
+  ASSERT_EQ(failed.failures().size(), 3u);  // pinned h2d, pinned d2h, peers
+  const std::string line = check_verdict(failed);
+  EXPECT_EQ(line.rfind("pinbench: GPU 1 pinned h2d 41.94 GB/s, not at least 47.26 GB/s (GPU-aaaa-1)",
+                       0),
+            0u)
+      << line;
+  EXPECT_EQ(line.substr(line.size() - 15), "; 2 more failed") << line;
+
+  CheckAnalysis none;
+  none.no_gpu = "no CUDA driver";
+  EXPECT_EQ(check_verdict(none), "pinbench: no GPU checked: no CUDA driver");
+  EXPECT_EQ(check_verdict_error("no usable GPU: no CUDA driver on this machine"),
+            "pinbench: check could not run: no usable GPU: no CUDA driver on this machine");
+}
+
+TEST(CheckVerdict, FitsItsBytesWithNoControlByteAndWholeCharacters) {
+  // A stranger's UUID: long, with an escape sequence, and two-byte characters where it is cut.
+  const std::string uuid = "GPU-\x1b]0;owned\x07" + std::string(3000, 'a') + "\xc3\xa9\xc3\xa9";
+  RunRecord r = check_record("h", {1.6});
+  r.machine.gpus[0].uuid = "\x1b[2J" + uuid;
+  for (const std::string& line :
+       {check_verdict(analyse_check(r)), check_verdict_error(std::string(5000, '\xe9'))}) {
+    EXPECT_LE(line.size(), kVerdictBytes) << line;
+    EXPECT_EQ(line.substr(line.size() - 3), "...");
+    EXPECT_EQ(first_non_utf8(line), std::string::npos) << line;
+    for (const char c : line) EXPECT_GE(static_cast<unsigned char>(c), 0x20) << line;
+  }
+  for (std::size_t n = 0; n < 400; n += 7) {  // every cut lands on a character's end
+    const std::string line = check_verdict_error(std::string(n, 'x') + std::string(200, '\xc3'));
+    EXPECT_LE(line.size(), kVerdictBytes);
+    EXPECT_EQ(first_non_utf8(line), std::string::npos) << n;
+  }
+}
+
+// On the command line: one line on stdout and the check's exit code, replayed, and where the
+// check cannot run (no GPU here: exit 3, the reason on the line); stdout is the verdict's, so
+// no output may take it.
+TEST(CheckCli, TheVerdictIsOneLineWithTheChecksExitCode) {
+  const std::string dir = test::temp_dir();
+  RunRecord failing = check_record("h", {1.2, 1.6, 1.2});
+  save_record(failing, dir + "/failing.json");
+  save_record(check_record("h", {1.2}), dir + "/passing.json");
+  test::Result r = test::run(kBin + "check --verdict --replay " + dir + "/failing.json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out.rfind("pinbench: GPU 1 pinned h2d", 0), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  r = test::run(kBin + "check --replay " + dir + "/passing.json --verdict");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "pinbench: 1 GPU passed\n");
+  r = test::run(kBin + "check --verdict --json -");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the verdict"), std::string::npos) << r.err;
+  r = test::run(kBin + "check --verdict --mpi");
+  EXPECT_EQ(r.exit_code, 2);
+  const test::Result probe = test::run(kBin + "info");
+  if (probe.exit_code != 3) return;  // a GPU is here: the live check is the GPU tests'
+  r = test::run(kBin + "check --verdict --json " + dir + "/x.json");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out.rfind("pinbench: check could not run: no usable GPU", 0), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.err.find("pinbench: error:"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x.json"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "framework/case_figures.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
+#include "framework/printable.hpp"
 #include "framework/stats.hpp"
 
 namespace pinbench {
@@ -174,6 +175,54 @@ std::vector<std::string> CheckAnalysis::failures() const {
     }
   }
   return out;
+}
+
+namespace {
+
+// `line` cut to kVerdictBytes at a character's end, "..." in place of what was cut.
+std::string fit_verdict(std::string line) {
+  line = printable(line);
+  if (line.size() <= kVerdictBytes) return line;
+  std::size_t end = kVerdictBytes - 3;
+  while (end > 0 && (static_cast<unsigned char>(line[end]) & 0xC0) == 0x80) --end;
+  return line.substr(0, end) + "...";
+}
+
+}  // namespace
+
+std::string check_verdict(const CheckAnalysis& a) {
+  if (a.gpus.empty()) {
+    return fit_verdict("pinbench: no GPU checked: " +
+                       (a.no_gpu.empty() ? std::string("the record holds none") : a.no_gpu));
+  }
+  std::size_t failed = 0;
+  std::string first;
+  for (const GpuCheck& g : a.gpus) {
+    for (const CheckItem& i : g.items) {
+      if (!i.judged || i.passed) continue;
+      if (failed++ > 0) continue;
+      // The limit without its reasons: "at least 47.26 GB/s (75% of gen 5 x16, 63.02)" reads
+      // "at least 47.26 GB/s".
+      const std::string limit = i.limit_text.substr(0, i.limit_text.find(" ("));
+      first = fmt::format("GPU {} {} {}, not {} ({})", g.gpu.index, i.check, i.value_text, limit,
+                          g.gpu.uuid);
+    }
+  }
+  if (failed == 0) {
+    std::string line = fmt::format("pinbench: {} GPU{} passed", a.gpus.size(),
+                                   a.gpus.size() == 1 ? "" : "s");
+    if (!a.pin_warnings.empty()) {
+      line += "; limits on pinning that bite:";
+      for (const PinWarning& w : a.pin_warnings) line += " " + w.limit;
+    }
+    return fit_verdict(line);
+  }
+  return fit_verdict(fmt::format("pinbench: {}{}", first,
+                                 failed == 1 ? "" : fmt::format("; {} more failed", failed - 1)));
+}
+
+std::string check_verdict_error(const std::string& why) {
+  return fit_verdict("pinbench: check could not run: " + why);
 }
 
 CheckRecordConfig check_config_from(const nlohmann::json& config) {

@@ -95,6 +95,17 @@ struct CheckAnalysis {
 // InputError when `record` is not a check record.
 CheckAnalysis analyse_check(const RunRecord& record);
 
+// The verdict in one line of at most kVerdictBytes bytes, for what acts on a check by its words:
+// a Slurm drain reason, node-problem-detector's condition message (docs/fleet.md). It starts with
+// what an operator acts on: "pinbench: 2 GPUs passed", or the first failed GPU and check with its
+// figure and the GPU's UUID, then how many more failed ("pinbench: GPU 3 pinned h2d 20.10 GB/s,
+// not at least 47.26 GB/s (GPU-...); 2 more failed"), or "pinbench: no GPU checked: why". A
+// record's words pass through printable(); a longer line is cut at a character's end, with "...".
+inline constexpr std::size_t kVerdictBytes = 160;
+std::string check_verdict(const CheckAnalysis& analysis);
+// The same line where the check could not run: "pinbench: check could not run: `why`".
+std::string check_verdict_error(const std::string& why);
+
 // The two halves of analyse_check: the figures a check's verdicts rest on (each GPU, its link and
 // its medians and round-trip quantiles, the floors), read from its record; and the verdicts on
 // them (each GPU's items, the peers), which a fleet record re-judges from figures alone.

@@ -13,6 +13,7 @@
 #include "cli/progress.hpp"
 #include "cli/replay.hpp"
 #include "cuda/device.hpp"
+#include "experiments/check/analysis.hpp"
 #include "experiments/check/fleet/analysis.hpp"
 #include "experiments/check/fleet/print.hpp"
 #include "experiments/check/floors.hpp"
@@ -75,6 +76,7 @@ struct CheckOptions {
   std::string prometheus;
   OutputPaths outputs;
   ReplayFlags replay;
+  bool verdict = false;
 };
 
 // The floors file first, then the flags over it; all refused before anything is measured.
@@ -143,6 +145,30 @@ int run_check_mpi(const CheckOptions& o) {
               o.prometheus});
 }
 
+// One host's check, measured or replayed, printed whole or as its one-line verdict.
+int run_check_here(const CheckOptions& o, const CLI::App& sub) {
+  if (!o.html.empty()) throw InputError("--html goes with --mpi (or use pinbench fleet)");
+  ReplayFlags flags = o.replay;
+  flags.require_gpu = true;
+  const CheckConfig c = check_config(o);
+  check_outputs({}, {{o.outputs.json, "run record"}, {o.prometheus, "Prometheus file"}},
+                o.verdict ? "the verdict" : kCommandReport);
+  MeasuringRun run{{"check"}, "", [c] { return run_check(c); }, o.outputs, {}, {}, {}, {}};
+  if (!o.prometheus.empty()) {
+    run.write_more = [path = o.prometheus, say = !o.verdict](const RunRecord& r) {
+      write_text_file(path, check_record_metrics(r));
+      if (say) std::printf("Prometheus metrics written to %s.\n", path.c_str());
+    };
+  }
+  if (o.verdict) {
+    run.print = [](const RunRecord& r) {
+      std::printf("%s\n", check_verdict(analyse_check(r)).c_str());
+      return exit_code(analyse(r));  // as the report's
+    };
+  }
+  return measure_or_replay(sub, flags, run);
+}
+
 Command add_check(CLI::App& app) {
   auto o = std::make_shared<CheckOptions>();
   CLI::App* sub = add_command(app, "check");
@@ -169,25 +195,29 @@ Command add_check(CLI::App& app) {
                   "Write the results for node_exporter's textfile collector (with --mpi: every "
                   "rank's; docs/fleet.md)")
       ->type_name("FILE");
+  CLI::Option* verdict = sub->add_flag(
+      "--verdict", o->verdict,
+      fmt::format("Print only the verdict, one line of at most {} bytes (a Slurm drain reason, "
+                  "node-problem-detector's message; docs/fleet.md), also where the check could "
+                  "not run; the exit code and the files written are as without it",
+                  kVerdictBytes));
   add_output_flags(sub, o->outputs, false);
   add_replay_flags(sub, o->replay, "check", false);
+  o->replay.kept.push_back(verdict);
   return {sub, [o, sub] {
-            if (o->mpi) return run_check_mpi(*o);
-            if (!o->html.empty())
-              throw InputError("--html goes with --mpi (or use pinbench fleet)");
-            ReplayFlags flags = o->replay;
-            flags.require_gpu = true;
-            const CheckConfig c = check_config(*o);
-            check_outputs({}, {{o->outputs.json, "run record"}, {o->prometheus, "Prometheus file"}},
-                          kCommandReport);
-            MeasuringRun run{{"check"}, "", [c] { return run_check(c); }, o->outputs, {}, {}, {}};
-            if (!o->prometheus.empty()) {
-              run.write_more = [path = o->prometheus](const RunRecord& r) {
-                write_text_file(path, check_record_metrics(r));
-                std::printf("Prometheus metrics written to %s.\n", path.c_str());
-              };
+            if (o->mpi) {
+              if (o->verdict) throw InputError("--verdict is one host's: it does not go with --mpi");
+              return run_check_mpi(*o);
             }
-            return measure_or_replay(*sub, flags, run);
+            if (!o->verdict) return run_check_here(*o, *sub);
+            try {
+              return run_check_here(*o, *sub);
+            } catch (const std::exception& e) {
+              // The line a drain reason or a node condition shows, then the error as always.
+              std::printf("%s\n", check_verdict_error(e.what()).c_str());
+              std::fflush(stdout);
+              throw;
+            }
           }};
 }
 
