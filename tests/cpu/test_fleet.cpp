@@ -1141,7 +1141,6 @@ TEST(CheckCli, PinBytesAndItsFloorAreRefusedWhenBad) {
   EXPECT_NE(help.find("--min-pin"), std::string::npos);
 }
 
-
 // The one-line verdict (check --verdict): what a Slurm drain reason and node-problem-detector's
 // message show. It names the first failed GPU and check with its figure and the GPU's UUID, counts
 // the rest, and never runs past kVerdictBytes, whatever a record holds.
@@ -1152,9 +1151,9 @@ TEST(CheckVerdict, NamesTheFirstFailedGpuAndCheckAndCountsTheRest) {
   const CheckAnalysis failed = analyse_check(check_record("h", {1.2, 1.6, 1.2}));
   ASSERT_EQ(failed.failures().size(), 3u);  // pinned h2d, pinned d2h, peers
   const std::string line = check_verdict(failed);
-  EXPECT_EQ(line.rfind("pinbench: GPU 1 pinned h2d 41.94 GB/s, not at least 47.26 GB/s (GPU-aaaa-1)",
-                       0),
-            0u)
+  EXPECT_EQ(
+      line.rfind("pinbench: GPU 1 pinned h2d 41.94 GB/s, not at least 47.26 GB/s (GPU-aaaa-1)", 0),
+      0u)
       << line;
   EXPECT_EQ(line.substr(line.size() - 15), "; 2 more failed") << line;
 

@@ -1,6 +1,14 @@
 // check, host and --device on a real GPU (every path with however many GPUs there are, one on the
 // H200 machine): every gate passes, every GPU has its identity and a link read under load, the
 // record survives JSON into the same analysis, and a device past the count is refused with it.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <fmt/format.h>
@@ -116,6 +124,38 @@ TEST(GpuCheck, ThePinSizeIsTheCallersAndZeroSkipsIt) {
   const CheckAnalysis b = analyse_check(small);
   ASSERT_TRUE(b.gpus[0].pin_gb_per_s);
   EXPECT_EQ(b.gpus[0].pin_bytes, 256 * kMiB);
+}
+
+// check --verdict live: one line on stdout, the exit code the line implies, and the record and
+// the Prometheus file written as without it (what a Slurm health check and node-problem-detector
+// read).
+TEST(GpuCheck, TheVerdictOfALiveCheckIsOneLineAndTheFilesAreWritten) {
+  PINBENCH_REQUIRE_GPU();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("pinbench-verdict-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string bin = test::beside_this_binary("pinbench", PINBENCH_BINARY_FALLBACK);
+  const std::string out = (dir / "out").string();
+  const int status = std::system((bin + " check --verdict --pin-bytes 256MiB --json " +
+                                  (dir / "check.json").string() + " --prometheus " +
+                                  (dir / "check.prom").string() + " >" + out + " 2>" + out + ".err")
+                                     .c_str());
+  std::ifstream in(out);
+  const std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(WIFEXITED(status));
+  const int code = WEXITSTATUS(status);
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1) << line;
+  EXPECT_LE(line.size(), kVerdictBytes + 1) << line;
+  if (code == 0) {
+    EXPECT_EQ(line.rfind("pinbench: ", 0), 0u) << line;
+    EXPECT_NE(line.find(" passed"), std::string::npos) << line;
+  } else {
+    EXPECT_EQ(code, 1) << line;  // a GPU of this machine failed: the line names it
+    EXPECT_EQ(line.rfind("pinbench: GPU ", 0), 0u) << line;
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir / "check.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "check.prom"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(GpuHost, AloneTogetherAndAggregate) {

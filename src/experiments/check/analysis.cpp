@@ -209,8 +209,8 @@ std::string check_verdict(const CheckAnalysis& a) {
     }
   }
   if (failed == 0) {
-    std::string line = fmt::format("pinbench: {} GPU{} passed", a.gpus.size(),
-                                   a.gpus.size() == 1 ? "" : "s");
+    std::string line =
+        fmt::format("pinbench: {} GPU{} passed", a.gpus.size(), a.gpus.size() == 1 ? "" : "s");
     if (!a.pin_warnings.empty()) {
       line += "; limits on pinning that bite:";
       for (const PinWarning& w : a.pin_warnings) line += " " + w.limit;

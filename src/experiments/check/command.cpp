@@ -206,7 +206,8 @@ Command add_check(CLI::App& app) {
   o->replay.kept.push_back(verdict);
   return {sub, [o, sub] {
             if (o->mpi) {
-              if (o->verdict) throw InputError("--verdict is one host's: it does not go with --mpi");
+              if (o->verdict)
+                throw InputError("--verdict is one host's: it does not go with --mpi");
               return run_check_mpi(*o);
             }
             if (!o->verdict) return run_check_here(*o, *sub);
