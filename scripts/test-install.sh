@@ -10,6 +10,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cmake --install build --prefix "$work/prefix" >/dev/null
+# The fleet's deployment files, with their scripts executable.
+for script in slurm/pinbench-healthcheck kubernetes/pinbench-check.sh; do
+  [ -x "$work/prefix/share/pinbench/deploy/$script" ] ||
+    { echo "install test: share/pinbench/deploy/$script is missing or not executable" >&2; exit 1; }
+done
 for runtime in shared static; do
   static=OFF
   [[ $runtime == static ]] && static=ON
