@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Makes a synthetic fleet of check records from a real one, for the fleet benchmark.
 
-  scripts/fleet-bench.py RECORD OUT_DIR HOSTS [GPUS_PER_HOST]
+  scripts/bench/fleet-bench.py RECORD OUT_DIR HOSTS [GPUS_PER_HOST]
 
 Every host gets GPUS_PER_HOST copies of RECORD's first GPU (its own UUID and bus id), with its
 rates and round trip scaled by a seeded factor near 1, so the fleet analysis has real work: a few
@@ -13,7 +13,7 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import number_arg  # noqa: E402
 from script_input import fail, load_json  # noqa: E402
 

@@ -5,14 +5,14 @@
 # before the change beside it on the same sizes; PyTorch's copy paths without accel and under
 # each build's accel; each build's engine from its Python package; each build's blocks batch
 # through the engine; and the timeline traces of one 64 MiB copy each way and of the pipeline
-# (scripts/engine-timeline.py reads them). vmstat runs beside it all. Usage:
-#   OUT=dir scripts/engine-h200.sh NEW_DIR [OLD_DIR]
+# (scripts/bench/engine-timeline.py reads them). vmstat runs beside it all. Usage:
+#   OUT=dir scripts/bench/engine-bench.sh NEW_DIR [OLD_DIR]
 # Each DIR holds pinbench, libpinbench_accel.so and libpinbench_c.so; OLD_DIR also python/ (its
 # build's Python package) and NEW_DIR nvbandwidth, where there is one. Everything lands in
 # OUT/engine.tgz (a device call brings back only a few files). ITERATIONS (default 10) sets the
 # staged runs' samples per case; TORCH_PLAIN=0 leaves out PyTorch without accel.
 set -uo pipefail
-new=${1:?usage: engine-h200.sh NEW_DIR [OLD_DIR]}
+new=${1:?usage: engine-bench.sh NEW_DIR [OLD_DIR]}
 old=${2:-}
 final=${OUT:-.}
 out=$(mktemp -d)

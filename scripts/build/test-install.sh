@@ -4,7 +4,7 @@
 # and once with the static one: the check that another project can consume the installed
 # package. `make test` runs it after the test suite; it needs a configured and built build/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

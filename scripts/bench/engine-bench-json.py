@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""From what scripts/engine-h200.sh wrote (torch-plain.txt, torch-BUILD.txt, python-BUILD.txt),
+"""From what scripts/bench/engine-bench.sh wrote (torch-plain.txt, torch-BUILD.txt, python-BUILD.txt),
 the accel benchmark's JSON (the shape tests/bench/accel_bench.py writes), so docs/results.md
 quotes PyTorch's figures under each build with the same markers:
 
     engine-bench-json.py DIR BUILD [ROUND...]   ->   DIR/accel-bench-BUILD.json
 
-Each ROUND adds the rounds that scripts/h200-call.sh's `compare` part wrote in the same folder
+Each ROUND adds the rounds that scripts/bench/ab-bench.sh's `compare` part wrote in the same folder
 (torch-BUILD-ROUND.txt, python-BUILD-ROUND.txt): accel's figures become one list over the rounds,
 and the engine's figure the median of its rounds. The engine part's own round (torch-BUILD.txt)
 counts where it is there; a `compare` part alone writes torch-plain.txt itself.
 
-Exit status 2, with one line on stderr (scripts/script_input.py): a folder that does not exist
+Exit status 2, with one line on stderr (scripts/lib/script_input.py): a folder that does not exist
 or is no folder, no round's files, or one of them that is not a regular file of those lines.
 """
 import json
@@ -18,7 +18,7 @@ import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from script_input import fail, input_folder, read_text  # noqa: E402
 
 

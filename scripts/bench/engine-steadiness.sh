@@ -4,7 +4,7 @@
 # builds, alternating, then the staged benchmark of each at the sizes the goals name, and a copy
 # to the device at 64 MiB after a pause. vmstat runs beside it all. Usage, over a copy of the
 # tree holding both binaries:
-#   OUT=dir scripts/engine-steadiness.sh NEW_PINBENCH [OLD_PINBENCH]
+#   OUT=dir scripts/bench/engine-steadiness.sh NEW_PINBENCH [OLD_PINBENCH]
 set -uo pipefail
 new=${1:?usage: engine-steadiness.sh NEW_PINBENCH [OLD_PINBENCH]}
 old=${2:-}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Two builds side by side, from what scripts/h200-call.sh's `prev` and `blocks` parts wrote
+"""Two builds side by side, from what scripts/bench/ab-bench.sh's `prev` and `blocks` parts wrote
 (PREFIX-staged-BUILD-N.json, PREFIX-pipeline-BUILD-N.json, blocks-ab-BUILD-N.json) in one or more
 call folders: the tables of an A/B README.
 
@@ -15,7 +15,7 @@ Then each build's pipeline through the engine over the page-locked pipeline, low
 highest; and the blocks batch's median GB/s per cell, and each build over `old` where there is
 one. Rounds of several folders count together (a README names them call1/, call2/ and so on).
 
-Exit status 2, with one line on stderr (scripts/script_input.py): a folder that does not exist
+Exit status 2, with one line on stderr (scripts/lib/script_input.py): a folder that does not exist
 or is no folder, folders that hold none of those files, or one of them that is not a regular file
 holding a run record's JSON.
 """
@@ -26,7 +26,7 @@ import re
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from script_input import fail, input_folder, load_json  # noqa: E402
 
 
@@ -154,7 +154,7 @@ def blocks_table(dirs):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("dirs", nargs="+", help="folders a call of scripts/h200-call.sh wrote")
+    p.add_argument("dirs", nargs="+", help="folders a call of scripts/bench/ab-bench.sh wrote")
     p.add_argument("--prefix", default="prev", help="the staged and pipeline files' prefix")
     a = p.parse_args()
     for d in a.dirs:

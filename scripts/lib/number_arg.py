@@ -3,7 +3,7 @@ ROWS, GPUS_PER_HOST, --most): decimal digits only, as pinbench reads its own opt
 ten and "0x10", "-1", "1e3", "inf", "nan", "1_000" and "" are refused; never below the script's
 minimum nor above its maximum. A refusal is one line on stderr, "SCRIPT: NAME ...", and exit 2.
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
     import number_arg
     hosts = number_arg.whole(sys.argv[3], "HOSTS", minimum=1)
     rows = number_arg.from_env("ROWS", default=1000)

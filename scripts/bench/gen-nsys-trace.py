@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a large synthetic `nsys stats` export for the CSV reader's benchmark.
 
-  scripts/gen-nsys-trace.py ROWS DIR [PREFIX]
+  scripts/bench/gen-nsys-trace.py ROWS DIR [PREFIX]
 
 DIR/PREFIX_cuda_gpu_trace.csv gets ROWS rows in the nsys 2024 layout (21 columns, as in
 tests/data/nsys/v2024): host-to-device and device-to-host copies from pageable and pinned
@@ -12,7 +12,7 @@ gets ROWS calls. The figures are made up; only the shape and the size matter (ab
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import number_arg  # noqa: E402
 
 

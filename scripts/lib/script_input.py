@@ -4,7 +4,7 @@ device, a socket, a folder where a file is read, a file that is not the JSON it 
 one line on stderr, `NAME: error: ...`, and exit status 2. A FIFO is refused without waiting for
 a writer: the file is opened without blocking and looked at before a byte is read.
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
     from script_input import fail, input_folder, load_json, open_input
 
 tests/scripts/check_script_inputs.py runs every script under scripts/ on a missing path, a FIFO

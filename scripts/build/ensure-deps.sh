@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages named in the given list files when they are missing (as root), or
 # prints the exact command to run (otherwise). Checks that a CUDA toolkit with nvcc is present.
-#   scripts/ensure-deps.sh [LIST...]    default: scripts/debian-packages.txt
+#   scripts/build/ensure-deps.sh [LIST...]    default: scripts/build/debian-packages.txt
 # A list has one package per line; '#' starts a comment line.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Every function longer than a limit in C++ and CUDA sources, by matching braces:
 
-    function-lengths.py src --most 120     # exit 1, naming each, if any is longer
-    function-lengths.py src --top 10       # the ten longest, whatever their length
-    function-lengths.py src --allow src/x/y.cpp:run_y   # run_y may be longer, for now
+    check_function_lengths.py src --most 120     # exit 1, naming each, if any is longer
+    check_function_lengths.py src --top 10       # the ten longest, whatever their length
+    check_function_lengths.py src --allow src/x/y.cpp:run_y   # run_y may be longer, for now
 
 A function's length is its lines from the first of its signature (its template line included)
 to its closing brace. Comments, string and character literals and preprocessor lines are blanked
@@ -18,8 +18,9 @@ import re
 import sys
 
 # The C++ lexer every checker shares (comments, literals, directives): cpp_text.py, beside this;
-# and how every script opens what it reads: script_input.py.
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# and how every script opens what it reads, and reads the counts it takes: scripts/lib/.
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "..", "scripts", "lib")]
 from cpp_text import blank  # noqa: E402
 import number_arg  # noqa: E402
 from script_input import fail, input_file_or_folder, open_input  # noqa: E402

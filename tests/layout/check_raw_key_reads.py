@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Reads of JSON members by a string key in C++ code, file by file:
 
-    raw-key-reads.py src/experiments              # per-file counts and the total
-    raw-key-reads.py src/experiments --most 30    # the same, and exit 1 when the total is over
-    raw-key-reads.py src/experiments --list       # each read as file:line: key
+    check_raw_key_reads.py src/experiments              # per-file counts and the total
+    check_raw_key_reads.py src/experiments --most 30    # the same, and exit 1 when the total is over
+    check_raw_key_reads.py src/experiments --list       # each read as file:line: key
 
 A record is written as types; this counts the places that read it back by string instead of
-through a struct. It reads code, not comments (blanked by scripts/cpp_text.py, as
-function-lengths.py reads it), and counts, where the key is a string literal:
+through a struct. It reads code, not comments (blanked by tests/layout/cpp_text.py, as
+check_function_lengths.py reads it), and counts, where the key is a string literal:
 
 - `.value("k", ...)`, `.at("k")`, `.contains("k")`, and `.find("k")` with the key its one
   argument and its result not held against `npos` or a number (that is a search in a string);
@@ -29,17 +29,13 @@ from a std::map looked up by a literal (`t.find("pinned")`): those count too, as
 would name.
 """
 import argparse
-import importlib.util
 import os
 import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("function_lengths",
-                                               os.path.join(HERE, "function-lengths.py"))
-function_lengths = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(function_lengths)
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "..", "scripts", "lib")]
+import check_function_lengths as function_lengths  # noqa: E402
 from cpp_text import blank  # noqa: E402
 import number_arg  # noqa: E402
 from script_input import open_input  # noqa: E402

@@ -3,11 +3,11 @@
 # `make gpu-bundle` in .gpu/ (.gpu/old: a build to compare with, its pinbench, libraries and
 # python/; .gpu/nvbandwidth where there is one). Everything lands in ONE file, $OUT/all.tgz: the
 # device tool brings back at most eight files per call. Parts, each within its own time limit:
-#   tests    every GPU test (scripts/gpu-tests.sh), about 5.5 minutes
+#   tests    every GPU test (scripts/bench/gpu-tests.sh), about 5.5 minutes
 #   beside   pinbench blocks --beside compute, memory and gemm, a small grid, 3 minutes at most
 #   copier   BlockCopier's goals (pinbench_block_copier_bench), calibrated afresh, ROUNDS times
 #            (alternating with .gpu/alt's, a variant, where there is one)
-#   engine   scripts/engine-h200.sh with .gpu and .gpu/old, 5.5 minutes at most
+#   engine   scripts/bench/engine-bench.sh with .gpu and .gpu/old, 5.5 minutes at most
 #   prev     pinbench staged (64 and 256 MiB) and pipeline with .gpu and .gpu/prev/pinbench (the
 #            build of the last change, where the one before it is .gpu/old), alternating, ROUNDS
 #            times, about 25 seconds a round (H200, 2026-12-03)
@@ -25,10 +25,10 @@
 #            times, a few seconds a round
 #   compare  PyTorch without accel once, then under each build's accel, each build's Python
 #            engine and blocks batch, alternating new and old, ROUNDS times (default 2), about
-#            1.5 minutes (2026-12-03); `scripts/engine-bench-json.py DIR new 1 2 ...` (and old)
+#            1.5 minutes (2026-12-03); `scripts/bench/engine-bench-json.py DIR new 1 2 ...` (and old)
 #            makes the JSON that results.md's bench markers read
-#   OUT=dir scripts/h200-call.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
-# scripts/ab-summary.py DIR... prints the prev and blocks parts' A/B tables.
+#   OUT=dir scripts/bench/ab-bench.sh PART...      (exit 2: a THREADS_SETTINGS name it does not know)
+# scripts/bench/ab-summary.py DIR... prints the prev and blocks parts' A/B tables.
 set -uo pipefail
 final=${OUT:?OUT must name the folder that comes back}
 # WORK names the folder the parts write into (default: a new temporary one), so a caller whose
@@ -49,7 +49,7 @@ vmstat_counts() {
 }
 if has tests; then
   log tests
-  OUT=$d/tests timeout 380 bash scripts/gpu-tests.sh >"$d/tests-summary.txt" 2>&1
+  OUT=$d/tests timeout 380 bash scripts/bench/gpu-tests.sh >"$d/tests-summary.txt" 2>&1
 fi
 if has beside; then
   for k in compute memory gemm; do
@@ -103,7 +103,7 @@ if has threads; then
   for b in $settings; do
     case $b in
       default | pool8 | old | prev) ;;
-      *) echo "h200-call.sh: THREADS_SETTINGS: unknown setting '$b' (default, pool8, old, prev)" >&2
+      *) echo "ab-bench.sh: THREADS_SETTINGS: unknown setting '$b' (default, pool8, old, prev)" >&2
         exit 2 ;;
     esac
   done
@@ -127,7 +127,7 @@ if has threads; then
 fi
 if has engine; then
   log engine
-  OUT=$d timeout 330 bash scripts/engine-h200.sh .gpu .gpu/old >"$d/engine-run.txt" 2>&1
+  OUT=$d timeout 330 bash scripts/bench/engine-bench.sh .gpu .gpu/old >"$d/engine-run.txt" 2>&1
 fi
 if has fresh; then
   for r in $(seq 1 "${ROUNDS:-2}"); do
@@ -170,7 +170,7 @@ if has blocks; then
 fi
 if has compare; then
   torch_paths=(python3 tests/python/accel_torch.py --sizes 64MiB,256MiB,1GiB --reps 5)
-  # PyTorch without accel once, so scripts/engine-bench-json.py can make the rounds' JSON.
+  # PyTorch without accel once, so scripts/bench/engine-bench-json.py can make the rounds' JSON.
   if [ ! -f "$d/torch-plain.txt" ]; then
     log "torch plain"
     timeout 150 "${torch_paths[@]}" >"$d/torch-plain.txt" 2>&1

@@ -30,7 +30,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from script_input import fail, open_input  # noqa: E402
 
 ENGINE = "pinbench engine"

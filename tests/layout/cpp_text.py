@@ -4,7 +4,7 @@ two views of what it finds:
 
     blank(text)   the text with comments, the contents of literals and whole directives turned
                   to spaces, newlines kept: every character keeps its place and every line its
-                  number (scripts/function-lengths.py, scripts/raw-key-reads.py)
+                  number (tests/layout/check_function_lengths.py, tests/layout/check_raw_key_reads.py)
     strip(text)   (code, literals): the code with comments dropped (a block comment leaves its
                   newlines) and every literal emptied to "" or '' (a raw string leaves its
                   newlines), so lines still count; and each string literal's contents with the

@@ -5,9 +5,9 @@
 # cases, so every seed fits the target's input size and still passes validation).
 # A crash, a sanitizer report or a timeout fails the run and leaves the input under
 # build-fuzz/findings/ for `./build-fuzz/pinbench_fuzz_<name> <file>` to replay.
-#   scripts/run-fuzz.sh [BUILD_DIR] [SECONDS]
+#   scripts/build/run-fuzz.sh [BUILD_DIR] [SECONDS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build-fuzz}
 seconds=${2:-30}
 
