@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# The staged engine's goals on a GPU machine, in one call (docs/history/results.md, "The engine
+# The staged engine's goals on a GPU machine, in one run (docs/history/results.md, "The engine
 # at the host's bound"): nvbandwidth for the physical reference; five `pinbench staged` and five
 # `pinbench pipeline` runs back to back (records staged-N.json, pipeline-N.json); the build
 # before the change beside it on the same sizes; PyTorch's copy paths without accel and under
 # each build's accel; each build's engine from its Python package; each build's blocks batch
 # through the engine; and the timeline traces of one 64 MiB copy each way and of the pipeline
 # (scripts/bench/engine-timeline.py reads them). vmstat runs beside it all. Usage:
-#   OUT=dir scripts/bench/engine-bench.sh NEW_DIR [OLD_DIR]
+#   OUT=DIR scripts/bench/engine-bench.sh NEW_DIR [OLD_DIR]
 # Each DIR holds pinbench, libpinbench_accel.so and libpinbench_c.so; OLD_DIR also python/ (its
-# build's Python package) and NEW_DIR nvbandwidth, where there is one. Everything lands in
-# OUT/engine.tgz (a device call brings back only a few files). ITERATIONS (default 10) sets the
-# staged runs' samples per case; TORCH_PLAIN=0 leaves out PyTorch without accel.
+# build's Python package) and NEW_DIR nvbandwidth, where there is one. Settings, from the
+# environment (default in brackets): OUT, the folder the results go to [.]; ARCHIVE, a file name:
+# the results packed into OUT/ARCHIVE (tar.gz) rather than left as files, for a machine whose
+# results are copied back as few files [none]; ITERATIONS, the staged runs' samples per case
+# [10]; TORCH_PLAIN=0 leaves out PyTorch without accel [1].
 set -uo pipefail
 new=${1:?usage: engine-bench.sh NEW_DIR [OLD_DIR]}
 old=${2:-}
 final=${OUT:-.}
-out=$(mktemp -d)
+mkdir -p "$final"
+if [ -n "${ARCHIVE:-}" ]; then out=$(mktemp -d); else out=$final; fi
 vmstat 1 >"$out/vmstat.txt" 2>&1 &
 vm=$!
 log() { echo "$(date +%T) $*" >>"$out/timeline.txt"; }
@@ -106,4 +109,4 @@ for b in new old; do
   [ -f "$out/torch-$b.txt" ] && [ -f "$out/torch-plain.txt" ] &&
     python3 "$here/engine-bench-json.py" "$out" "$b"
 done
-tar czf "$final/engine.tgz" -C "$out" .
+[ -n "${ARCHIVE:-}" ] && tar czf "$final/$ARCHIVE" -C "$out" .

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# The staged engine's steadiness on a GPU machine, side by side in one call
+# The staged engine's steadiness on a GPU machine, side by side in one run
 # (docs/history/results.md, "A steady engine"): five pipelines back to back from each of two
 # builds, alternating, then the staged benchmark of each at the sizes the goals name, and a copy
 # to the device at 64 MiB after a pause. vmstat runs beside it all. Usage, over a copy of the
 # tree holding both binaries:
-#   OUT=dir scripts/bench/engine-steadiness.sh NEW_PINBENCH [OLD_PINBENCH]
+#   OUT=DIR scripts/bench/engine-steadiness.sh NEW_PINBENCH [OLD_PINBENCH]
+# OUT is the folder the results go to [.]; with ARCHIVE (a file name) they are packed into
+# OUT/ARCHIVE (tar.gz) instead, for a machine whose results are copied back as few files.
 set -uo pipefail
 new=${1:?usage: engine-steadiness.sh NEW_PINBENCH [OLD_PINBENCH]}
 old=${2:-}
-# Everything goes into one folder, packed into OUT/steadiness.tgz at the end (a device call
-# brings back only a few files).
 final=${OUT:-.}
-out=$(mktemp -d)
+mkdir -p "$final"
+if [ -n "${ARCHIVE:-}" ]; then out=$(mktemp -d); else out=$final; fi
 vmstat 1 >"$out/vmstat.txt" 2>&1 &
 vm=$!
 builds=(new)
@@ -39,4 +40,4 @@ for b in "${builds[@]}"; do
     grep -E "^  staged +2 " "$out/pipeline-$b-$i.txt" | awk '{print $(NF-1)}'
   done
 done
-tar czf "$final/steadiness.tgz" -C "$out" .
+[ -n "${ARCHIVE:-}" ] && tar czf "$final/$ARCHIVE" -C "$out" .

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# On a GPU machine, over a copy of this tree with the bundle of `make gpu-bundle` in .gpu/: runs
-# every GPU test from the bundle itself, as the README says a user would (each finds what it runs
-# beside it and writes only to a temporary folder), writes each log to OUT (default ./gpu-out),
-# and lists every skipped test with its reason. DOCTOR=0 leaves out the doctor's GPU tests (a
-# minute and a half; for a rerun after a change that does not touch the doctor).
+# On a GPU machine, from the repository root with the bundle of `make gpu-bundle` in BUILDS
+# (default .gpu): runs every GPU test from the bundle itself, as the README says a user would
+# (each finds what it runs beside it and writes only to a temporary folder), writes each log to
+# OUT (default ./gpu-out), and lists every skipped test with its reason. DOCTOR=0 leaves out the
+# doctor's GPU tests (a minute and a half; for a rerun after a change that does not touch the
+# doctor). Exit status 1 when a test failed, 2 when BUILDS holds no bundle.
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-$root/gpu-out}
-mkdir -p "$out"
-cd .gpu || { echo "no .gpu/ here: run make gpu-bundle first"; exit 2; }
+builds=${BUILDS:-.gpu}
+[ -d "$builds" ] || { echo "gpu-tests.sh: error: no bundle in $builds (BUILDS): run make gpu-bundle" >&2; exit 2; }
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+cd "$builds" || exit 2
 status=0
 ./pinbench_gpu_tests >"$out/gpu-tests.log" 2>&1 || status=1
 tail -4 "$out/gpu-tests.log"
