@@ -45,7 +45,8 @@
 #                     whose results are copied back as few files [none: the files in OUT]
 #   WORK              the folder the parts write into [OUT, or a new temporary one with ARCHIVE]
 #   DOCTOR, TORCH_PLAIN   0 leaves out doctor's GPU tests, PyTorch without accel [1]
-# scripts/bench/ab-summary.py DIR... prints the prev and blocks parts' A/B tables.
+# scripts/bench/ab-summary.py DIR... prints the prev and blocks parts' A/B tables;
+# scripts/bench/squeeze-runs.py keeps what the docs cite of DIR under data/evidence/.
 set -uo pipefail
 final=${OUT:?OUT must name the folder the results go to}
 builds=${BUILDS:-.gpu}

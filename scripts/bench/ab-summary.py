@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Two builds side by side, from what scripts/bench/ab-bench.sh's `prev` and `blocks` parts wrote
 (PREFIX-staged-BUILD-N.json, PREFIX-pipeline-BUILD-N.json, blocks-ab-BUILD-N.json) in one or more
-call folders: the tables of an A/B README.
+folders, or in folders of a set of runs squeezed by scripts/bench/squeeze-runs.py (SET.json#call1):
+the tables of an A/B README.
 
   ab-summary.py DIR [DIR...] [--prefix prev]
 
@@ -15,9 +16,10 @@ Then each build's pipeline through the engine over the page-locked pipeline, low
 highest; and the blocks batch's median GB/s per cell, and each build over `old` where there is
 one. Rounds of several folders count together (a README names them call1/, call2/ and so on).
 
-Exit status 2, with one line on stderr (scripts/lib/script_input.py): a folder that does not exist
-or is no folder, folders that hold none of those files, or one of them that is not a regular file
-holding a run record's JSON.
+Exit status 2, with one line on stderr (scripts/lib/script_input.py): a folder that does not
+exist or is no folder (or a SET.json that is no squeezed set, or holds no such folder), folders
+that hold none of those files, or one of them that is not a regular file holding a run record's
+JSON.
 """
 import argparse
 import glob
@@ -27,24 +29,37 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from script_input import fail, input_folder, load_json  # noqa: E402
+from script_input import fail, input_folder, load_json, squeezed_files  # noqa: E402
 
 
-def cases_of(path):
-    record = load_json(path, "record")
+def records_in(source):
+    """{name: a loader of the record} for the .json files of SOURCE: a folder, or a set of runs
+    squeezed by squeeze-runs.py (SET.json, or SET.json#FOLDER for a folder in it)."""
+    if "#" in source or os.path.isfile(source):
+        files = squeezed_files(source)
+        return {"%s#%s" % (source, name): (lambda v=value: v) for name, value in files.items()
+                if name.endswith(".json") and "/" not in name}
+    input_folder(source)
+    return {path: (lambda p=path: load_json(p, "record"))
+            for path in glob.glob(os.path.join(source, "*.json"))}
+
+
+def cases_of(name, load):
+    record = load()
     if not isinstance(record, dict) or not isinstance(record.get("cases"), list):
-        fail("record %s holds no list of cases" % path)
+        fail("record %s holds no list of cases" % name)
     return record["cases"]
 
 
-def rounds(dirs, pattern):
-    """(build, path) for every file whose name matches PATTERN (with a `build` group)."""
+def rounds(sources, pattern):
+    """(build, name, loader) for every record whose name matches PATTERN (with a `build`
+    group)."""
     out = []
-    for d in dirs:
-        for path in sorted(glob.glob(os.path.join(d, "*.json"))):
-            m = re.fullmatch(pattern, os.path.basename(path))
+    for source in sources:
+        for name, load in sorted(records_in(source).items()):
+            m = re.fullmatch(pattern, re.split(r"[/#]", name)[-1])
             if m:
-                out.append((m.group("build"), path))
+                out.append((m.group("build"), name, load))
     return out
 
 
@@ -68,8 +83,8 @@ def print_table(title, header, rows):
 
 def staged_tables(dirs, prefix):
     share, cpu = {}, {}
-    for build, path in rounds(dirs, re.escape(prefix) + r"-staged-(?P<build>\w+)-\d+\.json"):
-        by_gate = {c["gate"]: c for c in cases_of(path)}
+    for build, name, load in rounds(dirs, re.escape(prefix) + r"-staged-(?P<build>\w+)-\d+\.json"):
+        by_gate = {c["gate"]: c for c in cases_of(name, load)}
         for c in by_gate.values():
             if c["part"] != "staged" or c["method"] == "pinned" or not c.get("samples_ms"):
                 continue
@@ -114,8 +129,9 @@ def staged_tables(dirs, prefix):
 
 def pipeline_lines(dirs, prefix):
     ratios = {}
-    for build, path in rounds(dirs, re.escape(prefix) + r"-pipeline-(?P<build>\w+)-\d+\.json"):
-        t = {c["gate"]: median_ms(c) for c in cases_of(path) if c.get("samples_ms")}
+    pattern = re.escape(prefix) + r"-pipeline-(?P<build>\w+)-\d+\.json"
+    for build, name, load in rounds(dirs, pattern):
+        t = {c["gate"]: median_ms(c) for c in cases_of(name, load) if c.get("samples_ms")}
         staged, pinned = t.get("pipeline/staged/streams=2"), t.get("pipeline/pinned/streams=2")
         if staged and pinned:
             ratios.setdefault(build, []).append(staged / pinned)
@@ -127,8 +143,8 @@ def pipeline_lines(dirs, prefix):
 
 def blocks_table(dirs):
     rates = {}
-    for build, path in rounds(dirs, r"blocks-ab-(?P<build>\w+)-\d+\.json"):
-        for c in cases_of(path):
+    for build, name, load in rounds(dirs, r"blocks-ab-(?P<build>\w+)-\d+\.json"):
+        for c in cases_of(name, load):
             if not c.get("samples_ms"):
                 continue
             x = c.get("extra", {})
@@ -154,11 +170,12 @@ def blocks_table(dirs):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("dirs", nargs="+", help="folders a call of scripts/bench/ab-bench.sh wrote")
+    p.add_argument("dirs", nargs="+", metavar="DIR",
+                   help="folders scripts/bench/ab-bench.sh wrote, or SET.json#FOLDER of them")
     p.add_argument("--prefix", default="prev", help="the staged and pipeline files' prefix")
     a = p.parse_args()
     for d in a.dirs:
-        input_folder(d)
+        records_in(d)
     files = re.escape(a.prefix) + r"-(staged|pipeline)-(?P<build>\w+)-\d+\.json"
     if not rounds(a.dirs, files) and not rounds(a.dirs, r"blocks-ab-(?P<build>\w+)-\d+\.json"):
         fail("no %s-staged-*, %s-pipeline-* or blocks-ab-* files in %s"

@@ -5,7 +5,7 @@ one line on stderr, `NAME: error: ...`, and exit status 2. A FIFO is refused wit
 a writer: the file is opened without blocking and looked at before a byte is read.
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-    from script_input import fail, input_folder, load_json, open_input
+    from script_input import fail, input_folder, load_json, open_input, squeezed_files
 
 tests/scripts/check_script_inputs.py runs every script under scripts/ on a missing path, a FIFO
 and a folder.
@@ -104,3 +104,22 @@ def input_file_or_folder(path, what="input"):
     if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
         fail("%s %s is %s, not a file or a folder" % (what, path, _kind(st.st_mode)))
     return path
+
+
+def squeezed_files(spec, what="set of runs"):
+    """The files of a set of runs squeezed into one JSON file by scripts/bench/squeeze-runs.py, as
+    {NAME: content} (a .json file's JSON value, any other file's text). SPEC is SET.json, or
+    SET.json#FOLDER for the files in FOLDER of it only, named relative to FOLDER; exit 2 when
+    SET.json cannot be read, is no such file, or holds no file in FOLDER."""
+    path, _, folder = spec.partition("#")
+    squeezed = load_json(path, what)
+    files = squeezed.get("files") if isinstance(squeezed, dict) else None
+    if not isinstance(files, dict):
+        fail("%s %s holds no \"files\" (scripts/bench/squeeze-runs.py writes them)" % (what, path))
+    if not folder:
+        return files
+    prefix = folder.rstrip("/") + "/"
+    out = {name[len(prefix):]: value for name, value in files.items() if name.startswith(prefix)}
+    if not out:
+        fail("%s %s holds no file in %s" % (what, path, folder))
+    return out

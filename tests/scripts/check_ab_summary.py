@@ -16,7 +16,7 @@ def run(root, *args):
 
 def main():
     root = sys.argv[1]
-    night = root + "/data/runs/engine-h200-2026-12-03-night/"
+    night = root + "/data/evidence/engine-h200-2026-12-03-night.json#"
     problems = []
     good = run(root, night + "call1", night + "call2")
     for line in ("| h2d staged 64 MiB | 0.716 to 0.790 (12) | 0.716 to 0.792 (12) |",

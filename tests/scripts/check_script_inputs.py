@@ -27,6 +27,7 @@ SCRIPTS = {
     "scripts/bench/engine-timeline.py": {"file": ["INPUT"]},
     "scripts/bench/fleet-bench.py": {"file": ["INPUT", "OUT", "2"]},
     "scripts/bench/gen-nsys-trace.py": None,  # writes a made-up export; reads nothing
+    "scripts/bench/squeeze-runs.py": {"folder": (["INPUT", "OUT"], ["a.json", "b.txt"])},
     "scripts/lib/script_input.py": None,  # how the scripts open what they read; no command
     "scripts/lib/number_arg.py": None,  # how the scripts read the counts they take; no command
     "tests/layout/check_function_lengths.py": {"file": ["INPUT"], "folder": (["INPUT"], ["a.cpp"])},
