@@ -14,8 +14,8 @@
 #   make docs            regenerate docs/cli.md, the command-line reference, from the CLI itself
 #   make gpu-bundle      copy the binaries that run on a GPU machine into .gpu/ (with the Python
 #                        package and its tests, for staged --torch and tests-python/test_gpu.py)
-# `make build` and `make run` need only the build packages (scripts/debian-packages.txt); the
-# test targets also need the test packages (scripts/debian-packages-test.txt, e.g. Chromium).
+# `make build` and `make run` need only the build packages (scripts/build/debian-packages.txt); the
+# test targets also need the test packages (scripts/build/debian-packages-test.txt, e.g. Chromium).
 
 FUZZ_SECONDS ?= 30
 # Tests run side by side, one per CPU (the GPU tests one at a time: tests/CMakeLists.txt).
@@ -23,8 +23,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps deps-test build run test test-install test-sanitize fuzz docs gpu-bundle format clean
 
-BUILD_PACKAGES := scripts/debian-packages.txt
-TEST_PACKAGES := $(BUILD_PACKAGES) scripts/debian-packages-test.txt
+BUILD_PACKAGES := scripts/build/debian-packages.txt
+TEST_PACKAGES := $(BUILD_PACKAGES) scripts/build/debian-packages-test.txt
 
 define compile
 	@cmake --preset default >/dev/null
@@ -34,10 +34,10 @@ endef
 all: build
 
 deps:
-	@scripts/ensure-deps.sh $(BUILD_PACKAGES)
+	@scripts/build/ensure-deps.sh $(BUILD_PACKAGES)
 
 deps-test:
-	@scripts/ensure-deps.sh $(TEST_PACKAGES)
+	@scripts/build/ensure-deps.sh $(TEST_PACKAGES)
 
 build: deps
 	$(compile)
@@ -51,12 +51,12 @@ run: deps
 test: deps-test
 	$(compile)
 	ctest --preset default -j$(JOBS) --output-log build/ctest.log
-	scripts/test-install.sh
-	@scripts/test-summary.sh build/ctest.log
+	scripts/build/test-install.sh
+	@scripts/build/test-summary.sh build/ctest.log
 
 test-install: deps
 	$(compile)
-	scripts/test-install.sh
+	scripts/build/test-install.sh
 
 test-sanitize: deps-test
 	@cmake --preset sanitize >/dev/null
@@ -64,10 +64,10 @@ test-sanitize: deps-test
 	ctest --preset sanitize -j$(JOBS)
 
 fuzz:
-	@scripts/ensure-deps.sh scripts/debian-packages-fuzz.txt
+	@scripts/build/ensure-deps.sh scripts/build/debian-packages-fuzz.txt
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz
-	scripts/run-fuzz.sh build-fuzz $(FUZZ_SECONDS)
+	scripts/build/run-fuzz.sh build-fuzz $(FUZZ_SECONDS)
 
 docs: deps
 	@cmake --preset default >/dev/null

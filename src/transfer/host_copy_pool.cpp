@@ -29,13 +29,13 @@ constexpr std::chrono::microseconds kIdleSpin{40};
 // copies, looks at the result and copies again (a serving engine's batch of blocks each step, a
 // benchmark checking every sample) comes back within tens to hundreds of microseconds, and a
 // worker asleep by then costs that copy its wake-up. On the H200 machine (2026-12-03,
-// data/runs/engine-h200-2026-12-03-spin, medians of six rounds) a batch of 16 blocks of 64 KiB
-// to the device moved at 13.9 GB/s with workers asleep after 40 us and 17.5 with every idle
+// data/evidence/engine-h200-2026-12-03-spin.json, medians of six rounds) a batch of 16 blocks of 64
+// KiB to the device moved at 13.9 GB/s with workers asleep after 40 us and 17.5 with every idle
 // spin 200 us; with this spin, in a later call, 17.8 against 16.6 for the build before the
 // shared pool. While a copy is in flight kIdleSpin still applies, so the workers sleep through
 // the DMAs they wait for. Every idle spin at 200 us was measured against this in twelve rounds
-// (data/runs/engine-h200-2026-12-03-night): the same rates, less system time to the host, 9 to
-// 25% more CPU time per GB in most copies, and no better at blocks. At most once per copy.
+// (data/evidence/engine-h200-2026-12-03-night.json): the same rates, less system time to the host,
+// 9 to 25% more CPU time per GB in most copies, and no better at blocks. At most once per copy.
 constexpr std::chrono::microseconds kAfterCopySpin{200};
 // How long a worker woken by wake() spins for the copy's first task: the coordinator is waking
 // at the same time and has the copy to plan, which took a few hundred microseconds on the

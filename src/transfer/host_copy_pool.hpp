@@ -30,7 +30,7 @@
 // for it, or every worker while one of its copies is wide (begin_copy); the rest are spare: they
 // sleep on a condition variable of their own that only a second channel's first copy or a wide
 // copy wakes, so a direction alone never wakes them and never turns them away. On the H200
-// machine (2026-12-03, data/runs/h200-2026-12-03-day/threads), 13 drains at once slowed a
+// machine (2026-12-03, data/evidence/h200-2026-12-03-day.json#threads/), 13 drains at once slowed a
 // 64 MiB copy to the host's DMAs by 253 us over page-locked memory's, where 8 slowed them by
 // 104 us, and a pipeline with 8 workers took 1.77-1.85x the page-locked pipeline's time, with 13
 // 1.51-1.56x; which copies are wide, and why, is the engine's choice (staged_copy.cpp). An

@@ -61,14 +61,14 @@ namespace {
 // While the other direction is idle, a copy to the device of at least this many bytes takes
 // every one of the shared host threads, and smaller ones (and batches of blocks) the ring's
 // `threads`; back to the host always the ring's `threads`. On the H200 machine (16 CPUs, 13
-// shared threads; 2026-12-03, two alternating rounds, data/runs/h200-2026-12-03-limit/threads-8):
-// to the device at 64 MiB 0.73-0.76 of page-locked memory's rate with 13 threads against
-// 0.65-0.66 with 8, but a batch of 16 blocks of 64 KiB 12.6-12.7 GB/s with 13 against 14.4-15.6
-// with 8; back to the host at 64 MiB back to back 0.86-0.88 with 13 against 0.92-0.93 with 8, at
-// 256 MiB 0.94-0.95 against 0.96. Between 1 and 64 MiB the crossing was not measured. A copy to
-// the host into a fresh destination takes every thread once its pages are being faulted in
-// (lane.cpp): with 8, five runs of 64 MiB to 1 GiB moved at 15.3-22.4 GB/s, where 13 threads
-// had moved 20.8-33.1 on the loan before.
+// shared threads; 2026-12-03, two alternating rounds,
+// data/evidence/h200-2026-12-03-limit.json#threads-8/): to the device at 64 MiB 0.73-0.76 of
+// page-locked memory's rate with 13 threads against 0.65-0.66 with 8, but a batch of 16 blocks of
+// 64 KiB 12.6-12.7 GB/s with 13 against 14.4-15.6 with 8; back to the host at 64 MiB back to back
+// 0.86-0.88 with 13 against 0.92-0.93 with 8, at 256 MiB 0.94-0.95 against 0.96. Between 1 and 64
+// MiB the crossing was not measured. A copy to the host into a fresh destination takes every thread
+// once its pages are being faulted in (lane.cpp): with 8, five runs of 64 MiB to 1 GiB moved
+// at 15.3-22.4 GB/s, where 13 threads had moved 20.8-33.1 on the loan before.
 constexpr std::size_t kWideToDeviceFromBytes = std::size_t{16} << 20;
 
 // Events for copies, made once and reused: creating and destroying two per copy would cost a

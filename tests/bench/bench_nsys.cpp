@@ -1,5 +1,5 @@
 // Benchmark, not a test: how fast the nsys CSV reader goes and how much memory it holds, on an
-// export as large as a long capture writes. Generate one with scripts/gen-nsys-trace.py, then
+// export as large as a long capture writes. Generate one with scripts/bench/gen-nsys-trace.py, then
 //   /usr/bin/time -v build/tests/bench_nsys gpu DIR/bench_cuda_gpu_trace.csv
 //   /usr/bin/time -v build/tests/bench_nsys api DIR/bench_cuda_api_trace.csv
 // One report per run, so the peak resident size (printed, and /usr/bin/time's "Maximum resident

@@ -1,6 +1,6 @@
 """The staged engine's own rate from pinbench's Python package at 64 MiB, 256 MiB and 1 GiB, both
-ways, printed as one JSON line ({"h2d 64 MiB": GB/s, ...}): what scripts/engine-h200.sh and
-scripts/h200-call.sh compare between two builds (PYTHONPATH names the build's package).
+ways, printed as one JSON line ({"h2d 64 MiB": GB/s, ...}): what scripts/bench/engine-bench.sh and
+scripts/bench/ab-bench.sh compare between two builds (PYTHONPATH names the build's package).
 """
 import json
 

@@ -88,8 +88,8 @@ struct Printed {
   std::string err;
 };
 
-// Each command through the shell, as many at once as the machine has cores (some 580 records
-// take about a minute one after another on two; they are independent). test::run is not used
+// Each command through the shell, as many at once as the machine has cores (the records are
+// independent, and each replay is a process of its own). test::run is not used
 // from the threads: its temporary folders are one list, not guarded.
 std::vector<Printed> run_all(const std::vector<std::string>& commands) {
   const std::string dir = test::temp_dir();
@@ -121,7 +121,7 @@ const std::string kBin = std::string(PINBENCH_BINARY);
 
 // Every record, all of them: each is what a user replays, and the layouts differ by what a record
 // holds (a program's command line, a call site's path, a fleet's hosts), not only by experiment.
-// On two cores this takes some 35 s; the records are independent, so it is spread over the cores.
+// The records are independent, so the replays are spread over the cores.
 TEST(OutputWidth, EveryCommittedRecordReplaysWithinOneHundredColumns) {
   const std::vector<Committed> records = committed_records();
   std::map<std::string, std::size_t> experiments;

@@ -14,6 +14,7 @@
 #include "framework/errors.hpp"
 #include "framework/input_limits.hpp"
 #include "framework/record.hpp"
+#include "framework/text_file.hpp"
 
 namespace pinbench {
 namespace {
@@ -68,6 +69,20 @@ TEST(RecordValidation, EveryCommittedRecordPasses) {
     }
   }
   EXPECT_GE(n, 14u);
+  // The records kept in the squeezed sets of runs under data/evidence/ (each a JSON object with
+  // an "experiment"; benchmark files and texts beside them are not records).
+  std::size_t squeezed = 0;
+  for (const fs::directory_entry& e :
+       fs::directory_iterator(std::string(PINBENCH_DATA_DIR) + "/evidence")) {
+    if (e.path().extension() != ".json") continue;
+    const json set = parse_record_text(read_input_file(e.path().string(), kMaxRecordBytes, "set"));
+    for (const auto& [name, file] : set.at("files").items()) {
+      if (!file.is_object() || !file.contains("experiment")) continue;
+      EXPECT_EQ(refusal(file), "(accepted)") << e.path().string() << "#" << name;
+      ++squeezed;
+    }
+  }
+  EXPECT_GE(squeezed, 200u);
   EXPECT_EQ(refusal(to_json(test::make_lesson_record())), "(accepted)");
   EXPECT_EQ(refusal(to_json(test::make_sweep_record())), "(accepted)");
 }

@@ -2,7 +2,7 @@
 // binary, dumps the DOM it built and takes a screenshot. The page must load with no console
 // message at all (it has no scripts, so any message is a problem) and the DOM must hold the
 // charts. Skipped where Chromium is not installed (Debian's `chromium`, from
-// scripts/debian-packages-test.txt); CI installs it. The screenshots are kept under
+// scripts/build/debian-packages-test.txt); CI installs it. The screenshots are kept under
 // build/tests/screenshots/ for a person to look at.
 #include <gtest/gtest.h>
 
@@ -106,7 +106,7 @@ class Browser : public ::testing::Test {
     chromium_ = find_chromium();
     if (chromium_.empty()) {
       GTEST_SKIP() << "chromium is not installed (apt-get install chromium; see "
-                      "scripts/debian-packages-test.txt)";
+                      "scripts/build/debian-packages-test.txt)";
     }
   }
   std::string chromium_;

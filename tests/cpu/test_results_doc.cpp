@@ -11,6 +11,9 @@
 // Markers (all on one line; never a '|' inside one, since they sit in table cells):
 //   <!-- record data/runs/X.json -->     the record the markers after it read, until the next one
 //   <!-- nvbandwidth data/runs/X.txt --> the nvbandwidth output that `nvbw` markers read
+// A file a marker names is a file of the repository, or FILE.json#NAME: the file NAME of a folder
+// of runs squeezed into FILE.json by scripts/bench/squeeze-runs.py (data/evidence/), a record or a
+// benchmark's JSON as its JSON value and any other file as its text.
 //   <!-- STAT SELECTOR... -->            the figure just before it is STAT of the selected cases
 //   <!-- goal -->                        the number before it is a stated goal or threshold, not a
 //                                        measurement (prose only: never in a table)
@@ -46,6 +49,7 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,6 +84,53 @@ std::string read_file(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+// The files markers name: a path under the repository, or BUNDLE.json#NAME, the file NAME kept in
+// a squeezed folder of runs (each bundle read once).
+class CitedFiles {
+ public:
+  explicit CitedFiles(std::string root) : root_(std::move(root)) {}
+
+  // Throws when the file, the bundle or its member is missing or is not JSON.
+  nlohmann::json json(const std::string& cited) {
+    const auto hash = cited.find('#');
+    if (hash == std::string::npos) return parse_record_text(text_of(cited));
+    return member(cited, hash);
+  }
+
+  std::string text(const std::string& cited) {
+    const auto hash = cited.find('#');
+    if (hash == std::string::npos) return text_of(cited);
+    const nlohmann::json& m = member(cited, hash);
+    if (!m.is_string()) throw std::runtime_error(cited + " is not a text in its bundle");
+    return m.get<std::string>();
+  }
+
+  bool is_bundled(const std::string& cited) const { return cited.find('#') != std::string::npos; }
+
+ private:
+  std::string text_of(const std::string& path) const {
+    const fs::path p = fs::path(root_) / path;
+    if (!fs::is_regular_file(p)) throw std::runtime_error(path + " is missing");
+    return read_file(p.string());
+  }
+
+  const nlohmann::json& member(const std::string& cited, std::size_t hash) {
+    const std::string bundle = cited.substr(0, hash);
+    auto it = bundles_.find(bundle);
+    if (it == bundles_.end())
+      it = bundles_.emplace(bundle, parse_record_text(text_of(bundle))).first;
+    const nlohmann::json& files = it->second.contains("files") ? it->second["files"] : it->second;
+    const std::string name = cited.substr(hash + 1);
+    if (!files.is_object() || !files.contains(name)) {
+      throw std::runtime_error(bundle + " holds no file " + name);
+    }
+    return files[name];
+  }
+
+  std::string root_;
+  std::map<std::string, nlohmann::json> bundles_;
+};
 
 std::vector<std::string> split_ws(const std::string& s) {
   std::vector<std::string> out;
@@ -139,7 +190,7 @@ std::vector<std::string> unmarked_figures(const std::string& text) {
 
 class ResultsChecker {
  public:
-  explicit ResultsChecker(std::string root) : root_(std::move(root)) {}
+  explicit ResultsChecker(const std::string& root) : root_(root), files_(root) {}
 
   DocCheck check(const std::string& markdown) {
     DocCheck out;
@@ -201,7 +252,7 @@ class ResultsChecker {
         if (words[0] == "bench") {
           bench_path_ = words[1];
           try {
-            bench_ = nlohmann::json::parse(read_file((fs::path(root_) / words[1]).string()));
+            bench_ = files_.json(words[1]);
           } catch (const std::exception& e) {
             problem("benchmark file " + words[1] + " cannot be read: " + e.what());
             bench_path_.clear();
@@ -211,8 +262,10 @@ class ResultsChecker {
           if (!record(words[1], problem)) record_path_.clear();
         } else {
           nvbandwidth_path_ = words[1];
-          if (!fs::is_regular_file(fs::path(root_) / words[1])) {
-            problem("nvbandwidth output " + words[1] + " is missing");
+          try {
+            nvbandwidth_ = files_.text(words[1]);
+          } catch (const std::exception& e) {
+            problem("nvbandwidth output " + words[1] + " cannot be read: " + e.what());
             nvbandwidth_path_.clear();
           }
         }
@@ -278,7 +331,10 @@ class ResultsChecker {
     auto it = records_.find(path);
     if (it == records_.end()) {
       try {
-        it = records_.emplace(path, load_record((fs::path(root_) / path).string())).first;
+        it = records_
+                 .emplace(path, files_.is_bundled(path) ? record_from_json(files_.json(path))
+                                                        : load_record(root_of(path)))
+                 .first;
       } catch (const std::exception& e) {
         problem("record " + path + " cannot be loaded: " + e.what());
         return nullptr;
@@ -537,7 +593,7 @@ class ResultsChecker {
       return std::nullopt;
     }
     const int wanted = std::stoi(words[1]);
-    std::istringstream in(read_file((fs::path(root_) / nvbandwidth_path_).string()));
+    std::istringstream in(nvbandwidth_);
     int seen = 0;
     for (std::string l; std::getline(in, l);) {
       const std::vector<std::string> t = split_ws(l);
@@ -603,12 +659,16 @@ class ResultsChecker {
     return std::nullopt;
   }
 
+  std::string root_of(const std::string& path) const { return (fs::path(root_) / path).string(); }
+
   std::string root_;
+  CitedFiles files_;
   nlohmann::json bench_;
   std::string bench_path_;
   std::map<std::string, RunRecord> records_;
   std::string record_path_;
   std::string nvbandwidth_path_;
+  std::string nvbandwidth_;
 };
 
 std::string describe(const DocCheck& c, const std::string& page = "docs/results.md") {
@@ -721,8 +781,10 @@ TEST(ResultsDoc, BadMarkersAreCaught) {
       "Wrong unit: 17.47 ms<!-- gbps bandwidthtest/h2d/pageable/cudaMemcpy/16MiB -->.\n"
       "| goal | 95% <!-- goal --> |\n"
       "A marker with no figure <!-- gbps bandwidthtest/h2d/pageable/cudaMemcpy/16MiB -->.\n"
-      "A factor that is no number: 2.0x<!-- ratio *two gate=x gate=y -->.\n");
-  ASSERT_EQ(c.problems.size(), 9u) << describe(c);
+      "A factor that is no number: 2.0x<!-- ratio *two gate=x gate=y -->.\n"
+      "<!-- record data/evidence/engine-h200-2026-12-03-spin.json#no-such-record.json -->\n"
+      "<!-- nvbandwidth data/evidence/engine-h200-2026-12-03-spin.json#staged-1.json -->\n");
+  ASSERT_EQ(c.problems.size(), 11u) << describe(c);
   EXPECT_NE(c.problems[0].message.find("before any record"), std::string::npos);
   EXPECT_NE(c.problems[1].message.find("cannot be loaded"), std::string::npos);
   EXPECT_NE(c.problems[2].message.find("matches 2 cases"), std::string::npos);
@@ -732,6 +794,9 @@ TEST(ResultsDoc, BadMarkersAreCaught) {
   EXPECT_NE(c.problems[6].message.find("goal marker in a table"), std::string::npos);
   EXPECT_NE(c.problems[7].message.find("follows no figure"), std::string::npos);
   EXPECT_NE(c.problems[8].message.find("cannot be read"), std::string::npos);
+  // A squeezed set of runs that does not hold the file named, and a record where a text belongs.
+  EXPECT_NE(c.problems[9].message.find("holds no file no-such-record.json"), std::string::npos);
+  EXPECT_NE(c.problems[10].message.find("is not a text"), std::string::npos);
   EXPECT_EQ(c.figures_checked, 0);
 }
 
@@ -749,7 +814,7 @@ TEST(ResultsDoc, ASystemShareCanSumCasesOfSeveralRecords) {
   // To the host at 64 MiB after a pause: 5.2% in run 1, 30.1% in run 2, 17.3% of both runs'
   // CPU time together (the kernel splits user and system time by its ticks, so a short case
   // alone holds few of them).
-  const std::string runs = "data/runs/engine-h200-2026-12-03-spin/";
+  const std::string runs = "data/evidence/engine-h200-2026-12-03-spin.json#";
   const DocCheck c = check_text("<!-- record " + runs + "staged-1.json -->\n" +
                                 "5.2%<!-- sys_share gate=staged/d2h/staged/64MiB --> and "
                                 "17.3%<!-- sys_share gate=staged/d2h/staged/64MiB @" +

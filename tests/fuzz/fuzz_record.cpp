@@ -5,7 +5,7 @@
 // `compare` against itself. The only
 // acceptable failure is InputError (one clear line, exit 2 in the CLI) before any printing
 // starts, or from the lesson analysis; anything else (another exception, a crash, a sanitizer
-// report) is a bug. Seeded with the committed records (scripts/run-fuzz.sh).
+// report) is a bug. Seeded with the committed records (scripts/build/run-fuzz.sh).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -25,8 +25,8 @@ import os
 import re
 import sys
 
-# The C++ lexer every checker shares (comments, literals, directives): scripts/cpp_text.py.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+# The C++ lexer every checker shares (comments, literals, directives): cpp_text.py, beside this.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cpp_text import strip  # noqa: E402
 
 # Words that name an experiment and also something every experiment shares, so an identifier

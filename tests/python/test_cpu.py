@@ -16,7 +16,7 @@ import pinbench
 
 try:
     import numpy as np
-except ImportError:  # Debian: python3-numpy (scripts/debian-packages-test.txt)
+except ImportError:  # Debian: python3-numpy (scripts/build/debian-packages-test.txt)
     np = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))

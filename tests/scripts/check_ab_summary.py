@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/ab-summary.py on the committed A/B of 2026-12-03 (night): the tables its README quotes,
+"""scripts/bench/ab-summary.py on the committed A/B of 2026-12-03 (night): the tables its README quotes,
 and one line on stderr with exit status 2 for a missing folder or one without A/B files
 (tests/scripts/check_script_inputs.py tries FIFOs and folders where its files should be).
 
@@ -10,13 +10,13 @@ import sys
 
 
 def run(root, *args):
-    return subprocess.run([sys.executable, root + "/scripts/ab-summary.py", *args],
+    return subprocess.run([sys.executable, root + "/scripts/bench/ab-summary.py", *args],
                           capture_output=True, text=True)
 
 
 def main():
     root = sys.argv[1]
-    night = root + "/data/runs/engine-h200-2026-12-03-night/"
+    night = root + "/data/evidence/engine-h200-2026-12-03-night.json#"
     problems = []
     good = run(root, night + "call1", night + "call2")
     for line in ("| h2d staged 64 MiB | 0.716 to 0.790 (12) | 0.716 to 0.792 (12) |",

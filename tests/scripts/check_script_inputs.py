@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Every script under scripts/ refuses an input it cannot read as one: run on a missing path, a
-FIFO and a folder where it reads a file (and, where it reads a folder, on a folder holding a FIFO
-or a folder named like the files it reads), each must exit 2 with one line on stderr,
-`NAME: error: ...`, within a few seconds (a FIFO opened as a file would wait for a writer for
-ever). Each script says how it takes its inputs in SCRIPTS below; a script that is not there
-fails this check, so a new one is tried too. Every script that reads a file opens it through
-scripts/script_input.py.
+"""Every script under scripts/, and the code checks of tests/layout/ that take paths, refuse an
+input they cannot read as one: run on a missing path, a FIFO and a folder where it reads a file
+(and, where it reads a folder, on a folder holding a FIFO or a folder named like the files it
+reads), each must exit 2 with one line on stderr, `NAME: error: ...`, within a few seconds (a FIFO
+opened as a file would wait for a writer for ever). Each script says how it takes its inputs in
+SCRIPTS below, by its path in the repository; a script under scripts/ that is not there fails
+this check, so a new one is tried too. Every script that reads a file opens it through
+scripts/lib/script_input.py.
 
   check_script_inputs.py REPO_ROOT
 """
@@ -19,24 +20,25 @@ import tempfile
 # its arguments with INPUT where a folder goes, and the names of files it reads in that folder.
 # None: it reads no file.
 SCRIPTS = {
-    "ab-summary.py": {"folder": (["INPUT"], ["prev-staged-new-1.json", "blocks-ab-new-1.json"])},
-    "engine-bench-json.py": {"folder": (["INPUT", "new"],
-                                       ["torch-new.txt", "torch-plain.txt", "python-new.txt"])},
-    "engine-timeline.py": {"file": ["INPUT"]},
-    "fleet-bench.py": {"file": ["INPUT", "OUT", "2"]},
-    "function-lengths.py": {"file": ["INPUT"], "folder": (["INPUT"], ["a.cpp"])},
-    "raw-key-reads.py": {"file": ["INPUT"], "folder": (["INPUT"], ["a.cpp"])},
-    "gen-nsys-trace.py": None,  # writes a made-up export; reads nothing
-    "cpp_text.py": None,  # the C++ lexer the checkers import; no command
-    "script_input.py": None,  # how the scripts open what they read; no command
-    "number_arg.py": None,  # how the scripts read the counts they take; no command
+    "scripts/bench/ab-summary.py": {
+        "folder": (["INPUT"], ["prev-staged-new-1.json", "blocks-ab-new-1.json"])},
+    "scripts/bench/engine-bench-json.py": {
+        "folder": (["INPUT", "new"], ["torch-new.txt", "torch-plain.txt", "python-new.txt"])},
+    "scripts/bench/engine-timeline.py": {"file": ["INPUT"]},
+    "scripts/bench/fleet-bench.py": {"file": ["INPUT", "OUT", "2"]},
+    "scripts/bench/gen-nsys-trace.py": None,  # writes a made-up export; reads nothing
+    "scripts/bench/squeeze-runs.py": {"folder": (["INPUT", "OUT"], ["a.json", "b.txt"])},
+    "scripts/lib/script_input.py": None,  # how the scripts open what they read; no command
+    "scripts/lib/number_arg.py": None,  # how the scripts read the counts they take; no command
+    "tests/layout/check_function_lengths.py": {"file": ["INPUT"], "folder": (["INPUT"], ["a.cpp"])},
+    "tests/layout/check_raw_key_reads.py": {"file": ["INPUT"], "folder": (["INPUT"], ["a.cpp"])},
 }
 TIMEOUT_S = 20
 
 
 def run(root, script, args, work):
     """(exit status, stderr lines), or None when the script did not end in time."""
-    argv = [sys.executable, os.path.join(root, "scripts", script)]
+    argv = [sys.executable, os.path.join(root, script)]
     argv += [os.path.join(work, "out") if a == "OUT" else a for a in args]
     try:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S,
@@ -81,18 +83,23 @@ def tries(work, how):
 def main():
     root = os.path.abspath(sys.argv[1])
     problems = []
-    for path in sorted(glob.glob(os.path.join(root, "scripts", "*.py"))):
-        script = os.path.basename(path)
+    found = {os.path.relpath(p, root)
+             for p in glob.glob(os.path.join(root, "scripts", "**", "*.py"), recursive=True)}
+    for script in sorted(found | set(SCRIPTS)):
+        path = os.path.join(root, script)
         if script not in SCRIPTS:
             problems.append("%s: not in %s's SCRIPTS: say how it takes what it reads"
                             % (script, os.path.basename(__file__)))
+            continue
+        if not os.path.isfile(path):
+            problems.append("%s: in SCRIPTS but not in the repository" % script)
             continue
         how = SCRIPTS[script]
         if how is None:
             continue
         with open(path, encoding="utf-8") as f:
             if "from script_input import" not in f.read():
-                problems.append("%s reads files but not through scripts/script_input.py" % script)
+                problems.append("%s reads files but not through scripts/lib/script_input.py" % script)
         with tempfile.TemporaryDirectory() as work:
             for what, args in tries(work, how):
                 result = run(root, script, args, work)
@@ -101,7 +108,8 @@ def main():
                                     % (script, what, TIMEOUT_S))
                     continue
                 code, lines = result
-                if code != 2 or len(lines) != 1 or not lines[0].startswith(script + ": error: "):
+                name = os.path.basename(script)
+                if code != 2 or len(lines) != 1 or not lines[0].startswith(name + ": error: "):
                     problems.append("%s on %s: exit %d, stderr %r"
                                     % (script, what, code, "\n".join(lines)[-300:]))
     for p in problems:
