@@ -1,8 +1,8 @@
 // A trace of one run as plain data: the runtime API calls the host made, the copies and kernels
 // the GPU ran, and the NVTX ranges around them. The CUPTI collector (src/cuda/cupti_trace.cpp)
-// and the nsys export reader (core/nsys_stats.cpp) both produce one, so prediction 4 and the
-// Perfetto writer never care where the trace came from. No CUDA types: times are nanoseconds on
-// the producer's clock, ids are the producer's ids.
+// and the nsys export reader (experiments/lesson/nsys_stats.cpp) both produce one, so prediction 4
+// and the Perfetto writer never care where the trace came from. No CUDA types: times are
+// nanoseconds on the producer's clock, ids are the producer's ids.
 #pragma once
 
 #include <cstdint>
