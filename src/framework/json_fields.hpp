@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/enum_names.hpp"
+
 namespace pinbench {
 
 // Throws InputError "run record: 'FIELD' WHY".
@@ -102,6 +104,13 @@ class JsonFields {
   std::uint64_t hex(const char* key) const;  // "0x1f"
   // The text, which must be one of `names`.
   std::string one_of(const char* key, std::initializer_list<const char*> names) const;
+  // The value `table` gives the text (base/enum_names.hpp), which must be one of its names.
+  template <class E, std::size_t N>
+  E named(const char* key, const EnumName<E> (&table)[N]) const {
+    const std::string v = text(key);
+    if (const std::optional<E> e = value_named(table, v)) return *e;
+    refuse_field(field(key), "is '" + v + "', not one of " + names_in(table));
+  }
   template <typename Names>
   std::string one_of_list(const char* key, const Names& names) const {
     const std::string v = text(key);

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "base/enum_names.hpp"
 #include "experiments/doctor/events.hpp"
 #include "framework/errors.hpp"
 #include "framework/interrupt.hpp"
@@ -80,31 +81,29 @@ bool signed_number(std::string_view s, int& out) {
   return true;
 }
 
-// The record's name for a copy's direction: the trace model's, but "other" for unknown.
-const char* direction_name(CopyDirection d) {
-  return d == CopyDirection::kUnknown ? "other" : to_string(d);
-}
+// The record's names for a copy's direction: the trace model's, but "other" for unknown.
+constexpr EnumName<CopyDirection> kRecordDirections[] = {
+    {CopyDirection::kH2D, "h2d"}, {CopyDirection::kD2H, "d2h"}, {CopyDirection::kD2D, "d2d"},
+    {CopyDirection::kH2H, "h2h"}, {CopyDirection::kP2P, "p2p"}, {CopyDirection::kUnknown, "other"}};
 
-const char* api_direction(char d) {
-  using A = ev::Api;
-  return d == A::kToDevice ? "h2d" : d == A::kToHost ? "d2h" : d == A::kDeviceToDevice ? "d2d" : "";
-}
-
-const char* api_host(char h) {
-  using A = ev::Api;
-  return h == A::kPinned     ? "pinned"
-         : h == A::kPageable ? "pageable"
-         : h == A::kManaged  ? "managed"
-         : h == A::kNoHost   ? "none"
-                             : "";
-}
+// The record's names for an A line's direction and host side letters; "" for any other letter.
+constexpr EnumName<ev::Api::Direction> kApiDirections[] = {{ev::Api::kToDevice, "h2d"},
+                                                           {ev::Api::kToHost, "d2h"},
+                                                           {ev::Api::kDeviceToDevice, "d2d"},
+                                                           {ev::Api::kUnknown, ""}};
+constexpr EnumName<ev::Api::HostSide> kApiHostSides[] = {{ev::Api::kPinned, "pinned"},
+                                                         {ev::Api::kPageable, "pageable"},
+                                                         {ev::Api::kManaged, "managed"},
+                                                         {ev::Api::kNoHost, "none"},
+                                                         {ev::Api::kUnread, ""}};
 
 // A copy call whose activity records were lost: one copy from what the call itself said, when
 // it said its direction, its bytes and where its host side lies; its times are the call's.
 void copy_from_api(DoctorCall& c) {
   if ((c.kind != "copy" && c.kind != "copy_async") || c.status != 0 || c.bytes == 0) return;
-  DriverMemoryKind host = DriverMemoryKind::kUnknown;
-  if (!memory_kind_named(c.host, host) || host == DriverMemoryKind::kUnknown) return;
+  const DriverMemoryKind host =
+      value_named(kDriverMemoryKindNames, c.host).value_or(DriverMemoryKind::kUnknown);
+  if (host == DriverMemoryKind::kUnknown) return;
   Copy k;
   k.bytes = c.bytes;
   k.start_ns = c.start_ns;
@@ -231,8 +230,8 @@ bool read_api(const Fields& f, int pid, RawEvents& e) {
   c.thread = static_cast<std::uint32_t>(thread);
   c.ptr = ptr;
   c.bytes = bytes;
-  c.direction = api_direction(f[A::kDirection][0]);
-  c.host = api_host(f[A::kHost][0]);
+  c.direction = name_in(kApiDirections, static_cast<A::Direction>(f[A::kDirection][0]), "");
+  c.host = name_in(kApiHostSides, static_cast<A::HostSide>(f[A::kHost][0]), "");
   if (c.numa_node < 0) c.numa_node = -1;
   c.site = site == A::kNoSite ? "" : std::string(site);
   c.api = std::string(f[A::kName]);
@@ -595,7 +594,7 @@ std::string collector_lines(std::string_view lines, std::string_view overflow, s
 namespace {
 
 json to_json(const Copy& c) {
-  return json{{"direction", direction_name(c.direction)},
+  return json{{"direction", name_in(kRecordDirections, c.direction)},
               {"bytes", c.bytes},
               {"src_kind", to_string(c.src_kind)},
               {"dst_kind", to_string(c.dst_kind)},
@@ -688,15 +687,10 @@ std::vector<std::string> texts_from_json(const JsonFields& o, const json& j, con
 
 Copy copy_from_json(const JsonFields& p) {
   Copy d;
-  if (!direction_named(p.one_of("direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"}),
-                       d.direction)) {
-    d.direction = CopyDirection::kUnknown;  // "other"
-  }
+  d.direction = p.named("direction", kRecordDirections);
   d.bytes = p.bytes("bytes");
-  const std::initializer_list<const char*> kinds = {"pageable", "pinned", "device",
-                                                    "managed",  "array",  "unknown"};
-  memory_kind_named(p.one_of_list("src_kind", kinds), d.src_kind);
-  memory_kind_named(p.one_of_list("dst_kind", kinds), d.dst_kind);
+  d.src_kind = p.named("src_kind", kDriverMemoryKindNames);
+  d.dst_kind = p.named("dst_kind", kDriverMemoryKindNames);
   d.start_ns = p.ns("start_ns");
   d.end_ns = p.ns("end_ns");
   check_interval(p, d.start_ns, d.end_ns);
