@@ -694,7 +694,7 @@ Copy copy_from_json(const JsonFields& p) {
   d.start_ns = p.ns("start_ns");
   d.end_ns = p.ns("end_ns");
   check_interval(p, d.start_ns, d.end_ns);
-  d.stream = static_cast<std::uint32_t>(p.whole_or("stream", 0, 0, UINT32_MAX));
+  d.stream = static_cast<std::uint32_t>(p.whole_or("stream", 0, 0, UINT32_MAX, "a stream id"));
   return d;
 }
 
@@ -705,18 +705,18 @@ DoctorCall call_from_json(const json& call, const JsonFields& c) {
   if (k.api.empty()) refuse_field(c.field("api"), "is empty");
   k.domain = c.one_of("domain", {"runtime", "driver"});
   k.kind = c.one_of_list("kind", ev::kCallClassNames);
-  k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX));
+  k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX, "a thread id"));
   k.start_ns = c.ns("start_ns");
   k.end_ns = c.ns("end_ns");
   check_interval(c, k.start_ns, k.end_ns);
-  k.status = static_cast<int>(c.whole_or("status", 0, INT_MIN, INT_MAX));
+  k.status = static_cast<int>(c.whole_or("status", 0, INT_MIN, INT_MAX, "a status"));
   k.bytes = c.bytes_or("bytes", 0);
   if (call.contains("ptr")) k.ptr = c.hex("ptr");
   k.site = c.text_or("site", "");
   if (c.has("direction")) k.direction = c.one_of("direction", {"h2d", "d2h", "d2d"});
   if (c.has("host")) k.host = c.one_of("host", {"pinned", "pageable", "managed", "none"});
   k.from_api = c.flag_or("from_api", false);
-  k.numa_node = static_cast<int>(c.whole_or("numa_node", -1, 0, 1 << 16));
+  k.numa_node = static_cast<int>(c.whole_or("numa_node", -1, 0, 1 << 16, "a NUMA node"));
   if (c.has("locked")) k.locked = c.flag_or("locked", false);
   const json& copies = c.array("copies");
   for (std::size_t n = 0; n < copies.size(); ++n) {
@@ -767,7 +767,7 @@ DoctorSite site_from_json(const JsonFields& s) {
     fr.python = frames[n].contains("python") && frames[n]["python"] == true;
     fr.function = f.text_or("function", "");
     fr.file = f.text_or("file", "");
-    fr.line = static_cast<int>(f.whole_or("line", 0, 0, INT_MAX));
+    fr.line = static_cast<int>(f.whole_or("line", 0, 0, INT_MAX, "a line number"));
     if (!fr.python) {
       fr.module = f.text("module");
       fr.offset = f.hex("offset");

@@ -276,9 +276,7 @@ json to_json(const Prediction4Evidence& e) {
 }
 
 Prediction4Evidence prediction4_from_json(const json& j) {
-  const auto fail = [](const std::string& what) {
-    throw InputError("run record: 'trace.prediction4' " + what);
-  };
+  const auto fail = [](const std::string& what) { refuse_field("trace.prediction4", what); };
   if (!j.is_object()) fail("is not an object");
   Prediction4Evidence e;
   try {
