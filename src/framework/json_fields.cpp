@@ -225,8 +225,11 @@ const nlohmann::json& JsonFields::array(const char* key) const {
 }
 
 std::vector<std::string> JsonFields::texts_or_none(const char* key) const {
+  return has(key) ? texts(key) : std::vector<std::string>{};
+}
+
+std::vector<std::string> JsonFields::texts(const char* key) const {
   std::vector<std::string> out;
-  if (!has(key)) return out;
   const nlohmann::json& v = array(key);
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (!v[i].is_string()) refuse_field(fmt::format("{}[{}]", field(key), i), "is not a string");

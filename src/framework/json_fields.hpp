@@ -135,7 +135,9 @@ class JsonFields {
   bool flag(const char* key) const;  // flag_of
   bool flag_or(const char* key, bool fallback) const;
   const nlohmann::json& array(const char* key) const;
-  // An array of strings; empty when the key is absent.
+  // An array of strings.
+  std::vector<std::string> texts(const char* key) const;
+  // The same; empty when the key is absent.
   std::vector<std::string> texts_or_none(const char* key) const;
   std::uint64_t hex(const char* key) const;  // "0x1f"
   // The text, which must be one of `names`.

@@ -675,16 +675,6 @@ void check_interval(const JsonFields& o, std::int64_t start, std::int64_t end) {
 }
 
 // A list of strings (the command, the notes), each refused where it is not a string.
-std::vector<std::string> texts_from_json(const JsonFields& o, const json& j, const char* key) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < o.array(key).size(); ++i) {
-    const json& v = j[key][i];
-    if (!v.is_string()) refuse_field(fmt::format("doctor.{}[{}]", key, i), "is not a string");
-    out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
 Copy copy_from_json(const JsonFields& p) {
   Copy d;
   d.direction = p.named("direction", kRecordDirections);
@@ -799,11 +789,7 @@ json to_json(const DoctorTrace& t) {
     site["frames"] = std::move(frames);
     sites.push_back(std::move(site));
   }
-  json out{{"command", t.command},
-           {"exit_status", t.exit_status},
-           {"signal", t.signal},
-           {"wall_ms", t.wall_ms},
-           {"processes", t.processes},
+  json out{{"processes", t.processes},
            {"cupti", t.cupti},
            {"symbolizer", t.symbolizer},
            {"notes", t.notes},
@@ -817,7 +803,7 @@ json to_json(const DoctorTrace& t) {
   out["migrations"] = std::move(migrations);
   out["sites"] = std::move(sites);
   out["process_list"] = std::move(process_list);
-  if (!t.still_running.empty()) out["still_running"] = t.still_running;
+  put_program_run(out, t);
   if (t.sight.recorded) out["sight"] = to_json(t.sight);
   return out;
 }
@@ -825,17 +811,13 @@ json to_json(const DoctorTrace& t) {
 DoctorTrace doctor_trace_from_json(const json& j) {
   const JsonFields o(j, "doctor");
   DoctorTrace t;
-  t.command = texts_from_json(o, j, "command");
-  t.exit_status = o.exit_status("exit_status");
-  t.signal = o.text_or("signal", "");
-  t.wall_ms = o.ms("wall_ms");
+  read_program_run(o, t);
   t.processes = static_cast<int>(o.count_or("processes", 0, 1 << 20));
   t.cupti = o.text_or("cupti", "");
   t.symbolizer = o.text_or("symbolizer", "");
-  t.still_running = o.texts_or_none("still_running");
   if (o.has("sight"))
     t.sight = sight_from_json(JsonFields(o.at("sight"), "doctor.sight"), t.processes);
-  if (j.contains("notes")) t.notes = texts_from_json(o, j, "notes");
+  t.notes = o.texts_or_none("notes");
   t.dropped_records = o.count_or("dropped_records", 0, kMostBytes);
   t.unmatched_copies = o.count_or("unmatched_copies", 0, kMostBytes);
   const json& calls = o.array("calls");
