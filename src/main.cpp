@@ -1,7 +1,6 @@
 // pinbench's entry point: parse the command line, run one subcommand, and turn every failure
 // into one line on stderr and a documented exit code (see README.md, "Exit codes").
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <sstream>
@@ -58,9 +57,9 @@ int print_help(CLI::App& app, const CLI::Error& e) {
 int main(int argc, char** argv) {
   using pinbench::ExitCode;
   pinbench::install_stdout_writer();
-  // A closed pipe is EPIPE on the write, which ends quietly, --help included (children that
-  // pinbench starts get the default back: experiments/doctor/process.cpp).
-  std::signal(SIGPIPE, SIG_IGN);
+  // Before anything is written, --help included: SIGPIPE ignored (a closed pipe is EPIPE on the
+  // write, which ends quietly), SIGINT and SIGTERM handled (cli/signals.hpp).
+  pinbench::cli::install_signal_handlers();
   CLI::App app{
       "pinbench: measures, explains and speeds up copies between host memory and a GPU.\n"
       "GB/s means 10^9 bytes per second; MiB means 2^20 bytes. Every subcommand that measures "
@@ -126,7 +125,6 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(static_cast<int>(words.size()), words.data());
-    pinbench::cli::install_signal_handlers();
     // The one output policy (framework/text_file.hpp) never lets an output replace these.
     pinbench::protect_from_outputs(pinbench::cli::own_files());
   } catch (const CLI::CallForHelp& e) {

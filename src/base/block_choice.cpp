@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include "base/enum_names.hpp"
 #include "base/slowdown_range.hpp"
 #include "base/timestamp.hpp"
 
@@ -37,18 +39,13 @@ bool is(const Value& v, JsonKind k) {
   return false;
 }
 
+constexpr EnumName<JsonKind> kJsonKindWords[] = {{JsonKind::kNumber, "a number"},
+                                                 {JsonKind::kString, "a string"},
+                                                 {JsonKind::kArray, "an array"},
+                                                 {JsonKind::kObject, "an object"}};
+
 const char* kind_words(JsonKind k) {
-  switch (k) {
-    case JsonKind::kNumber:
-      return "a number";
-    case JsonKind::kString:
-      return "a string";
-    case JsonKind::kArray:
-      return "an array";
-    case JsonKind::kObject:
-      return "an object";
-  }
-  return "a value";
+  return name_in(kJsonKindWords, k, "a value");
 }
 
 const char* kind_words(const Value& v) {
@@ -347,43 +344,39 @@ std::optional<BlockMethod> rules_method(const std::string& name, std::string* no
 
 }  // namespace
 
+// The names the calibration table and rules files carry (base/enum_names.hpp), one table per
+// enum, which to_string and the parsers both read.
+namespace {
+constexpr EnumName<BlockDirection> kBlockDirectionNames[] = {{BlockDirection::kToDevice, "h2d"},
+                                                             {BlockDirection::kToHost, "d2h"}};
+constexpr EnumName<BlockMemory> kBlockMemoryNames[] = {{BlockMemory::kPinned, "pinned"},
+                                                       {BlockMemory::kPageable, "pageable"}};
+constexpr EnumName<BlockMethod> kBlockMethodNames[] = {
+    {BlockMethod::kBatch, "batch-stream"},
+    {BlockMethod::kBatchOverlap, "batch-overlap"},
+    {BlockMethod::kLoop, "loop"},
+    {BlockMethod::kStaged, "staged"},
+    {BlockMethod::kKernel, "kernel"}};
+static_assert(std::size(kBlockMethodNames) == kBlockMethods, "one name per method");
+}  // namespace
+
 const char* to_string(BlockDirection d) {
-  return d == BlockDirection::kToDevice ? "h2d" : "d2h";
+  return name_in(kBlockDirectionNames, d);
 }
 const char* to_string(BlockMemory m) {
-  return m == BlockMemory::kPinned ? "pinned" : "pageable";
+  return name_in(kBlockMemoryNames, m);
 }
 const char* to_string(BlockMethod m) {
-  switch (m) {
-    case BlockMethod::kBatch:
-      return "batch-stream";
-    case BlockMethod::kBatchOverlap:
-      return "batch-overlap";
-    case BlockMethod::kLoop:
-      return "loop";
-    case BlockMethod::kStaged:
-      return "staged";
-    case BlockMethod::kKernel:
-      return "kernel";
-  }
-  return "?";
+  return name_in(kBlockMethodNames, m);
 }
 std::optional<BlockDirection> parse_block_direction(std::string_view s) {
-  if (s == "h2d") return BlockDirection::kToDevice;
-  if (s == "d2h") return BlockDirection::kToHost;
-  return std::nullopt;
+  return value_named(kBlockDirectionNames, s);
 }
 std::optional<BlockMemory> parse_block_memory(std::string_view s) {
-  if (s == "pinned") return BlockMemory::kPinned;
-  if (s == "pageable") return BlockMemory::kPageable;
-  return std::nullopt;
+  return value_named(kBlockMemoryNames, s);
 }
 std::optional<BlockMethod> parse_block_method(std::string_view s) {
-  for (int i = 0; i < kBlockMethods; ++i) {
-    const auto m = static_cast<BlockMethod>(i);
-    if (s == to_string(m)) return m;
-  }
-  return std::nullopt;
+  return value_named(kBlockMethodNames, s);
 }
 
 std::string calibration_to_json(const CalibrationTable& t) {

@@ -28,6 +28,9 @@ struct ProgramExit {
   std::vector<std::string> still_running;
   // SIGINT or SIGTERM, when one (a terminal's Ctrl-C included) stopped that wait; else 0.
   int stopped_by = 0;
+  // Whether the CUDA driver loads here, asked once the program is gone (probe_cuda_driver);
+  // run_with_library fills it, run_program does not.
+  DriverSight driver;
 };
 
 // How long run_program waits, by default and at most, for what the program left running.

@@ -6,12 +6,45 @@
 
 #include <fmt/format.h>
 
+#include "cli/paths.hpp"
 #include "cli/program.hpp"
 #include "cli/replay.hpp"
 #include "framework/errors.hpp"
+#include "framework/interrupt.hpp"
 #include "framework/printable.hpp"
 
 namespace pinbench::cli {
+
+ProgramToRun program_to_run(const ProgramFlags& flags, const std::string& command,
+                            const std::string& library_file, const std::string& target) {
+  if (flags.program.empty()) {
+    throw InputError(
+        fmt::format("no program given: pinbench {} [options] -- PROGRAM [ARGS...]", command));
+  }
+  ProgramToRun out;
+  out.path = resolve_program(flags.program.front());
+  out.library = program_library(library_file, target);
+  out.inputs = program_inputs(out.path, flags.program, out.library);
+  return out;
+}
+
+ProgramExit run_with_library(const ProgramToRun& program, const ProgramFlags& flags,
+                             const LibrarySetup& setup, ProgramRun& run) {
+  std::vector<std::string> drop = setup.own;
+  drop.push_back("LD_PRELOAD=");
+  std::vector<std::string> env = {"LD_PRELOAD=" +
+                                  preload_with(program.library, setup.preload_note)};
+  env.insert(env.end(), setup.env.begin(), setup.env.end());
+  ProgramExit done = run_program(program.path, flags.program, drop, env, flags.wait_s);
+  run.command = flags.program;
+  run.exit_status = done.signal != 0 ? 0 : done.exit_status;
+  run.signal = done.signal != 0 ? describe_signal(done.signal) : "";
+  run.wall_ms = done.wall_ms;
+  run.still_running = done.still_running;
+  // Once the program is gone: whether the CUDA driver loads here, a fact for what was not seen.
+  done.driver = probe_cuda_driver();
+  return done;
+}
 
 void add_program_options(CLI::App* sub, ProgramFlags& flags, const std::string& experiment) {
   sub->add_option("--json", flags.json,

@@ -39,6 +39,37 @@ std::vector<NamedPath> program_inputs(const std::string& program,
                                       const std::vector<std::string>& argv,
                                       const std::string& library);
 
+// A program to run with one of pinbench's libraries in each of its processes: the program's path
+// (resolve_program), the library's (program_library, cli/paths.hpp), and what no output may
+// replace (program_inputs).
+struct ProgramToRun {
+  std::string path;
+  std::string library;
+  std::vector<NamedPath> inputs;
+};
+
+// flags.program and `library_file` (built by the CMake target `target`) found, for the command
+// `command`; InputError naming what is missing: "no program given: pinbench accel [options] --
+// PROGRAM [ARGS...]", the program, or the library.
+ProgramToRun program_to_run(const ProgramFlags& flags, const std::string& command,
+                            const std::string& library_file, const std::string& target);
+
+// The library's place in the program's environment: `preload_note` is what an LD_PRELOAD the
+// user set means beside it (preload_with); `own` the prefixes of the library's own variables,
+// which the program gets only as `env` sets them.
+struct LibrarySetup {
+  const char* preload_note;
+  std::vector<std::string> own;
+  std::vector<std::string> env;
+};
+
+// The one way doctor and accel run a program: `program` with its library preloaded into every
+// process, waited for, and what it left waited for up to flags.wait_s seconds, with every signal
+// handled as run_program handles it; then whether the CUDA driver loads here (ProgramExit::driver),
+// asked once the program is gone. `run` gets the command and how it ended.
+ProgramExit run_with_library(const ProgramToRun& program, const ProgramFlags& flags,
+                             const LibrarySetup& setup, ProgramRun& run);
+
 // Where a program's own output goes, which doctor's and accel's outputs may not take ("-").
 inline const std::string kProgramOutput = "the program's own output";
 

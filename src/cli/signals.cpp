@@ -39,7 +39,9 @@ void install_signal_handlers() {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // a read or write in flight resumes; the flag is read between cases
   for (int sig : {SIGINT, SIGTERM}) sigaction(sig, &sa, nullptr);
-  // A closed pipe shows as EPIPE on the write, which ends the command quietly (main.cpp).
+  // The one place pinbench ignores SIGPIPE: a closed pipe shows as EPIPE on the write, which ends
+  // the command quietly (framework/text_file.hpp, StdoutClosed). A program pinbench runs starts
+  // with every signal at its default (cli/program.cpp).
   std::signal(SIGPIPE, SIG_IGN);
 }
 

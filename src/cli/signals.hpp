@@ -8,6 +8,8 @@
 
 namespace pinbench::cli {
 
+// The process's signal dispositions, set once, first thing in main(): the handler above for SIGINT
+// and SIGTERM, and SIGPIPE ignored (pinbench's only place that ignores it).
 void install_signal_handlers();
 
 // While one lives, a first SIGINT or SIGTERM stops the measurement between cases.

@@ -6,8 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "framework/errors.hpp"
-#include "framework/json_fields.hpp"
 #include "framework/sampling.hpp"
 
 namespace pinbench {
@@ -15,28 +13,24 @@ namespace {
 
 using json = nlohmann::json;
 
-[[noreturn]] void wrong_type(const std::string& field, const json& v) {
-  refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
-}
-
 // The staged engine's options, as the staged reports print them: one number per field.
 void check_engine(const json& e, const std::string& field) {
-  if (!e.is_object()) refuse(field, "is not an object");
+  if (!e.is_object()) refuse_field(field, "is not an object");
   const auto scalar = [&](const json& v, const std::string& f, FieldKind kind) {
-    if (v.is_structured()) refuse(f, fmt::format("has the wrong type ({})", v.type_name()));
+    if (v.is_structured()) refuse_type(f, v);
     check_kind(v, f, kind);
   };
   // The reports print both rings once either is there.
   if (e.contains("to_device") != e.contains("to_host")) {
-    refuse(field,
-           fmt::format("has '{}' but no '{}'", e.contains("to_device") ? "to_device" : "to_host",
-                       e.contains("to_device") ? "to_host" : "to_device"));
+    refuse_field(field, fmt::format("has '{}' but no '{}'",
+                                    e.contains("to_device") ? "to_device" : "to_host",
+                                    e.contains("to_device") ? "to_host" : "to_device"));
   }
   for (const char* ring : {"to_device", "to_host"}) {
     if (!e.contains(ring)) continue;
     const json& r = e[ring];
     const std::string f = field + "." + ring;
-    if (!r.is_object()) refuse(f, "is not an object");
+    if (!r.is_object()) refuse_field(f, "is not an object");
     if (r.contains("chunk_bytes")) scalar(r["chunk_bytes"], f + ".chunk_bytes", FieldKind::kSize);
     if (r.contains("depth")) scalar(r["depth"], f + ".depth", FieldKind::kCount);
     if (r.contains("threads")) scalar(r["threads"], f + ".threads", FieldKind::kCount);
@@ -52,52 +46,6 @@ void check_engine(const json& e, const std::string& field) {
 
 }  // namespace
 
-std::string shown(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
-
-[[noreturn]] void refuse(const std::string& field, const std::string& what) {
-  throw InputError(fmt::format("run record: '{}' {}", field, what));
-}
-
-std::int64_t whole_number(const json& v, const std::string& field, std::int64_t lo,
-                          std::uint64_t hi, const char* noun) {
-  const auto too_large = [&](const std::string& x) {
-    refuse(field, hi == kMaxRecordSize
-                      ? fmt::format("is {}, too large for {} (the most is 2^63 - 1)", x, noun)
-                      : fmt::format("is {}, more than {} allows ({})", x, noun, hi));
-  };
-  const auto too_small = [&](const std::string& x, bool negative) {
-    refuse(field, negative && lo >= 0
-                      ? fmt::format("is {}: {} cannot be negative", x, noun)
-                      : fmt::format("is {}, less than {} allows ({})", x, noun, lo));
-  };
-  if (v.is_number_unsigned()) {
-    const std::uint64_t x = v.get<std::uint64_t>();
-    if (x > hi) too_large(std::to_string(x));
-    return static_cast<std::int64_t>(x);
-  }
-  if (v.is_number_integer()) {
-    const std::int64_t x = v.get<std::int64_t>();
-    if (x < lo) too_small(std::to_string(x), x < 0);
-    if (x >= 0 && static_cast<std::uint64_t>(x) > hi) too_large(std::to_string(x));
-    return x;
-  }
-  if (v.is_number_float()) {
-    const double x = v.get<double>();
-    if (!std::isfinite(x) || x != std::floor(x)) {
-      refuse(field, fmt::format("is {}, not a whole number for {}", shown(v), noun));
-    }
-    if (x < static_cast<double>(lo)) too_small(shown(v), x < 0);
-    // 2^63 as a double is the first value past the range; every double below it converts.
-    if (x >= 9223372036854775808.0 || x > static_cast<double>(hi)) too_large(shown(v));
-    return static_cast<std::int64_t>(x);
-  }
-  refuse(field, fmt::format("has the wrong type ({})", v.type_name()));
-}
-
 void check_kind(const json& v, const std::string& field, FieldKind kind) {
   switch (kind) {
     case FieldKind::kEngine:
@@ -106,7 +54,7 @@ void check_kind(const json& v, const std::string& field, FieldKind kind) {
     case FieldKind::kSizes:
     case FieldKind::kCounts:
       if (v.is_array() || v.is_object()) {
-        if (kind == FieldKind::kCounts && v.is_object()) wrong_type(field, v);
+        if (kind == FieldKind::kCounts && v.is_object()) refuse_type(field, v);
         std::size_t i = 0;
         for (auto it = v.begin(); it != v.end(); ++it, ++i) {
           check_kind(*it,
@@ -122,7 +70,7 @@ void check_kind(const json& v, const std::string& field, FieldKind kind) {
     case FieldKind::kSizeOrZero:
       if (whole_number(v, field, 0, kMaxRecordSize, "a byte count") == 0 &&
           kind == FieldKind::kSize) {
-        refuse(field, "is zero; a byte count must be positive");
+        refuse_field(field, "is zero; a byte count must be positive");
       }
       return;
     case FieldKind::kCount:
@@ -132,41 +80,41 @@ void check_kind(const json& v, const std::string& field, FieldKind kind) {
       whole_number(v, field, 0, kMaxRecordSize, "a count");
       return;
     case FieldKind::kText:
-      if (!v.is_string()) wrong_type(field, v);
+      if (!v.is_string()) refuse_type(field, v);
       return;
     case FieldKind::kFlag:
-      if (!v.is_boolean()) wrong_type(field, v);
+      flag_of(v, field);
       return;
     case FieldKind::kTimes:
-      if (!v.is_array()) wrong_type(field, v);
+      if (!v.is_array()) refuse_type(field, v);
       for (std::size_t i = 0; i < v.size(); ++i) {
         const std::string item = fmt::format("{}[{}]", field, i);
-        if (!v[i].is_number()) wrong_type(item, v[i]);
+        if (!v[i].is_number()) refuse_type(item, v[i]);
         const double x = v[i].get<double>();
         if (!(x >= 0.0) || !std::isfinite(x)) {
-          refuse(item, fmt::format("is {}, not a time", shown(v[i])));
+          refuse_field(item, fmt::format("is {}, not a time", shown(v[i])));
         }
       }
       return;
     case FieldKind::kTexts:
-      if (!v.is_array()) wrong_type(field, v);
+      if (!v.is_array()) refuse_type(field, v);
       for (std::size_t i = 0; i < v.size(); ++i) {
-        if (!v[i].is_string()) wrong_type(fmt::format("{}[{}]", field, i), v[i]);
+        if (!v[i].is_string()) refuse_type(fmt::format("{}[{}]", field, i), v[i]);
       }
       return;
     case FieldKind::kRatio:
-      if (!v.is_number()) wrong_type(field, v);
+      if (!v.is_number()) refuse_type(field, v);
       if (!(v.get<double>() >= 0.0) || !std::isfinite(v.get<double>())) {
-        refuse(field, fmt::format("is {}, not a ratio", shown(v)));
+        refuse_field(field, fmt::format("is {}, not a ratio", shown(v)));
       }
       return;
     case FieldKind::kTimestamp:
       timestamp_of(v, field);
       return;
     case FieldKind::kObjects:
-      if (!v.is_array()) wrong_type(field, v);
+      if (!v.is_array()) refuse_type(field, v);
       for (std::size_t i = 0; i < v.size(); ++i) {
-        if (!v[i].is_object()) wrong_type(fmt::format("{}[{}]", field, i), v[i]);
+        if (!v[i].is_object()) refuse_type(fmt::format("{}[{}]", field, i), v[i]);
       }
       return;
   }

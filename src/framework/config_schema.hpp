@@ -3,7 +3,8 @@
 // fields by name, so each of those is checked wherever it appears, and nothing downstream meets
 // a negative size or a string where it reads a number. Each experiment declares the keys of its
 // own config and of its cases' extra (framework/experiment.hpp); record validation walks them
-// with check_fields.
+// with check_fields, whose checks of each kind are json_fields.hpp's (the one way a record's JSON
+// is checked).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "framework/json_fields.hpp"
 
 namespace pinbench {
 
@@ -39,20 +42,6 @@ struct ConfigField {
   const char* key;
   FieldKind kind;
 };
-
-// The largest byte count or big count a record may hold.
-constexpr std::uint64_t kMaxRecordSize = (std::uint64_t{1} << 63) - 1;
-
-// A value as a message shows it: short, and printable whatever the bytes.
-std::string shown(const nlohmann::json& v);
-
-// Throws InputError "run record: 'FIELD' WHAT".
-[[noreturn]] void refuse(const std::string& field, const std::string& what);
-
-// A whole number within [lo, hi], from an integer or a float that holds one (2^64 arrives as a
-// float: JSON integers past 64 bits do). `noun` names the quantity: "a byte count".
-std::int64_t whole_number(const nlohmann::json& v, const std::string& field, std::int64_t lo,
-                          std::uint64_t hi, const char* noun);
 
 // One value against its kind; `field` names it in the message.
 void check_kind(const nlohmann::json& v, const std::string& field, FieldKind kind);

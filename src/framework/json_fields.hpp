@@ -1,6 +1,7 @@
-// Reading an experiment's own section of a run record (doctor's trace, accel's processes, a case's
-// extra) field by field, with one clear line for a field that is missing or wrong: "run record:
-// 'doctor.calls[3].api' is empty". The record's common part has its own reader (record.cpp).
+// The one way pinbench checks the JSON it reads (framework/record.cpp reads a record's common part
+// with it, every experiment its own section, and config_schema.hpp's kinds are checked by its
+// value checks): a record's fields read field by field, with one clear line for a field that is
+// missing or wrong, "run record: 'doctor.calls[3].api' is empty", whoever asks.
 //
 // A field is read for what it means, not only for its type: a rate, a time in ms, a count, a
 // process id, a date-time, a slowdown in percent each have their range, so a value no measurement
@@ -19,10 +20,33 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/enum_names.hpp"
+
 namespace pinbench {
 
-// Throws InputError "run record: 'FIELD' WHY".
+// Throws InputError "run record: 'FIELD' WHY" (the one refusal of a record's field); "run record:
+// WHY" where `field` is empty (the record itself), and "run record: 'FIELD': ..." where WHY starts
+// with ':' (a refusal of a record the field holds, nested whole: a fleet's members).
 [[noreturn]] void refuse_field(const std::string& field, const std::string& why);
+
+// A value as a message shows it: short, and printable whatever the bytes.
+std::string shown(const nlohmann::json& v);
+
+// "'FIELD' has the wrong type (string)".
+[[noreturn]] void refuse_type(const std::string& field, const nlohmann::json& v);
+
+// The largest byte count or big count a record may hold.
+constexpr std::uint64_t kMaxRecordSize = (std::uint64_t{1} << 63) - 1;
+
+// A whole number within [lo, hi], from an integer or a float that holds one (2^64 arrives as a
+// float: JSON integers past 64 bits do), or InputError naming `field` and why: "is -3: a count
+// cannot be negative", "is 4294967296, more than a count allows (2147483647)", "is 1.5, not a
+// whole number for a byte count", "has the wrong type (string)". `noun` names the quantity.
+std::int64_t whole_number(const nlohmann::json& v, const std::string& field, std::int64_t lo,
+                          std::uint64_t hi, const char* noun);
+
+// true or false, or InputError "'FIELD' is "yes", not true or false".
+bool flag_of(const nlohmann::json& v, const std::string& field);
 
 // What a number means, and so the values it may take, both ends included: refused as
 // "is -200, not a kernel's slowdown in percent from -5 to 10000".
@@ -59,15 +83,26 @@ class JsonFields {
 
   const nlohmann::json& json() const { return j_; }
   const std::string& path() const { return path_; }
-  std::string field(const char* key) const { return path_ + "." + key; }
+  // The key's path in the record: "doctor.calls[3].api"; the key alone at the top ("" path).
+  std::string field(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
   bool has(const char* key) const { return j_.contains(key); }
 
   const nlohmann::json& at(const char* key) const;  // present, or refused
   std::string text(const char* key) const;
-  std::string text_or(const char* key, const char* fallback) const;
-  std::int64_t whole(const char* key, std::int64_t lo, std::int64_t hi) const;
-  std::int64_t whole_or(const char* key, std::int64_t fallback, std::int64_t lo,
-                        std::int64_t hi) const;
+  std::string text_or(const char* key, const std::string& fallback) const;
+  // A text that names something (a part, a gate): empty is refused like missing.
+  std::string name_text(const char* key) const;
+  // The object under `key`, read the same way.
+  JsonFields child(const char* key) const { return JsonFields(at(key), field(key)); }
+  // Any JSON number.
+  double number(const char* key) const;
+  // A whole number of what `noun` names ("a count", "a thread id"), lo to hi (whole_number).
+  std::int64_t whole(const char* key, std::int64_t lo, std::int64_t hi,
+                     const char* noun = "a count") const;
+  std::int64_t whole_or(const char* key, std::int64_t fallback, std::int64_t lo, std::int64_t hi,
+                        const char* noun = "a count") const;
 
   // --- fields read for what they mean ---------------------------------------------------------
   // A number within `m` (figure_of).
@@ -85,6 +120,8 @@ class JsonFields {
   std::uint64_t count_or(const char* key, std::uint64_t fallback, std::uint64_t most) const;
   // A byte count, 0 to 2^63 - 1.
   std::uint64_t bytes(const char* key) const;
+  // A size, a byte count 1 to 2^63 - 1: "is zero; a byte count must be positive".
+  std::uint64_t size(const char* key) const;
   std::uint64_t bytes_or(const char* key, std::uint64_t fallback) const;
   // A time in ns since a program's run began, 0 to 2^62.
   std::int64_t ns(const char* key) const;
@@ -95,13 +132,23 @@ class JsonFields {
   int exit_status(const char* key) const;
   // An RFC 3339 date-time, the form pinbench writes ("2026-11-30T16:04:05Z"), as written.
   std::string timestamp(const char* key) const;
+  bool flag(const char* key) const;  // flag_of
   bool flag_or(const char* key, bool fallback) const;
   const nlohmann::json& array(const char* key) const;
-  // An array of strings; empty when the key is absent.
+  // An array of strings.
+  std::vector<std::string> texts(const char* key) const;
+  // The same; empty when the key is absent.
   std::vector<std::string> texts_or_none(const char* key) const;
   std::uint64_t hex(const char* key) const;  // "0x1f"
   // The text, which must be one of `names`.
   std::string one_of(const char* key, std::initializer_list<const char*> names) const;
+  // The value `table` gives the text (base/enum_names.hpp), which must be one of its names.
+  template <class E, std::size_t N>
+  E named(const char* key, const EnumName<E> (&table)[N]) const {
+    const std::string v = text(key);
+    if (const std::optional<E> e = value_named(table, v)) return *e;
+    refuse_field(field(key), "is '" + v + "', not one of " + names_in(table));
+  }
   template <typename Names>
   std::string one_of_list(const char* key, const Names& names) const {
     const std::string v = text(key);

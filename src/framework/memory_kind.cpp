@@ -1,50 +1,15 @@
 #include "framework/memory_kind.hpp"
 
-#include <fmt/format.h>
-
-#include "framework/errors.hpp"
 #include "framework/text.hpp"
 
 namespace pinbench {
-namespace {
-
-struct KindName {
-  MemoryKind kind;
-  const char* name;
-};
-constexpr KindName kKinds[] = {
-    {MemoryKind::kPageable, "pageable"},
-    {MemoryKind::kPageableThp, "pageable-thp"},
-    {MemoryKind::kPinned, "pinned"},
-    {MemoryKind::kRegistered, "registered"},
-    {MemoryKind::kWriteCombined, "write-combined"},
-    {MemoryKind::kMapped, "mapped"},
-    {MemoryKind::kManaged, "managed"},
-};
-
-}  // namespace
-
-const char* to_string(MemoryKind k) {
-  for (const KindName& n : kKinds) {
-    if (n.kind == k) return n.name;
-  }
-  return "?";
-}
 
 MemoryKind parse_memory_kind(std::string_view name) {
-  for (const KindName& n : kKinds) {
-    if (name == n.name) return n.kind;
-  }
-  throw InputError(fmt::format(
-      "unknown host-memory kind '{}' (choose from pageable, pageable-thp, pinned, registered, "
-      "write-combined, mapped, managed)",
-      name));
+  return parse_name(kMemoryKindNames, name, "host-memory kind");
 }
 
 std::vector<MemoryKind> all_memory_kinds() {
-  std::vector<MemoryKind> out;
-  for (const KindName& n : kKinds) out.push_back(n.kind);
-  return out;
+  return values_in(kMemoryKindNames);
 }
 
 bool is_page_locked(MemoryKind k) {
@@ -52,33 +17,12 @@ bool is_page_locked(MemoryKind k) {
          k == MemoryKind::kWriteCombined || k == MemoryKind::kMapped;
 }
 
-const char* to_string(Direction d) {
-  switch (d) {
-    case Direction::kH2D:
-      return "h2d";
-    case Direction::kD2H:
-      return "d2h";
-    case Direction::kBidir:
-      return "bidir";
-  }
-  return "?";
-}
-
 Direction parse_direction(std::string_view name) {
-  if (name == "h2d") return Direction::kH2D;
-  if (name == "d2h") return Direction::kD2H;
-  if (name == "bidir") return Direction::kBidir;
-  throw InputError(fmt::format("unknown direction '{}' (choose from h2d, d2h, bidir)", name));
-}
-
-const char* to_string(CopyMethod m) {
-  return m == CopyMethod::kCopyEngine ? "ce" : "sm";
+  return parse_name(kDirectionNames, name, "direction");
 }
 
 CopyMethod parse_copy_method(std::string_view name) {
-  if (name == "ce") return CopyMethod::kCopyEngine;
-  if (name == "sm") return CopyMethod::kSmKernel;
-  throw InputError(fmt::format("unknown copy method '{}' (choose from ce, sm)", name));
+  return parse_name(kCopyMethodNames, name, "copy method");
 }
 
 std::vector<MemoryKind> parse_memory_kinds(std::string_view list) {

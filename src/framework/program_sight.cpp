@@ -23,6 +23,22 @@ DriverSight driver_from(const JsonFields& sight) {
   return d;
 }
 
+void put_program_run(nlohmann::json& section, const ProgramRun& run) {
+  section["command"] = run.command;
+  section["exit_status"] = run.exit_status;
+  section["signal"] = run.signal;
+  section["wall_ms"] = run.wall_ms;
+  if (!run.still_running.empty()) section["still_running"] = run.still_running;
+}
+
+void read_program_run(const JsonFields& section, ProgramRun& run) {
+  run.command = section.texts("command");
+  run.exit_status = section.exit_status("exit_status");
+  run.signal = section.text_or("signal", "");
+  run.wall_ms = section.ms("wall_ms");
+  run.still_running = section.texts_or_none("still_running");
+}
+
 std::string no_driver_words(const DriverSight& d) {
   if (!d.missing()) return "";
   return fmt::format("no CUDA driver on this machine ({} could not be loaded)", kCudaDriverLibrary);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -45,6 +46,26 @@ std::string no_driver_words(const DriverSight& d);
 // ask for the driver; else the calls are "any CUDA call the program made".
 std::string no_driver_sentence(const DriverSight& d, const std::string& who, const std::string& see,
                                bool tried);
+
+// How a user's program ran, as the sections of the tools that run one (doctor, accel) keep it,
+// under the same keys in each: its command line, how it ended, its wall time and what it left
+// running. The tools run it through one runner (cli/program_command.hpp, run_with_library), which
+// fills these.
+struct ProgramRun {
+  std::vector<std::string> command;
+  int exit_status = 0;  // the program's own exit status, when it exited
+  std::string signal;   // "SIGSEGV" when a signal ended it, else ""
+  double wall_ms = 0;   // the program's wall time, start to end
+  // Processes the program started that were still running when pinbench stopped waiting for them
+  // ("pid 123 (worker --serve)"): what they did after it is not in the section.
+  std::vector<std::string> still_running;
+};
+
+// Writes `run` into a section: "command", "exit_status", "signal", "wall_ms", and "still_running"
+// where any process was left.
+void put_program_run(nlohmann::json& section, const ProgramRun& run);
+// Reads them back from a section, refusing a bad value with the field's name.
+void read_program_run(const JsonFields& section, ProgramRun& run);
 
 // "1 process", "3 processes".
 std::string processes_words(int n);

@@ -17,6 +17,7 @@
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 #include "framework/input_limits.hpp"
+#include "framework/json_fields.hpp"
 #include "framework/printable.hpp"
 #include "framework/stats.hpp"
 #include "framework/text_file.hpp"
@@ -149,92 +150,19 @@ json to_json(const Case& c) {
 constexpr double kMinSampleMs = 1e-6;
 constexpr double kMaxSampleMs = 86400e3;
 
-// Every field is looked up by name with its path in the message, so a foreign or damaged file
-// is reported as "run record: 'cases[3].bytes' is missing", not as a crash.
-class Reader {
- public:
-  Reader(const json& j, std::string path) : j_(j), path_(std::move(path)) {
-    if (!j_.is_object()) fail("is not an object");
-  }
+// Every field is looked up by name with its path in the message (JsonFields, the one way records
+// are checked: json_fields.hpp), so a foreign or damaged file is reported as "run record:
+// 'cases[3].bytes' is missing", not as a crash.
 
-  bool has(const char* key) const { return j_.contains(key); }
-
-  std::string text(const char* key) const {
-    const json& v = at(key);
-    if (!v.is_string()) wrong_type(key, v);
-    return v.get<std::string>();
-  }
-  std::string text_or(const char* key, const std::string& fallback) const {
-    return has(key) ? text(key) : fallback;
-  }
-  // A string that names something (a part, a gate): empty is as good as missing.
-  std::string name_text(const char* key) const {
-    std::string s = text(key);
-    if (s.empty()) refuse(name(key), "is empty");
-    return s;
-  }
-
-  bool flag(const char* key) const {
-    const json& v = at(key);
-    if (!v.is_boolean()) wrong_type(key, v);
-    return v.get<bool>();
-  }
-
-  int count(const char* key, int lo = 0, int hi = std::numeric_limits<int>::max()) const {
-    return static_cast<int>(
-        whole_number(at(key), name(key), lo, static_cast<std::uint64_t>(hi), "a count"));
-  }
-  int count_or(const char* key, int fallback, int lo = 0,
-               int hi = std::numeric_limits<int>::max()) const {
-    return has(key) ? count(key, lo, hi) : fallback;
-  }
-
-  // Bytes: 1 to 2^63 - 1, or from 0 where 0 means "unknown".
-  std::uint64_t bytes(const char* key, bool zero_allowed) const {
-    const json& v = at(key);
-    const std::string field = name(key);
-    const std::int64_t x = whole_number(v, field, 0, kMaxRecordSize, "a byte count");
-    if (x == 0 && !zero_allowed) refuse(field, "is zero; a byte count must be positive");
-    return static_cast<std::uint64_t>(x);
-  }
-
-  double number(const char* key) const {
-    const json& v = at(key);
-    if (!v.is_number()) wrong_type(key, v);
-    return v.get<double>();
-  }
-
-  Reader child(const char* key) const { return Reader(at(key), name(key)); }
-
-  const json& array(const char* key) const {
-    const json& v = at(key);
-    if (!v.is_array()) fail(fmt::format("'{}' is not an array", name(key)));
-    return v;
-  }
-
-  const json& raw() const { return j_; }
-  const json& at(const char* key) const {
-    auto it = j_.find(key);
-    if (it == j_.end()) throw InputError(fmt::format("run record: '{}' is missing", name(key)));
-    return *it;
-  }
-
-  std::string name(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(
-        fmt::format("run record: {}{}", path_.empty() ? "" : "'" + path_ + "' ", what));
-  }
-
- private:
-  [[noreturn]] void wrong_type(const char* key, const json& v) const {
-    throw InputError(
-        fmt::format("run record: '{}' has the wrong type ({})", name(key), v.type_name()));
-  }
-
-  const json& j_;
-  std::string path_;
-};
+// A count that a record's common part holds as an int: 0 (or `lo`) to `hi`.
+int count_of(const JsonFields& r, const char* key, int lo = 0,
+             int hi = std::numeric_limits<int>::max()) {
+  return static_cast<int>(r.whole(key, lo, hi));
+}
+int count_or(const JsonFields& r, const char* key, int fallback, int lo = 0,
+             int hi = std::numeric_limits<int>::max()) {
+  return r.has(key) ? count_of(r, key, lo, hi) : fallback;
+}
 
 // Digits only, so "9.0abc" and "-1.5" are not capabilities.
 bool parse_capability(const std::string& cc, int* major, int* minor) {
@@ -251,24 +179,24 @@ bool parse_capability(const std::string& cc, int* major, int* minor) {
   return true;
 }
 
-PcieLink link_from(const Reader& p) {
+PcieLink link_from(const JsonFields& p) {
   PcieLink link;
-  link.current_gen = p.count("current_gen", 0, kMaxLinkCount);
-  link.max_gen = p.count("max_gen", 0, kMaxLinkCount);
-  link.current_width = p.count("current_width", 0, kMaxLinkCount);
-  link.max_width = p.count("max_width", 0, kMaxLinkCount);
+  link.current_gen = count_of(p, "current_gen", 0, kMaxLinkCount);
+  link.max_gen = count_of(p, "max_gen", 0, kMaxLinkCount);
+  link.current_width = count_of(p, "current_width", 0, kMaxLinkCount);
+  link.max_width = count_of(p, "max_width", 0, kMaxLinkCount);
   link.current_speed = p.text("current_speed");
   link.max_speed = p.text("max_speed");
   return link;
 }
 
-GpuInfo gpu_from(const Reader& r) {
+GpuInfo gpu_from(const JsonFields& r) {
   GpuInfo g;
-  g.index = r.count("index", 0, kMaxGpuIndex);
+  g.index = count_of(r, "index", 0, kMaxGpuIndex);
   g.name = r.text("name");
   g.uuid = r.text("uuid");
   g.pci_bus_id = r.text("pci_bus_id");
-  g.numa_node = r.count("numa_node", -1);
+  g.numa_node = count_of(r, "numa_node", -1);
   g.cpu_list = r.text_or("cpu_list", "");
   g.pcie = link_from(r.child("pcie"));
   if (r.has("pcie_loaded")) {
@@ -278,22 +206,22 @@ GpuInfo gpu_from(const Reader& r) {
   return g;
 }
 
-MachineInfo machine_from(const Reader& r) {
+MachineInfo machine_from(const JsonFields& r) {
   MachineInfo m;
   m.hostname = r.text_or("hostname", "");
-  m.device_index = r.count_or("device_index", 0, 0, 1 << 16);
+  m.device_index = count_or(r, "device_index", 0, 0, 1 << 16);
   m.device_uuid = r.text_or("device_uuid", "");
   m.cpu_list = r.text_or("cpu_list", "");
   if (r.has("gpus")) {
     const json& gpus = r.array("gpus");
     for (std::size_t i = 0; i < gpus.size(); ++i) {
-      m.gpus.push_back(gpu_from(Reader(gpus[i], r.name(fmt::format("gpus[{}]", i)))));
+      m.gpus.push_back(gpu_from(JsonFields(gpus[i], r.field(fmt::format("gpus[{}]", i)))));
     }
     for (std::size_t i = 0; i < m.gpus.size(); ++i) {
       for (std::size_t k = 0; k < i; ++k) {
         if (m.gpus[k].index == m.gpus[i].index) {
-          refuse(r.name(fmt::format("gpus[{}].index", i)),
-                 fmt::format("is {}, as gpus[{}] is: one entry per GPU", m.gpus[i].index, k));
+          refuse_field(r.field(fmt::format("gpus[{}].index", i)),
+                       fmt::format("is {}, as gpus[{}] is: one entry per GPU", m.gpus[i].index, k));
         }
       }
     }
@@ -301,52 +229,52 @@ MachineInfo machine_from(const Reader& r) {
   m.device_name = r.text("device_name");
   const std::string cc = r.text("compute_capability");
   if (!parse_capability(cc, &m.cc_major, &m.cc_minor)) {
-    refuse(r.name("compute_capability"), fmt::format("is '{}', not MAJOR.MINOR", cc));
+    refuse_field(r.field("compute_capability"), fmt::format("is '{}', not MAJOR.MINOR", cc));
   }
-  m.sm_count = r.count("sm_count");
-  m.copy_engines = r.count("copy_engines");
+  m.sm_count = count_of(r, "sm_count");
+  m.copy_engines = count_of(r, "copy_engines");
   // 0 where the source does not say (published records).
-  m.device_memory_bytes = r.bytes("device_memory_bytes", true);
+  m.device_memory_bytes = r.bytes("device_memory_bytes");
   m.pci_bus_id = r.text("pci_bus_id");
-  m.driver_version = r.count("driver_version");
-  m.runtime_version = r.count("runtime_version");
+  m.driver_version = count_of(r, "driver_version");
+  m.runtime_version = count_of(r, "runtime_version");
   m.driver_release = r.text_or("driver_release", "");
   m.pcie = link_from(r.child("pcie"));
-  m.numa_node = r.count("numa_node", -1);
+  m.numa_node = count_of(r, "numa_node", -1);
   m.host_cpu = r.text("host_cpu");
-  m.host_logical_cpus = r.count("host_logical_cpus");
-  m.host_memory_bytes = r.bytes("host_memory_bytes", true);
+  m.host_logical_cpus = count_of(r, "host_logical_cpus");
+  m.host_memory_bytes = r.bytes("host_memory_bytes");
   m.os = r.text("os");
-  m.pageable_memory_access = r.count_or("pageable_memory_access", 0, 0, 1);
+  m.pageable_memory_access = count_or(r, "pageable_memory_access", 0, 0, 1);
   m.pageable_memory_access_uses_host_page_tables =
-      r.count_or("pageable_memory_access_uses_host_page_tables", 0, 0, 1);
-  m.host_numa_nodes = r.count_or("host_numa_nodes", 0, 0, 1 << 16);
+      count_or(r, "pageable_memory_access_uses_host_page_tables", 0, 0, 1);
+  m.host_numa_nodes = count_or(r, "host_numa_nodes", 0, 0, 1 << 16);
   m.no_device = r.text_or("no_device", "");
   if (!m.no_device.empty() && !m.device_name.empty()) {
-    refuse(r.name("no_device"),
-           fmt::format("says why no GPU is described, but one is ('{}')", m.device_name));
+    refuse_field(r.field("no_device"),
+                 fmt::format("says why no GPU is described, but one is ('{}')", m.device_name));
   }
   return m;
 }
 
 // Timed samples: at least one, each a finite time of 1 ns to a day.
-std::vector<double> times_from(const Reader& r, const char* key) {
+std::vector<double> times_from(const JsonFields& r, const char* key) {
   const json& a = r.array(key);
-  const std::string field = r.name(key);
-  if (a.empty()) refuse(field, "is empty: a case without samples has no figure to show");
+  const std::string field = r.field(key);
+  if (a.empty()) refuse_field(field, "is empty: a case without samples has no figure to show");
   std::vector<double> out;
   out.reserve(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     const json& v = a[i];
     // The item's name is made only for a refusal: a fleet reads millions of samples.
     const auto item = [&] { return fmt::format("{}[{}]", field, i); };
-    if (!v.is_number()) refuse(item(), fmt::format("has the wrong type ({})", v.type_name()));
+    if (!v.is_number()) refuse_type(item(), v);
     const double x = v.get<double>();
     if (!(x > 0.0)) {
-      refuse(item(), fmt::format("is {} ms; a timed sample takes a positive time", shown(v)));
+      refuse_field(item(), fmt::format("is {} ms; a timed sample takes a positive time", shown(v)));
     }
-    if (x < kMinSampleMs) refuse(item(), fmt::format("is {} ms, less than 1 ns", shown(v)));
-    if (x > kMaxSampleMs) refuse(item(), fmt::format("is {} ms, more than a day", shown(v)));
+    if (x < kMinSampleMs) refuse_field(item(), fmt::format("is {} ms, less than 1 ns", shown(v)));
+    if (x > kMaxSampleMs) refuse_field(item(), fmt::format("is {} ms, more than a day", shown(v)));
     out.push_back(x);
   }
   return out;
@@ -495,21 +423,24 @@ void check_consistency(const RunRecord& rec) {
   for (std::size_t i = 0; i < rec.cases.size(); ++i) {
     const Case& c = rec.cases[i];
     if (first_at.count(c.gate) == 0) {
-      refuse(fmt::format("cases[{}].gate", i),
-             fmt::format("names '{}', which is not in 'gates'", c.gate));
+      refuse_field(fmt::format("cases[{}].gate", i),
+                   fmt::format("names '{}', which is not in 'gates'", c.gate));
     }
     const auto failed = failed_at.find(c.gate);
     if (c.verified && failed != failed_at.end()) {
-      refuse(fmt::format("cases[{}].verified", i),
-             fmt::format("is true, but its gate '{}' (gates[{}]) failed", c.gate, failed->second));
+      refuse_field(
+          fmt::format("cases[{}].verified", i),
+          fmt::format("is true, but its gate '{}' (gates[{}]) failed", c.gate, failed->second));
     }
     // Else the report would print dashes for it under "all gates passed".
     if (!c.verified && failed_at.empty()) {
-      refuse(fmt::format("cases[{}].verified", i), "is false, yet no gate in the record failed");
+      refuse_field(fmt::format("cases[{}].verified", i),
+                   "is false, yet no gate in the record failed");
     }
     if (!c.call_ms.empty() && c.call_ms.size() != c.samples_ms.size()) {
-      refuse(fmt::format("cases[{}].call_ms", i),
-             fmt::format("has {} entries for {} samples", c.call_ms.size(), c.samples_ms.size()));
+      refuse_field(
+          fmt::format("cases[{}].call_ms", i),
+          fmt::format("has {} entries for {} samples", c.call_ms.size(), c.samples_ms.size()));
     }
   }
 }
@@ -545,7 +476,7 @@ RunRecord record_from_json(const json& j) {
   if (!j.is_object() || !j.contains("schema") || j["schema"] != kRecordSchema) {
     throw InputError("not a pinbench run record (no \"schema\": \"pinbench.run\" field)");
   }
-  const Reader r(j, "");
+  const JsonFields r(j, "");
   RunRecord rec;
   const json& version = r.at("schema_version");
   if (!version.is_number_integer() || version.get<std::int64_t>() < 1 ||
@@ -558,18 +489,18 @@ RunRecord record_from_json(const json& j) {
   rec.pinbench_version = r.text("pinbench_version");
   rec.created_utc = r.text("created_utc");
   if (!rfc3339_seconds(rec.created_utc)) {
-    refuse("created_utc",
-           fmt::format("is {}, not {}", shown(r.at("created_utc")), kTimestampWords));
+    refuse_field("created_utc",
+                 fmt::format("is {}, not {}", shown(r.at("created_utc")), kTimestampWords));
   }
   rec.source = r.text_or("source", "measured");
   if (rec.source != "measured" && rec.source != "published") {
-    refuse("source",
-           fmt::format("is {}, not \"measured\" or \"published\"", shown(r.at("source"))));
+    refuse_field("source",
+                 fmt::format("is {}, not \"measured\" or \"published\"", shown(r.at("source"))));
   }
   rec.note = r.text_or("note", "");
   rec.machine = machine_from(r.child("machine"));
   if (j.contains("config")) {
-    if (!j["config"].is_object()) r.fail("'config' is not an object");
+    if (!j["config"].is_object()) refuse_field("config", "is not an object");
     // Each experiment's own keys: a record of an experiment no one registered is checked
     // against none.
     check_fields(j["config"], "config", experiment_for(rec.experiment).config_fields());
@@ -577,28 +508,28 @@ RunRecord record_from_json(const json& j) {
   }
   const json& gates = r.array("gates");
   for (std::size_t i = 0; i < gates.size(); ++i) {
-    const Reader g(gates[i], fmt::format("gates[{}]", i));
+    const JsonFields g(gates[i], fmt::format("gates[{}]", i));
     rec.gates.push_back({g.name_text("name"), g.flag("passed"), g.text_or("detail", "")});
   }
   const json& cases = r.array("cases");
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Reader c(cases[i], fmt::format("cases[{}]", i));
+    const JsonFields c(cases[i], fmt::format("cases[{}]", i));
     Case k;
     k.part = c.name_text("part");
     k.direction = c.name_text("direction");
     k.memory = c.name_text("memory");
     k.method = c.name_text("method");
     k.timing = c.name_text("timing");
-    k.bytes = c.bytes("bytes", false);
-    k.warmups = c.count("warmups");
+    k.bytes = c.size("bytes");
+    k.warmups = count_of(c, "warmups");
     k.samples_ms = times_from(c, "samples_ms");
     if (c.has("call_ms")) k.call_ms = times_from(c, "call_ms");
     k.gate = c.name_text("gate");
     k.verified = c.flag("verified");
     if (c.has("extra")) {
       const json& extra = c.at("extra");
-      if (!extra.is_object()) refuse(c.name("extra"), "is not an object");
-      check_fields(extra, c.name("extra"), case_extra_fields());
+      if (!extra.is_object()) refuse_field(c.field("extra"), "is not an object");
+      check_fields(extra, c.field("extra"), case_extra_fields());
       k.extra = extra;
     }
     // Sweep records made before cases carried "stop" kept it in "extra".
@@ -607,24 +538,24 @@ RunRecord record_from_json(const json& j) {
     if (!stop.empty()) {
       const StopReason reason = parse_stop_reason(stop);
       if (reason == StopReason::kContinue)
-        refuse(c.name("stop"), fmt::format("is '{}', not a known reason", stop));
+        refuse_field(c.field("stop"), fmt::format("is '{}', not a known reason", stop));
       k.stop = reason;
     }
     rec.cases.push_back(std::move(k));
   }
   rec.wall_ms = r.number("wall_ms");
   if (!std::isfinite(rec.wall_ms) || rec.wall_ms < 0.0) {
-    refuse("wall_ms",
-           fmt::format("is {}; a wall time is finite and not negative", shown(r.at("wall_ms"))));
+    refuse_field("wall_ms", fmt::format("is {}; a wall time is finite and not negative",
+                                        shown(r.at("wall_ms"))));
   }
   if (j.contains("incomplete")) {
-    const Reader inc = r.child("incomplete");
+    const JsonFields inc = r.child("incomplete");
     rec.incomplete = true;
     rec.interrupted_by = inc.text("interrupted_by");
-    if (rec.interrupted_by.empty()) refuse("incomplete.interrupted_by", "is empty");
+    if (rec.interrupted_by.empty()) refuse_field("incomplete.interrupted_by", "is empty");
   }
   if (j.contains("trace") && !j["trace"].is_null()) {
-    if (!j["trace"].is_object()) r.fail("'trace' is not an object");
+    if (!j["trace"].is_object()) refuse_field("trace", "is not an object");
     check_fields(j["trace"], "trace", trace_fields());
     rec.trace = j["trace"];
   }

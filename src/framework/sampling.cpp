@@ -4,13 +4,6 @@
 #include "framework/stats.hpp"
 
 namespace pinbench {
-namespace {
-
-constexpr StopReason kReasons[] = {StopReason::kContinue,  StopReason::kCount,
-                                   StopReason::kSpread,    StopReason::kTimeCap,
-                                   StopReason::kSampleCap, StopReason::kGateFailed};
-
-}  // namespace
 
 StopRule StopRule::fixed(int n) {
   StopRule r;
@@ -30,29 +23,8 @@ void StopRule::validate() const {
   }
 }
 
-const char* to_string(StopReason r) {
-  switch (r) {
-    case StopReason::kContinue:
-      return "continue";
-    case StopReason::kCount:
-      return "count";
-    case StopReason::kSpread:
-      return "spread";
-    case StopReason::kTimeCap:
-      return "time cap";
-    case StopReason::kSampleCap:
-      return "sample cap";
-    case StopReason::kGateFailed:
-      return "gate failed";
-  }
-  return "?";
-}
-
 StopReason parse_stop_reason(std::string_view name) {
-  for (StopReason r : kReasons) {
-    if (name == to_string(r)) return r;
-  }
-  return StopReason::kContinue;
+  return value_named(kStopReasonNames, name).value_or(StopReason::kContinue);
 }
 
 double relative_spread(const std::vector<double>& samples_ms) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/enum_names.hpp"
 #include "framework/config_schema.hpp"
 
 namespace pinbench {
@@ -39,8 +40,14 @@ struct StopRule {
 // Why a case's sampling stopped. kCount: a fixed count was reached; kGateFailed: a sample's bytes
 // were wrong, so there was nothing more worth timing.
 enum class StopReason { kContinue, kCount, kSpread, kTimeCap, kSampleCap, kGateFailed };
-// "continue", "count", "spread", "time cap", "sample cap", "gate failed": the names records carry.
-const char* to_string(StopReason r);
+// The names records carry.
+inline constexpr EnumName<StopReason> kStopReasonNames[] = {
+    {StopReason::kContinue, "continue"},    {StopReason::kCount, "count"},
+    {StopReason::kSpread, "spread"},        {StopReason::kTimeCap, "time cap"},
+    {StopReason::kSampleCap, "sample cap"}, {StopReason::kGateFailed, "gate failed"}};
+inline const char* to_string(StopReason r) {
+  return name_in(kStopReasonNames, r);
+}
 // The reverse of to_string; kContinue for a name it does not know (a record from before stop
 // reasons were written says nothing, and nothing is what the reader gets).
 StopReason parse_stop_reason(std::string_view name);

@@ -101,20 +101,6 @@ double order_correlation(const std::vector<double>& xs) {
 
 }  // namespace
 
-const char* to_string(Stability s) {
-  switch (s) {
-    case Stability::kSteady:
-      return "steady";
-    case Stability::kBimodal:
-      return "bimodal";
-    case Stability::kDrifting:
-      return "drifting";
-    case Stability::kTooFew:
-      return "too few samples";
-  }
-  return "?";
-}
-
 StabilityCheck check_stability(const std::vector<double>& samples_in_order) {
   StabilityCheck out;
   const std::size_t n = samples_in_order.size();

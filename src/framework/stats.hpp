@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/enum_names.hpp"
+
 namespace pinbench {
 
 struct Summary {
@@ -39,7 +41,13 @@ Summary summarize(const std::vector<double>& xs);
 //    median, and the samples' rank correlation with their order is at least 0.6 in size;
 //  - otherwise steady.
 enum class Stability { kSteady, kBimodal, kDrifting, kTooFew };
-const char* to_string(Stability s);  // "steady", "bimodal", "drifting", "too few samples"
+inline constexpr EnumName<Stability> kStabilityNames[] = {{Stability::kSteady, "steady"},
+                                                          {Stability::kBimodal, "bimodal"},
+                                                          {Stability::kDrifting, "drifting"},
+                                                          {Stability::kTooFew, "too few samples"}};
+inline const char* to_string(Stability s) {
+  return name_in(kStabilityNames, s);
+}
 constexpr std::size_t kMinStabilitySamples = 5;
 
 struct StabilityCheck {

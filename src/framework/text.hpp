@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/enum_names.hpp"
 #include "framework/errors.hpp"
 
 namespace pinbench {
@@ -27,6 +28,14 @@ inline std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
+}
+
+// The value `table` gives `name` (base/enum_names.hpp), or InputError "unknown WHAT 'NAME' (choose
+// from a, b, c)".
+template <class E, std::size_t N>
+E parse_name(const EnumName<E> (&table)[N], std::string_view name, const char* what) {
+  if (const std::optional<E> v = value_named(table, name)) return *v;
+  throw InputError(fmt::format("unknown {} '{}' (choose from {})", what, name, names_in(table)));
 }
 
 // Parses a comma-separated list with `parse` (which throws InputError for a bad item), keeping

@@ -1,50 +1,13 @@
-// Names for the trace model's enums (and CUPTI's numbers for them), and the one lookup every
-// consumer needs: which copy a call started.
+// CUPTI's numbers for the trace model's enums (their names are the tables in trace_model.hpp), and
+// the one lookup every consumer needs: which copy a call started.
 #include "framework/trace_model.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <initializer_list>
 
 #include "framework/text.hpp"
 
 namespace pinbench {
-
-const char* to_string(CopyDirection d) {
-  switch (d) {
-    case CopyDirection::kH2D:
-      return "h2d";
-    case CopyDirection::kD2H:
-      return "d2h";
-    case CopyDirection::kD2D:
-      return "d2d";
-    case CopyDirection::kH2H:
-      return "h2h";
-    case CopyDirection::kP2P:
-      return "p2p";
-    case CopyDirection::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
-const char* to_string(DriverMemoryKind k) {
-  switch (k) {
-    case DriverMemoryKind::kPageable:
-      return "pageable";
-    case DriverMemoryKind::kPinned:
-      return "pinned";
-    case DriverMemoryKind::kDevice:
-      return "device";
-    case DriverMemoryKind::kManaged:
-      return "managed";
-    case DriverMemoryKind::kArray:
-      return "array";
-    case DriverMemoryKind::kUnknown:
-      break;
-  }
-  return "unknown";
-}
 
 DriverMemoryKind host_side(CopyDirection d, DriverMemoryKind src, DriverMemoryKind dst) {
   if (d == CopyDirection::kH2D) return src;
@@ -91,35 +54,6 @@ DriverMemoryKind memory_kind_from_cupti(std::uint64_t memory_kind) {
     default:
       return DriverMemoryKind::kUnknown;
   }
-}
-
-namespace {
-
-template <typename Enum>
-bool named(const std::string& name, std::initializer_list<Enum> all, Enum& out) {
-  for (const Enum e : all) {
-    if (name == to_string(e)) {
-      out = e;
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
-bool direction_named(const std::string& name, CopyDirection& out) {
-  return named(name,
-               {CopyDirection::kUnknown, CopyDirection::kH2D, CopyDirection::kD2H,
-                CopyDirection::kD2D, CopyDirection::kH2H, CopyDirection::kP2P},
-               out);
-}
-
-bool memory_kind_named(const std::string& name, DriverMemoryKind& out) {
-  return named(name,
-               {DriverMemoryKind::kUnknown, DriverMemoryKind::kPageable, DriverMemoryKind::kPinned,
-                DriverMemoryKind::kDevice, DriverMemoryKind::kManaged, DriverMemoryKind::kArray},
-               out);
 }
 
 const Copy* Trace::copy_of(const ApiCall& call) const {

@@ -1,15 +1,17 @@
 // A trace of one run as plain data: the runtime API calls the host made, the copies and kernels
 // the GPU ran, and the NVTX ranges around them. The CUPTI collector (src/cuda/cupti_trace.cpp)
-// and the nsys export reader (core/nsys_stats.cpp) both produce one, so prediction 4 and the
-// Perfetto writer never care where the trace came from. No CUDA types: times are nanoseconds on
-// the producer's clock, ids are the producer's ids.
+// and the nsys export reader (experiments/lesson/nsys_stats.cpp) both produce one, so prediction 4
+// and the Perfetto writer never care where the trace came from. No CUDA types: times are
+// nanoseconds on the producer's clock, ids are the producer's ids.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
+
+#include "base/enum_names.hpp"
 
 namespace pinbench {
 
@@ -18,8 +20,20 @@ enum class CopyDirection { kUnknown, kH2D, kD2H, kD2D, kH2H, kP2P };
 // Where the bytes of a copy lived, as the driver saw them (not as the program claimed).
 enum class DriverMemoryKind { kUnknown, kPageable, kPinned, kDevice, kManaged, kArray };
 
-const char* to_string(CopyDirection d);     // "h2d", "d2h", "d2d", "h2h", "p2p", "unknown"
-const char* to_string(DriverMemoryKind k);  // "pageable", "pinned", "device", "managed", ...
+inline constexpr EnumName<CopyDirection> kCopyDirectionNames[] = {
+    {CopyDirection::kH2D, "h2d"}, {CopyDirection::kD2H, "d2h"},
+    {CopyDirection::kD2D, "d2d"}, {CopyDirection::kH2H, "h2h"},
+    {CopyDirection::kP2P, "p2p"}, {CopyDirection::kUnknown, "unknown"}};
+inline constexpr EnumName<DriverMemoryKind> kDriverMemoryKindNames[] = {
+    {DriverMemoryKind::kPageable, "pageable"}, {DriverMemoryKind::kPinned, "pinned"},
+    {DriverMemoryKind::kDevice, "device"},     {DriverMemoryKind::kManaged, "managed"},
+    {DriverMemoryKind::kArray, "array"},       {DriverMemoryKind::kUnknown, "unknown"}};
+inline const char* to_string(CopyDirection d) {
+  return name_in(kCopyDirectionNames, d);
+}
+inline const char* to_string(DriverMemoryKind k) {
+  return name_in(kDriverMemoryKindNames, k);
+}
 
 // The host-side memory kind of a copy: the source for host to device, the destination for
 // device to host, unknown otherwise.
@@ -30,10 +44,6 @@ DriverMemoryKind host_side(CopyDirection d, DriverMemoryKind src, DriverMemoryKi
 // them as plain numbers; cuda/cupti_trace.cpp checks the numbers against cupti.h.
 CopyDirection direction_from_cupti(std::uint64_t copy_kind);
 DriverMemoryKind memory_kind_from_cupti(std::uint64_t memory_kind);
-
-// The names to_string() gives, read back; false for any other name.
-bool direction_named(const std::string& name, CopyDirection& out);
-bool memory_kind_named(const std::string& name, DriverMemoryKind& out);
 
 struct ApiCall {
   std::string name;  // without version suffixes: "cudaMemcpyAsync", not "cudaMemcpyAsync_v3020"

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "base/enum_names.hpp"
+
 namespace pinbench {
 
 // kUndecided: the numbers lean one way, but the samples' noise leaves room for the other (the
@@ -23,25 +25,28 @@ enum class Verdict { kHeld, kDied, kUndecided, kNotEvaluated };
 // What was judged: a prediction (the lesson's) or a goal (what the engine aims for).
 enum class Judged { kPrediction, kGoal };
 
-// The word for a verdict, the same in every printer: "held", "died" (a prediction) or "missed"
+// The words for a verdict, the same in every printer: "held", "died" (a prediction) or "missed"
 // (a goal), "undecided", "not evaluated".
+inline constexpr EnumName<Verdict> kPredictionVerdictWords[] = {
+    {Verdict::kHeld, "held"},
+    {Verdict::kDied, "died"},
+    {Verdict::kUndecided, "undecided"},
+    {Verdict::kNotEvaluated, "not evaluated"}};
+inline constexpr EnumName<Verdict> kGoalVerdictWords[] = {
+    {Verdict::kHeld, "held"},
+    {Verdict::kDied, "missed"},
+    {Verdict::kUndecided, "undecided"},
+    {Verdict::kNotEvaluated, "not evaluated"}};
 constexpr const char* verdict_word(Verdict v, Judged what) {
-  switch (v) {
-    case Verdict::kHeld:
-      return "held";
-    case Verdict::kDied:
-      return what == Judged::kPrediction ? "died" : "missed";
-    case Verdict::kUndecided:
-      return "undecided";
-    case Verdict::kNotEvaluated:
-      return "not evaluated";
-  }
-  return "?";
+  return what == Judged::kPrediction ? name_in(kPredictionVerdictWords, v)
+                                     : name_in(kGoalVerdictWords, v);
 }
 
 // "Prediction" or "Goal", before an item's number.
+inline constexpr EnumName<Judged> kJudgedNouns[] = {{Judged::kPrediction, "Prediction"},
+                                                    {Judged::kGoal, "Goal"}};
 constexpr const char* judged_noun(Judged what) {
-  return what == Judged::kPrediction ? "Prediction" : "Goal";
+  return name_in(kJudgedNouns, what);
 }
 
 struct Claim {

@@ -7,7 +7,7 @@
 // writes, so every channel keeps the single-producer rules below.
 //
 // The lane's coordinator publishes a task per chunk (a memcpy of up to a staging buffer) and
-// never copies itself; the workers claim the task's slices one at a time (core/chunk_plan.hpp
+// never copies itself; the workers claim the task's slices one at a time (base/chunk_plan.hpp
 // cuts them on page boundaries) and move on to the next task as soon as the current one has no
 // slice left, so the host side keeps copying while the coordinator talks to the device. A thread
 // waiting for a copy may help copy slices.

@@ -527,11 +527,12 @@ TEST(BlocksRecord, CellsThePlanCannotMakeAreRefusedByName) {
   };
   EXPECT_EQ(error_of([](nlohmann::json&) {}), "(read)");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = 0; }),
-            "run record: 'cases[1].extra.blocks' is 0, not a count from 1 to 1048576");
+            "run record: 'cases[1].extra.blocks' is 0, less than a count allows (1)");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = -16; }),
-            "run record: 'cases[1].extra.blocks' is -16, not a count from 1 to 1048576");
-  EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = 1ull << 40; }),
-            "run record: 'cases[1].extra.blocks' is 1099511627776, not a count from 1 to 1048576");
+            "run record: 'cases[1].extra.blocks' is -16: a count cannot be negative");
+  EXPECT_EQ(
+      error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = 1ull << 40; }),
+      "run record: 'cases[1].extra.blocks' is 1099511627776, more than a count allows (1048576)");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"].erase("blocks"); }),
             "run record: 'cases[1].extra.blocks' is missing");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["cases"][1]["extra"]["blocks"] = 2; }),

@@ -18,13 +18,11 @@
 #include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
-#include "cli/paths.hpp"
 #include "cli/program.hpp"
 #include "cli/program_command.hpp"
 #include "cli/replay.hpp"
 #include "experiments/accel/summary.hpp"
 #include "framework/errors.hpp"
-#include "framework/interrupt.hpp"
 #include "framework/printable.hpp"
 #include "framework/program_config.hpp"
 #include "framework/program_sight.hpp"
@@ -67,31 +65,21 @@ class CounterFolder {
 
 int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
   if (!flags.replay.empty()) return print_run(load_program_replay(sub, flags, "accel"), {}, true);
-  if (flags.program.empty()) {
-    throw InputError("no program given: pinbench accel [options] -- PROGRAM [ARGS...]");
-  }
-  const std::string program = resolve_program(flags.program.front());
-  const std::string library = program_library(kLibraryName, "pinbench_accel");
-  check_output_paths({flags.json, "", "", ""}, kProgramOutput,
-                     program_inputs(program, flags.program, library));
+  const ProgramToRun program = program_to_run(flags, "accel", kLibraryName, "pinbench_accel");
+  check_output_paths({flags.json, "", "", ""}, kProgramOutput, program.inputs);
   const CounterFolder folder;
 
   const auto t0 = SteadyClock::now();
-  const ProgramExit done =
-      run_program(program, flags.program, {"PINBENCH_ACCEL_", "LD_PRELOAD="},
-                  {"LD_PRELOAD=" + preload_with(library,
-                                                "accel's library goes before it, and the copies "
-                                                "accel does not route pass on to it"),
-                   "PINBENCH_ACCEL_DIR=" + folder.path()},
-                  flags.wait_s);
+  ProgramRun ran;
+  const ProgramExit done = run_with_library(
+      program, flags,
+      {"accel's library goes before it, and the copies accel does not route pass on to it",
+       {"PINBENCH_ACCEL_"},
+       {"PINBENCH_ACCEL_DIR=" + folder.path()}},
+      ran);
   acc::AccelRun run = acc::read_counter_folder(folder.path());
-  run.command = flags.program;
-  run.exit_status = done.signal != 0 ? 0 : done.exit_status;
-  if (done.signal != 0) run.signal = describe_signal(done.signal);
-  run.wall_ms = done.wall_ms;
-  run.still_running = done.still_running;
-  // Once the program is gone: whether the CUDA driver loads here, a fact for what was not seen.
-  run.driver = probe_cuda_driver();
+  static_cast<ProgramRun&>(run) = ran;
+  run.driver = done.driver;
 
   // The machine is described once the program is gone, so pinbench's own CUDA context never
   // shares the GPU with it; a program that used no CUDA needs no GPU described, and the record

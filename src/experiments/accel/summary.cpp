@@ -234,9 +234,8 @@ json to_json(const AccelRun& run) {
                          {"outcomes", outcomes},
                          {"routed_sizes", sizes}});
   }
-  json out{{"command", run.command}, {"exit_status", run.exit_status}, {"signal", run.signal},
-           {"wall_ms", run.wall_ms}, {"unreadable", run.unreadable},   {"processes", processes}};
-  if (!run.still_running.empty()) out["still_running"] = run.still_running;
+  json out{{"unreadable", run.unreadable}, {"processes", processes}};
+  put_program_run(out, run);
   if (run.driver.recorded()) {
     json sight = json::object();
     put_driver(sight, run.driver);
@@ -248,16 +247,8 @@ json to_json(const AccelRun& run) {
 AccelRun accel_run_from_json(const json& j) {
   const JsonFields o(j, "accel");
   AccelRun run;
-  const json& command = o.array("command");
-  for (std::size_t i = 0; i < command.size(); ++i) {
-    if (!command[i].is_string()) refuse_field(fmt::format("accel.command[{}]", i), "is not text");
-    run.command.push_back(command[i].get<std::string>());
-  }
-  run.exit_status = o.exit_status("exit_status");
-  run.signal = o.text_or("signal", "");
-  run.wall_ms = o.ms("wall_ms");
+  read_program_run(o, run);
   run.unreadable = static_cast<int>(o.count_or("unreadable", 0, INT_MAX));
-  run.still_running = o.texts_or_none("still_running");
   if (o.has("sight")) {
     run.driver = driver_from(JsonFields(o.at("sight"), "accel.sight"));
     if (!run.driver.recorded()) refuse_field("accel.sight.driver", "is missing");

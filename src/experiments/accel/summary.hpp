@@ -60,16 +60,11 @@ struct AccelProcess {
   std::vector<AccelSize> routed_sizes;
 };
 
-struct AccelRun {
-  std::vector<std::string> command;
-  int exit_status = 0;
-  std::string signal;  // "SIGKILL" when a signal ended it, else ""
-  double wall_ms = 0;
+// The program's run (ProgramRun: its command, how it ended, what it left running, whose counts
+// are those up to when accel stopped waiting for them, or none) and what accel's library counted.
+struct AccelRun : ProgramRun {
   std::vector<AccelProcess> processes;  // by pid
   int unreadable = 0;  // counter files that could not be read (a process killed while starting)
-  // Processes the program started that were still running when accel stopped waiting for them
-  // ("pid 123 (worker --serve)"): their counts are those up to then, or none.
-  std::vector<std::string> still_running;
   // Whether the CUDA driver could be loaded where the program ran (not recorded in records made
   // before pinbench wrote it, whose processes' asked_driver is not known either).
   DriverSight driver;

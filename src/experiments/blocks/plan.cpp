@@ -3,7 +3,6 @@
 #include "experiments/blocks/plan.hpp"
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <unordered_map>
 
@@ -18,10 +17,6 @@
 
 namespace pinbench {
 namespace {
-
-constexpr std::array<const char*, 8> kMethodNames = {
-    "loop",   "batch-stream", "batch-during-call", "batch-any", "batch-overlap",
-    "kernel", "staged",       "contiguous"};
 
 // A whole number of blocks, 1 to kMaxBlocks, from `text`.
 std::uint64_t parse_count(std::string_view text) {
@@ -78,23 +73,8 @@ std::vector<std::uint64_t> draw_offsets(std::uint64_t slots, std::uint64_t count
 
 }  // namespace
 
-const char* to_string(BlocksMethod m) {
-  return kMethodNames.at(static_cast<std::size_t>(m));
-}
-
 BlocksMethod parse_blocks_method(std::string_view name) {
-  for (std::size_t i = 0; i < kMethodNames.size(); ++i) {
-    if (name == kMethodNames[i]) return static_cast<BlocksMethod>(i);
-  }
-  std::string choices;
-  for (const char* n : kMethodNames) choices += (choices.empty() ? "" : ", ") + std::string(n);
-  throw InputError(fmt::format("unknown method '{}' (choose from {})", name, choices));
-}
-
-std::vector<BlocksMethod> all_blocks_methods() {
-  std::vector<BlocksMethod> out;
-  for (std::size_t i = 0; i < kMethodNames.size(); ++i) out.push_back(static_cast<BlocksMethod>(i));
-  return out;
+  return parse_name(kBlocksMethodNames, name, "method");
 }
 
 std::vector<BlocksMethod> parse_blocks_methods(std::string_view list) {

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/enum_names.hpp"
 #include "framework/config_schema.hpp"
 #include "framework/memory_kind.hpp"
 #include "framework/sampling.hpp"
@@ -34,9 +35,22 @@ enum class BlocksMethod {
   kContiguous,       // "contiguous": one cudaMemcpyAsync of the same bytes, unscattered: the
                      // reference the others are measured against, never a winner
 };
-const char* to_string(BlocksMethod m);
+inline constexpr EnumName<BlocksMethod> kBlocksMethodNames[] = {
+    {BlocksMethod::kLoop, "loop"},
+    {BlocksMethod::kBatchStream, "batch-stream"},
+    {BlocksMethod::kBatchDuringCall, "batch-during-call"},
+    {BlocksMethod::kBatchAny, "batch-any"},
+    {BlocksMethod::kBatchOverlap, "batch-overlap"},
+    {BlocksMethod::kKernel, "kernel"},
+    {BlocksMethod::kStaged, "staged"},
+    {BlocksMethod::kContiguous, "contiguous"}};
+inline const char* to_string(BlocksMethod m) {
+  return name_in(kBlocksMethodNames, m);
+}
 BlocksMethod parse_blocks_method(std::string_view name);  // throws InputError naming the choices
-std::vector<BlocksMethod> all_blocks_methods();
+inline std::vector<BlocksMethod> all_blocks_methods() {
+  return values_in(kBlocksMethodNames);
+}
 std::vector<BlocksMethod> parse_blocks_methods(std::string_view list);
 
 // Why `m` does not move blocks of host memory `kind`, or "" when it does. The kernel reaches

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "framework/errors.hpp"
+#include "framework/json_fields.hpp"
 #include "framework/numbers.hpp"
 
 namespace pinbench {
@@ -147,18 +148,15 @@ json to_json(const CheckFloors& f) {
 
 CheckFloors floors_from_json(const json& j) {
   CheckFloors f;
-  if (!j.is_object()) throw InputError("run record: 'config.floors' is not an object");
+  if (!j.is_object()) refuse_field("config.floors", "is not an object");
   for (auto it = j.begin(); it != j.end(); ++it) {
     const FloorKey* k = floor_key(it.key());
     const std::string field = "config.floors." + it.key();
-    if (k == nullptr) throw InputError(fmt::format("run record: '{}' is not a known floor", field));
-    if (!it->is_number()) {
-      throw InputError(
-          fmt::format("run record: '{}' has the wrong type ({})", field, it->type_name()));
-    }
+    if (k == nullptr) refuse_field(field, "is not a known floor");
+    if (!it->is_number()) refuse_type(field, *it);
     const double v = it->get<double>();
     const std::string why = refusal(k->kind, v);
-    if (!why.empty()) throw InputError(fmt::format("run record: '{}' {}", field, why));
+    if (!why.empty()) refuse_field(field, why);
     set_floor(f, it.key(), v);
   }
   return f;

@@ -216,8 +216,8 @@ std::string read_collector_file(const std::string& path, const std::string& over
   return collector_lines(lines, more, cut);
 }
 
-// The environment that loads doctor's library into every process of the program and tells it
-// where to write.
+// The environment that loads doctor's library into every process of the program (with
+// LD_PRELOAD, which run_with_library sets) and tells it where to write.
 std::vector<std::string> collector_env(const std::string& inject, const std::string& events_path,
                                        const DoctorFlags& flags) {
   std::string cupti;
@@ -227,12 +227,9 @@ std::vector<std::string> collector_env(const std::string& inject, const std::str
   }
   // Preloaded too, so that a process ending without its exit handlers (_exit, exec) flushes
   // the collector first; the driver's load of the same path finds it loaded.
-  std::vector<std::string> env = {
-      "LD_PRELOAD=" + cli::preload_with(inject,
-                                        "doctor's library goes before it, which "
-                                        "changes nothing it does"),
-      "CUDA_INJECTION64_PATH=" + inject, "PINBENCH_DOCTOR_EVENTS=" + events_path,
-      "PINBENCH_DOCTOR_CUPTI=" + cupti};
+  std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + inject,
+                                  "PINBENCH_DOCTOR_EVENTS=" + events_path,
+                                  "PINBENCH_DOCTOR_CUPTI=" + cupti};
   if (flags.no_python_gil) env.push_back("PINBENCH_DOCTOR_PYTHON_GIL=0");
   // A timeline shows every copy, so every copy's device times are kept for it.
   if (flags.all_copies || !flags.trace.empty()) env.push_back("PINBENCH_DOCTOR_ALL_COPIES=1");
@@ -248,20 +245,21 @@ struct Collected {
 };
 
 // Runs the program with doctor's library in it, and reads back what its processes wrote.
-Collected run_collected(const std::string& program, const std::string& inject,
-                        const DoctorFlags& flags) {
+Collected run_collected(const cli::ProgramToRun& program, const DoctorFlags& flags) {
   // The collector's file: created here, written by every process of the program, read after.
   const std::string events_path = create_collector_file();
   const std::string overflow_path = events_path + doctor_events::EventFile::kOverflowSuffix;
-  const std::vector<std::string> env = collector_env(inject, events_path, flags);
 
   Collected out;
   out.start = SteadyClock::now();
   cli::ProgramExit& done = out.done;
+  ProgramRun ran;
   try {
-    done = cli::run_program(program, flags.program,
-                            {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH=", "LD_PRELOAD="}, env,
-                            flags.wait_s);
+    done = cli::run_with_library(program, flags,
+                                 {"doctor's library goes before it, which changes nothing it does",
+                                  {"PINBENCH_DOCTOR_", "CUDA_INJECTION64_PATH="},
+                                  collector_env(program.library, events_path, flags)},
+                                 ran);
   } catch (...) {
     unlink(events_path.c_str());
     unlink(overflow_path.c_str());
@@ -278,14 +276,9 @@ Collected run_collected(const std::string& program, const std::string& inject,
     t.notes.push_back(
         fmt::format("{} event line(s) were cut short (a process died writing them)", cut));
   }
-  t.command = flags.program;
-  t.exit_status = done.signal != 0 ? 0 : done.exit_status;
-  if (done.signal != 0) t.signal = describe_signal(done.signal);
-  t.wall_ms = done.wall_ms;
-  t.still_running = done.still_running;
-  // Once the program is gone: whether the CUDA driver loads here, a fact for what was not seen.
+  static_cast<ProgramRun&>(t) = ran;
   t.sight.recorded = true;
-  t.sight.driver = cli::probe_cuda_driver();
+  t.sight.driver = done.driver;
   pinbench::doctor::symbolise(t);
   for (const std::string& n : t.notes) {
     if (n.find("held by another profiler") != std::string::npos) {
@@ -358,24 +351,21 @@ int replay_doctor(const CLI::App& sub, const DoctorFlags& flags,
 int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
   const std::vector<std::string> fail_on = parse_fail_on(flags.fail_on);
   if (!flags.replay.empty()) return replay_doctor(sub, flags, fail_on);
-  if (flags.program.empty()) {
-    throw InputError("no program given: pinbench doctor [options] -- PROGRAM [ARGS...]");
-  }
   if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other != nullptr && *other) {
     throw InputError(fmt::format(
         "CUDA_INJECTION64_PATH is already set ({}): another CUDA tool is attached, and doctor "
         "needs that variable for its own library",
         other));
   }
-  const std::string program = cli::resolve_program(flags.program.front());
-  const std::string inject = program_library(kInjectName, "pinbench_doctor_inject");
-  std::vector<NamedPath> inputs = program_inputs(program, flags.program, inject);
+  const cli::ProgramToRun program =
+      cli::program_to_run(flags, "doctor", kInjectName, "pinbench_doctor_inject");
+  std::vector<NamedPath> inputs = program.inputs;
   inputs.push_back({flags.rates, "rates record"});
   check_output_paths({flags.json, "", "", flags.trace}, kProgramOutput, inputs);
   std::optional<RunRecord> rates;
   if (!flags.rates.empty()) rates = load_rates(flags.rates);
 
-  const Collected run = run_collected(program, inject, flags);
+  const Collected run = run_collected(program, flags);
   const DoctorTrace& t = run.trace;
   RunRecord record = doctor_record(t, flags, rates);
   finish_record(record, run.start);

@@ -1,4 +1,4 @@
-// The doctor record as the report model shows it (doctor_analysis.hpp): every printer, text,
+// The doctor record as the report model shows it (analysis.hpp): every printer, text,
 // markdown, HTML and CSV, renders these tables and this chart.
 #include <algorithm>
 

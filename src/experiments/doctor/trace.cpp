@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "base/enum_names.hpp"
 #include "experiments/doctor/events.hpp"
 #include "framework/errors.hpp"
 #include "framework/interrupt.hpp"
@@ -80,31 +81,29 @@ bool signed_number(std::string_view s, int& out) {
   return true;
 }
 
-// The record's name for a copy's direction: the trace model's, but "other" for unknown.
-const char* direction_name(CopyDirection d) {
-  return d == CopyDirection::kUnknown ? "other" : to_string(d);
-}
+// The record's names for a copy's direction: the trace model's, but "other" for unknown.
+constexpr EnumName<CopyDirection> kRecordDirections[] = {
+    {CopyDirection::kH2D, "h2d"}, {CopyDirection::kD2H, "d2h"}, {CopyDirection::kD2D, "d2d"},
+    {CopyDirection::kH2H, "h2h"}, {CopyDirection::kP2P, "p2p"}, {CopyDirection::kUnknown, "other"}};
 
-const char* api_direction(char d) {
-  using A = ev::Api;
-  return d == A::kToDevice ? "h2d" : d == A::kToHost ? "d2h" : d == A::kDeviceToDevice ? "d2d" : "";
-}
-
-const char* api_host(char h) {
-  using A = ev::Api;
-  return h == A::kPinned     ? "pinned"
-         : h == A::kPageable ? "pageable"
-         : h == A::kManaged  ? "managed"
-         : h == A::kNoHost   ? "none"
-                             : "";
-}
+// The record's names for an A line's direction and host side letters; "" for any other letter.
+constexpr EnumName<ev::Api::Direction> kApiDirections[] = {{ev::Api::kToDevice, "h2d"},
+                                                           {ev::Api::kToHost, "d2h"},
+                                                           {ev::Api::kDeviceToDevice, "d2d"},
+                                                           {ev::Api::kUnknown, ""}};
+constexpr EnumName<ev::Api::HostSide> kApiHostSides[] = {{ev::Api::kPinned, "pinned"},
+                                                         {ev::Api::kPageable, "pageable"},
+                                                         {ev::Api::kManaged, "managed"},
+                                                         {ev::Api::kNoHost, "none"},
+                                                         {ev::Api::kUnread, ""}};
 
 // A copy call whose activity records were lost: one copy from what the call itself said, when
 // it said its direction, its bytes and where its host side lies; its times are the call's.
 void copy_from_api(DoctorCall& c) {
   if ((c.kind != "copy" && c.kind != "copy_async") || c.status != 0 || c.bytes == 0) return;
-  DriverMemoryKind host = DriverMemoryKind::kUnknown;
-  if (!memory_kind_named(c.host, host) || host == DriverMemoryKind::kUnknown) return;
+  const DriverMemoryKind host =
+      value_named(kDriverMemoryKindNames, c.host).value_or(DriverMemoryKind::kUnknown);
+  if (host == DriverMemoryKind::kUnknown) return;
   Copy k;
   k.bytes = c.bytes;
   k.start_ns = c.start_ns;
@@ -231,8 +230,8 @@ bool read_api(const Fields& f, int pid, RawEvents& e) {
   c.thread = static_cast<std::uint32_t>(thread);
   c.ptr = ptr;
   c.bytes = bytes;
-  c.direction = api_direction(f[A::kDirection][0]);
-  c.host = api_host(f[A::kHost][0]);
+  c.direction = name_in(kApiDirections, static_cast<A::Direction>(f[A::kDirection][0]), "");
+  c.host = name_in(kApiHostSides, static_cast<A::HostSide>(f[A::kHost][0]), "");
   if (c.numa_node < 0) c.numa_node = -1;
   c.site = site == A::kNoSite ? "" : std::string(site);
   c.api = std::string(f[A::kName]);
@@ -595,7 +594,7 @@ std::string collector_lines(std::string_view lines, std::string_view overflow, s
 namespace {
 
 json to_json(const Copy& c) {
-  return json{{"direction", direction_name(c.direction)},
+  return json{{"direction", name_in(kRecordDirections, c.direction)},
               {"bytes", c.bytes},
               {"src_kind", to_string(c.src_kind)},
               {"dst_kind", to_string(c.dst_kind)},
@@ -676,31 +675,16 @@ void check_interval(const JsonFields& o, std::int64_t start, std::int64_t end) {
 }
 
 // A list of strings (the command, the notes), each refused where it is not a string.
-std::vector<std::string> texts_from_json(const JsonFields& o, const json& j, const char* key) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < o.array(key).size(); ++i) {
-    const json& v = j[key][i];
-    if (!v.is_string()) refuse_field(fmt::format("doctor.{}[{}]", key, i), "is not a string");
-    out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
 Copy copy_from_json(const JsonFields& p) {
   Copy d;
-  if (!direction_named(p.one_of("direction", {"h2d", "d2h", "d2d", "h2h", "p2p", "other"}),
-                       d.direction)) {
-    d.direction = CopyDirection::kUnknown;  // "other"
-  }
+  d.direction = p.named("direction", kRecordDirections);
   d.bytes = p.bytes("bytes");
-  const std::initializer_list<const char*> kinds = {"pageable", "pinned", "device",
-                                                    "managed",  "array",  "unknown"};
-  memory_kind_named(p.one_of_list("src_kind", kinds), d.src_kind);
-  memory_kind_named(p.one_of_list("dst_kind", kinds), d.dst_kind);
+  d.src_kind = p.named("src_kind", kDriverMemoryKindNames);
+  d.dst_kind = p.named("dst_kind", kDriverMemoryKindNames);
   d.start_ns = p.ns("start_ns");
   d.end_ns = p.ns("end_ns");
   check_interval(p, d.start_ns, d.end_ns);
-  d.stream = static_cast<std::uint32_t>(p.whole_or("stream", 0, 0, UINT32_MAX));
+  d.stream = static_cast<std::uint32_t>(p.whole_or("stream", 0, 0, UINT32_MAX, "a stream id"));
   return d;
 }
 
@@ -711,18 +695,18 @@ DoctorCall call_from_json(const json& call, const JsonFields& c) {
   if (k.api.empty()) refuse_field(c.field("api"), "is empty");
   k.domain = c.one_of("domain", {"runtime", "driver"});
   k.kind = c.one_of_list("kind", ev::kCallClassNames);
-  k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX));
+  k.thread = static_cast<std::uint32_t>(c.whole("thread", 0, UINT32_MAX, "a thread id"));
   k.start_ns = c.ns("start_ns");
   k.end_ns = c.ns("end_ns");
   check_interval(c, k.start_ns, k.end_ns);
-  k.status = static_cast<int>(c.whole_or("status", 0, INT_MIN, INT_MAX));
+  k.status = static_cast<int>(c.whole_or("status", 0, INT_MIN, INT_MAX, "a status"));
   k.bytes = c.bytes_or("bytes", 0);
   if (call.contains("ptr")) k.ptr = c.hex("ptr");
   k.site = c.text_or("site", "");
   if (c.has("direction")) k.direction = c.one_of("direction", {"h2d", "d2h", "d2d"});
   if (c.has("host")) k.host = c.one_of("host", {"pinned", "pageable", "managed", "none"});
   k.from_api = c.flag_or("from_api", false);
-  k.numa_node = static_cast<int>(c.whole_or("numa_node", -1, 0, 1 << 16));
+  k.numa_node = static_cast<int>(c.whole_or("numa_node", -1, 0, 1 << 16, "a NUMA node"));
   if (c.has("locked")) k.locked = c.flag_or("locked", false);
   const json& copies = c.array("copies");
   for (std::size_t n = 0; n < copies.size(); ++n) {
@@ -773,7 +757,7 @@ DoctorSite site_from_json(const JsonFields& s) {
     fr.python = frames[n].contains("python") && frames[n]["python"] == true;
     fr.function = f.text_or("function", "");
     fr.file = f.text_or("file", "");
-    fr.line = static_cast<int>(f.whole_or("line", 0, 0, INT_MAX));
+    fr.line = static_cast<int>(f.whole_or("line", 0, 0, INT_MAX, "a line number"));
     if (!fr.python) {
       fr.module = f.text("module");
       fr.offset = f.hex("offset");
@@ -805,11 +789,7 @@ json to_json(const DoctorTrace& t) {
     site["frames"] = std::move(frames);
     sites.push_back(std::move(site));
   }
-  json out{{"command", t.command},
-           {"exit_status", t.exit_status},
-           {"signal", t.signal},
-           {"wall_ms", t.wall_ms},
-           {"processes", t.processes},
+  json out{{"processes", t.processes},
            {"cupti", t.cupti},
            {"symbolizer", t.symbolizer},
            {"notes", t.notes},
@@ -823,7 +803,7 @@ json to_json(const DoctorTrace& t) {
   out["migrations"] = std::move(migrations);
   out["sites"] = std::move(sites);
   out["process_list"] = std::move(process_list);
-  if (!t.still_running.empty()) out["still_running"] = t.still_running;
+  put_program_run(out, t);
   if (t.sight.recorded) out["sight"] = to_json(t.sight);
   return out;
 }
@@ -831,17 +811,13 @@ json to_json(const DoctorTrace& t) {
 DoctorTrace doctor_trace_from_json(const json& j) {
   const JsonFields o(j, "doctor");
   DoctorTrace t;
-  t.command = texts_from_json(o, j, "command");
-  t.exit_status = o.exit_status("exit_status");
-  t.signal = o.text_or("signal", "");
-  t.wall_ms = o.ms("wall_ms");
+  read_program_run(o, t);
   t.processes = static_cast<int>(o.count_or("processes", 0, 1 << 20));
   t.cupti = o.text_or("cupti", "");
   t.symbolizer = o.text_or("symbolizer", "");
-  t.still_running = o.texts_or_none("still_running");
   if (o.has("sight"))
     t.sight = sight_from_json(JsonFields(o.at("sight"), "doctor.sight"), t.processes);
-  if (j.contains("notes")) t.notes = texts_from_json(o, j, "notes");
+  t.notes = o.texts_or_none("notes");
   t.dropped_records = o.count_or("dropped_records", 0, kMostBytes);
   t.unmatched_copies = o.count_or("unmatched_copies", 0, kMostBytes);
   const json& calls = o.array("calls");

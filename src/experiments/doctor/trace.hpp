@@ -119,11 +119,10 @@ struct DoctorSight {
 inline constexpr const char* kDoctorCollectorStates[] = {"ran", "not-started", "no-cupti",
                                                          "cupti-failed"};
 
-struct DoctorTrace {
-  std::vector<std::string> command;
-  int exit_status = 0;     // the program's own exit status, when it exited
-  std::string signal;      // "SIGSEGV" when a signal ended it, else ""
-  double wall_ms = 0.0;    // the program's wall time, start to exit
+// The program's run (ProgramRun: its command, how it ended, what it left running, whose calls after
+// doctor stopped waiting for them, and what they had not yet flushed, are not in the trace) and
+// what doctor's collector saw of it.
+struct DoctorTrace : ProgramRun {
   int processes = 0;       // processes that initialised CUDA under the injection library
   std::string cupti;       // "CUPTI 130100", or why there was none
   std::string symbolizer;  // what named the native frames (docs/doctor.md)
@@ -136,10 +135,6 @@ struct DoctorTrace {
   std::vector<DoctorMigration> migrations;
   std::vector<DoctorSite> sites;
   std::vector<DoctorProcess> process_list;  // by pid; empty in records before pinbench 0.2
-  // Processes the program started that were still running when doctor stopped waiting for them
-  // ("pid 123 (worker --serve)"): what they did after it, and what they had not yet flushed, is
-  // not in the trace.
-  std::vector<std::string> still_running;
   DoctorSight sight;
 
   // The site of that id in that process, or nullptr. Looked up in an index of `sites` built as

@@ -593,8 +593,7 @@ LessonAnalysis analyse_lesson(const RunRecord& rec) {
     try {
       a.trace_summary = trace_summary(rec.trace);
     } catch (const json::exception& e) {
-      throw InputError(
-          fmt::format("run record: 'trace' has a field of the wrong type ({})", e.what()));
+      refuse_field("trace", fmt::format("has a field of the wrong type ({})", e.what()));
     }
     a.trace_evidence = trace_evidence_from(rec.trace);
   }

@@ -1,5 +1,5 @@
 // Running the Day 53 lesson on the GPU: the three parts, each in its own file, produce the
-// cases and gates of one RunRecord. The analysis lives in core/lesson.hpp and never needs a GPU.
+// cases and gates of one RunRecord. The analysis lives in analysis.hpp and never needs a GPU.
 #pragma once
 
 #include "experiments/lesson/analysis.hpp"

@@ -53,15 +53,14 @@ json to_json(const LessonConfig& c) {
 }
 
 LessonConfig lesson_config_from(const json& j) {
-  if (!j.is_object()) throw InputError("run record: 'config' is not an object");
+  if (!j.is_object()) refuse_field("config", "is not an object");
   try {
     LessonConfig c = LessonConfig::defaults();  // a key the record lacks keeps its default
     get_fields(j, c);
     c.normalize();
     return c;
   } catch (const json::exception& e) {
-    throw InputError(
-        fmt::format("run record: 'config' has a field of the wrong type ({})", e.what()));
+    refuse_field("config", fmt::format("has a field of the wrong type ({})", e.what()));
   }
 }
 

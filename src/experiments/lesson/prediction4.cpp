@@ -175,18 +175,6 @@ std::string bytes_text(std::uint64_t bytes) {
 
 }  // namespace
 
-const char* to_string(Selection s) {
-  switch (s) {
-    case Selection::kNvtxRanges:
-      return "nvtx_ranges";
-    case Selection::kMemoryKinds:
-      return "memory_kinds";
-    case Selection::kPageRule:
-      return "page_rule";
-  }
-  return "?";
-}
-
 Prediction4Evidence select_prediction4(const Trace& trace, const Prediction4Options& options) {
   const auto index = copies_by_correlation(trace);
   const bool has_ranges = std::any_of(
@@ -288,23 +276,15 @@ json to_json(const Prediction4Evidence& e) {
 }
 
 Prediction4Evidence prediction4_from_json(const json& j) {
-  const auto fail = [](const std::string& what) {
-    throw InputError("run record: 'trace.prediction4' " + what);
-  };
+  const auto fail = [](const std::string& what) { refuse_field("trace.prediction4", what); };
   if (!j.is_object()) fail("is not an object");
   Prediction4Evidence e;
   try {
     e.source = j.value("source", std::string());
     const std::string sel = j.value("selection", std::string("nvtx_ranges"));
-    if (sel == "nvtx_ranges") {
-      e.selection = Selection::kNvtxRanges;
-    } else if (sel == "memory_kinds") {
-      e.selection = Selection::kMemoryKinds;
-    } else if (sel == "page_rule") {
-      e.selection = Selection::kPageRule;
-    } else {
-      fail(fmt::format("has an unknown selection '{}'", sel));
-    }
+    const std::optional<Selection> selection = value_named(kSelectionNames, sel);
+    if (!selection) fail(fmt::format("has an unknown selection '{}'", sel));
+    e.selection = *selection;
     for (const char* key : {"pageable", "pinned"}) {
       if (!j.contains(key) || !j[key].is_object()) fail(fmt::format("has no '{}' object", key));
       const json& g = j[key];

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/enum_names.hpp"
 #include "framework/record.hpp"
 #include "framework/trace_model.hpp"
 #include "framework/verdict.hpp"
@@ -29,7 +30,12 @@
 namespace pinbench {
 
 enum class Selection { kNvtxRanges, kMemoryKinds, kPageRule };
-const char* to_string(Selection s);  // "nvtx_ranges", "memory_kinds", "page_rule"
+inline constexpr EnumName<Selection> kSelectionNames[] = {{Selection::kNvtxRanges, "nvtx_ranges"},
+                                                          {Selection::kMemoryKinds, "memory_kinds"},
+                                                          {Selection::kPageRule, "page_rule"}};
+inline const char* to_string(Selection s) {
+  return name_in(kSelectionNames, s);
+}
 
 // One group's timed calls.
 struct CallGroup {

@@ -67,19 +67,6 @@ PinNeighbour neighbour_from(const JsonFields& x, const std::string& prefix) {
   return n;
 }
 
-bool flag_from(const JsonFields& x, const char* key) {
-  const json& v = x.at(key);
-  if (!v.is_boolean())
-    refuse_field(x.field(key), fmt::format("is {}, not true or false", shown(v)));
-  return v.get<bool>();
-}
-
-std::string words_from(const JsonFields& x, const char* key) {
-  const std::string v = x.text(key);
-  if (v.empty()) refuse_field(x.field(key), "is empty");
-  return v;
-}
-
 std::optional<std::uint64_t> bytes_or_null_from(const JsonFields& x, const char* key) {
   if (x.at(key).is_null()) return std::nullopt;
   return x.bytes(key);
@@ -87,11 +74,11 @@ std::optional<std::uint64_t> bytes_or_null_from(const JsonFields& x, const char*
 
 PinLimit limit_from(const JsonFields& x) {
   PinLimit l;
-  l.name = words_from(x, "name");
+  l.name = x.name_text("name");
   l.bytes = x.bytes("bytes");
-  l.per_call = flag_from(x, "per_call");
-  l.below = flag_from(x, "below");
-  l.why = words_from(x, "why");
+  l.per_call = x.flag("per_call");
+  l.below = x.flag("below");
+  l.why = x.name_text("why");
   return l;
 }
 
@@ -187,12 +174,12 @@ PinSection pin_section_from(const json& section) {
   const json& refused = s.array("refused");
   for (std::size_t i = 0; i < refused.size(); ++i) {
     const JsonFields r(refused[i], fmt::format("{}[{}]", s.field("refused"), i));
-    out.refused.push_back({words_from(r, "method"), r.bytes("bytes"), words_from(r, "why")});
+    out.refused.push_back({r.name_text("method"), r.bytes("bytes"), r.name_text("why")});
   }
   const json& skipped = s.array("skipped");
   for (std::size_t i = 0; i < skipped.size(); ++i) {
     const JsonFields k(skipped[i], fmt::format("{}[{}]", s.field("skipped"), i));
-    out.skipped.push_back({words_from(k, "method"), words_from(k, "why")});
+    out.skipped.push_back({k.name_text("method"), k.name_text("why")});
   }
   if (!s.at("neighbour_idle").is_null()) {
     out.neighbour_idle =

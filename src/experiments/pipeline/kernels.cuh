@@ -1,5 +1,5 @@
 // The Day 54 pipeline's kernel: y = 3 x + 0.5 in place over a chunk of floats, with optional
-// extra work that changes nothing. Launchers only; see pipeline_kernels.cu.
+// extra work that changes nothing. Launchers only; see kernels.cu.
 #pragma once
 
 #include <cstddef>

@@ -15,14 +15,8 @@
 
 namespace pinbench {
 
-const char* to_string(PipelineSource s) {
-  return s == PipelineSource::kPinned ? "pinned" : "staged";
-}
-
 PipelineSource parse_pipeline_source(std::string_view name) {
-  if (name == "pinned") return PipelineSource::kPinned;
-  if (name == "staged") return PipelineSource::kStaged;
-  throw InputError(fmt::format("unknown source '{}' (choose from pinned, staged)", name));
+  return parse_name(kPipelineSourceNames, name, "source");
 }
 
 std::vector<PipelineSource> parse_pipeline_sources(std::string_view list) {

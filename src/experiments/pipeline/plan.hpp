@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/enum_names.hpp"
 #include "framework/config_schema.hpp"
 #include "framework/engine_options.hpp"
 #include "pinbench/staged_options.hpp"
@@ -20,7 +21,11 @@ namespace pinbench {
 // a kernel, copy out, round-robin over N streams, from page-locked memory and from pageable
 // memory through the staged engine.
 enum class PipelineSource { kPinned, kStaged };
-const char* to_string(PipelineSource s);  // "pinned", "staged"
+inline constexpr EnumName<PipelineSource> kPipelineSourceNames[] = {
+    {PipelineSource::kPinned, "pinned"}, {PipelineSource::kStaged, "staged"}};
+inline const char* to_string(PipelineSource s) {
+  return name_in(kPipelineSourceNames, s);
+}
 PipelineSource parse_pipeline_source(std::string_view name);
 std::vector<PipelineSource> parse_pipeline_sources(std::string_view list);
 

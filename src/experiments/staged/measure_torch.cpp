@@ -1,4 +1,4 @@
-// `pinbench staged --torch` (staged_torch.hpp): PyTorch's paths beside the engine.
+// `pinbench staged --torch` (measure_torch.hpp): PyTorch's paths beside the engine.
 //
 // The measuring is Python's (python/pinbench/torch_paths.py), because it is torch's own calls
 // that are measured: x.to("cuda", non_blocking=True) from pageable memory, x.pin_memory().to(),

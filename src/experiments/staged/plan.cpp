@@ -17,24 +17,6 @@
 namespace pinbench {
 namespace {
 
-struct MethodName {
-  StagedMethod method;
-  const char* name;
-};
-constexpr MethodName kMethods[] = {
-    {StagedMethod::kStaged, "staged"},
-    {StagedMethod::kStagedBackToBack, "staged-back-to-back"},
-    {StagedMethod::kStagedFresh, "staged-fresh"},
-    {StagedMethod::kPinned, "pinned"},
-    {StagedMethod::kPageableDriver, "pageable-driver"},
-    {StagedMethod::kBatchStream, "batch-async-stream"},
-    {StagedMethod::kBatchDuringCall, "batch-async-during-call"},
-    {StagedMethod::kBatchAny, "batch-async-any"},
-    {StagedMethod::kMultithreadDriver, "multithread-driver"},
-    {StagedMethod::kRegisterCopy, "register-copy-unregister"},
-    {StagedMethod::kSmPageableKernel, "sm-pageable-kernel"},
-};
-
 void check_directions(const std::vector<Direction>& directions) {
   if (directions.empty()) throw InputError("no direction to measure");
   for (Direction d : directions) {
@@ -46,27 +28,8 @@ void check_directions(const std::vector<Direction>& directions) {
 
 }  // namespace
 
-const char* to_string(StagedMethod m) {
-  for (const MethodName& n : kMethods) {
-    if (n.method == m) return n.name;
-  }
-  return "?";
-}
-
 StagedMethod parse_staged_method(std::string_view name) {
-  for (const MethodName& n : kMethods) {
-    if (name == n.name) return n.method;
-  }
-  std::string choices;
-  for (const MethodName& n : kMethods)
-    choices += (choices.empty() ? "" : ", ") + std::string(n.name);
-  throw InputError(fmt::format("unknown method '{}' (choose from {})", name, choices));
-}
-
-std::vector<StagedMethod> all_staged_methods() {
-  std::vector<StagedMethod> out;
-  for (const MethodName& n : kMethods) out.push_back(n.method);
-  return out;
+  return parse_name(kStagedMethodNames, name, "method");
 }
 
 std::vector<StagedMethod> parse_staged_methods(std::string_view list) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/enum_names.hpp"
 #include "framework/config_schema.hpp"
 #include "framework/engine_options.hpp"
 #include "framework/memory_kind.hpp"
@@ -39,9 +40,26 @@ enum class StagedMethod {
   kSmPageableKernel,   // "sm-pageable-kernel": a kernel reading or writing pageable memory
                        // (only where cudaDevAttrPageableMemoryAccess is 1)
 };
-const char* to_string(StagedMethod m);
+inline constexpr EnumName<StagedMethod> kStagedMethodNames[] = {
+    {StagedMethod::kStaged, "staged"},
+    {StagedMethod::kStagedBackToBack, "staged-back-to-back"},
+    {StagedMethod::kStagedFresh, "staged-fresh"},
+    {StagedMethod::kPinned, "pinned"},
+    {StagedMethod::kPageableDriver, "pageable-driver"},
+    {StagedMethod::kBatchStream, "batch-async-stream"},
+    {StagedMethod::kBatchDuringCall, "batch-async-during-call"},
+    {StagedMethod::kBatchAny, "batch-async-any"},
+    {StagedMethod::kMultithreadDriver, "multithread-driver"},
+    {StagedMethod::kRegisterCopy, "register-copy-unregister"},
+    {StagedMethod::kSmPageableKernel, "sm-pageable-kernel"},
+};
+inline const char* to_string(StagedMethod m) {
+  return name_in(kStagedMethodNames, m);
+}
 StagedMethod parse_staged_method(std::string_view name);  // throws InputError naming the choices
-std::vector<StagedMethod> all_staged_methods();
+inline std::vector<StagedMethod> all_staged_methods() {
+  return values_in(kStagedMethodNames);
+}
 std::vector<StagedMethod> parse_staged_methods(std::string_view list);
 
 struct StagedBenchConfig {

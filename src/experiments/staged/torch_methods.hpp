@@ -1,7 +1,7 @@
 // The methods `pinbench staged --torch` adds to a staged record: the staged engine driven from
 // Python on the same tensors as PyTorch's own paths. The analysis judges the engine against
 // `x.to("cuda", non_blocking=True)` from a pageable tensor and `x.pin_memory().to(...)`
-// (staged_analysis.cpp, add_torch_goals).
+// (analysis.cpp, add_torch_goals).
 #pragma once
 
 namespace pinbench {

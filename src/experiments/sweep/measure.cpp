@@ -1,6 +1,7 @@
 // `pinbench sweep`: for every host-memory kind asked for, allocate its buffers once (on the
 // GPU's NUMA node where the platform names one), then measure each direction, copy method and
-// size with sweep_measure.cpp's engine, and finally what pinning itself costs (pin_cost.cpp).
+// size with measure_cases.cpp's engine, and finally what pinning itself costs
+// (measure_pin_cost.cpp).
 #include "experiments/sweep/measure.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // `pinbench sweep`: every host-memory kind, direction and copy method over a range of sizes,
-// each sample checked byte for byte. Also what pinning costs (pin_cost.cpp).
+// each sample checked byte for byte. Also what pinning costs (measure_pin_cost.cpp).
 #pragma once
 
 #include "experiments/sweep/plan.hpp"

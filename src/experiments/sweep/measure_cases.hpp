@@ -1,4 +1,4 @@
-// The sweep's measuring engine, shared by sweep.cpp; not a public interface.
+// The sweep's measuring engine, shared by measure.cpp; not a public interface.
 //
 // Two timing methods, chosen per case:
 //  - latch: for host memory the driver can DMA directly (page-locked kinds). A spin kernel holds
@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "experiments/sweep/plan.hpp"
-#include "framework/record.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/sweep/measure.hpp"
+#include "experiments/sweep/plan.hpp"
+#include "framework/record.hpp"
 
 namespace pinbench::sweep {
 

@@ -290,12 +290,10 @@ ColumnPlaces column_places_from(const json& config) {
   const json& names = JsonFields(config, "config").array("gpu_columns");
   std::map<std::string, std::size_t> place;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    if (!names[i].is_string()) {
-      throw InputError(fmt::format("run record: 'config.gpu_columns[{}]' is not a string", i));
-    }
+    const std::string field = fmt::format("config.gpu_columns[{}]", i);
+    if (!names[i].is_string()) refuse_field(field, "is not a string");
     if (!place.emplace(names[i].get<std::string>(), i).second) {
-      throw InputError(fmt::format("run record: 'config.gpu_columns[{}]' names '{}' a second time",
-                                   i, names[i].get<std::string>()));
+      refuse_field(field, fmt::format("names '{}' a second time", names[i].get<std::string>()));
     }
   }
   for (std::size_t k = 0; k < ours.size(); ++k) {
@@ -305,9 +303,9 @@ ColumnPlaces column_places_from(const json& config) {
     } else if (k >= kRequiredColumns) {
       p.at.push_back(std::nullopt);
     } else {
-      throw InputError(
-          fmt::format("run record: 'config.gpu_columns' has no column '{}' (it needs {})", ours[k],
-                      fmt::join(ours.begin(), ours.begin() + kRequiredColumns, ", ")));
+      refuse_field("config.gpu_columns",
+                   fmt::format("has no column '{}' (it needs {})", ours[k],
+                               fmt::join(ours.begin(), ours.begin() + kRequiredColumns, ", ")));
     }
   }
   p.width = names.size();
@@ -316,16 +314,15 @@ ColumnPlaces column_places_from(const json& config) {
 
 GpuCheck gpu_from_row(const json& row, const std::string& where, const ColumnPlaces& places) {
   if (!row.is_array() || row.size() != places.width) {
-    throw InputError(
-        fmt::format("run record: '{}' is not a row of {} columns", where, places.width));
+    refuse_field(where, fmt::format("is not a row of {} columns", places.width));
   }
   static const json kNoFigure = nullptr;
   const auto cell = [&](std::size_t k) -> const json& {
     return places.at[k] ? row[*places.at[k]] : kNoFigure;
   };
-  const auto refuse = [&](std::size_t k, const char* what) {
-    throw InputError(fmt::format("run record: '{}[{}]' ({}) is {}", where, places.at[k].value_or(0),
-                                 gpu_columns()[k], what));
+  const auto refuse = [&](std::size_t k, const std::string& what) {
+    refuse_field(fmt::format("{}[{}]", where, places.at[k].value_or(0)),
+                 fmt::format("({}) is {}", gpu_columns()[k], what));
   };
   // A rate (GB/s) or a round trip (µs), or null where the check had none (or the record has no
   // such column).
@@ -333,14 +330,14 @@ GpuCheck gpu_from_row(const json& row, const std::string& where, const ColumnPla
     const json& v = cell(k);
     if (v.is_null()) return std::nullopt;
     if (!v.is_number()) refuse(k, "not a figure");
-    if (!within(v, m)) refuse(k, fmt::format("{}, not {}", shown(v), meaning_words(m)).c_str());
+    if (!within(v, m)) refuse(k, fmt::format("{}, not {}", shown(v), meaning_words(m)));
     return v.get<double>();
   };
   // The same bounds as a check record's own machine section (framework/record.hpp).
   const auto count = [&](std::size_t k, int most) {
     const json& v = cell(k);
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > most) {
-      refuse(k, fmt::format("{}, not a count from 0 to {}", v.dump(), most).c_str());
+      refuse(k, fmt::format("{}, not a count from 0 to {}", v.dump(), most));
     }
     return v.get<int>();
   };
@@ -397,7 +394,7 @@ json fleet_members_to_json(const std::vector<FleetMember>& members) {
 }
 
 std::vector<FleetMember> fleet_members_from_json(const json& hosts, const json& config) {
-  if (!hosts.is_array()) throw InputError("run record: 'config.hosts' is not an array");
+  if (!hosts.is_array()) refuse_field("config.hosts", "is not an array");
   const ColumnPlaces places = column_places_from(config);
   std::vector<FleetMember> members;
   members.reserve(hosts.size());
@@ -443,13 +440,13 @@ RunRecord make_fleet_record(const std::vector<FleetMember>& members, const std::
 }
 
 json read_members(const json& members) {
-  if (!members.is_array()) throw InputError("run record: 'members' is not an array");
+  if (!members.is_array()) refuse_field("members", "is not an array");
   json kept = json::array();
   for (std::size_t i = 0; i < members.size(); ++i) {
     try {
       kept.push_back(to_json(record_from_json(members[i])));
     } catch (const InputError& e) {
-      throw InputError(fmt::format("run record: 'members[{}]': {}", i, e.what()));
+      refuse_field(fmt::format("members[{}]", i), fmt::format(": {}", e.what()));
     }
   }
   return kept.empty() ? json(nullptr) : kept;

@@ -164,8 +164,7 @@ class Fleet final : public Experiment {
   // A fleet of no host would read "nothing flagged" of nothing checked.
   void validate(const RunRecord& record) const override {
     if (fleet_members_from(record).empty()) {
-      throw InputError(
-          "run record: 'config.hosts' holds no host: a fleet record of no check says nothing");
+      refuse_field("config.hosts", "holds no host: a fleet record of no check says nothing");
     }
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {
