@@ -22,8 +22,8 @@ import re
 import sys
 import tokenize
 
-# The C++ lexer every checker shares (comments, literals, directives): scripts/cpp_text.py.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+# The C++ lexer every checker shares (comments, literals, directives): tests/layout/cpp_text.py,
+# beside this file.
 from cpp_text import lex  # noqa: E402
 
 EXTENSIONS = "cpp|hpp|h|c|cu|cuh|py|md|cmake|def|help|sh|in"
@@ -35,8 +35,12 @@ EXTERNAL = {"dlfcn.h", "dlpack.h", "cuda.h", "cuda_runtime.h", "cuda_runtime_api
             "cublas_v2.h", "Python.h", "torch/extension.h", "link.h", "elf.h", "execinfo.h"}
 # Folders never read: build outputs, and the planted stale comment this check must find
 # (tests/layout/stale_comment/, run as a root of its own by its CTest).
-SKIPPED_DIRS = {"__pycache__", ".git", "build", "node_modules"}
+# A build folder is skipped at the root only (build/, build-sanitize/, ...): scripts/build/ is
+# the repository's own.
+SKIPPED_DIRS = {"__pycache__", ".git", "node_modules"}
 PLANTED = os.path.join("tests", "layout", "stale_comment")
+# The planted untidy tree of layout.tree_finds_breaches names files it lacks on purpose.
+PLANTED_TREE = os.path.join("tests", "layout", "untidy_tree")
 C_LIKE = (".cpp", ".hpp", ".h", ".c", ".cu", ".cuh", ".def", ".in", ".inc")
 HASH = (".cmake", ".sh", ".toml", ".cfg", ".yaml", ".yml")
 
@@ -101,8 +105,10 @@ def comments_of(path, text):
 
 def walk(root, top):
     for folder, dirs, names in os.walk(os.path.join(root, top)):
+        at = os.path.relpath(folder, root)
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and
-                         os.path.relpath(os.path.join(folder, d), root) != PLANTED)
+                         not (at == "." and d.startswith("build")) and
+                         os.path.relpath(os.path.join(folder, d), root) not in (PLANTED, PLANTED_TREE))
         for name in sorted(names):
             yield os.path.relpath(os.path.join(folder, name), root)
 

@@ -3,7 +3,7 @@
 
     check_function_lengths.py src --most 120     # exit 1, naming each, if any is longer
     check_function_lengths.py src --top 10       # the ten longest, whatever their length
-    check_function_lengths.py src --allow src/x/y.cpp:run_y   # run_y may be longer, for now
+    check_function_lengths.py src --allow src/DIR/NAME.cpp:FUNCTION   # FUNCTION may be longer, for now
 
 A function's length is its lines from the first of its signature (its template line included)
 to its closing brace. Comments, string and character literals and preprocessor lines are blanked
@@ -166,7 +166,7 @@ def main():
             print("%s:%d: %s: %d lines" % (path, first, name, length))
         return 0
     def excused(path, name):
-        # An entry names the file as printed, or its path's end: experiments/x/y.cpp:run_y.
+        # An entry names the file as printed, or its path's end: "experiments/x/y.cpp:run_y".
         named = "%s:%s" % (os.path.normpath(path), name)
         return any(named == a or named.endswith("/" + a) for a in map(os.path.normpath, args.allow))
 

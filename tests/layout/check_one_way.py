@@ -17,8 +17,8 @@ import os
 import re
 import sys
 
-# The C++ lexer every checker shares (comments, literals, directives): scripts/cpp_text.py.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+# The C++ lexer every checker shares (comments, literals, directives): tests/layout/cpp_text.py,
+# beside this file.
 from cpp_text import strip  # noqa: E402
 
 SOURCES = (".cpp", ".hpp", ".h", ".cu", ".cuh", ".inc")
