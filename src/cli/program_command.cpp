@@ -8,6 +8,7 @@
 
 #include "cli/program.hpp"
 #include "cli/replay.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/printable.hpp"
 
