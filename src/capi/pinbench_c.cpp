@@ -12,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"
 #include "framework/record_rows.hpp"

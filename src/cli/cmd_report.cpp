@@ -13,6 +13,7 @@
 
 #include "cli/command_help.hpp"
 #include "cli/commands.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/printable.hpp"
 #include "framework/record.hpp"
@@ -70,7 +71,7 @@ int run(ReportOptions o) {
   }
   if (!o.markdown_path.empty()) write_text_file(o.markdown_path, render_markdown(model));
   if (!o.csv_path.empty()) write_text_file(o.csv_path, render_csv(model));
-  if (!o.text_path.empty()) write_text_file(o.text_path, render_text(record, model));
+  if (!o.text_path.empty()) write_text_file(o.text_path, render_text(model));
   if (!to_stdout) {
     for (const Output& out : outputs) {
       if (!out.path.empty())

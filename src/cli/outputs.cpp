@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "framework/by_experiment.hpp"
 #include "framework/printable.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/markdown.hpp"

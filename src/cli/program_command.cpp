@@ -9,6 +9,7 @@
 #include "cli/paths.hpp"
 #include "cli/program.hpp"
 #include "cli/replay.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/interrupt.hpp"
 #include "framework/printable.hpp"

@@ -10,6 +10,7 @@
 #include "cli/paths.hpp"
 #include "cli/signals.hpp"
 #include "cuda/device.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 #include "framework/interrupt.hpp"
@@ -29,7 +30,7 @@ RunRecord load_replay(const std::string& path, const std::vector<std::string>& e
   for (const std::string& e : experiments) {
     if (record.experiment == e) return record;
   }
-  const std::string command = experiment_for(record.experiment).command();
+  const std::string command = experiment_for(record.experiment).descriptor().command;
   throw InputError(
       fmt::format("run record '{}' is of experiment '{}', not {}: {}", path, record.experiment,
                   or_list(experiments, "'"),
@@ -86,7 +87,7 @@ int replay_newest(const CLI::App& sub, const ReplayFlags& flags, const Measuring
   const std::string notice = fmt::format(
       "No usable GPU here ({}): replaying the {} recorded on {} on {} ({}). Use --require-gpu to "
       "fail instead.",
-      no_gpu, experiment_for(experiment).noun(), record.created_utc.substr(0, 10),
+      no_gpu, experiment_for(experiment).descriptor().noun, record.created_utc.substr(0, 10),
       record.machine.device_name, *path);
   std::printf("%s\n", wrap_paragraph(printable(notice), "", "  ").c_str());
   const int code = print_run(record, options, true);
@@ -103,8 +104,8 @@ void print_replaying(const std::string& path, const RunRecord& record) {
 }
 
 int print_run(const RunRecord& record, const TextOptions& options, bool replayed) {
-  const ReportModel model = analyse(record);
-  std::fputs(render_text(record, model, options).c_str(), stdout);
+  const ReportModel model = analyse(record, options);
+  std::fputs(render_text(model).c_str(), stdout);
   if (record.wall_ms > 0.0) {
     std::printf("\n%s\n", experiment_for(record.experiment).wall_time(record, replayed).c_str());
   }

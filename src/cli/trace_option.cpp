@@ -10,6 +10,7 @@
 
 #include "cli/progress.hpp"
 #include "cuda/device.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/printable.hpp"
 #include "framework/render/perfetto.hpp"
@@ -60,7 +61,8 @@ RunRecord run_traced(const std::string& path, const std::function<RunRecord()>& 
   RunRecord record = measure();
   if (!trace) return record;
   if (const std::optional<Trace> t = trace->finish()) {
-    attach_trace_summary(record, *t, std::filesystem::path(path).filename().string());
+    attach_trace_summary(record, *t, range_gates(),
+                         std::filesystem::path(path).filename().string());
     std::printf("Trace written to %s (open it in ui.perfetto.dev).\n", path.c_str());
   }
   return record;

@@ -13,6 +13,7 @@
 #include "cli/numbers.hpp"
 #include "compare/compare.hpp"
 #include "compare/text.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 #include "framework/printable.hpp"

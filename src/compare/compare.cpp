@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "framework/by_experiment.hpp"
 #include "framework/case_figures.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"

@@ -30,8 +30,8 @@ const std::vector<const Experiment*>& all_experiments() {
 
 const Experiment& experiment_for(const std::string& name) {
   const std::vector<const Experiment*>& all = all_experiments();
-  const auto it =
-      std::find_if(all.begin(), all.end(), [&](const Experiment* e) { return e->name() == name; });
+  const auto it = std::find_if(all.begin(), all.end(),
+                               [&](const Experiment* e) { return e->descriptor().name == name; });
   return it == all.end() ? generic_experiment() : **it;
 }
 

@@ -1,22 +1,31 @@
-// An experiment, as every generic part of pinbench sees it: the CLI, replay, `report`, and record
-// validation ask the registry for the experiment a record names and let it speak for itself, so
-// no generic file switches on an experiment's name (as nvbandwidth lists its testcase classes and
-// nvbench registers its benchmarks).
+// An experiment, as every generic part of pinbench sees it: a descriptor it fills once (its
+// names, and what the generic parts read of it as data: the keys of its config and of its cases'
+// extra, its record section's key, its NVTX ranges, whether its cases are copy rates, ...) and
+// the few questions only its own code answers (its analysis, its terminal text, its own rules,
+// its comparison of two records, its conditions). Below the command line one file asks them,
+// framework/by_experiment.cpp (record validation, analysis, the trace's gates); above it the CLI,
+// replay and `compare` look a record's experiment up in the registry. No generic file switches
+// on an experiment's name (as nvbandwidth lists its testcase classes and nvbench registers its
+// benchmarks).
 //
 // An experiment is one folder, src/experiments/NAME/: its plan, analysis and printer here
 // (CUDA-free), its measurement and command beside them (CUDA), and one line in
-// src/experiments/registry.def. docs/architecture.md says how to add one.
+// src/experiments/registry.def. docs/architecture.md says how to add one, and where a new need
+// that every experiment shares goes (a field of the descriptor or of the report model, before a
+// method here).
 #pragma once
 
 #include <any>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "framework/config_schema.hpp"
 #include "framework/record.hpp"
 #include "framework/report_model.hpp"
+#include "framework/trace_gates.hpp"
 
 namespace pinbench {
 
@@ -36,7 +45,8 @@ struct Condition {
   bool operator==(const Condition& o) const { return name == o.name && value == o.value; }
 };
 
-// What a terminal printer may be given besides the record and its model.
+// What an experiment's terminal text may be given besides the record and its model: the
+// analysis writes the text (ReportModel::text), so the analysis is given them.
 struct TextOptions {
   std::optional<RunRecord> reference;  // a lesson's published reference (lesson --reference)
 };
@@ -49,68 +59,91 @@ struct CaseShape {
   std::string text;  // "16 x 4 KiB"
 };
 
-class Experiment {
- public:
-  virtual ~Experiment() = default;
+// What every generic part reads of an experiment, as data: each experiment fills one once (in
+// its experiment.cpp) and is made with it. A need that every experiment shares becomes a field
+// here (a fact of the experiment) or of the report model (a fact of one record, filled by its
+// analyse()), not a method of Experiment.
+struct ExperimentDescriptor {
+  // Its names; every other field has the default most experiments want.
+  ExperimentDescriptor(std::string name_, std::string command_, std::string label_,
+                       std::string noun_)
+      : name(std::move(name_)),
+        command(std::move(command_)),
+        label(std::move(label_)),
+        noun(std::move(noun_)) {}
 
   // The record's "experiment", e.g. "staged-tune".
-  virtual std::string name() const = 0;
+  std::string name;
   // The command that measures it, e.g. "pinbench staged --tune"; empty when none does (a fleet
   // record is put together from others).
-  virtual std::string command() const { return ""; }
+  std::string command;
   // How a replay names the run: "Staged tuning" in "Staged tuning wall time", "staged tuning
   // run" in "replaying the staged tuning run recorded on ...".
-  virtual std::string label() const = 0;
-  virtual std::string noun() const = 0;
+  std::string label;
+  std::string noun;
 
   // Whether its host-side cases are rates of one buffer copied whole by the copy engine, as a
   // program's own copy is, so another experiment may judge a program's copies by them (doctor
   // --rates). No by default: many scattered blocks, or the staged engine's and the pipeline's
   // streams, measure something else.
-  virtual bool copy_rates() const { return false; }
-  // The shape of one of its cases (CaseShape): `pinbench compare` matches two records' cases by
-  // it too, and names it. None by default.
-  virtual CaseShape case_shape(const Case& c) const;
-
+  bool copy_rates = false;
   // The keys of its config that analyses and printers read, and their kinds (config_schema.hpp):
   // record validation checks them wherever they appear in the record's config.
-  virtual const std::vector<ConfigField>& config_fields() const;
+  std::vector<ConfigField> config_fields;
   // The keys of its cases' `extra` that its analyses and printers read, and their kinds: record
   // validation checks every case's extra against those of every registered experiment
-  // (case_extra_fields, below), whatever the record's experiment. None by default.
-  virtual const std::vector<ConfigField>& extra_fields() const;
+  // (case_extra_fields, by_experiment.hpp), whatever the record's experiment.
+  std::vector<ConfigField> extra_fields;
+  // The top-level key of the record's section it owns (RunRecord::sections), which
+  // Experiment::read_section reads; empty when its records carry none.
+  std::string section_key;
+  // Its NVTX ranges that the memory-kind gate checks, each with the gate's part it names
+  // (framework/trace_gates.hpp): the lesson's "part1" as "copy", the sweep's "sweep {}" as
+  // "sweep/{}".
+  std::vector<RangeGate> range_gates;
+  // What "every gate passed" means for its records.
+  std::string gates_meaning =
+      "every gated buffer is the memory kind it claims and every gated path moved its bytes "
+      "exactly.";
+  // The closing line of a printed run, "Staged tuning wall time: 12.3 s.": the seconds' decimals,
+  // and what the time covers where the line says so (the lesson's "device set-up, allocations,
+  // gates and all three parts").
+  int wall_time_decimals = 1;
+  std::string wall_time_covers;
+};
+
+// An experiment: its descriptor, and what only its code can answer, each with a default, so an
+// experiment of no more than a descriptor is an Experiment made with one.
+class Experiment {
+ public:
+  explicit Experiment(ExperimentDescriptor descriptor) : descriptor_(std::move(descriptor)) {}
+  virtual ~Experiment() = default;
+
+  const ExperimentDescriptor& descriptor() const { return descriptor_; }
+  // The closing line of a printed run: "Staged tuning wall time: 12.3 s.", and on a replay
+  // "Staged tuning wall time (the recorded run's): 12.3 s."; the lesson says what its time covers.
+  std::string wall_time(const RunRecord& record, bool replayed) const;
+
+  // Its section as a record read it, whatever the record's experiment (descriptor's
+  // section_key): what the record keeps (null: nothing, and nothing is written back), or
+  // InputError naming the field. By default the JSON as it is, its fields checked by validate()
+  // on its own records.
+  virtual nlohmann::json read_section(const nlohmann::json& section) const;
   // Its own rules beyond the kinds of fields, on a record that passed the schema: throws
   // InputError naming the field (a check's floors, its own section's fields).
   virtual void validate(const RunRecord& record) const;
-  // The top-level key of the record's section it owns (RunRecord::sections), usually its name;
-  // empty, the default, when its records carry none.
-  virtual std::string section_key() const;
-  // Its section as a record read it, whatever the record's experiment: what the record keeps
-  // (null: nothing, and nothing is written back), or InputError naming the field. By default
-  // the JSON as it is, its fields checked by validate() on its own records.
-  virtual nlohmann::json read_section(const nlohmann::json& section) const;
-  // The part of the memory-kind gate (trace/kind/PART/DIR/KIND, framework/trace_gates.hpp) that
-  // an NVTX range of its runs checks: `words` is the range's name split at spaces, at least three
-  // words, the last two a direction (h2d, d2h) and a host-memory kind (pageable, pinned).
-  // Nothing, the default, for a range that is not one of its own.
-  virtual std::optional<std::string> range_gate(const std::vector<std::string>& words) const;
-
-  // Its section of the report model: tables, verdicts, charts, check failures, and its own
-  // analysis in model.section for its printer. The common part (machine, notes, cases, gates)
-  // is there already.
+  // Its section of the report model: tables, verdicts, charts, check failures, its own analysis
+  // in model.section for its printer, and its own timeline (model.timeline). The common part
+  // (its experiment and title) is there already.
   virtual void analyse(const RunRecord& record, ReportModel& model) const;
-  // What "every gate passed" means for its records.
-  virtual std::string gates_meaning() const;
-  // The terminal printer: what the measuring command prints, live and on replay. By default the
-  // model itself as text (framework/render/text.hpp).
+  // Its terminal text (ReportModel::text), from the model its analysis completed: what the
+  // measuring command prints, live and on replay. By default the model itself as text
+  // (framework/render/text.hpp).
   virtual std::string text(const RunRecord& record, const ReportModel& model,
                            const TextOptions& options) const;
-  // The closing line of a printed run: "Staged tuning wall time: 12.3 s.", and on a replay
-  // "Staged tuning wall time (the recorded run's): 12.3 s."; the lesson says what its time covers.
-  virtual std::string wall_time(const RunRecord& record, bool replayed) const;
-  // The run's own timeline (Perfetto JSON), which the HTML report draws, through the model's
-  // analysed_by, when no trace sits beside the record (a program's calls); none by default.
-  virtual std::optional<nlohmann::json> timeline(const RunRecord& record) const;
+  // The shape of one of its cases (CaseShape): `pinbench compare` matches two records' cases by
+  // it too, and names it. None by default.
+  virtual CaseShape case_shape(const Case& c) const;
   // Its own comparison of two of its records, A before and B after (doctor: per finding and call
   // site, what changed); none by default, and `pinbench compare` compares their cases alone.
   virtual std::optional<ExperimentComparison> compare(const RunRecord& a, const RunRecord& b) const;
@@ -119,24 +152,21 @@ class Experiment {
   // the sweep's placement of host buffers. A condition names a fact of the setup, never the
   // subject a comparison measures (the engine's options, the program doctor ran). None by default.
   virtual std::vector<Condition> conditions(const RunRecord& record) const;
+
+ private:
+  ExperimentDescriptor descriptor_;
 };
 
-// What a record of an experiment no one registered gets.
+// What a record of an experiment no one registered gets: the generic tables and rate charts,
+// printed from the model.
 const Experiment& generic_experiment();
 
 // Every registered experiment, in the registry's order (src/experiments/registry.def).
 const std::vector<const Experiment*>& all_experiments();
 // The experiment a record of this name belongs to; a record of a name no experiment registered
-// gets the generic tables and rate charts.
+// gets the generic one.
 const Experiment& experiment_for(const std::string& name);
-// The keys of a case's extra that record validation checks, with their kinds: the framework's
-// own (the host NUMA node that rate rows read, an old sweep record's stop reason) and every
-// registered experiment's extra_fields(), each key once, the first kind declared for it.
-const std::vector<ConfigField>& case_extra_fields();
 
-// Every condition of a record, in order: its experiment, the GPU model it measured ("none" where
-// it measured none), then its experiment's own (Experiment::conditions).
-std::vector<Condition> conditions_of(const RunRecord& record);
 // "methods": the methods its cases measured, sorted, each once; for an experiment whose methods
 // are measured side by side and ranked (blocks, staged, sweep).
 Condition methods_measured(const RunRecord& record);

@@ -15,7 +15,6 @@
 
 #include "framework/config_schema.hpp"
 #include "framework/errors.hpp"
-#include "framework/experiment.hpp"
 #include "framework/input_limits.hpp"
 #include "framework/json_fields.hpp"
 #include "framework/printable.hpp"
@@ -447,6 +446,12 @@ void check_consistency(const RunRecord& rec) {
 
 }  // namespace
 
+const std::vector<ConfigField>& framework_extra_fields() {
+  static const std::vector<ConfigField> fields = {{"host_numa_node", FieldKind::kCount},
+                                                  {"stop", FieldKind::kText}};
+  return fields;
+}
+
 json to_json(const RunRecord& r) {
   json cases = json::array();
   for (const Case& c : r.cases) cases.push_back(to_json(c));
@@ -472,7 +477,7 @@ json to_json(const RunRecord& r) {
   return j;
 }
 
-RunRecord record_from_json(const json& j) {
+RunRecord common_record_from_json(const json& j) {
   if (!j.is_object() || !j.contains("schema") || j["schema"] != kRecordSchema) {
     throw InputError("not a pinbench run record (no \"schema\": \"pinbench.run\" field)");
   }
@@ -501,10 +506,7 @@ RunRecord record_from_json(const json& j) {
   rec.machine = machine_from(r.child("machine"));
   if (j.contains("config")) {
     if (!j["config"].is_object()) refuse_field("config", "is not an object");
-    // Each experiment's own keys: a record of an experiment no one registered is checked
-    // against none.
-    check_fields(j["config"], "config", experiment_for(rec.experiment).config_fields());
-    rec.config = j["config"];
+    rec.config = j["config"];  // its keys are its experiment's (framework/by_experiment.cpp)
   }
   const json& gates = r.array("gates");
   for (std::size_t i = 0; i < gates.size(); ++i) {
@@ -529,7 +531,7 @@ RunRecord record_from_json(const json& j) {
     if (c.has("extra")) {
       const json& extra = c.at("extra");
       if (!extra.is_object()) refuse_field(c.field("extra"), "is not an object");
-      check_fields(extra, c.field("extra"), case_extra_fields());
+      check_fields(extra, c.field("extra"), framework_extra_fields());
       k.extra = extra;
     }
     // Sweep records made before cases carried "stop" kept it in "extra".
@@ -559,16 +561,7 @@ RunRecord record_from_json(const json& j) {
     check_fields(j["trace"], "trace", trace_fields());
     rec.trace = j["trace"];
   }
-  // The experiments' own sections, each read by the experiment whose key it is, whichever
-  // experiment the record is of (its own rules on its own records come with validate, below).
-  for (const Experiment* e : all_experiments()) {
-    const std::string key = e->section_key();
-    if (key.empty() || !j.contains(key)) continue;
-    json kept = e->read_section(j[key]);
-    if (!kept.is_null()) rec.sections[key] = std::move(kept);
-  }
   check_consistency(rec);
-  experiment_for(rec.experiment).validate(rec);  // its own rules: a check's floors, say
   return rec;
 }
 
@@ -588,26 +581,6 @@ json parse_json_text(std::string_view text, const std::string& what) {
 
 json parse_record_text(std::string_view text) {
   return parse_json_text(text, "run record");
-}
-
-RunRecord load_record(const std::string& path) {
-  const std::string text = read_input_file(path, kMaxRecordBytes, "run record");
-  if (text.empty()) throw InputError(fmt::format("run record '{}' is empty", path));
-  json j;
-  try {
-    j = parse_record_text(text);
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    if (what.rfind("is not valid ", 0) == 0) {
-      throw InputError(fmt::format("run record '{}' {}", path, what));
-    }
-    throw InputError(fmt::format("'{}': {}", path, what));
-  }
-  try {
-    return record_from_json(j);
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("'{}': {}", path, e.what()));
-  }
 }
 
 void save_record(const RunRecord& record, const std::string& path) {

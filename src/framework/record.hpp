@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/timestamp.hpp"  // rfc3339_seconds: created_utc as an instant
+#include "framework/config_schema.hpp"
 #include "framework/sampling.hpp"
 
 namespace pinbench {
@@ -128,7 +129,7 @@ struct RunRecord {
   // evidence. Null when the run was not traced; written only when set.
   nlohmann::json trace = nullptr;
   // The experiments' own sections, by their top-level key in the JSON: each is what the
-  // experiment owning that key (Experiment::section_key) made of it when the record was read
+  // experiment owning that key (its descriptor's section_key) made of it when the record was read
   // (Experiment::read_section), and is written back as it is. Empty for most records.
   std::map<std::string, nlohmann::json> sections;
 
@@ -154,29 +155,18 @@ std::vector<Row> rows_of(const RunRecord& record, std::string_view part, Make ma
 
 nlohmann::json to_json(const RunRecord& record);
 
-// The one validation of a record (docs/record-schema.md, "Validation"): every reader goes
-// through here. A record passes whole or is refused with an InputError of one line naming the
-// field: "run record: 'cases[3].bytes' is -1048576, negative (0 to 2^63 - 1 bytes)". Checks
-// types, ranges (sizes positive and below 2^63, times finite, samples of 1 ns to a day), an
-// RFC 3339 created_utc, a known schema version and source, at least one sample per case,
-// call_ms as long as samples_ms, unique gate names, each case's gate present, and a verified
-// case's gate passed.
-RunRecord record_from_json(const nlohmann::json& j);
+// The record's own schema: every field but its experiment's part, which record_from_json
+// (framework/by_experiment.hpp, the one validation every reader goes through) checks after it:
+// the kinds of the config's keys and of the experiments' keys of a case's extra, the
+// experiments' sections, and the experiment's own rules. Throws InputError, one line naming the
+// field, as record_from_json says.
+RunRecord common_record_from_json(const nlohmann::json& j);
 
-// Reads at most kMaxRecordBytes (framework/input_limits.hpp) of `path`, parses it and validates it
-// with record_from_json. Throws InputError, one line naming the file, when the file is missing,
-// a directory, not a regular file (a FIFO, a device), too large, empty, not JSON, not UTF-8,
-// truncated, nested too
-// deep, holds a number beyond a double (named by its field), or is not a valid record:
-//   "cannot open run record 'P'", "'P' is a directory, not a run record",
-//   "run record 'P' is larger than 64 MiB, the most pinbench reads", "run record 'P' is empty",
-//   "'P' is a fifo, not a regular file: pinbench reads a run record only from a file",
-//   "run record 'P' is not valid JSON (truncated?) near byte N" (it ends before the JSON does),
-//   "run record 'P' is not valid JSON near byte N" (anything else that is not JSON),
-//   "run record 'P' is not valid UTF-8 at byte N (JSON text is UTF-8)",
-//   "'P': run record: 'cases[0].bytes' is 1e400, a number out of range",
-//   "'P': run record: 'cases[3].samples_ms' is empty: a case without samples has no figure..."
-RunRecord load_record(const std::string& path);
+// The keys of a case's extra that the framework itself reads, with their kinds: the host NUMA
+// node that rate rows read, and the stop reason that sweep records kept there before cases
+// carried "stop" (common_record_from_json checks them); every experiment's come after them
+// (case_extra_fields, framework/by_experiment.hpp).
+const std::vector<ConfigField>& framework_extra_fields();
 
 // Parses record text as load_record does (path-aware errors for out-of-range numbers, bounded
 // nesting), without validating it as a record. Throws InputError without a file name.

@@ -20,7 +20,8 @@ nlohmann::ordered_json or_null(const std::optional<double>& v) {
 }  // namespace
 
 nlohmann::ordered_json record_rows(const RunRecord& record) {
-  const ReportModel model = analyse(record);
+  // The case lines are the model's common part: no experiment's analysis changes them.
+  const ReportModel model = common_model(record);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   // Each gate's detail by name, the last gate of a name as before: looked up once per case.
   std::unordered_map<std::string, const std::string*> details;

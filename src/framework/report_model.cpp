@@ -1,7 +1,7 @@
 // The model's common part (machine, notes, cases and their sampling, gates) and the pieces that
-// experiments build their sections from; each experiment's section is its own (its report.cpp),
-// asked for through the registry, and only arranges what its analysis already decided, so a
-// printer can never disagree with the terminal text of the same record.
+// experiments build their sections from; each experiment's section is its own (its report.cpp,
+// asked for by framework/by_experiment.cpp), and only arranges what its analysis already decided,
+// so a printer can never disagree with the terminal text of the same record.
 #include "framework/report_model.hpp"
 
 #include <algorithm>
@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "framework/case_figures.hpp"
-#include "framework/experiment.hpp"
 #include "framework/sampling.hpp"
 #include "framework/units.hpp"
 
@@ -219,20 +218,20 @@ std::string incomplete_note(const RunRecord& r) {
       r.interrupted_by, r.cases.size(), r.cases.size() == 1 ? "" : "s");
 }
 
-ReportModel analyse(const RunRecord& r) {
+ReportModel common_model(const RunRecord& r) {
   ReportModel m;
   add_common(r, m);
-  const Experiment& experiment = experiment_for(r.experiment);
-  experiment.analyse(r, m);
-  m.analysed_by = &experiment;
+  return m;
+}
+
+void settle_checks(const RunRecord& r, const std::string& gates_meaning, ReportModel& m) {
   // An experiment with checks of its own (fleet, check) said what passing them means.
   m.nothing_checked = m.checks_passed.empty() && r.gates.empty();
-  if (m.checks_passed.empty()) m.checks_passed = passed_sentence(r, experiment.gates_meaning());
+  if (m.checks_passed.empty()) m.checks_passed = passed_sentence(r, gates_meaning);
   if (m.published) {
     m.checks_passed =
         "Figures copied from published tables: pinbench did not verify their bytes or buffers.";
   }
-  return m;
 }
 
 ReportTable case_table(const ReportModel& m) {

@@ -18,11 +18,10 @@
 #include "framework/record.hpp"
 #include "framework/report_tables.hpp"
 #include "framework/stats.hpp"
+#include "framework/trace_model.hpp"
 #include "framework/verdict.hpp"
 
 namespace pinbench {
-
-class Experiment;  // framework/experiment.hpp
 
 // A named set of judged statements: the lesson's predictions, the staged engine's goals, the
 // pipeline's goals. Each item is a Prediction whose claims carry the verdicts and evidence; a
@@ -142,20 +141,26 @@ struct ReportModel {
   // The experiment's own analysis (a StagedAnalysis, a LessonAnalysis, ...), which its terminal
   // printer reads instead of analysing the record again: framework/experiment.hpp, section<T>().
   std::any section;
-  // The experiment that analysed the record (the registry's, in `analyse`): the printers reach
-  // what else it has for them through it, its terminal layout (render_text) and its own
-  // timeline (render_html), and so never ask the registry. Null in a model made by hand, which
-  // prints as the generic experiment's.
-  const Experiment* analysed_by = nullptr;
+  // The terminal text, as its experiment lays it out (render_text prints it); empty in a model
+  // made by hand, which prints as the model itself.
+  std::string text;
+  // The run's own timeline (doctor's: the program's calls), which the HTML page draws where no
+  // trace sits beside the record; none for most records.
+  std::optional<Trace> timeline;
 };
 
 // "INCOMPLETE: SIGINT stopped this run after 12 cases; ..." for an interrupted record, else "".
 std::string incomplete_note(const RunRecord& record);
 
-// The common part, then the section of the experiment the record names (framework/experiment.hpp:
-// the registry); a record of an experiment no one registered gets the generic tables and rate
-// charts. `record` must outlive the model (CaseLine points into it).
-ReportModel analyse(const RunRecord& record);
+// A model's common part, before its experiment's section (analyse, framework/by_experiment.hpp):
+// the title, machine, notes, cases and their sampling, gates. `record` must outlive the model
+// (CaseLine points into it).
+ReportModel common_model(const RunRecord& record);
+
+// After its experiment's section: what passing the checks means where the experiment said
+// nothing of it (every gate passed, in `gates_meaning`, the experiment's words; no gates; figures
+// copied from a publication), and whether nothing was checked at all.
+void settle_checks(const RunRecord& record, const std::string& gates_meaning, ReportModel& model);
 
 // The exit status a record's run ends with, computed once for every experiment and every way
 // of printing it: 0 when nothing failed (gates, and the experiment's own checks), else 1.

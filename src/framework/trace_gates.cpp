@@ -6,25 +6,38 @@
 
 #include <fmt/format.h>
 
-#include "framework/experiment.hpp"
-
 namespace pinbench {
 
 using nlohmann::json;
 
 namespace {
 
-// The gate's part that the experiment owning the range names (Experiment::range_gate), or none.
-std::optional<std::string> gate_part(const std::vector<std::string>& words) {
-  for (const Experiment* e : all_experiments()) {
-    if (std::optional<std::string> part = e->range_gate(words)) return part;
+// The gate's part that the first of `claims` claiming the range names, or none. `words` is the
+// range's name split at spaces, its direction and memory kind left off.
+std::optional<std::string> gate_part(const std::vector<std::string>& words,
+                                     const std::vector<RangeGate>& claims) {
+  for (const RangeGate& g : claims) {
+    std::istringstream in(g.range);
+    std::size_t at = 0;
+    std::string any;  // the word "{}" stood for
+    bool matches = true;
+    for (std::string w; matches && in >> w; ++at) {
+      matches = at < words.size() && (w == words[at] || w == "{}");
+      if (matches && w == "{}") any = words[at];
+    }
+    if (!matches || at != words.size()) continue;
+    std::string part = g.part;
+    if (const std::size_t hole = part.find("{}"); hole != std::string::npos) {
+      part.replace(hole, 2, any);
+    }
+    return part;
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::vector<Gate> check_memory_kinds(const Trace& trace) {
+std::vector<Gate> check_memory_kinds(const Trace& trace, const std::vector<RangeGate>& claims) {
   struct Check {
     std::string range;
     CopyDirection direction;
@@ -42,7 +55,8 @@ std::vector<Gate> check_memory_kinds(const Trace& trace) {
     const std::string& dir = words[words.size() - 2];
     const std::string& mem = words.back();
     if ((dir != "h2d" && dir != "d2h") || (mem != "pageable" && mem != "pinned")) continue;
-    const std::optional<std::string> part = gate_part(words);
+    const std::optional<std::string> part =
+        gate_part(std::vector<std::string>(words.begin(), words.end() - 2), claims);
     if (!part) continue;  // a range no experiment claims: not a memory-kind check
     const std::string gate = fmt::format("trace/kind/{}/{}/{}", *part, dir, mem);
     auto it =
@@ -93,8 +107,9 @@ std::vector<Gate> check_memory_kinds(const Trace& trace) {
   return gates;
 }
 
-void attach_trace_summary(RunRecord& record, const Trace& trace, const std::string& perfetto_file) {
-  for (Gate& g : check_memory_kinds(trace)) record.gates.push_back(std::move(g));
+void attach_trace_summary(RunRecord& record, const Trace& trace,
+                          const std::vector<RangeGate>& claims, const std::string& perfetto_file) {
+  for (Gate& g : check_memory_kinds(trace, claims)) record.gates.push_back(std::move(g));
   json notes = trace.notes;
   record.trace = json{{"source", trace.source},
                       {"file", perfetto_file},

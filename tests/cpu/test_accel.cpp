@@ -15,6 +15,7 @@
 #include "experiments/accel/report.hpp"
 #include "experiments/accel/summary.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"
 #include "framework/report_model.hpp"

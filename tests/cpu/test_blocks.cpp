@@ -18,6 +18,7 @@
 #include "experiments/blocks/analysis.hpp"
 #include "experiments/blocks/plan.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/case_figures.hpp"
 #include "framework/errors.hpp"
@@ -436,7 +437,7 @@ TEST(BlocksPrinters, EveryPrinterMatchesItsGolden) {
   const RunRecord r = make_blocks_record();
   const ReportModel m = analyse(r);
   EXPECT_EQ(exit_code(m), 1);  // the engine's failed cell
-  test::expect_matches_golden(render_text(r, m), "blocks-example.txt");
+  test::expect_matches_golden(render_text(m), "blocks-example.txt");
   test::expect_matches_golden(render_markdown(m), "blocks-example.md");
   test::expect_matches_golden(render_csv(m), "blocks-example.csv");
   test::expect_matches_golden(test::normalise_html(render_html(r, m, {})), "blocks-example.html");
@@ -633,7 +634,7 @@ TEST(BlocksBeside, TheAnalysisAndTheTableShowRateSlowdownAndHostCpu) {
   EXPECT_EQ(t->rows[10],
             (std::vector<std::string>{"4 KiB", "256", "kernel", "18.00", "20.0", "\u2014"}))
       << fmt::format("{}", fmt::join(t->rows[10], "|"));
-  const std::string text = render_text(r, m);
+  const std::string text = render_text(m);
   EXPECT_NE(text.find("GB/s beside the compute kernel, and its slowdown"), std::string::npos);
   EXPECT_NE(text.find("Host CPU: the staged engine's host threads' CPU time per batch."),
             std::string::npos);
@@ -646,7 +647,7 @@ TEST(BlocksBeside, TheAnalysisAndTheTableShowRateSlowdownAndHostCpu) {
 TEST(BlocksBeside, ThePrintersMatchTheirGoldens) {
   const RunRecord r = make_beside_record();
   const ReportModel m = analyse(r);
-  test::expect_matches_golden(render_text(r, m), "blocks-beside-example.txt");
+  test::expect_matches_golden(render_text(m), "blocks-beside-example.txt");
   test::expect_matches_golden(render_markdown(m), "blocks-beside-example.md");
   test::expect_matches_golden(test::normalise_html(render_html(r, m, {})),
                               "blocks-beside-example.html");

@@ -18,6 +18,7 @@
 #include "experiments/doctor/compare.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/svg_chart.hpp"
@@ -107,7 +108,7 @@ TEST(BoundedTime, ADoctorRecordOf100000CallsIsReadJudgedAndPrintedInLinearTime) 
   // What `report`, `--replay` and `compare` do with it: read the section (every call's site
   // looked up), judge it, print it.
   const ReportModel m = analyse(r);
-  const std::string text = test::unwrapped(render_text(r, m));
+  const std::string text = test::unwrapped(render_text(m));
   const double took = seconds_since(t0);
   EXPECT_LT(took, kBoundSeconds) << "a doctor record of 100,000 calls took " << took << " s";
   EXPECT_NE(text.find("[pageable-async]: 100000 calls"), std::string::npos) << text.substr(0, 2000);

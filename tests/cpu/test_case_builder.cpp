@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "framework/by_experiment.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/units.hpp"
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {

@@ -10,6 +10,7 @@
 #include "compare/compare.hpp"
 #include "compare/text.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"
 #include "framework/units.hpp"

@@ -14,6 +14,7 @@
 
 #include "compare/compare.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/experiment.hpp"
 #include "framework/record.hpp"
 
@@ -65,24 +66,25 @@ RunRecord changed(const RunRecord& r, const std::function<void(json&)>& change) 
 // in nothing; with another GPU model, in that alone.
 TEST(CompareConditions, EveryKindStatesItsConditionsAndAnotherGpuModelIsOne) {
   for (const Experiment* e : all_experiments()) {
-    ASSERT_EQ(committed().count(e->name()), 1u)
-        << "no committed record of " << e->name() << " under data/runs/";
-    const RunRecord& r = of(e->name());
+    ASSERT_EQ(committed().count(e->descriptor().name), 1u)
+        << "no committed record of " << e->descriptor().name << " under data/runs/";
+    const RunRecord& r = of(e->descriptor().name);
     const std::vector<Condition> c = conditions_of(r);
     ASSERT_GE(c.size(), 2u);
-    EXPECT_EQ(c[0], (Condition{"experiment", e->name()}));
+    EXPECT_EQ(c[0], (Condition{"experiment", e->descriptor().name}));
     EXPECT_EQ(c[1].name, "GPU model");
     std::set<std::string> names;
     for (const Condition& x : c) {
-      EXPECT_FALSE(x.name.empty() || x.value.empty()) << e->name();
-      EXPECT_TRUE(names.insert(x.name).second) << e->name() << " states " << x.name << " twice";
+      EXPECT_FALSE(x.name.empty() || x.value.empty()) << e->descriptor().name;
+      EXPECT_TRUE(names.insert(x.name).second)
+          << e->descriptor().name << " states " << x.name << " twice";
     }
-    EXPECT_TRUE(condition_differences(r, r).empty()) << e->name();
+    EXPECT_TRUE(condition_differences(r, r).empty()) << e->descriptor().name;
     const RunRecord other =
         changed(r, [](json& j) { j["machine"]["device_name"] = "NVIDIA B200"; });
     EXPECT_EQ(condition_differences(r, other),
               std::vector<std::string>{"GPU model: " + c[1].value + " in A, NVIDIA B200 in B"})
-        << e->name();
+        << e->descriptor().name;
   }
 }
 
@@ -151,8 +153,9 @@ TEST(CompareConditions, EachKindsOwnConditionIsSaidWhenItDiffers) {
   }
   // A kind that states conditions of its own has its case above.
   for (const Experiment* e : all_experiments()) {
-    if (conditions_of(of(e->name())).size() > 2) {
-      EXPECT_EQ(with_own.count(e->name()), 1u) << e->name() << " has no case here";
+    if (conditions_of(of(e->descriptor().name)).size() > 2) {
+      EXPECT_EQ(with_own.count(e->descriptor().name), 1u)
+          << e->descriptor().name << " has no case here";
     }
   }
 }

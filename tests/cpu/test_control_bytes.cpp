@@ -16,6 +16,7 @@
 
 #include "experiments/check/prometheus.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"
 #include "framework/render/csv.hpp"
@@ -137,7 +138,7 @@ TEST_P(ControlBytes, NoPrinterPassesOneOn) {
   const Hostile h = hostile(GetParam());
   const std::string what = fs::path(GetParam()).filename().string() + " (" + h.how + ")";
   const ReportModel model = analyse(h.record);
-  expect_clean(render_text(h.record, model), what + ", text");
+  expect_clean(render_text(model), what + ", text");
   expect_clean(render_markdown(model), what + ", markdown");
   expect_clean(without_row_ends(render_csv(model)), what + ", CSV");
   expect_clean(render_html(h.record, model, {}), what + ", HTML");

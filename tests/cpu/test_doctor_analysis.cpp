@@ -12,11 +12,13 @@
 #include "experiments/doctor/events.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/render/html.hpp"
 #include "framework/render/markdown.hpp"
+#include "framework/render/perfetto.hpp"
 #include "framework/render/svg_chart.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_model.hpp"
@@ -342,10 +344,10 @@ TEST(DoctorAnalysis, AProgramSeenToItsEndWithoutCudaMadeNoCudaCalls) {
   const DoctorAnalysis a = analyse_doctor(r, t);
   EXPECT_TRUE(a.no_cuda);
   EXPECT_TRUE(a.findings.empty());
-  EXPECT_NE(render_text(r).find("made no CUDA calls"), std::string::npos);
+  EXPECT_NE(render_text(analyse(r)).find("made no CUDA calls"), std::string::npos);
   const DoctorTrace empty = parse_doctor_events("");
   EXPECT_FALSE(analyse_doctor(record_with(empty), empty).no_cuda);
-  EXPECT_EQ(render_text(record_with(empty)).find("made no CUDA calls"), std::string::npos);
+  EXPECT_EQ(render_text(analyse(record_with(empty))).find("made no CUDA calls"), std::string::npos);
 }
 
 TEST(DoctorAnalysis, PageableAsyncCopiesWithTheirCostAndSite) {
@@ -664,7 +666,7 @@ TEST(DoctorReport, TheModelHasAFindingTableAndAChartOfTimeLost) {
   EXPECT_TRUE(table);
   ASSERT_EQ(m.charts.size(), 1u);
   EXPECT_EQ(m.charts[0].bars.size(), 1u);
-  const std::string text = test::unwrapped(render_text(r, m));
+  const std::string text = test::unwrapped(render_text(m));
   EXPECT_NE(text.find("[pageable-async]: 10 calls, 40 MiB, 10.000 ms host time, 9.900 ms lost"),
             std::string::npos)
       << text;
@@ -730,10 +732,10 @@ TEST(DoctorReport, TheFixCodeKeepsItsLineBreaks) {
       << render_markdown(m);
   EXPECT_NE(render_html(r, m, {}).find("<pre><code>" + xml_escape(code) + "</code></pre>"),
             std::string::npos);
-  EXPECT_NE(render_text(r, m).find("\n      cudaMallocHost(&host, bytes);  // instead of malloc, "
-                                   "once\n      cudaMemcpyAsync("),
+  EXPECT_NE(render_text(m).find("\n      cudaMallocHost(&host, bytes);  // instead of malloc, "
+                                "once\n      cudaMemcpyAsync("),
             std::string::npos)
-      << render_text(r, m);
+      << render_text(m);
 }
 
 // Without any calibration, no table of dashes: one note says no rates were calibrated.
@@ -760,7 +762,7 @@ TEST(DoctorReport, ARecordWithNothingToDrawRendersWithoutATimeline) {
   test::write_file(path, to_json(record_with(t, false)).dump(1));
   const RunRecord r = load_record(path);
   const ReportModel m = analyse(r);
-  EXPECT_FALSE(m.analysed_by->timeline(r));
+  EXPECT_FALSE(m.timeline);
   const std::string html = render_html(r, m, html_extras_for(path));
   EXPECT_EQ(html.find("Timeline"), std::string::npos);
   EXPECT_NE(html.find("Rendered by pinbench report from doctor-no-gpu.json.\n"), std::string::npos)
@@ -769,17 +771,17 @@ TEST(DoctorReport, ARecordWithNothingToDrawRendersWithoutATimeline) {
   const std::string committed =
       std::string(PINBENCH_DATA_DIR) + "/runs/doctor-pageable-async-h200-2026-12-01T100629Z.json";
   const RunRecord c = load_record(committed);
-  // The record's own timeline, from the experiment that built its model: the page draws it, there
+  // The record's own timeline, which its analysis put in the model: the page draws it, there
   // being no trace beside the record.
   const ReportModel own = analyse(c);
-  const std::optional<nlohmann::json> calls = own.analysed_by->timeline(c);
+  const std::optional<Trace> calls = own.timeline;
   ASSERT_TRUE(calls);
   const std::string page = render_html(c, own, html_extras_for(committed));
   EXPECT_EQ(page.find("events from ,"), std::string::npos);
   EXPECT_EQ(page.find(" and .\n"), std::string::npos);
-  EXPECT_NE(
-      page.find(fmt::format("<figcaption>{} events, ", timeline_from_json(*calls).event_count)),
-      std::string::npos);
+  EXPECT_NE(page.find(fmt::format("<figcaption>{} events, ",
+                                  timeline_from_json(perfetto_json(*calls)).event_count)),
+            std::string::npos);
 }
 
 }  // namespace

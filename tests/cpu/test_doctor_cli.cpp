@@ -9,6 +9,7 @@
 #include <string>
 
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/host_info.hpp"
 #include "framework/record.hpp"
 

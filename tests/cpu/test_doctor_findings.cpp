@@ -21,6 +21,7 @@
 #include "experiments/doctor/trace.hpp"
 #include "experiments/lesson/analysis.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/numa.hpp"
 #include "framework/record.hpp"
@@ -655,7 +656,7 @@ TEST(DoctorHeadline, FindingsRankedByTimeSavedAndOneLineAtTheTop) {
   const ReportModel m = analyse(r);
   ASSERT_FALSE(m.notes.empty());
   EXPECT_EQ(m.notes[0], a.headline);
-  const std::string out = test::unwrapped(render_text(r, m));
+  const std::string out = test::unwrapped(render_text(m));
   EXPECT_LT(out.find(a.headline), out.find("Program: exited"));
   EXPECT_NE(render_markdown(m).find(a.headline), std::string::npos);
 }
@@ -741,7 +742,7 @@ TEST(MachineAddressing, InfoNamesTheAddressingModeAndTheLessonWarnsBeforeItsPred
   const ReportModel model = analyse(lesson);
   ASSERT_FALSE(model.verdicts.empty());
   EXPECT_EQ(model.verdicts[0].note.find(a.premise_warning), 0u);
-  const std::string text = render_text(lesson, model);
+  const std::string text = render_text(model);
   const std::size_t predictions = text.find("\nPredictions\n");
   ASSERT_NE(predictions, std::string::npos);
   // "  " after the heading, then the warning (wrapped at 100 columns).

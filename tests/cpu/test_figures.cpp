@@ -21,6 +21,7 @@
 #include "experiments/check/fleet/analysis.hpp"
 #include "experiments/check/prometheus.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/json_fields.hpp"
 #include "framework/record.hpp"

@@ -24,6 +24,7 @@
 #include "experiments/check/prometheus.hpp"
 #include "experiments/host/analysis.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/input_limits.hpp"
@@ -227,7 +228,7 @@ TEST(CheckAnalysis, FailuresNameTheGpuAndTheCheck) {
   // And the report model lists every failure, so the exit code is 1.
   const ReportModel m = analyse(r);
   EXPECT_EQ(m.check_failures.size(), 4u);
-  EXPECT_NE(render_text(r).find("FAILED: host node7 GPU 1"), std::string::npos);
+  EXPECT_NE(render_text(analyse(r)).find("FAILED: host node7 GPU 1"), std::string::npos);
 }
 
 TEST(CheckAnalysis, RecordRoundTripKeepsGpusAndLoadedLinks) {
@@ -334,7 +335,7 @@ TEST(Fleet, FlagsOutliersLinksFailuresAndDuplicates) {
   nlohmann::json members = nlohmann::json::array();
   for (const RunRecord& rec : recs) members.push_back(to_json(rec));
   whole.sections["members"] = members;
-  EXPECT_EQ(render_text(record_from_json(to_json(whole))), render_text(back));
+  EXPECT_EQ(render_text(analyse(record_from_json(to_json(whole)))), render_text(analyse(back)));
 }
 
 // A fleet record keeps what the fleet analysis needs of each GPU, not its check record whole:
@@ -443,7 +444,7 @@ TEST(HostAnalysis, RatiosAndTheAggregate) {
   EXPECT_EQ(a.rows[2].gpu, -1);
   EXPECT_DOUBLE_EQ(*a.rows[2].alone_gb_per_s, 100.0);
   EXPECT_DOUBLE_EQ(*a.rows[2].together_gb_per_s, 50.0);
-  EXPECT_NE(render_text(r).find("all (aggregate)"), std::string::npos);
+  EXPECT_NE(render_text(analyse(r)).find("all (aggregate)"), std::string::npos);
   EXPECT_TRUE(a.peers.empty());
   // The chart: each GPU alone beside together, and the aggregate's pair.
   const ChartSpec chart = host_chart(a);
@@ -504,7 +505,7 @@ TEST(Fleet, CommittedH200Records) {
 TEST(Fleet, TextHeadersStandOverTheirData) {
   const std::optional<std::string> fleet = newest_record(PINBENCH_DATA_DIR "/runs", "fleet");
   if (!fleet) GTEST_SKIP() << "no committed fleet record";
-  const std::string text = render_text(load_record(*fleet));
+  const std::string text = render_text(analyse(load_record(*fleet)));
   const std::size_t header = text.find("\n  host  GPU");
   ASSERT_NE(header, std::string::npos) << text;
   const std::size_t row = text.find('\n', text.find('\n', header + 1) + 1);  // past the rule
@@ -729,7 +730,7 @@ TEST(Fleet, RowsAreReadByTheColumnsTheRecordNames) {
     std::reverse(row.begin(), row.end());
   }
   const RunRecord straight = record_from_json(j), reversed = record_from_json(turned);
-  EXPECT_EQ(render_text(reversed), render_text(straight));
+  EXPECT_EQ(render_text(analyse(reversed)), render_text(analyse(straight)));
   EXPECT_EQ(section<FleetAnalysis>(analyse(reversed)).gpus[2].check.gpu.uuid, "GPU-1-2");
 
   nlohmann::json missing = j;
@@ -973,7 +974,7 @@ TEST(CheckPin, ARateAgainstItsFloorInEveryPrinterAndTheLimitsAsWarnings) {
   // CSV, a list of cases, the pin's two.
   const ReportModel m = analyse(r);
   EXPECT_EQ(exit_code(m), 1);
-  const std::string text = render_text(r, m);
+  const std::string text = render_text(m);
   const std::string md = render_markdown(m);
   const std::string html = render_html(r, m, {});
   for (const std::string* out : {&text, &md, &html}) {
@@ -1009,8 +1010,9 @@ TEST(CheckPin, ARateAgainstItsFloorInEveryPrinterAndTheLimitsAsWarnings) {
   EXPECT_THROW(record_from_json(j), InputError);
   // No warning: a note says so; --pin-bytes 0: not judged.
   RunRecord quiet = pin_check_record("n2", {1074.0});
-  EXPECT_NE(render_text(quiet).find("Limits on pinning (read before anything was pinned): none "
-                                    "bites here"),
+  EXPECT_NE(render_text(analyse(quiet))
+                .find("Limits on pinning (read before anything was pinned): none "
+                      "bites here"),
             std::string::npos);
   quiet.config["pin_bytes"] = 0;
   quiet.cases.erase(std::remove_if(quiet.cases.begin(), quiet.cases.end(),
@@ -1035,7 +1037,7 @@ TEST(CheckPin, RecordsWithoutThePinStillRead) {
   EXPECT_FALSE(a.pin_limits_read);
   for (const CheckItem& i : a.gpus[0].items) EXPECT_NE(i.check, "pin rate");
   EXPECT_TRUE(a.passed());
-  const std::string text = render_text(old);
+  const std::string text = render_text(analyse(old));
   EXPECT_EQ(text.find("Limits on pinning"), std::string::npos);
   EXPECT_EQ(check_record_metrics(old).find("_pin_"), std::string::npos);
   const std::optional<std::string> committed = newest_record(PINBENCH_DATA_DIR "/runs", "check");
@@ -1104,7 +1106,7 @@ TEST(FleetPin, ThePinRateIsJudgedForOutliersAndTheLimitsReachTheTableAndTheMetri
   nlohmann::json members = nlohmann::json::array();
   for (const RunRecord& rec : recs) members.push_back(to_json(rec));
   whole.sections["members"] = members;
-  EXPECT_EQ(render_text(record_from_json(to_json(whole))), render_text(fleet));
+  EXPECT_EQ(render_text(analyse(record_from_json(to_json(whole)))), render_text(analyse(fleet)));
   // The metrics: the pin rate of each GPU, and each host's limits with 0 or 1.
   std::map<std::string, double> s;
   std::vector<MetricsGpu> metrics;

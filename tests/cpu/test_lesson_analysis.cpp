@@ -4,11 +4,12 @@
 #include <filesystem>
 
 #include "experiments/lesson/analysis.hpp"
-#include "framework/report_model.hpp"
+#include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"
+#include "framework/report_model.hpp"
 #include "framework/units.hpp"
-#include "fixtures.hpp"
 
 namespace pinbench {
 namespace {

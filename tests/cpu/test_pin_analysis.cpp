@@ -16,6 +16,7 @@
 
 #include "experiments/pin/analysis.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 #include "framework/record.hpp"
@@ -281,7 +282,7 @@ TEST(PinGoals, WithoutCudaHostAllocAtTheArenasSizesTheGoalsAreNotEvaluated) {
   const RunRecord r = record_from_json(j);
   const ReportModel m = analyse(r);
   EXPECT_TRUE(
-      has(render_text(r, m), "no size where both PinnedArena and cudaHostAlloc were measured"));
+      has(render_text(m), "no size where both PinnedArena and cudaHostAlloc were measured"));
   EXPECT_TRUE(has(render_markdown(m), "the arena's goals are not evaluated"));
   // What to use still comes from the figures there are.
   EXPECT_TRUE(has(a.advice, "PinnedArena with 64 MiB chunks on 8 threads")) << a.advice;
@@ -326,7 +327,7 @@ TEST(PinPrinters, EveryPrinterShowsTheFiguresTheLimitsAndTheGoals) {
   const RunRecord r = load_record(kFixture);
   const ReportModel m = analyse(r);
   EXPECT_EQ(exit_code(m), 0);
-  const std::string text = render_text(r, m);
+  const std::string text = render_text(m);
   expect_within_columns(text, 100);
   for (const char* part :
        {"pinbench pin on NVIDIA H100 80GB HBM3", "What to use: PinnedArena with 64 MiB chunks",
@@ -374,7 +375,7 @@ TEST(PinPrinters, ControlBytesInTheSectionsWordsReachNoPrinter) {
           << what << ": byte " << int(b) << " at " << i;
     }
   };
-  clean(render_text(r, m), "text");
+  clean(render_text(m), "text");
   clean(render_markdown(m), "markdown");
   clean(render_csv(m), "csv");
   clean(render_html(r, m, {}), "html");
@@ -476,8 +477,8 @@ TEST(PinRecord, AFailedPinNeedsNoFiguresButKeepsThoseItHasChecked) {
   EXPECT_FALSE(a.pins[kRegister32].neighbour);
   const RunRecord r = record_from_json(j);
   const ReportModel m = analyse(r);
-  EXPECT_TRUE(has(render_text(r, m),
-                  "Failed: cudaHostRegister at 32 GiB: cudaHostRegister: out of memory"));
+  EXPECT_TRUE(
+      has(render_text(m), "Failed: cudaHostRegister at 32 GiB: cudaHostRegister: out of memory"));
   j["cases"][kRegister32]["extra"]["nb_calls"] = 3;  // one of the four: all four
   EXPECT_EQ(error_of(j), "run record: 'cases[5].extra.nb_p50_ms' is missing");
 }

@@ -7,12 +7,13 @@
 
 #include "experiments/lesson/analysis.hpp"
 #include "experiments/lesson/prediction4.hpp"
-#include "framework/trace_gates.hpp"
-#include "framework/errors.hpp"
-#include "framework/units.hpp"
-#include "fixtures.hpp"
 #include "experiments/lesson/text.hpp"
+#include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
+#include "framework/errors.hpp"
 #include "framework/render/perfetto.hpp"
+#include "framework/trace_gates.hpp"
+#include "framework/units.hpp"
 #include "trace_fixtures.hpp"
 
 namespace pinbench {
@@ -153,7 +154,7 @@ TEST(Prediction4, ACopyTraceWithoutSizesIsNoProof) {
 }
 
 TEST(MemoryKindCheck, EveryRangeOfTheLessonPasses) {
-  const std::vector<Gate> gates = check_memory_kinds(lesson_trace());
+  const std::vector<Gate> gates = check_memory_kinds(lesson_trace(), range_gates());
   ASSERT_EQ(gates.size(), 8u);
   for (const Gate& g : gates) EXPECT_TRUE(g.passed) << g.name << ": " << g.detail;
   const Gate* g = gate_named(gates, "trace/kind/async/h2d/pageable");
@@ -172,7 +173,7 @@ TEST(MemoryKindCheck, EveryRangeOfTheLessonPasses) {
 TEST(MemoryKindCheck, APinnedBufferThatIsNotPinnedFails) {
   LessonTraceSpec s;
   s.pinned_seen_as = DriverMemoryKind::kPageable;
-  const std::vector<Gate> gates = check_memory_kinds(lesson_trace(s));
+  const std::vector<Gate> gates = check_memory_kinds(lesson_trace(s), range_gates());
   const Gate* g = gate_named(gates, "trace/kind/async/h2d/pinned");
   ASSERT_NE(g, nullptr);
   EXPECT_FALSE(g->passed);
@@ -188,7 +189,7 @@ TEST(MemoryKindCheck, APinnedBufferThatIsNotPinnedFails) {
 TEST(MemoryKindCheck, ARangeWithNoCopiesFailsAndNoRangesMeansNoGates) {
   Trace t = lesson_trace();
   t.copies.clear();
-  const std::vector<Gate> gates = check_memory_kinds(t);
+  const std::vector<Gate> gates = check_memory_kinds(t, range_gates());
   ASSERT_FALSE(gates.empty());
   EXPECT_FALSE(gates[0].passed);
   EXPECT_EQ(gates[0].detail,
@@ -196,7 +197,7 @@ TEST(MemoryKindCheck, ARangeWithNoCopiesFailsAndNoRangesMeansNoGates) {
             "pageable' (records lost?)");
   LessonTraceSpec s;
   s.ranges = false;
-  EXPECT_TRUE(check_memory_kinds(lesson_trace(s)).empty());
+  EXPECT_TRUE(check_memory_kinds(lesson_trace(s), range_gates()).empty());
 }
 
 TEST(Prediction4Record, EvidenceSurvivesJson) {
@@ -316,7 +317,7 @@ TEST(CommittedTrace, EveryTracedRunAgreesWithItsTimeline) {
     EXPECT_EQ(again.pageable.call_ns, a.trace_evidence->pageable.call_ns);
     EXPECT_EQ(again.pinned.call_ns, a.trace_evidence->pinned.call_ns);
     EXPECT_EQ(again.pageable.bytes, a.trace_evidence->pageable.bytes);
-    std::vector<Gate> gates = check_memory_kinds(t);
+    std::vector<Gate> gates = check_memory_kinds(t, range_gates());
     for (const Gate& g : gates) EXPECT_TRUE(g.passed) << g.name << ": " << g.detail;
   }
   if (traced == 0) GTEST_SKIP() << "no traced lesson run is committed under data/runs/ yet";
@@ -344,12 +345,43 @@ TEST(MemoryKindCheck, SweepRangesAreCheckedToo) {
   add_case("sweep pageable-thp/ce h2d pageable", DriverMemoryKind::kPinned, 2000, 2);
   add_case("sweep managed/ce h2d", DriverMemoryKind::kManaged, 4000, 3);
   add_case("sweep pinned/sm h2d", DriverMemoryKind::kPinned, 6000, 4);  // a kernel's copy
-  const std::vector<Gate> gates = check_memory_kinds(t);
+  const std::vector<Gate> gates = check_memory_kinds(t, range_gates());
   ASSERT_EQ(gates.size(), 2u);
   EXPECT_EQ(gates[0].name, "trace/kind/sweep/registered/ce/h2d/pinned");
   EXPECT_TRUE(gates[0].passed) << gates[0].detail;
   EXPECT_EQ(gates[1].name, "trace/kind/sweep/pageable-thp/ce/h2d/pageable");
   EXPECT_FALSE(gates[1].passed);
+}
+
+// A descriptor's range gates are word patterns: a range is claimed by the first whose words are
+// its own before the direction and kind, "{}" standing for any one word, which the part takes.
+TEST(MemoryKindCheck, ARangeGateClaimsTheRangesItsWordsName) {
+  Trace t;
+  t.source = "hand-made";
+  std::uint32_t correlation = 0;
+  for (const char* range : {"probe h2d pinned", "probe shape/ce h2d pinned",
+                            "probe two words h2d pinned", "other h2d pinned", "probe d2h pinned"}) {
+    const std::int64_t at = 2000 * ++correlation;
+    t.ranges.push_back({range, "pinbench", at, at + 1000, 1});
+    t.api_calls.push_back({"cudaMemcpyAsync", at + 100, at + 200, 1, correlation});
+    t.copies.push_back({CopyDirection::kH2D, 4096, at + 300, at + 400, 13,
+                        DriverMemoryKind::kPinned, DriverMemoryKind::kDevice, correlation});
+  }
+  const std::vector<RangeGate> claims = {{"probe", "whole"}, {"probe {}", "probe/{}"}};
+  const std::vector<Gate> gates = check_memory_kinds(t, claims);
+  ASSERT_EQ(gates.size(), 3u);
+  EXPECT_EQ(gates[0].name, "trace/kind/whole/h2d/pinned");
+  EXPECT_TRUE(gates[0].passed) << gates[0].detail;
+  EXPECT_EQ(gates[1].name, "trace/kind/probe/shape/ce/h2d/pinned");
+  EXPECT_TRUE(gates[1].passed) << gates[1].detail;
+  // Its range holds no device-to-host copy: a gate, failed, and not a range left unclaimed.
+  EXPECT_EQ(gates[2].name, "trace/kind/whole/d2h/pinned");
+  EXPECT_FALSE(gates[2].passed);
+  // The lesson's and the sweep's are every registered experiment's.
+  std::vector<std::string> registered;
+  for (const RangeGate& g : range_gates()) registered.push_back(g.range + " -> " + g.part);
+  EXPECT_EQ(registered, (std::vector<std::string>{"part1 -> copy", "part2 async -> async",
+                                                  "sweep {} -> sweep/{}"}));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "experiments/staged/measure_torch.hpp"
 #include "experiments/staged/torch_methods.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"

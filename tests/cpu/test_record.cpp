@@ -2,10 +2,11 @@
 
 #include <filesystem>
 
+#include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"
 #include "framework/run_library.hpp"
-#include "fixtures.hpp"
 
 namespace pinbench {
 namespace {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
@@ -47,7 +48,7 @@ TEST_P(RecordRenders, EveryPrinterMatchesItsGolden) {
   const RunRecord record = load_record(path);
   const ReportModel model = analyse(record);
   const std::string stem = "records/" + fs::path(path).stem().string();
-  test::expect_matches_golden(render_text(record, model), stem + ".txt");
+  test::expect_matches_golden(render_text(model), stem + ".txt");
   test::expect_matches_golden(render_markdown(model), stem + ".md");
   test::expect_matches_golden(render_csv(model), stem + ".csv");
   test::expect_matches_golden(

@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/input_limits.hpp"
 #include "framework/record.hpp"

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "framework/by_experiment.hpp"
 #include "framework/experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/render/text.hpp"
@@ -20,11 +21,12 @@ TEST(Registry, EveryExperimentAnswersToItsOwnNameOnce) {
   std::set<std::string> names;
   for (const Experiment* e : all_experiments()) {
     ASSERT_NE(e, nullptr);
-    EXPECT_FALSE(e->name().empty());
-    EXPECT_TRUE(names.insert(e->name()).second) << "registered twice: " << e->name();
-    EXPECT_EQ(&experiment_for(e->name()), e);
-    EXPECT_FALSE(e->label().empty()) << e->name();
-    EXPECT_FALSE(e->noun().empty()) << e->name();
+    EXPECT_FALSE(e->descriptor().name.empty());
+    EXPECT_TRUE(names.insert(e->descriptor().name).second)
+        << "registered twice: " << e->descriptor().name;
+    EXPECT_EQ(&experiment_for(e->descriptor().name), e);
+    EXPECT_FALSE(e->descriptor().label.empty()) << e->descriptor().name;
+    EXPECT_FALSE(e->descriptor().noun.empty()) << e->descriptor().name;
   }
   // The records pinbench makes, each of them registered.
   for (const char* name : {"lesson", "sweep", "bandwidthtest", "race", "staged", "staged-tune",
@@ -36,23 +38,23 @@ TEST(Registry, EveryExperimentAnswersToItsOwnNameOnce) {
 TEST(Registry, AnUnknownNameGetsTheGenericExperiment) {
   EXPECT_EQ(&experiment_for("made-up"), &generic_experiment());
   EXPECT_EQ(&experiment_for(""), &generic_experiment());
-  EXPECT_TRUE(generic_experiment().config_fields().empty());
+  EXPECT_TRUE(generic_experiment().descriptor().config_fields.empty());
 }
 
 // A case's extra is checked against every experiment's keys at once (case_extra_fields), so one
 // key declared with two kinds would be checked by whichever came first; none is.
 TEST(Registry, ExperimentsAgreeOnTheKindOfEachExtraKey) {
-  EXPECT_TRUE(generic_experiment().extra_fields().empty());
+  EXPECT_TRUE(generic_experiment().descriptor().extra_fields.empty());
   const std::vector<ConfigField>& all = case_extra_fields();
   std::set<std::string> keys;
   for (const ConfigField& f : all) EXPECT_TRUE(keys.insert(f.key).second) << "twice: " << f.key;
   for (const Experiment* e : all_experiments()) {
-    for (const ConfigField& f : e->extra_fields()) {
+    for (const ConfigField& f : e->descriptor().extra_fields) {
       const auto it = std::find_if(all.begin(), all.end(), [&](const ConfigField& g) {
         return std::string(g.key) == f.key;
       });
-      ASSERT_NE(it, all.end()) << e->name() << ": " << f.key;
-      EXPECT_EQ(it->kind, f.kind) << e->name() << " gives " << f.key << " another kind";
+      ASSERT_NE(it, all.end()) << e->descriptor().name << ": " << f.key;
+      EXPECT_EQ(it->kind, f.kind) << e->descriptor().name << " gives " << f.key << " another kind";
     }
   }
 }
@@ -67,10 +69,11 @@ TEST(Registry, EveryExperimentHasACommittedRecordItPrints) {
     }
     const RunRecord r = load_record(path);
     const ReportModel m = analyse(r);
-    EXPECT_FALSE(render_text(r, m).empty()) << path;
+    EXPECT_FALSE(render_text(m).empty()) << path;
     seen.insert(r.experiment);
   }
-  for (const Experiment* e : all_experiments()) EXPECT_EQ(seen.count(e->name()), 1u) << e->name();
+  for (const Experiment* e : all_experiments())
+    EXPECT_EQ(seen.count(e->descriptor().name), 1u) << e->descriptor().name;
 }
 
 }  // namespace

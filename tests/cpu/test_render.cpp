@@ -7,6 +7,7 @@
 #include "experiments/lesson/analysis.hpp"
 #include "experiments/lesson/text.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/render/text_table.hpp"
 

@@ -16,6 +16,7 @@
 
 #include "experiments/staged/plan.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 #include "pinbench/staged_options.hpp"
 

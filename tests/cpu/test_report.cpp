@@ -9,6 +9,7 @@
 
 #include "experiments/lesson/analysis.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/printable.hpp"
 #include "framework/record.hpp"
@@ -41,7 +42,7 @@ std::string h200_html() {
   const LessonAnalysis a = analyse_lesson(r);
   HtmlExtras x;
   x.record_name = file_name(test::h200_lesson_path());
-  return render_html(r, x);
+  return render_html(r, analyse(r), x);
 }
 
 std::string sweep_html() {
@@ -49,7 +50,8 @@ std::string sweep_html() {
   x.record_name = "sweep.json";
   x.timeline = read_trace(test::sweep_trace_path());
   x.trace_name = "sweep.trace.json";
-  return render_html(test::make_sweep_record(), x);
+  const RunRecord r = test::make_sweep_record();
+  return render_html(r, analyse(r), x);
 }
 
 // Self-contained: nothing a browser would fetch or run.
@@ -100,7 +102,7 @@ TEST(ReportHtml, ATraceThatCannotBeReadIsNamedInsteadOfDrawn) {
   const RunRecord r = test::make_sweep_record();
   HtmlExtras x;
   x.trace_problem = "trace 'x.trace.json' is not valid JSON (truncated?) near byte 7";
-  const std::string html = render_html(r, x);
+  const std::string html = render_html(r, analyse(r), x);
   EXPECT_EQ(count(html, "<svg class=\"chart timeline\""), 0u);
   EXPECT_NE(html.find("No timeline: trace &#39;x.trace.json&#39; is not valid JSON"),
             std::string::npos);
@@ -131,11 +133,12 @@ TEST(ReportMarkdown, EscapesTableAndInlineSyntax) {
 }
 
 TEST(ReportCsv, CommittedH200Run) {
-  expect_matches_golden(render_csv(load_record(test::h200_lesson_path())), "report-h200.csv");
+  expect_matches_golden(render_csv(analyse(load_record(test::h200_lesson_path()))),
+                        "report-h200.csv");
 }
 
 TEST(ReportCsv, GenericSweep) {
-  const std::string csv = render_csv(test::make_sweep_record());
+  const std::string csv = render_csv(analyse(test::make_sweep_record()));
   expect_matches_golden(csv, "report-sweep.csv");
   EXPECT_EQ(count(csv, "\r\n"), 161u);  // header and one row per case
   // No spread and no stability either: the times of a failed case measure nothing.

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 
 namespace pinbench {

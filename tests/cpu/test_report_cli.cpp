@@ -9,6 +9,7 @@
 
 #include "experiments/staged/analysis.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/render/text.hpp"
 #include "golden_normalise.hpp"
@@ -62,7 +63,7 @@ TEST(ReportCli, TextOfAStagedRecordIsWhatTheCommandPrinted) {
       std::string(PINBENCH_DATA_DIR) + "/runs/staged-h200-2026-12-01T001023Z.json";
   const test::Result r = test::run(kBin + "report " + record + " --text -");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, render_text(load_record(record)));
+  EXPECT_EQ(r.out, render_text(analyse(load_record(record))));
   EXPECT_EQ(r.out.rfind("pinbench staged: ", 0), 0u) << r.out.substr(0, 80);
   EXPECT_NE(r.out.find(kStagedGoalsTitle), std::string::npos);
   EXPECT_NE(test::unwrapped(r.out).find(

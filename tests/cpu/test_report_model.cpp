@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
@@ -73,7 +74,7 @@ TEST(ReportModel, DispatchesOnEveryCommittedExperiment) {
     for (const ChartSpec& chart : m.charts) {
       EXPECT_TRUE(!chart.series.empty() || !chart.bars.empty() || !chart.cells.empty()) << chart.id;
     }
-    EXPECT_FALSE(render_text(r, m).empty());
+    EXPECT_FALSE(render_text(m).empty());
   }
 }
 
@@ -93,7 +94,7 @@ TEST(ReportModel, StagedAndPipelineVerdictsReachEveryFormat) {
       EXPECT_NE(p.csv.find(csv_field(evidence)), std::string::npos) << evidence;
     }
     // And the terminal text the live run printed says the same.
-    EXPECT_NE(test::unwrapped(render_text(r))
+    EXPECT_NE(test::unwrapped(render_text(analyse(r)))
                   .find(m.verdicts.front().items.front().claims.front().evidence),
               std::string::npos);
   }
@@ -108,7 +109,7 @@ TEST(ReportModel, OneVerdictWordInEveryFormat) {
                                const std::vector<std::string>& never) {
     const ReportModel m = analyse(r);
     const Printed p = print_all(r, m);
-    for (const std::string& out : {p.text, p.markdown, p.csv, render_text(r, m)}) {
+    for (const std::string& out : {p.text, p.markdown, p.csv, render_text(m)}) {
       EXPECT_NE(out.find(word), std::string::npos) << out;
       for (const std::string& other : never) EXPECT_EQ(out.find(other), std::string::npos) << out;
     }
@@ -155,7 +156,7 @@ TEST(ReportModel, AnUnstableCaseIsFlaggedInEveryFormat) {
   EXPECT_EQ(m.flags.front().stability, Stability::kBimodal);
   EXPECT_EQ(m.flags.front().label, "copy cudaMemcpy h2d pageable 1 MiB");
   const Printed out = print_all(r, m);
-  const std::string text = render_text(r);
+  const std::string text = render_text(analyse(r));
   EXPECT_NE(text.find("Unstable cases (1)"), std::string::npos);
   EXPECT_NE(text.find("copy cudaMemcpy h2d pageable 1 MiB: bimodal"), std::string::npos);
   EXPECT_NE(out.markdown.find("- **bimodal** copy cudaMemcpy h2d pageable 1 MiB:"),
@@ -167,7 +168,7 @@ TEST(ReportModel, AnUnstableCaseIsFlaggedInEveryFormat) {
   const RunRecord steady = test::make_lesson_record();
   const ReportModel sm = analyse(steady);
   EXPECT_TRUE(sm.flags.empty());
-  EXPECT_EQ(render_text(steady).find("Unstable cases"), std::string::npos);
+  EXPECT_EQ(render_text(analyse(steady)).find("Unstable cases"), std::string::npos);
   EXPECT_EQ(render_markdown(sm).find("Unstable cases"), std::string::npos);
   EXPECT_EQ(render_html(steady, sm, {}).find("Unstable cases"), std::string::npos);
 }
@@ -198,7 +199,7 @@ TEST(ReportModel, APublishedRecordSaysUnknownAndClaimsNoMethodItDidNotUse) {
   const RunRecord t4 = load_record(test::t4_reference_path());
   ASSERT_EQ(t4.source, "published");
   const ReportModel m = analyse(t4);
-  const std::string text = render_text(t4);
+  const std::string text = render_text(analyse(t4));
   EXPECT_NE(text.find("copy engines unknown"), std::string::npos);
   EXPECT_NE(text.find("device memory unknown"), std::string::npos);
   EXPECT_NE(text.find("logical CPUs unknown"), std::string::npos);
@@ -278,7 +279,7 @@ TEST(ReportModel, ARecordWithoutGatesSaysSoRatherThanAllPassed) {
   r.gates.clear();
   const ReportModel m = analyse(r);
   EXPECT_EQ(m.checks_passed, kNothingMeasured);  // no case either: nothing was measured
-  EXPECT_EQ(render_text(r).find("All 0 gates"), std::string::npos);
+  EXPECT_EQ(render_text(analyse(r)).find("All 0 gates"), std::string::npos);
   // Nothing gated is neither "0 of 0 gates passed" nor a green "passed" badge, anywhere.
   EXPECT_TRUE(m.nothing_checked);
   EXPECT_NE(m.record_line.find("; no gates"), std::string::npos) << m.record_line;
@@ -294,9 +295,9 @@ TEST(ReportModel, ARecordWithoutGatesSaysSoRatherThanAllPassed) {
   // The staged and sweep layouts say the same, not "Passed (0 gates)".
   RunRecord staged = test::make_staged_record();
   staged.gates.clear();
-  EXPECT_NE(render_text(staged).find("\nChecks\n  No gates: the record holds no checked"),
+  EXPECT_NE(render_text(analyse(staged)).find("\nChecks\n  No gates: the record holds no checked"),
             std::string::npos);
-  EXPECT_EQ(render_text(staged).find("Passed (0 gates)"), std::string::npos);
+  EXPECT_EQ(render_text(analyse(staged)).find("Passed (0 gates)"), std::string::npos);
   // With gates, the badge and the count are there.
   const RunRecord gated = test::make_staged_record();
   const ReportModel g = analyse(gated);
@@ -324,7 +325,7 @@ TEST(ReportModel, AnUnknownExperimentGetsTheGenericReportAndText) {
   EXPECT_EQ(m.experiment, "notebook");
   EXPECT_FALSE(m.tables.empty());
   EXPECT_FALSE(m.charts.empty());
-  const std::string text = render_text(r);
+  const std::string text = render_text(analyse(r));
   EXPECT_EQ(text.rfind("pinbench notebook on Hand-made GPU", 0), 0u) << text.substr(0, 80);
   EXPECT_NE(text.find("FAILED: gate sweep/sm/d2h/write-combined/1MiB failed"), std::string::npos);
 }

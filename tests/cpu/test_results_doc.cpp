@@ -54,6 +54,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/by_experiment.hpp"
 #include "framework/case_figures.hpp"
 #include "framework/record.hpp"
 #include "framework/stats.hpp"

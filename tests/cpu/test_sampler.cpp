@@ -4,9 +4,10 @@
 
 #include <thread>
 
+#include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
-#include "fixtures.hpp"
 
 namespace pinbench {
 namespace {

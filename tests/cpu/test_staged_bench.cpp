@@ -15,6 +15,7 @@
 #include "experiments/staged/plan.hpp"
 #include "experiments/staged/text.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 #include "framework/record.hpp"
@@ -575,10 +576,10 @@ TEST(StagedRender, GenericReportsTakeTheseRecords) {
       for (const Prediction& p : g.items) claims += p.claims.size();
     }
     EXPECT_EQ(claims > 0, r.experiment != "staged-tune") << r.experiment;
-    const std::string csv = render_csv(r);
+    const std::string csv = render_csv(model);
     EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')),
               r.cases.size() + claims + 1);
-    const std::string html = render_html(r, HtmlExtras{});
+    const std::string html = render_html(r, model, HtmlExtras{});
     EXPECT_NE(html.find("</html>"), std::string::npos) << r.experiment;
     // Every one gets the charts that answer its question, the pipeline's bars included.
     EXPECT_NE(html.find("<svg"), std::string::npos) << r.experiment;
@@ -923,7 +924,7 @@ TEST(CommittedStaged, TheTextTablesFitATerminal) {
   for (const char* name :
        {"staged-h200-2026-12-01T132418Z.json", "staged-h200-2026-11-30T173420Z.json"}) {
     SCOPED_TRACE(name);
-    const std::string text = render_text(committed(name));
+    const std::string text = render_text(analyse(committed(name)));
     std::size_t tables = 0;
     for (std::size_t at = 0; at < text.size();) {
       const std::size_t end = std::min(text.find('\n', at), text.size());

@@ -6,11 +6,12 @@
 
 #include "experiments/race/analysis.hpp"
 #include "experiments/sweep/analysis.hpp"
-#include "framework/record.hpp"
-#include "framework/units.hpp"
-#include "fixtures.hpp"
-#include "framework/render/text.hpp"
 #include "experiments/sweep/text.hpp"
+#include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
+#include "framework/record.hpp"
+#include "framework/render/text.hpp"
+#include "framework/units.hpp"
 
 namespace pinbench {
 namespace {
@@ -21,17 +22,17 @@ std::string run_path(const std::string& name) {
 
 TEST(SweepRender, PinnedBenchmarkRecord) {
   const RunRecord r = load_record(run_path("sweep-pinned-h200-2026-11-30T162934Z.json"));
-  test::expect_matches_golden(render_text(r), "sweep-pinned-h200.txt");
+  test::expect_matches_golden(render_text(analyse(r)), "sweep-pinned-h200.txt");
 }
 
 TEST(SweepRender, BandwidthTestRecord) {
   const RunRecord r = load_record(run_path("bandwidthtest-h200-2026-11-30T162936Z.json"));
-  test::expect_matches_golden(render_text(r), "bandwidthtest-h200.txt");
+  test::expect_matches_golden(render_text(analyse(r)), "bandwidthtest-h200.txt");
 }
 
 TEST(SweepRender, RaceRecord) {
   const RunRecord r = load_record(run_path("race-h200-2026-11-30T162937Z.json"));
-  test::expect_matches_golden(render_text(r), "race-h200.txt");
+  test::expect_matches_golden(render_text(analyse(r)), "race-h200.txt");
 }
 
 TEST(SweepAnalysis, CommittedFullSweep) {
@@ -76,7 +77,7 @@ TEST(SweepAnalysis, FailedCaseHasNoRate) {
   EXPECT_FALSE(rows[0].median_gb_per_s.has_value());
   EXPECT_EQ(rows[0].stop, "gate failed");
   r.gates = {{"sweep/h2d/pinned/ce/1MiB", false, "sample 3: 1 16-byte block differ"}};
-  const std::string text = render_text(r);
+  const std::string text = render_text(analyse(r));
   EXPECT_NE(text.find("FAILED: gate sweep/h2d/pinned/ce/1MiB: sample 3"), std::string::npos);
   EXPECT_EQ(text.find("Passed ("), std::string::npos);
 }

@@ -11,6 +11,7 @@
 
 #include "experiments/doctor/analysis.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/render/csv.hpp"
 #include "framework/render/html.hpp"
@@ -94,7 +95,7 @@ std::vector<std::string> committed_records() {
 TEST(TextLayer, EveryCommittedRecordPrintsWithinOneHundredColumns) {
   for (const std::string& path : committed_records()) {
     const RunRecord record = load_record(path);
-    EXPECT_EQ(layout_problem(render_text(record)), "") << path;
+    EXPECT_EQ(layout_problem(render_text(analyse(record))), "") << path;
   }
 }
 
@@ -102,7 +103,7 @@ TEST(TextLayer, EveryCommittedRecordPrintsWithinOneHundredColumns) {
 // cases, then its checks, last.
 TEST(TextLayer, EveryReportEndsWithSamplingThenItsChecks) {
   for (const std::string& path : committed_records()) {
-    const std::string text = render_text(load_record(path));
+    const std::string text = render_text(analyse(load_record(path)));
     const std::size_t checks = text.rfind("\nChecks\n");
     ASSERT_NE(checks, std::string::npos) << path;
     const std::string after = text.substr(checks + 8);
@@ -151,15 +152,18 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 // reason means, and says once what it did not measure.
 TEST(TextLayer, EveryReportSpeaksOneWay) {
   const std::string runs = std::string(PINBENCH_DATA_DIR) + "/runs/";
-  const std::string blocks = render_text(load_record(runs + "blocks-h200-2026-12-02T064418Z.json"));
+  const std::string blocks =
+      render_text(analyse(load_record(runs + "blocks-h200-2026-12-02T064418Z.json")));
   EXPECT_EQ(blocks.rfind("pinbench blocks on NVIDIA H200", 0), 0u) << blocks.substr(0, 80);
   EXPECT_EQ(blocks.find("pinbench report:"), std::string::npos);
 
-  const std::string check = render_text(load_record(runs + "check-h200-2026-12-01T095735Z.json"));
+  const std::string check =
+      render_text(analyse(load_record(runs + "check-h200-2026-12-01T095735Z.json")));
   EXPECT_EQ(check.find(" ? "), std::string::npos) << check;
   EXPECT_NE(check.find("unknown"), std::string::npos) << check;
 
-  const std::string sweep = render_text(load_record(runs + "sweep-h200-2026-11-30T162938Z.json"));
+  const std::string sweep =
+      render_text(analyse(load_record(runs + "sweep-h200-2026-11-30T162938Z.json")));
   EXPECT_NE(sweep.find("Not measured"), std::string::npos);
   EXPECT_LE(count_of(sweep, "cudaDevAttrPageableMemoryAccess is 0"), 3u) << sweep;
   EXPECT_NE(sweep.find("4 KiB to 256 MiB"), std::string::npos) << sweep;
@@ -167,8 +171,8 @@ TEST(TextLayer, EveryReportSpeaksOneWay) {
   EXPECT_EQ(sweep.find("why sampling stopped:"), std::string::npos);
   EXPECT_NE(sweep.find("reached their time limit first (time cap)"), std::string::npos) << sweep;
 
-  const std::string doctor = test::unwrapped(
-      render_text(load_record(runs + "doctor-pageable-async-h200-2026-12-01T100629Z.json")));
+  const std::string doctor = test::unwrapped(render_text(
+      analyse(load_record(runs + "doctor-pageable-async-h200-2026-12-01T100629Z.json"))));
   EXPECT_EQ(doctor.find("CUPTI 130001"), std::string::npos);
   EXPECT_NE(doctor.find("NVIDIA's tracing library (API version 130001)"), std::string::npos);
   // A doctor run on a host without a GPU describes no GPU: one phrase, not eight "unknown"s.
@@ -179,13 +183,13 @@ TEST(TextLayer, EveryReportSpeaksOneWay) {
   no_gpu.machine.host_cpu = "Some CPU";
   no_gpu.machine.host_logical_cpus = 4;
   no_gpu.machine.host_memory_bytes = std::uint64_t{8} << 30;
-  const std::string host_only = render_text(no_gpu);
+  const std::string host_only = render_text(analyse(no_gpu));
   EXPECT_NE(host_only.find("no GPU described"), std::string::npos) << host_only;
   EXPECT_LE(count_of(host_only, "unknown"), 1u) << host_only;
   EXPECT_NE(host_only.find("nothing was measured here"), std::string::npos) << host_only;
 
   // The gates say it in one form, in a layout of its own and in the model's.
-  const std::string lesson = render_text(load_record(test::h200_lesson_path()));
+  const std::string lesson = render_text(analyse(load_record(test::h200_lesson_path())));
   EXPECT_NE(lesson.find("gates passed: "), std::string::npos);
   EXPECT_EQ(lesson.find("Passed ("), std::string::npos);
 }
@@ -212,7 +216,7 @@ TEST(TextLayer, AccelsPageHasAChartAndItsCsvHasRows) {
 TEST(TextLayer, StagedsLegendExplainsOnlyItsColumns) {
   RunRecord r =
       load_record(std::string(PINBENCH_DATA_DIR) + "/runs/staged-h200-2026-12-01T075638Z.json");
-  const std::string all = render_text(r);
+  const std::string all = render_text(analyse(r));
   EXPECT_NE(all.find("cudaHostRegister"), std::string::npos);
   r.cases.erase(std::remove_if(r.cases.begin(), r.cases.end(),
                                [](const Case& c) {
@@ -220,7 +224,7 @@ TEST(TextLayer, StagedsLegendExplainsOnlyItsColumns) {
                                         c.method != "pageable-driver";
                                }),
                 r.cases.end());
-  const std::string few = render_text(r);
+  const std::string few = render_text(analyse(r));
   EXPECT_NE(few.find("driver = cudaMemcpyAsync from pageable memory"), std::string::npos) << few;
   for (const char* unprinted :
        {"cudaHostRegister", "cudaMemcpyBatchAsync", "several threads", "staged b2b ="}) {

@@ -19,6 +19,7 @@
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/trace.hpp"
 #include "fixtures.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/record.hpp"
 #include "framework/render/html.hpp"
@@ -45,7 +46,7 @@ bool driver_present() {
                   "test is of a machine without one"
 
 std::string text_of(const RunRecord& r) {
-  return test::unwrapped(render_text(r, analyse(r)));
+  return test::unwrapped(render_text(analyse(r)));
 }
 
 bool has(const std::string& text, const std::string& part) {

@@ -5,11 +5,12 @@
 #include <cstdint>
 #include <string>
 
-#include "experiments/lesson/prediction4.hpp"
-#include "framework/errors.hpp"
-#include "framework/csv_reader.hpp"
-#include "framework/trace_gates.hpp"
 #include "experiments/lesson/nsys_stats.hpp"
+#include "experiments/lesson/prediction4.hpp"
+#include "framework/by_experiment.hpp"
+#include "framework/csv_reader.hpp"
+#include "framework/errors.hpp"
+#include "framework/trace_gates.hpp"
 
 namespace {
 
@@ -38,6 +39,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Prediction4Evidence e = select_prediction4(trace);
   judge_prediction4(e);
   prediction4_claim(e);
-  check_memory_kinds(trace);
+  check_memory_kinds(trace, range_gates());
   return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "compare/compare.hpp"
 #include "compare/text.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 #include "framework/record.hpp"
@@ -46,9 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   HtmlExtras extras;
   extras.record_name = "fuzz.json";
   sink = sink + render_html(record, model, extras).size();
-  sink = sink + render_text(record, model).size();
+  sink = sink + render_text(model).size();
   try {  // the record as its own reference (the lesson's --reference): refused or printed
-    sink = sink + render_text(record, model, TextOptions{record}).size();
+    sink = sink + render_text(analyse(record, TextOptions{record})).size();
   } catch (const InputError&) {
   }
   try {  // a record with no case (a doctor run of a program that copied nothing) has none to

@@ -10,9 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/lesson/prediction4.hpp"
+#include "framework/by_experiment.hpp"
+#include "framework/render/perfetto.hpp"
 #include "framework/trace_gates.hpp"
 #include "framework/trace_model.hpp"
-#include "framework/render/perfetto.hpp"
 
 namespace {
 
@@ -104,6 +105,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       nlohmann::json::parse(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
   if (back["pageable"] != j["pageable"] || back["pinned"] != j["pinned"]) std::abort();
   judge_prediction4(e);
-  check_memory_kinds(t);
+  check_memory_kinds(t, range_gates());
   return 0;
 }

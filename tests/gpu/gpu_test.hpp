@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cuda/device.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 
 // Skips (reported as skipped, never as passed) where CUDA has no usable device.

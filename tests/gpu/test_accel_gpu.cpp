@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "experiments/accel/summary.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 #include "gpu_test.hpp"
 

@@ -19,6 +19,7 @@
 #include "cuda/check.hpp"
 #include "experiments/blocks/analysis.hpp"
 #include "experiments/blocks/measure.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/case_figures.hpp"
 #include "framework/errors.hpp"
 #include "framework/pattern.hpp"
@@ -210,7 +211,7 @@ TEST(GpuBlocks, BesideAKernelEveryCaseHasItsSlowdownAndItsBytesChecked) {
     }
     const BlocksAnalysis a = analyse_blocks(record_from_json(to_json(r)));
     EXPECT_EQ(a.beside, kernel);
-    std::printf("%s\n", render_text(r).c_str());
+    std::printf("%s\n", render_text(analyse(r)).c_str());
   }
 }
 

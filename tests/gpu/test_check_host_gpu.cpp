@@ -20,6 +20,7 @@
 #include "experiments/check/measure.hpp"
 #include "experiments/host/analysis.hpp"
 #include "experiments/host/measure.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/report_model.hpp"
 #include "framework/units.hpp"

@@ -18,6 +18,7 @@
 
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/trace.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/units.hpp"
 #include "gpu_test.hpp"

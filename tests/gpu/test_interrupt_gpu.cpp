@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "framework/by_experiment.hpp"
 #include "gpu_test.hpp"
 
 namespace pinbench {

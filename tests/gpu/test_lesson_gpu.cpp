@@ -3,11 +3,12 @@
 #include <cstdint>
 
 #include "experiments/lesson/analysis.hpp"
+#include "experiments/lesson/measure.hpp"
+#include "experiments/lesson/text.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/units.hpp"
-#include "experiments/lesson/measure.hpp"
 #include "gpu_test.hpp"
-#include "experiments/lesson/text.hpp"
 
 namespace pinbench {
 namespace {

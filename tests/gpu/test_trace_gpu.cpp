@@ -16,6 +16,7 @@
 #include "experiments/lesson/analysis.hpp"
 #include "experiments/lesson/measure.hpp"
 #include "experiments/lesson/prediction4.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/render/perfetto.hpp"
 #include "framework/trace_gates.hpp"
 #include "framework/units.hpp"
@@ -109,7 +110,7 @@ TEST(TraceGpu, AShortTracedRunSeesWhatTheDriverSaw) {
   }
 
   // The memory kinds as the driver saw them: pageable sources as pageable, pinned as pinned.
-  const std::vector<Gate> kinds = check_memory_kinds(trace);
+  const std::vector<Gate> kinds = check_memory_kinds(trace, range_gates());
   std::set<std::string> names;
   for (const Gate& g : kinds) {
     names.insert(g.name);

@@ -2,11 +2,11 @@
 """The framework names no experiment: src/framework/ (render/ included) is what every experiment
 shares, so none of its code may name one. What an experiment alone knows (its record's section,
 its chart colours, its NVTX ranges, its timeline) reaches the framework through the Experiment
-interface and the report model (docs/architecture.md, "The framework is blind").
+interface, its descriptor and the report model (docs/architecture.md, "The framework is blind").
 
 The experiments' names are those of src/experiments/registry.def (one per folder) and the record
-kinds the folders make (an Experiment's `name()` returning a string literal, or a constant
-`kSomethingExperiment` equal to one: staged-tune, fleet). Comments are prose and are not read.
+kinds the folders make (the name an ExperimentDescriptor starts with, a string literal or a
+constant `kSomethingExperiment` equal to one: staged-tune, fleet). Comments are prose and are not read.
 In the code of every C++ file under src/framework/, it refuses:
 
   1. an `#include "experiments/..."`;
@@ -62,8 +62,8 @@ def experiment_names(root):
                 body = f.read()
             for name, value in re.findall(r"\b(k\w*Experiment)\s*=\s*\"([^\"]+)\"", body):
                 constants[name] = value
-            returned += re.findall(
-                r"std::string\s+name\(\)\s+const\s+override\s*\{\s*return\s+([^;]+);", body)
+            # ExperimentDescriptor d{NAME, COMMAND, LABEL, NOUN}: the name comes first.
+            returned += re.findall(r"\bExperimentDescriptor\s*\w*\s*\{\s*([^,}]+),", body)
     for value in returned:
         value = value.strip()
         if value.startswith('"') and value.endswith('"'):

@@ -16,8 +16,8 @@ int main(int argc, char** argv) {
   try {
     if (argc == 2 && std::string(argv[1]) == "--kinds") {
       for (const Experiment* e : all_experiments()) {
-        const test::RecordGrowth* g = test::growth_for(e->name());
-        std::printf("%s %s %zu\n", e->name().c_str(), g ? g->unit.c_str() : "-",
+        const test::RecordGrowth* g = test::growth_for(e->descriptor().name);
+        std::printf("%s %s %zu\n", e->descriptor().name.c_str(), g ? g->unit.c_str() : "-",
                     g ? g->base : std::size_t{0});
       }
       return 0;

@@ -33,6 +33,7 @@
 #include "compare/text.hpp"
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/trace.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/experiment.hpp"
 #include "framework/input_limits.hpp"
 #include "framework/record.hpp"
@@ -167,11 +168,11 @@ std::vector<Reader> readers_of(const Experiment& e) {
                        "report",    r,       "--text",     d + "/o.txt", "--markdown",
                        d + "/o.md", "--csv", d + "/o.csv", "--html",     d + "/o.html"};
                  }});
-  if (!e.command().empty()) {
-    std::vector<std::string> command = words_of(e.command());
+  if (!e.descriptor().command.empty()) {
+    std::vector<std::string> command = words_of(e.descriptor().command);
     command.insert(command.end(), {"--replay", "RECORD"});
     // blocks: its rules too (--recommend), from the same analysis.
-    if (e.name() == "blocks") command.insert(command.end(), {"--recommend", "FILE"});
+    if (e.descriptor().name == "blocks") command.insert(command.end(), {"--recommend", "FILE"});
     std::string name;
     for (const std::string& w : command) name += (name.empty() ? "" : " ") + w;
     out.push_back({name, [command](const auto& r, const auto& d) {
@@ -185,7 +186,7 @@ std::vector<Reader> readers_of(const Experiment& e) {
   }
   // Its cases as rates a program's copies are judged by (doctor --rates), with a program that
   // makes none.
-  if (e.copy_rates()) {
+  if (e.descriptor().copy_rates) {
     out.push_back({"doctor --rates RECORD -- true", [](const auto& r, const auto&) {
                      return std::vector<std::string>{"doctor", "--rates", r, "--", "/bin/true"};
                    }});
@@ -206,15 +207,15 @@ std::size_t units_in(const nlohmann::json& record, const std::string& unit) {
 // Each registered record kind has a growth, and what it grows is a record pinbench reads.
 TEST(Scaling, EveryRecordKindGrows) {
   for (const Experiment* e : all_experiments()) {
-    const RecordGrowth* g = growth_for(e->name());
-    ASSERT_NE(g, nullptr) << "records of kind '" << e->name()
+    const RecordGrowth* g = growth_for(e->descriptor().name);
+    ASSERT_NE(g, nullptr) << "records of kind '" << e->descriptor().name
                           << "' have no growth in tests/scaling/record_growth.cpp: add one, so "
                              "the scaling tests read them";
     const std::size_t units = g->base / 8;
-    const std::string text = grown_record(e->name(), units);
+    const std::string text = grown_record(e->descriptor().name, units);
     const RunRecord r = record_from_json(parse_record_text(text));
-    EXPECT_EQ(r.experiment, e->name());
-    EXPECT_EQ(units_in(nlohmann::json::parse(text), g->unit), units) << e->name();
+    EXPECT_EQ(r.experiment, e->descriptor().name);
+    EXPECT_EQ(units_in(nlohmann::json::parse(text), g->unit), units) << e->descriptor().name;
   }
   for (const RecordGrowth& g : record_growths()) {
     EXPECT_EQ(&experiment_for(g.kind) == &generic_experiment(), false)
@@ -241,15 +242,15 @@ Growth measure_here(const std::function<void(int)>& read) {
 // Each command that reads a record of the kind, then each step of reading it in this process.
 TEST_P(ScalingOf, EveryReaderIsLinear) {
   const Experiment& e = experiment_for(GetParam());
-  const RecordGrowth* g = growth_for(e.name());
+  const RecordGrowth* g = growth_for(e.descriptor().name);
   ASSERT_NE(g, nullptr);
-  const std::string texts[] = {grown_record(e.name(), g->base),
-                               grown_record(e.name(), g->base * kFactor)};
+  const std::string texts[] = {grown_record(e.descriptor().name, g->base),
+                               grown_record(e.descriptor().name, g->base * kFactor)};
   ASSERT_LE(texts[1].size(), kMaxRecordBytes)
-      << e.name() << ": the record of " << g->base * kFactor << " " << g->unit
+      << e.descriptor().name << ": the record of " << g->base * kFactor << " " << g->unit
       << " is past the input cap; choose a smaller N";
-  std::printf("%s: %zu bytes at %zu %s\n", e.name().c_str(), texts[1].size(), g->base * kFactor,
-              g->unit.c_str());
+  std::printf("%s: %zu bytes at %zu %s\n", e.descriptor().name.c_str(), texts[1].size(),
+              g->base * kFactor, g->unit.c_str());
 
   // The commands.
   const std::string dir = temp_folder();
@@ -259,7 +260,7 @@ TEST_P(ScalingOf, EveryReaderIsLinear) {
   for (const Reader& reader : readers_of(e)) {
     const Growth growth = measure(
         [&](int which) { return cpu_seconds(reader.args(files[which], dir), dir + "/err"); });
-    expect_linear(e.name() + ": " + reader.name, g->base, g->unit, growth);
+    expect_linear(e.descriptor().name + ": " + reader.name, g->base, g->unit, growth);
   }
   std::filesystem::remove_all(dir);
 
@@ -274,7 +275,7 @@ TEST_P(ScalingOf, EveryReaderIsLinear) {
   std::size_t sink = 0;  // what each step made, so none is left out as unused
   std::vector<std::pair<std::string, std::function<void(int)>>> steps = {
       {"analyse", [&](int w) { sink += analyse(records[w]).cases.size(); }},
-      {"text", [&](int w) { sink += render_text(records[w], models[w]).size(); }},
+      {"text", [&](int w) { sink += render_text(models[w]).size(); }},
       {"markdown", [&](int w) { sink += render_markdown(models[w]).size(); }},
       {"csv", [&](int w) { sink += render_csv(models[w]).size(); }},
       {"html", [&](int w) { sink += render_html(records[w], models[w], HtmlExtras{}).size(); }},
@@ -294,7 +295,7 @@ TEST_P(ScalingOf, EveryReaderIsLinear) {
     });
   }
   for (const auto& [name, step] : steps) {
-    expect_linear(e.name() + ": " + name, g->base, g->unit, measure_here(step));
+    expect_linear(e.descriptor().name + ": " + name, g->base, g->unit, measure_here(step));
   }
   EXPECT_GT(sink, 0u);
 }
@@ -302,7 +303,7 @@ TEST_P(ScalingOf, EveryReaderIsLinear) {
 std::vector<std::string> kinds() {
   std::vector<std::string> out;
   for (const Experiment* e : all_experiments()) {
-    if (growth_for(e->name()) != nullptr) out.push_back(e->name());
+    if (growth_for(e->descriptor().name) != nullptr) out.push_back(e->descriptor().name);
   }
   return out;
 }

@@ -22,6 +22,7 @@
 #include "cli/program_command.hpp"
 #include "cli/replay.hpp"
 #include "experiments/accel/summary.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/printable.hpp"
 #include "framework/program_config.hpp"
@@ -104,7 +105,7 @@ int run_accel(const CLI::App& sub, const ProgramFlags& flags) {
 
   const ReportModel model = analyse(record);
   std::fputs("\n", stderr);
-  std::fputs(render_text(record, model).c_str(), stderr);
+  std::fputs(render_text(model).c_str(), stderr);
   if (!flags.json.empty()) {
     save_record(record, flags.json);
     std::fprintf(stderr, "Record written to %s (pinbench accel --replay %s)\n",

@@ -9,18 +9,17 @@
 namespace pinbench::experiments::accel {
 namespace {
 
+ExperimentDescriptor accel_descriptor() {
+  ExperimentDescriptor d{"accel", "pinbench accel", "Accel", "accel run"};
+  d.config_fields = fields_of<ProgramRecordConfig>();
+  // What the program's copies did, process by process: its AccelRun (summary.hpp).
+  d.section_key = pinbench::accel::kAccelSection;
+  return d;
+}
+
 class Accel final : public Experiment {
  public:
-  std::string name() const override { return "accel"; }
-  std::string command() const override { return "pinbench accel"; }
-  std::string label() const override { return "Accel"; }
-  std::string noun() const override { return "accel run"; }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = fields_of<ProgramRecordConfig>();
-    return fields;
-  }
-  // What the program's copies did, process by process: its AccelRun (summary.hpp).
-  std::string section_key() const override { return pinbench::accel::kAccelSection; }
+  Accel() : Experiment(accel_descriptor()) {}
   void validate(const RunRecord& record) const override {
     const nlohmann::json& section = record.section(pinbench::accel::kAccelSection);
     if (!section.is_null()) pinbench::accel::accel_run_from_json(section);

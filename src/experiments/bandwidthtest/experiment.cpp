@@ -65,17 +65,17 @@ std::string render_bandwidthtest_text(const RunRecord& record, const std::vector
   return out;
 }
 
+ExperimentDescriptor bandwidthtest_descriptor() {
+  ExperimentDescriptor d{"bandwidthtest", "pinbench bandwidthtest", "Bandwidthtest",
+                         "bandwidthtest"};
+  d.copy_rates = true;
+  d.config_fields = fields_of<BandwidthTestConfig>();
+  return d;
+}
+
 class BandwidthTest final : public Experiment {
  public:
-  std::string name() const override { return "bandwidthtest"; }
-  std::string command() const override { return "pinbench bandwidthtest"; }
-  std::string label() const override { return "Bandwidthtest"; }
-  std::string noun() const override { return "bandwidthtest"; }
-  bool copy_rates() const override { return true; }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = fields_of<BandwidthTestConfig>();
-    return fields;
-  }
+  BandwidthTest() : Experiment(bandwidthtest_descriptor()) {}
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_bandwidthtest(record, model);
   }

@@ -405,12 +405,34 @@ void validate_blocks_cases(const RunRecord& r) {
   }
 }
 
+ExperimentDescriptor blocks_descriptor() {
+  ExperimentDescriptor d{"blocks", "pinbench blocks", "Blocks", "blocks run"};
+  d.config_fields = joined({sampling_fields(),
+                            fields_of<BlocksConfig>(),
+                            fields_of<BlocksSkip>(),  // each of "skipped"'s objects
+                            // Computed, written only when asked for, or added by the run
+                            // (BlocksConfig's fields() says which).
+                            {{"arena_bytes", FieldKind::kSize},
+                             {"sms", FieldKind::kCount},
+                             {"beside_asked", FieldKind::kText},
+                             {"more_sms", FieldKind::kCounts},
+                             {"work_rounds", FieldKind::kCount},
+                             {"launch_ms", FieldKind::kRatio},
+                             {"blocks_per_sm", FieldKind::kCount},
+                             {"threads_per_block", FieldKind::kCount},
+                             {"tile_bytes", FieldKind::kSize},
+                             {"engine", FieldKind::kEngine},
+                             {"timing", FieldKind::kText},
+                             {"skipped", FieldKind::kObjects}}});
+  d.gates_meaning =
+      "every sample delivered every block's bytes exactly, and every host arena is the memory "
+      "kind it claims.";
+  return d;
+}
+
 class Blocks final : public Experiment {
  public:
-  std::string name() const override { return "blocks"; }
-  std::string command() const override { return "pinbench blocks"; }
-  std::string label() const override { return "Blocks"; }
-  std::string noun() const override { return "blocks run"; }
+  Blocks() : Experiment(blocks_descriptor()) {}
   CaseShape case_shape(const Case& c) const override { return blocks_case_shape(c); }
   // A copy beside a kernel shares the device with it, and the methods are ranked against each
   // other: a record of either another way measures something else.
@@ -418,34 +440,9 @@ class Blocks final : public Experiment {
     const std::string beside = beside_kernel(r.config);
     return {{"kernel beside the copies", beside.empty() ? "none" : beside}, methods_measured(r)};
   }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields =
-        joined({sampling_fields(),
-                fields_of<BlocksConfig>(),
-                fields_of<BlocksSkip>(),  // each of "skipped"'s objects
-                // Computed, written only when asked for, or added by the run (BlocksConfig's
-                // fields() says which).
-                {{"arena_bytes", FieldKind::kSize},
-                 {"sms", FieldKind::kCount},
-                 {"beside_asked", FieldKind::kText},
-                 {"more_sms", FieldKind::kCounts},
-                 {"work_rounds", FieldKind::kCount},
-                 {"launch_ms", FieldKind::kRatio},
-                 {"blocks_per_sm", FieldKind::kCount},
-                 {"threads_per_block", FieldKind::kCount},
-                 {"tile_bytes", FieldKind::kSize},
-                 {"engine", FieldKind::kEngine},
-                 {"timing", FieldKind::kText},
-                 {"skipped", FieldKind::kObjects}}});
-    return fields;
-  }
   void validate(const RunRecord& record) const override { validate_blocks_cases(record); }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_blocks(record, model);
-  }
-  std::string gates_meaning() const override {
-    return "every sample delivered every block's bytes exactly, and every host arena is the "
-           "memory kind it claims.";
   }
 };
 

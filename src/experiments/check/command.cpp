@@ -20,6 +20,7 @@
 #include "experiments/check/measure.hpp"
 #include "experiments/check/mpi_gather.hpp"
 #include "experiments/check/prometheus.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/input_limits.hpp"

@@ -9,34 +9,30 @@
 namespace pinbench::experiments::check {
 namespace {
 
+ExperimentDescriptor check_descriptor() {
+  ExperimentDescriptor d{kCheckExperiment, "pinbench check", "Check", "check"};
+  d.config_fields = joined({sampling_fields(),
+                            fields_of<CheckRecordConfig>(),
+                            fields_of<CheckConfig>(),
+                            // The limits on pinning as read, and the warnings they gave
+                            // (pin_check.hpp).
+                            fields_of<CheckPinFacts>(),
+                            fields_of<PinWarningFields>(),
+                            // The devices, written by hand (CheckConfig says why), the list of
+                            // warnings, and a key today's check no longer writes.
+                            {{"devices", FieldKind::kCounts},
+                             {"pin_warnings", FieldKind::kObjects},
+                             {"warmups", FieldKind::kCount}}});
+  // A case's extra: the GPU it checked.
+  d.extra_fields = {{"gpu", FieldKind::kCount}};
+  return d;
+}
+
 class Check final : public Experiment {
  public:
-  std::string name() const override { return kCheckExperiment; }
-  std::string command() const override { return "pinbench check"; }
-  std::string label() const override { return "Check"; }
-  std::string noun() const override { return "check"; }
+  Check() : Experiment(check_descriptor()) {}
   std::vector<Condition> conditions(const RunRecord& r) const override {
     return {host_placement(r)};
-  }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields =
-        joined({sampling_fields(),
-                fields_of<CheckRecordConfig>(),
-                fields_of<CheckConfig>(),
-                // The limits on pinning as read, and the warnings they gave (pin_check.hpp).
-                fields_of<CheckPinFacts>(),
-                fields_of<PinWarningFields>(),
-                // The devices, written by hand (CheckConfig says why), the list of warnings, and
-                // a key today's check no longer writes.
-                {{"devices", FieldKind::kCounts},
-                 {"pin_warnings", FieldKind::kObjects},
-                 {"warmups", FieldKind::kCount}}});
-    return fields;
-  }
-  // A case's extra: the GPU it checked.
-  const std::vector<ConfigField>& extra_fields() const override {
-    static const std::vector<ConfigField> fields = {{"gpu", FieldKind::kCount}};
-    return fields;
   }
   void validate(const RunRecord& record) const override {
     // Refuses a bad floor or pin warning with one line naming it, at load, not later in the

@@ -200,7 +200,8 @@ struct ReportModel;
 
 // The doctor record's part of the report model (report_model.hpp): a summary table, one table
 // per finding (its evidence, fix and code under it, its call sites as rows), the rates used, and
-// a chart of time lost per call site. Called by `analyse` for experiment "doctor".
+// a chart of time lost per call site, and the program's calls as the run's own timeline
+// (ReportModel::timeline). Called by `analyse` for experiment "doctor".
 void build_doctor_model(const RunRecord& record, ReportModel& model);
 
 // The doctor trace in a record's "doctor" section as a timeline (framework/trace_model.hpp),

@@ -34,6 +34,7 @@
 #include "experiments/doctor/events.hpp"
 #include "experiments/doctor/symbolise.hpp"
 #include "experiments/doctor/trace.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/experiment.hpp"
 #include "framework/interrupt.hpp"
@@ -81,12 +82,12 @@ std::vector<std::string> parse_fail_on(const std::string& list) {
   return out;
 }
 
-// The registered experiments whose records --rates takes (Experiment::copy_rates), for the
+// The registered experiments whose records --rates takes (their descriptors' copy_rates), for the
 // message that refuses another: "lesson, sweep, bandwidthtest or doctor".
 std::string rate_experiment_names() {
   std::vector<std::string> names;
   for (const Experiment* e : all_experiments()) {
-    if (e->copy_rates()) names.push_back(e->name());
+    if (e->descriptor().copy_rates) names.push_back(e->descriptor().name);
   }
   return or_list(names);
 }
@@ -100,12 +101,12 @@ bool rate_case(const Case& c) {
          c.part != kSmallCopyPart && c.part != kNumaPart;
 }
 
-// The rates of a record whose experiment has copy_rates() (a sweep, bandwidthtest, lesson or
+// The rates of a record whose experiment has copy_rates (a sweep, bandwidthtest, lesson or
 // doctor record): its host-side cases, pinned and pageable. Checked before the program runs, so a
 // bad file is exit 2 without a run wasted.
 RunRecord load_rates(const std::string& path) {
   RunRecord rates = load_record(path);
-  if (!experiment_for(rates.experiment).copy_rates()) {
+  if (!experiment_for(rates.experiment).descriptor().copy_rates) {
     throw InputError(fmt::format(
         "--rates '{}' is a record of experiment '{}', whose cases are not rates of one copy: "
         "give a {} record",
@@ -372,7 +373,7 @@ int run_doctor(const CLI::App& sub, DoctorFlags& flags) {
 
   const ReportModel model = analyse(record);
   std::fputs("\n", stderr);
-  std::fputs(render_text(record, model).c_str(), stderr);
+  std::fputs(render_text(model).c_str(), stderr);
   if (!flags.json.empty()) {
     save_record(record, flags.json);
     std::fprintf(stderr, "Record written to %s (pinbench doctor --replay %s)\n",

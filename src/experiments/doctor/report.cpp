@@ -295,6 +295,18 @@ ReportTable numa_rates_table(const DoctorAnalysis& a) {
   return numa;
 }
 
+// The program's calls as a timeline, which the HTML report draws where no trace sits beside the
+// record; none where doctor saw no call.
+std::optional<Trace> calls_timeline(const DoctorTrace& t) {
+  Trace calls = doctor_timeline(t);
+  // A program that made no CUDA call, or whose calls doctor could not see, leaves nothing to
+  // draw.
+  if (calls.api_calls.empty() && calls.copies.empty() && calls.kernels.empty()) {
+    return std::nullopt;
+  }
+  return calls;
+}
+
 }  // namespace
 
 void build_doctor_model(const RunRecord& r, ReportModel& m) {
@@ -304,6 +316,7 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
     return;
   }
   const DoctorTrace t = doctor_trace_from_json(section);
+  m.timeline = calls_timeline(t);
   const DoctorAnalysis a = analyse_doctor(r, t);
   if (!add_program_notes(t, a, m)) return;
   m.tables.push_back(summary_table(t, a));

@@ -19,12 +19,20 @@ void build_host(const RunRecord& r, ReportModel& m) {
   add_chart(m, std::move(chart));
 }
 
+ExperimentDescriptor host_descriptor() {
+  ExperimentDescriptor d{"host", "pinbench host", "Host", "host run"};
+  d.config_fields = fields_of<HostConfig>();
+  // A case's extra: its GPU, how many copied at once, and a peer case's peer and its access.
+  d.extra_fields = {{"gpu", FieldKind::kCount},
+                    {"gpus", FieldKind::kCount},
+                    {"peer", FieldKind::kCount},
+                    {"peer_access", FieldKind::kFlag}};
+  return d;
+}
+
 class Host final : public Experiment {
  public:
-  std::string name() const override { return "host"; }
-  std::string command() const override { return "pinbench host"; }
-  std::string label() const override { return "Host"; }
-  std::string noun() const override { return "host run"; }
+  Host() : Experiment(host_descriptor()) {}
   // The GPUs copied to together share the host's memory and links: another set is another load.
   std::vector<Condition> conditions(const RunRecord& r) const override {
     HostConfig c;
@@ -32,18 +40,6 @@ class Host final : public Experiment {
     return {
         {"GPUs", c.devices.empty() ? "every one" : fmt::format("{}", fmt::join(c.devices, ", "))},
         host_placement(r)};
-  }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = fields_of<HostConfig>();
-    return fields;
-  }
-  // A case's extra: its GPU, how many copied at once, and a peer case's peer and its access.
-  const std::vector<ConfigField>& extra_fields() const override {
-    static const std::vector<ConfigField> fields = {{"gpu", FieldKind::kCount},
-                                                    {"gpus", FieldKind::kCount},
-                                                    {"peer", FieldKind::kCount},
-                                                    {"peer_access", FieldKind::kFlag}};
-    return fields;
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_host(record, model);

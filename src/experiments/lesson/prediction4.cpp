@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "experiments/lesson/analysis.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/trace_gates.hpp"
 #include "framework/units.hpp"
@@ -308,7 +309,7 @@ Prediction4Evidence prediction4_from_json(const json& j) {
 
 void attach_trace(RunRecord& record, const Trace& trace, const std::string& perfetto_file) {
   const LessonConfig config = lesson_config_from(record.config);
-  attach_trace_summary(record, trace, perfetto_file);
+  attach_trace_summary(record, trace, range_gates(), perfetto_file);
   Prediction4Options options;
   options.timed = config.async_iterations;
   record.trace["prediction4"] = to_json(select_prediction4(trace, options));

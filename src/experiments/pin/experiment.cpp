@@ -23,12 +23,27 @@ void build_pin(const RunRecord& r, ReportModel& m) {
   m.verdicts.push_back(pin_goals(a));
 }
 
+ExperimentDescriptor pin_descriptor() {
+  ExperimentDescriptor d{"pin", "pinbench pin", "Pinning", "pin run"};
+  d.config_fields = fields_of<PinConfig>();
+  // A case's extra: a pin's first GiB, its freeing, the arena's chunk, threads and longest call,
+  // and the neighbour's calls meanwhile (measure.cpp).
+  d.extra_fields = {{"first_gib_ms", FieldKind::kRatio},     {"free_ms", FieldKind::kRatio},
+                    {"chunk_bytes", FieldKind::kSize},       {"threads", FieldKind::kCount},
+                    {"longest_chunk_ms", FieldKind::kRatio}, {"nb_calls", FieldKind::kCount},
+                    {"nb_p50_ms", FieldKind::kRatio},        {"nb_p99_ms", FieldKind::kRatio},
+                    {"nb_max_ms", FieldKind::kRatio},        {"nb_free_max_ms", FieldKind::kRatio}};
+  // The host's limits, facts, refusals and skips, and the neighbour idle (analysis.hpp).
+  d.section_key = kPinSection;
+  d.gates_meaning =
+      "every pinning call succeeded and CUDA calls the first and last byte page-locked, and every "
+      "copy delivered every byte.";
+  return d;
+}
+
 class Pin final : public Experiment {
  public:
-  std::string name() const override { return "pin"; }
-  std::string command() const override { return "pinbench pin"; }
-  std::string label() const override { return "Pinning"; }
-  std::string noun() const override { return "pin run"; }
+  Pin() : Experiment(pin_descriptor()) {}
   // A neighbour timing its calls every 2 ms shares the host with every pin: another period, or
   // none, is another load.
   std::vector<Condition> conditions(const RunRecord& r) const override {
@@ -40,23 +55,6 @@ class Pin final : public Experiment {
   }
   // The arena's chunk and threads tell two of its cases of one size apart.
   CaseShape case_shape(const Case& c) const override { return pin_case_shape(c); }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = fields_of<PinConfig>();
-    return fields;
-  }
-  // A case's extra: a pin's first GiB, its freeing, the arena's chunk, threads and longest call,
-  // and the neighbour's calls meanwhile (measure.cpp).
-  const std::vector<ConfigField>& extra_fields() const override {
-    static const std::vector<ConfigField> fields = {
-        {"first_gib_ms", FieldKind::kRatio},     {"free_ms", FieldKind::kRatio},
-        {"chunk_bytes", FieldKind::kSize},       {"threads", FieldKind::kCount},
-        {"longest_chunk_ms", FieldKind::kRatio}, {"nb_calls", FieldKind::kCount},
-        {"nb_p50_ms", FieldKind::kRatio},        {"nb_p99_ms", FieldKind::kRatio},
-        {"nb_max_ms", FieldKind::kRatio},        {"nb_free_max_ms", FieldKind::kRatio}};
-    return fields;
-  }
-  // The host's limits, facts, refusals and skips, and the neighbour idle (analysis.hpp).
-  std::string section_key() const override { return kPinSection; }
   nlohmann::json read_section(const nlohmann::json& section) const override {
     pin_section_from(section);
     return section;
@@ -65,10 +63,6 @@ class Pin final : public Experiment {
   void validate(const RunRecord& record) const override { analyse_pin(record); }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_pin(record, model);
-  }
-  std::string gates_meaning() const override {
-    return "every pinning call succeeded and CUDA calls the first and last byte page-locked, and "
-           "every copy delivered every byte.";
   }
 };
 

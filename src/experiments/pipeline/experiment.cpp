@@ -93,45 +93,40 @@ struct PipelineKernel {
   }
 };
 
+ExperimentDescriptor pipeline_descriptor() {
+  ExperimentDescriptor d{"pipeline", "pinbench pipeline", "Pipeline", "pipeline"};
+  d.config_fields = joined({sampling_fields(),
+                            fields_of<PipelineConfig>(),
+                            // Computed or constant where written (plan.cpp's to_json,
+                            // measure.cpp).
+                            {{"engine", FieldKind::kEngine},
+                             {"timing", FieldKind::kText},
+                             {"chunk_bytes_by_streams", FieldKind::kSizes},
+                             {"kernel", FieldKind::kText}}});
+  // A case's extra: where its array sat, its streams and chunk, the kernel's rounds, and the
+  // copies a bound made.
+  d.extra_fields = {{"source", FieldKind::kText},
+                    {"streams", FieldKind::kCount},
+                    {"chunk_bytes", FieldKind::kSize},
+                    {"rounds", FieldKind::kCount},
+                    {"chunks", FieldKind::kCount}};
+  d.gates_meaning =
+      "every run returned every float exactly, both bound copies delivered their bytes, and every "
+      "buffer is the kind it claims.";
+  return d;
+}
+
 class Pipeline final : public Experiment {
  public:
-  std::string name() const override { return "pipeline"; }
-  std::string command() const override { return "pinbench pipeline"; }
-  std::string label() const override { return "Pipeline"; }
-  std::string noun() const override { return "pipeline"; }
+  Pipeline() : Experiment(pipeline_descriptor()) {}
   std::vector<Condition> conditions(const RunRecord& r) const override {
     PipelineKernel k;
     get_fields(r.config, k);
     return {{"kernel", k.kernel.empty() ? "not stated" : k.kernel},
             {"kernel rounds per element", std::to_string(k.kernel_rounds)}};
   }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields =
-        joined({sampling_fields(),
-                fields_of<PipelineConfig>(),
-                // Computed or constant where written (plan.cpp's to_json, measure.cpp).
-                {{"engine", FieldKind::kEngine},
-                 {"timing", FieldKind::kText},
-                 {"chunk_bytes_by_streams", FieldKind::kSizes},
-                 {"kernel", FieldKind::kText}}});
-    return fields;
-  }
-  // A case's extra: where its array sat, its streams and chunk, the kernel's rounds, and the
-  // copies a bound made.
-  const std::vector<ConfigField>& extra_fields() const override {
-    static const std::vector<ConfigField> fields = {{"source", FieldKind::kText},
-                                                    {"streams", FieldKind::kCount},
-                                                    {"chunk_bytes", FieldKind::kSize},
-                                                    {"rounds", FieldKind::kCount},
-                                                    {"chunks", FieldKind::kCount}};
-    return fields;
-  }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_pipeline(record, model);
-  }
-  std::string gates_meaning() const override {
-    return "every run returned every float exactly, both bound copies delivered their bytes, and "
-           "every buffer is the kind it claims.";
   }
   std::string text(const RunRecord& record, const ReportModel& model,
                    const TextOptions&) const override {

@@ -84,24 +84,19 @@ std::string render_race_text(const RunRecord& record, const std::vector<RaceRow>
   return out;
 }
 
+ExperimentDescriptor race_descriptor() {
+  ExperimentDescriptor d{"race", "pinbench race", "Race", "race"};
+  d.config_fields = fields_of<RaceConfig>();
+  // A case's extra: the word it overwrote with, how, and each trial's count of words.
+  d.extra_fields = {{"word_bytes", FieldKind::kSize},    {"mode", FieldKind::kText},
+                    {"trials", FieldKind::kObjects},     {"new_words", FieldKind::kBigCount},
+                    {"old_words", FieldKind::kBigCount}, {"other_words", FieldKind::kBigCount}};
+  return d;
+}
+
 class Race final : public Experiment {
  public:
-  std::string name() const override { return "race"; }
-  std::string command() const override { return "pinbench race"; }
-  std::string label() const override { return "Race"; }
-  std::string noun() const override { return "race"; }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields = fields_of<RaceConfig>();
-    return fields;
-  }
-  // A case's extra: the word it overwrote with, how, and each trial's count of words.
-  const std::vector<ConfigField>& extra_fields() const override {
-    static const std::vector<ConfigField> fields = {
-        {"word_bytes", FieldKind::kSize},    {"mode", FieldKind::kText},
-        {"trials", FieldKind::kObjects},     {"new_words", FieldKind::kBigCount},
-        {"old_words", FieldKind::kBigCount}, {"other_words", FieldKind::kBigCount}};
-    return fields;
-  }
+  Race() : Experiment(race_descriptor()) {}
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_race(record, model);
   }

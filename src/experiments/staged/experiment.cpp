@@ -287,43 +287,46 @@ void build_staged_tune(const RunRecord& r, ReportModel& m) {
   }
 }
 
+ExperimentDescriptor staged_descriptor() {
+  ExperimentDescriptor d{"staged", "pinbench staged", "Staged benchmark", "staged benchmark"};
+  d.config_fields = joined({engine_fields(),
+                            fields_of<StagedBenchConfig>(),
+                            {{"skipped", FieldKind::kObjects}},  // the list, built where written
+                            fields_of<StagedSkip>(),             // each of its objects
+                            // idle_engine: the process's CPU with the engine idle (measure.cpp)
+                            fields_of<IdleEngineConfig>(),
+                            engine_cpu_fields()});
+  // A case's extra: its offsets, the engine's path, its ring and the engine's CPU (measure.cpp).
+  d.extra_fields = joined({{{"host_offset", FieldKind::kSizeOrZero},
+                            {"device_offset", FieldKind::kSizeOrZero},
+                            {"path", FieldKind::kText}},
+                           ring_fields(),
+                           engine_cpu_fields()});
+  d.gates_meaning =
+      "every checked sample delivered exactly the reference bytes, and every buffer is the kind it "
+      "claims.";
+  return d;
+}
+
+ExperimentDescriptor staged_tune_descriptor() {
+  ExperimentDescriptor d{"staged-tune", "pinbench staged --tune", "Staged tuning",
+                         "staged tuning run"};
+  d.config_fields = joined({engine_fields(), fields_of<StagedTuneConfig>()});
+  d.extra_fields = ring_fields();
+  d.gates_meaning =
+      "after the last sample of every shape the destination held exactly the reference bytes.";
+  return d;
+}
+
 class Staged final : public Experiment {
  public:
-  std::string name() const override { return "staged"; }
-  std::string command() const override { return "pinbench staged"; }
-  std::string label() const override { return "Staged benchmark"; }
-  std::string noun() const override { return "staged benchmark"; }
+  Staged() : Experiment(staged_descriptor()) {}
   // The methods are measured one after another and ranked against each other.
   std::vector<Condition> conditions(const RunRecord& r) const override {
     return {methods_measured(r)};
   }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields =
-        joined({engine_fields(),
-                fields_of<StagedBenchConfig>(),
-                {{"skipped", FieldKind::kObjects}},  // the list, built where written
-                fields_of<StagedSkip>(),             // each of its objects
-                // idle_engine: the process's CPU with the engine idle (measure.cpp)
-                fields_of<IdleEngineConfig>(),
-                engine_cpu_fields()});
-    return fields;
-  }
-  // A case's extra: its offsets, the engine's path, its ring and the engine's CPU (measure.cpp).
-  const std::vector<ConfigField>& extra_fields() const override {
-    static const std::vector<ConfigField> fields =
-        joined({{{"host_offset", FieldKind::kSizeOrZero},
-                 {"device_offset", FieldKind::kSizeOrZero},
-                 {"path", FieldKind::kText}},
-                ring_fields(),
-                engine_cpu_fields()});
-    return fields;
-  }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_staged(record, model);
-  }
-  std::string gates_meaning() const override {
-    return "every checked sample delivered exactly the reference bytes, and every buffer is the "
-           "kind it claims.";
   }
   std::string text(const RunRecord& record, const ReportModel& model,
                    const TextOptions&) const override {
@@ -333,22 +336,9 @@ class Staged final : public Experiment {
 
 class StagedTune final : public Experiment {
  public:
-  std::string name() const override { return "staged-tune"; }
-  std::string command() const override { return "pinbench staged --tune"; }
-  std::string label() const override { return "Staged tuning"; }
-  std::string noun() const override { return "staged tuning run"; }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields =
-        joined({engine_fields(), fields_of<StagedTuneConfig>()});
-    return fields;
-  }
-  const std::vector<ConfigField>& extra_fields() const override { return ring_fields(); }
+  StagedTune() : Experiment(staged_tune_descriptor()) {}
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_staged_tune(record, model);
-  }
-  std::string gates_meaning() const override {
-    return "after the last sample of every shape the destination held exactly the reference "
-           "bytes.";
   }
   std::string text(const RunRecord& record, const ReportModel& model,
                    const TextOptions&) const override {

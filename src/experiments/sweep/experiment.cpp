@@ -83,51 +83,42 @@ void build_sweep(const RunRecord& r, ReportModel& m) {
   add_skipped(r, m, keys_of<SweepSkip>());
 }
 
+ExperimentDescriptor sweep_descriptor() {
+  ExperimentDescriptor d{"sweep", "pinbench sweep", "Sweep", "sweep"};
+  d.copy_rates = true;
+  d.config_fields = joined({sampling_fields(),
+                            fields_of<SweepRecordConfig>(),
+                            fields_of<SweepConfig>(),
+                            fields_of<SweepSkip>(),  // each of "skipped"'s objects
+                            // The list itself, built where written (measure.cpp), and two keys
+                            // today's sweep no longer writes.
+                            {
+                                {"skipped", FieldKind::kObjects},
+                                {"iterations", FieldKind::kCount},
+                                {"timing", FieldKind::kText},
+                            }});
+  // A case's extra: the two gates a two-buffer case passed, whether its latch timed out, and
+  // older records' spread.
+  d.extra_fields = {{"gates", FieldKind::kTexts},
+                    {"latch_timed_out", FieldKind::kFlag},
+                    {"spread", FieldKind::kRatio}};
+  // Its NVTX ranges are "sweep <kind>/<method> <dir> <kind>" (measure_cases.cpp), each checked
+  // as sweep/<kind>/<method>.
+  d.range_gates = {{"sweep {}", "sweep/{}"}};
+  d.gates_meaning =
+      "every sample of every case delivered exactly the reference bytes, and every buffer is the "
+      "kind it claims.";
+  return d;
+}
+
 class Sweep final : public Experiment {
  public:
-  std::string name() const override { return "sweep"; }
-  std::string command() const override { return "pinbench sweep"; }
-  std::string label() const override { return "Sweep"; }
-  std::string noun() const override { return "sweep"; }
-  bool copy_rates() const override { return true; }
+  Sweep() : Experiment(sweep_descriptor()) {}
   std::vector<Condition> conditions(const RunRecord& r) const override {
     return {methods_measured(r), host_placement(r)};
   }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields =
-        joined({sampling_fields(),
-                fields_of<SweepRecordConfig>(),
-                fields_of<SweepConfig>(),
-                fields_of<SweepSkip>(),  // each of "skipped"'s objects
-                // The list itself, built where written (measure.cpp), and two keys today's sweep
-                // no longer writes.
-                {
-                    {"skipped", FieldKind::kObjects},
-                    {"iterations", FieldKind::kCount},
-                    {"timing", FieldKind::kText},
-                }});
-    return fields;
-  }
-  // A case's extra: the two gates a two-buffer case passed, whether its latch timed out, and
-  // older records' spread.
-  const std::vector<ConfigField>& extra_fields() const override {
-    static const std::vector<ConfigField> fields = {{"gates", FieldKind::kTexts},
-                                                    {"latch_timed_out", FieldKind::kFlag},
-                                                    {"spread", FieldKind::kRatio}};
-    return fields;
-  }
   void analyse(const RunRecord& record, ReportModel& model) const override {
     build_sweep(record, model);
-  }
-  // Its NVTX ranges are "sweep <kind>/<method> <dir> <kind>" (measure_cases.cpp), each checked
-  // as sweep/<kind>/<method>.
-  std::optional<std::string> range_gate(const std::vector<std::string>& words) const override {
-    if (words[0] != "sweep") return std::nullopt;
-    return "sweep/" + words[1];
-  }
-  std::string gates_meaning() const override {
-    return "every sample of every case delivered exactly the reference bytes, and every buffer "
-           "is the kind it claims.";
   }
   std::string text(const RunRecord& record, const ReportModel& model,
                    const TextOptions&) const override {

@@ -182,8 +182,4 @@ std::string render_csv(const ReportModel& m) {
   return out;
 }
 
-std::string render_csv(const RunRecord& r) {
-  return render_csv(analyse(r));
-}
-
 }  // namespace pinbench

@@ -19,7 +19,6 @@ namespace pinbench {
 // A model with no case but tables (accel, doctor) is its tables instead, one row per cell:
 // experiment, table (its id), row (from 1), column (its header), value.
 std::string render_csv(const ReportModel& model);
-std::string render_csv(const RunRecord& record);
 
 // A column of the CSV report: its name and what it holds.
 struct CsvColumn {

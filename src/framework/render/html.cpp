@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "framework/errors.hpp"
-#include "framework/experiment.hpp"
+#include "framework/render/perfetto.hpp"
 #include "framework/render/svg_chart.hpp"
 #include "framework/report_model.hpp"
 #include "framework/units.hpp"
@@ -336,19 +336,15 @@ std::string checks(const RunRecord& r, const ReportModel& m) {
   return out + "</details>\n";
 }
 
-// The trace found beside the record, else the run's own timeline, which the experiment that
-// built the model has (Experiment::timeline: only asked for here, where it is drawn); what kept
-// either from being drawn goes in `problem`.
-std::optional<Timeline> timeline_of(const RunRecord& r, const ReportModel& m, const HtmlExtras& x,
+// The trace found beside the record, else the run's own timeline, which its analysis put in the
+// model (written as a Perfetto trace and read back, so it is drawn as a trace beside the record
+// is); what kept either from being drawn goes in `problem`.
+std::optional<Timeline> timeline_of(const ReportModel& m, const HtmlExtras& x,
                                     std::string& problem) {
   problem = x.trace_problem;
-  if (x.timeline || !x.trace_name.empty() || !problem.empty() || m.analysed_by == nullptr) {
-    return x.timeline;
-  }
-  const std::optional<nlohmann::json> own = m.analysed_by->timeline(r);
-  if (!own) return std::nullopt;
+  if (x.timeline || !x.trace_name.empty() || !problem.empty() || !m.timeline) return x.timeline;
   try {
-    return timeline_from_json(*own);
+    return timeline_from_json(perfetto_json(*m.timeline));
   } catch (const InputError& e) {
     // One with nothing in it costs only the timeline, as a damaged trace does.
     problem = e.what();
@@ -360,7 +356,7 @@ std::optional<Timeline> timeline_of(const RunRecord& r, const ReportModel& m, co
 
 std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtras& x) {
   std::string trace_problem;
-  const std::optional<Timeline> timeline = timeline_of(r, m, x, trace_problem);
+  const std::optional<Timeline> timeline = timeline_of(m, x, trace_problem);
   const std::string title = fmt::format("{}, {}", m.title, r.created_utc);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -425,10 +421,6 @@ std::string render_html(const RunRecord& r, const ReportModel& m, const HtmlExtr
       timeline && !x.trace_name.empty() ? " and " + e(x.trace_name) : std::string());
   // Every field went through xml_escape; this is the guard for what did not.
   return printable_text(out);
-}
-
-std::string render_html(const RunRecord& r, const HtmlExtras& x) {
-  return render_html(r, analyse(r), x);
 }
 
 HtmlExtras html_extras_for(const std::string& record_path) {

@@ -25,14 +25,13 @@ struct HtmlExtras {
 // What the page draws beside the record found at `record_path`: the timeline of the trace beside
 // it (RUN.trace.json). A damaged trace costs only the timeline: the problem is noted on stderr
 // and on the page. Without a trace, render_html draws the run's own timeline, where it has one
-// (Experiment::timeline of the model's experiment: a program's calls).
+// (ReportModel::timeline: a program's calls).
 HtmlExtras html_extras_for(const std::string& record_path);
 
 // Renders only from `model`, the analysis of `record` (report_model.hpp); the record supplies
 // the gates' list and the date. `extras` without a trace (no timeline, trace_name or
-// trace_problem): the run's own timeline, if any (ReportModel::analysed_by).
+// trace_problem): the run's own timeline, if any (ReportModel::timeline).
 std::string render_html(const RunRecord& record, const ReportModel& model,
                         const HtmlExtras& extras);
-std::string render_html(const RunRecord& record, const HtmlExtras& extras);
 
 }  // namespace pinbench

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "framework/experiment.hpp"
 #include "framework/render/text_table.hpp"
 #include "framework/stats.hpp"
 #include "framework/units.hpp"
@@ -264,15 +263,10 @@ std::string render_model_text(const ReportModel& m) {
   return out;
 }
 
-std::string render_text(const RunRecord& record, const ReportModel& m, const TextOptions& options) {
+std::string render_text(const ReportModel& m) {
   // The last guard: whatever a layout let through of a record's words, no control character
   // but a line break or a tab reaches the terminal.
-  const Experiment& layout = m.analysed_by != nullptr ? *m.analysed_by : generic_experiment();
-  return wrap_text(printable_text(layout.text(record, m, options)));
-}
-
-std::string render_text(const RunRecord& record) {
-  return render_text(record, analyse(record));
+  return wrap_text(printable_text(m.text.empty() ? render_model_text(m) : m.text));
 }
 
 std::string with_sampling(const RunRecord& record, const ReportModel& m, const std::string& body) {

@@ -1,13 +1,12 @@
 // The terminal printer of any run record: what the measuring command printed live, for a live
-// run and a replay alike. Each experiment prints its own layout from its section of the report
-// model (framework/experiment.hpp), or the model itself; every layout ends with the model's
-// sampling summary (stop reasons, spread) and unstable cases, so a bimodal or drifting case is
-// flagged in the terminal as in every report.
+// run and a replay alike. Each experiment lays out its own text from its section of the report
+// model, or the model itself, when the record is analysed (ReportModel::text); every layout ends
+// with the model's sampling summary (stop reasons, spread) and unstable cases, so a bimodal or
+// drifting case is flagged in the terminal as in every report.
 #pragma once
 
 #include <string>
 
-#include "framework/experiment.hpp"
 #include "framework/record.hpp"
 #include "framework/render/text_table.hpp"
 #include "framework/report_model.hpp"
@@ -28,12 +27,10 @@ std::string wrap_text(const std::string& text, std::size_t width = kTextColumns)
 // The machine a record was measured on, four lines: device, link, driver and runtime, host.
 std::string render_machine(const MachineInfo& m);
 
-// What the record's experiment prints for it, from a model already built from `record` (a
+// What the record's experiment prints for it: the model's text, as the analysis laid it out (a
 // caller printing several formats analyses once: check_stability over thousands of samples per
-// case is not free): the layout of the experiment that built the model (ReportModel::analysed_by).
-std::string render_text(const RunRecord& record, const ReportModel& model,
-                        const TextOptions& options = {});
-std::string render_text(const RunRecord& record);
+// case is not free), or the model itself as text where it has none (a model made by hand).
+std::string render_text(const ReportModel& model);
 
 // An experiment's own layout as printed: the INCOMPLETE note first where the run was cut, then
 // `body`, then the sampling paragraph and the unstable cases.

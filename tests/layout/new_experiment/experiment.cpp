@@ -1,21 +1,12 @@
-// The example as the registry sees it: one record kind, with every default of the interface.
+// The example as the registry sees it: one record kind, its descriptor and every default of the
+// interface, so it needs no class of its own.
 #include "framework/experiment.hpp"
 
 namespace pinbench::experiments::example {
-namespace {
-
-class Example final : public Experiment {
- public:
-  std::string name() const override { return "example"; }
-  std::string command() const override { return "pinbench example"; }
-  std::string label() const override { return "Example"; }
-  std::string noun() const override { return "example"; }
-};
-
-}  // namespace
 
 std::vector<const Experiment*> kinds() {
-  static const Example example;
+  static const Experiment example(
+      ExperimentDescriptor{"example", "pinbench example", "Example", "example"});
   return {&example};
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "experiments/check/floors.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/json_fields.hpp"
 #include "framework/stats.hpp"

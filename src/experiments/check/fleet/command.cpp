@@ -24,6 +24,7 @@
 #include "cli/replay.hpp"
 #include "experiments/check/fleet/analysis.hpp"
 #include "experiments/check/fleet/print.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/printable.hpp"

@@ -137,26 +137,25 @@ void build_fleet(const RunRecord& r, ReportModel& m) {
                                 a.gpus.size(), a.gpus.size() == 1 ? "" : "s");
 }
 
+ExperimentDescriptor fleet_descriptor() {
+  ExperimentDescriptor d{kFleetExperiment, "pinbench fleet", "Fleet", "fleet"};
+  d.config_fields = joined({fields_of<FleetRecordConfig>(),
+                            // Each host's pin and the limits' warnings (pin_check.hpp).
+                            fields_of<FleetHostPin>(),
+                            fields_of<PinWarningFields>(),
+                            // Each host's check, written as a whole (fleet_members_to_json), and
+                            // when it ran.
+                            {{"hosts", FieldKind::kObjects},
+                             {"created_utc", FieldKind::kTimestamp},
+                             {"pin_warnings", FieldKind::kObjects}}});
+  // A fleet record of pinbench 0.1 holds its check records whole, under "members".
+  d.section_key = kMembersSection;
+  return d;
+}
+
 class Fleet final : public Experiment {
  public:
-  std::string name() const override { return kFleetExperiment; }
-  std::string command() const override { return "pinbench fleet"; }
-  std::string label() const override { return "Fleet"; }
-  std::string noun() const override { return "fleet"; }
-  const std::vector<ConfigField>& config_fields() const override {
-    static const std::vector<ConfigField> fields =
-        joined({fields_of<FleetRecordConfig>(),
-                // Each host's pin and the limits' warnings (pin_check.hpp).
-                fields_of<FleetHostPin>(),
-                fields_of<PinWarningFields>(),
-                // Each host's check, written as a whole (fleet_members_to_json), and when it ran.
-                {{"hosts", FieldKind::kObjects},
-                 {"created_utc", FieldKind::kTimestamp},
-                 {"pin_warnings", FieldKind::kObjects}}});
-    return fields;
-  }
-  // A fleet record of pinbench 0.1 holds its check records whole, under "members".
-  std::string section_key() const override { return kMembersSection; }
+  Fleet() : Experiment(fleet_descriptor()) {}
   nlohmann::json read_section(const nlohmann::json& members) const override {
     return read_members(members);
   }

@@ -4,6 +4,7 @@
 
 #include "experiments/check/fleet/analysis.hpp"
 #include "experiments/check/prometheus.hpp"
+#include "framework/by_experiment.hpp"
 #include "framework/experiment.hpp"
 #include "framework/printable.hpp"
 #include "framework/render/html.hpp"
@@ -28,7 +29,7 @@ std::string fleet_metrics(const FleetAnalysis& a) {
 
 int print_fleet(const RunRecord& fleet, const FleetOutputs& out) {
   const ReportModel model = analyse(fleet);
-  std::fputs(render_text(fleet, model).c_str(), stdout);
+  std::fputs(render_text(model).c_str(), stdout);
   if (!out.json.empty()) {
     save_record(fleet, out.json);
     std::printf("Fleet record written to %s.\n", printable(out.json).c_str());
