@@ -26,8 +26,8 @@ import os
 import re
 import sys
 
-# The C++ lexer every checker shares (comments, literals, directives): scripts/cpp_text.py.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+# The C++ lexer every checker shares (comments, literals, directives): tests/layout/cpp_text.py,
+# beside this file.
 from cpp_text import strip  # noqa: E402
 
 BELOW_CLI = ["src/framework", "src/capi", "src/measure", "src/cuda", "src/transfer", "src/base",
