@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -168,12 +169,15 @@ std::vector<std::uint64_t> grid_member(const Value& obj, const std::string& key,
   return out;
 }
 
-void check_schema(const Value& doc, const char* schema, const std::string& where) {
+// The text parsed, and refused unless it is an object of `schema`, version 1.
+Value document_of(std::string_view text, const char* schema, const std::string& where) {
+  Value doc = parse_text(text, where);
   if (!is(doc, JsonKind::kObject)) malformed(where, "not a JSON object");
   const std::string s = string_member(doc, "schema", where);
   if (s != schema) malformed(where, "schema \"" + s + "\", not \"" + schema + "\"");
   const double version = number_member(doc, "version", where);
   if (version != 1) malformed(where, "version " + number_text(version) + ", not 1");
+  return doc;
 }
 
 BlockDeviceIdentity identity_member(const Value& doc, bool need_version, const std::string& where) {
@@ -485,10 +489,25 @@ void validate_calibration(const CalibrationTable& t, const std::string& where) {
   }
 }
 
+namespace {
+
+// An object's "direction" and "memory", each refused naming the word where it is unknown.
+std::pair<BlockDirection, BlockMemory> direction_and_memory(const Value& v,
+                                                            const std::string& where) {
+  const std::string d = string_member(v, "direction", where);
+  const std::string m = string_member(v, "memory", where);
+  const auto dir = parse_block_direction(d);
+  const auto mem = parse_block_memory(m);
+  if (!dir) malformed(where, "unknown direction \"" + d + "\"");
+  if (!mem) malformed(where, "unknown memory \"" + m + "\"");
+  return {*dir, *mem};
+}
+
+}  // namespace
+
 CalibrationTable calibration_from_json(std::string_view text, const BlockDeviceIdentity& expected,
                                        const std::string& where) {
-  const Value doc = parse_text(text, where);
-  check_schema(doc, kTableSchema, where);
+  const Value doc = document_of(text, kTableSchema, where);
   CalibrationTable t;
   t.identity = identity_member(doc, true, where);
   t.created_utc = string_member(doc, "created_utc", where);
@@ -499,17 +518,10 @@ CalibrationTable calibration_from_json(std::string_view text, const BlockDeviceI
   for (const Value& v : member(doc, "points", JsonKind::kArray, where)) {
     if (!is(v, JsonKind::kObject)) malformed(where, "a point is not an object");
     CalibrationPoint p;
-    const std::string d = string_member(v, "direction", where);
-    const std::string m = string_member(v, "memory", where);
+    std::tie(p.direction, p.memory) = direction_and_memory(v, where);
     const std::string k = string_member(v, "method", where);
-    const auto dir = parse_block_direction(d);
-    const auto mem = parse_block_memory(m);
     const auto method = parse_block_method(k);
-    if (!dir) malformed(where, "unknown direction \"" + d + "\"");
-    if (!mem) malformed(where, "unknown memory \"" + m + "\"");
     if (!method) malformed(where, "unknown method \"" + k + "\"");
-    p.direction = *dir;
-    p.memory = *mem;
     p.method = *method;
     p.block_bytes = count_member(v, "block_bytes", where);
     p.count = count_member(v, "count", where);
@@ -533,8 +545,7 @@ bool BlockRule::covers(std::uint64_t block_bytes, std::uint64_t count) const {
 
 BlockRules rules_from_json(std::string_view text, const BlockDeviceIdentity& expected,
                            const std::string& where) {
-  const Value doc = parse_text(text, where);
-  check_schema(doc, kRulesSchema, where);
+  const Value doc = document_of(text, kRulesSchema, where);
   BlockRules r;
   r.identity = identity_member(doc, false, where);
   if (const Value* made = find(doc, "created_utc")) {  // written by --recommend, read by no rule
@@ -555,16 +566,10 @@ BlockRules rules_from_json(std::string_view text, const BlockDeviceIdentity& exp
   for (const Value& c : member(doc, "choices", JsonKind::kArray, where)) {
     if (!is(c, JsonKind::kObject)) malformed(where, "a choice is not an object");
     BlockRuleGroup g;
-    const std::string d = string_member(c, "direction", where);
-    const std::string m = string_member(c, "memory", where);
-    const auto dir = parse_block_direction(d);
-    const auto mem = parse_block_memory(m);
-    if (!dir) malformed(where, "unknown direction \"" + d + "\"");
-    if (!mem) malformed(where, "unknown memory \"" + m + "\"");
-    g.direction = *dir;
-    g.memory = *mem;
-    if (!groups.insert({static_cast<int>(*dir), static_cast<int>(*mem)}).second) {
-      malformed(where, "two choices for " + d + " " + m);
+    std::tie(g.direction, g.memory) = direction_and_memory(c, where);
+    if (!groups.insert({static_cast<int>(g.direction), static_cast<int>(g.memory)}).second) {
+      malformed(where, "two choices for " + string_member(c, "direction", where) + " " +
+                           string_member(c, "memory", where));
     }
     g.fallback = string_member(c, "default", where);
     known(g.fallback);

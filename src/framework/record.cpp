@@ -517,11 +517,14 @@ RunRecord common_record_from_json(const json& j) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const JsonFields c(cases[i], fmt::format("cases[{}]", i));
     Case k;
-    k.part = c.name_text("part");
-    k.direction = c.name_text("direction");
-    k.memory = c.name_text("memory");
-    k.method = c.name_text("method");
-    k.timing = c.name_text("timing");
+    // The case's words, in the order they are checked.
+    for (const auto& [key, word] : {std::pair{"part", &Case::part},
+                                    {"direction", &Case::direction},
+                                    {"memory", &Case::memory},
+                                    {"method", &Case::method},
+                                    {"timing", &Case::timing}}) {
+      k.*word = c.name_text(key);
+    }
     k.bytes = c.size("bytes");
     k.warmups = count_of(c, "warmups");
     k.samples_ms = times_from(c, "samples_ms");

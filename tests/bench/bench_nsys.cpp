@@ -11,9 +11,9 @@
 #include <cstring>
 #include <string>
 
-#include "framework/errors.hpp"
-#include "framework/csv_reader.hpp"
 #include "experiments/lesson/nsys_stats.hpp"
+#include "framework/csv_reader.hpp"
+#include "framework/errors.hpp"
 
 int main(int argc, char** argv) {
   using namespace pinbench;
