@@ -17,6 +17,7 @@
 #include "cli/paths.hpp"
 #include "cli/program_command.hpp"
 #include "cli/signals.hpp"
+#include "compare/command.hpp"
 #include "framework/errors.hpp"
 #include "framework/printable.hpp"
 #include "framework/text_file.hpp"
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
     commands.insert(commands.end(), experiment_commands.begin(), experiment_commands.end());
   }
   commands.push_back(pinbench::cli::add_report(app));
-  commands.push_back(pinbench::cli::add_compare(app));
+  commands.push_back(pinbench::compare::add_compare(app));
   commands.push_back(pinbench::cli::add_help(app));
   for (const pinbench::cli::Command& c : commands)
     c.app->set_help_flag("-h,--help", "Print this help");

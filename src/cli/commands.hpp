@@ -15,11 +15,10 @@ struct Command {
   std::function<int()> run;  // returns the exit code
 };
 
-// The tools over records and the machine; each experiment's commands are its own, listed by the
-// registry (src/experiments/registry.def).
+// The tools over records and the machine (`pinbench compare` is compare/command.hpp's); each
+// experiment's commands are its own, listed by the registry (src/experiments/registry.def).
 Command add_info(CLI::App& app);
 Command add_report(CLI::App& app);
-Command add_compare(CLI::App& app);
 // `pinbench help [SUBCOMMAND]`, and `--reference`: docs/cli.md.
 Command add_help(CLI::App& app);
 

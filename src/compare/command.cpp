@@ -11,6 +11,7 @@
 #include "cli/command_help.hpp"
 #include "cli/commands.hpp"
 #include "cli/numbers.hpp"
+#include "compare/command.hpp"
 #include "compare/compare.hpp"
 #include "compare/text.hpp"
 #include "framework/by_experiment.hpp"
@@ -20,7 +21,8 @@
 #include "framework/record.hpp"
 #include "framework/render/text.hpp"
 
-namespace pinbench::cli {
+namespace pinbench::compare {
+using cli::Command;
 namespace {
 
 struct CompareOptions {
@@ -67,15 +69,15 @@ int run(const CompareOptions& o) {
 
 Command add_compare(CLI::App& app) {
   auto opts = std::make_shared<CompareOptions>();
-  CLI::App* sub = add_command(app, "compare");
+  CLI::App* sub = cli::add_command(app, "compare");
   sub->add_option("a", opts->a_path, "The first run record")->required()->type_name("A");
   sub->add_option("b", opts->b_path, "The second run record")->required()->type_name("B");
-  real(sub->add_option("--threshold", opts->threshold_percent,
-                       "Flag a case when B/A differs from 1 by more than PCT percent"),
-       {0.0})
+  cli::real(sub->add_option("--threshold", opts->threshold_percent,
+                            "Flag a case when B/A differs from 1 by more than PCT percent"),
+            {0.0})
       ->capture_default_str()
       ->type_name("PCT");
   return {sub, [opts] { return run(*opts); }};
 }
 
-}  // namespace pinbench::cli
+}  // namespace pinbench::compare

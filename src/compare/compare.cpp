@@ -13,7 +13,7 @@
 #include "framework/experiment.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::compare {
 namespace {
 
 CaseKey key_of(const Case& c, const Experiment& e) {
@@ -164,4 +164,4 @@ std::optional<Comparison> compare_common_cases(const RunRecord& a, const RunReco
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::compare

@@ -15,7 +15,7 @@
 #include "framework/experiment.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::compare {
 
 struct CaseKey {
   std::string part, method, direction, memory;
@@ -63,4 +63,4 @@ std::vector<std::string> condition_differences(const RunRecord& a, const RunReco
 // "device NVIDIA H200 vs Tesla T4", one entry per field of the machines that differs.
 std::vector<std::string> machine_differences(const MachineInfo& a, const MachineInfo& b);
 
-}  // namespace pinbench
+}  // namespace pinbench::compare

@@ -9,7 +9,7 @@
 #include "framework/report_model.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::compare {
 namespace {
 
 // "+29.4%"; a change that rounds to zero is "+0.0%", never "-0.0%".
@@ -135,4 +135,4 @@ std::string render_not_judged(const std::vector<std::string>& condition_differen
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::compare

@@ -11,7 +11,7 @@
 #include "compare/compare.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::compare {
 
 // `a_name` and `b_name` are how the records are named, e.g. their paths.
 std::string render_comparison(const Comparison& comparison, const RunRecord& a,
@@ -31,4 +31,4 @@ std::string render_cases_compared(const Comparison& comparison);
 std::string render_not_judged(const std::vector<std::string>& condition_differences,
                               const std::optional<Comparison>& cases);
 
-}  // namespace pinbench
+}  // namespace pinbench::compare

@@ -178,8 +178,6 @@ inline const std::string kNothingMeasured =
 // out.
 inline const std::string kEngineColour = "#000000";
 
-// What a table shows for a missing figure (no samples, or the gate failed).
-inline const std::string kDash = "—";
 // A figure formatted with `spec`, or the dash.
 std::string figure_cell(const std::optional<double>& v, const char* spec = "{:.2f}");
 // A ratio of two figures (staged/pinned, together/alone, ...), the same in every column of

@@ -14,8 +14,6 @@
 namespace pinbench {
 namespace {
 
-const std::string kDash = "—";
-
 std::string num(const std::optional<double>& v, const char* spec = "{:.3f}") {
   return v ? fmt::format(fmt::runtime(spec), *v) : kDash;
 }

@@ -14,6 +14,9 @@
 
 namespace pinbench {
 
+// What a table shows for a missing figure (no samples, or the gate failed).
+inline const std::string kDash = "—";
+
 struct ReportTable {
   std::string id;     // a stable anchor, e.g. "copy-h2d"
   std::string title;  // a heading for the table

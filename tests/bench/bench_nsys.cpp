@@ -17,6 +17,7 @@
 
 int main(int argc, char** argv) {
   using namespace pinbench;
+  using namespace pinbench::experiments::lesson;
   if (argc != 3 || (std::strcmp(argv[1], "gpu") != 0 && std::strcmp(argv[1], "api") != 0)) {
     std::fprintf(stderr, "usage: bench_nsys gpu|api FILE\n");
     return 2;

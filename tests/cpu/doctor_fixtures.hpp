@@ -11,6 +11,7 @@
 #include "framework/record.hpp"
 
 namespace pinbench::test {
+using namespace experiments::doctor;
 
 // An H line: a process began collecting, its clock at 1 ms.
 std::string head(int pid = 10);

@@ -23,6 +23,7 @@
 #include "framework/units.hpp"
 
 namespace pinbench::test {
+using namespace experiments::lesson;
 
 std::string h200_lesson_path() {
   return std::string(PINBENCH_DATA_DIR) + "/runs/lesson-h200-2026-11-30T155947Z.json";

@@ -20,7 +20,7 @@
 #include "framework/record.hpp"
 #include "framework/report_model.hpp"
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 const std::string kBin = std::string(PINBENCH_BINARY) + " ";
@@ -355,4 +355,4 @@ TEST(AccelCompare, WhatWasRoutedAndHowFast) {
 }
 
 }  // namespace
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

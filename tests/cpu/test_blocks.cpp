@@ -32,6 +32,8 @@
 #include "golden_normalise.hpp"
 
 namespace pinbench {
+using namespace experiments::blocks;
+using namespace compare;
 namespace {
 
 const std::string kBin = std::string(PINBENCH_BINARY) + " ";

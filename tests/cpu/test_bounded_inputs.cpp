@@ -27,6 +27,8 @@
 #include "framework/units.hpp"
 
 namespace pinbench {
+using namespace experiments::check;
+using namespace experiments::doctor;
 namespace {
 
 // The bound: seconds where a linear pass takes a few (the fleet of 100,000 GPUs 3.1 s alone on a

@@ -16,6 +16,7 @@
 #include "framework/units.hpp"
 
 namespace pinbench {
+using namespace compare;
 namespace {
 
 using test::expect_matches_golden;

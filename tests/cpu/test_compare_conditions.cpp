@@ -19,6 +19,7 @@
 #include "framework/record.hpp"
 
 namespace pinbench {
+using namespace compare;
 namespace {
 
 namespace fs = std::filesystem;

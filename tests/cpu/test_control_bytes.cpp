@@ -26,6 +26,7 @@
 #include "framework/report_model.hpp"
 
 namespace pinbench {
+using namespace experiments::check;
 namespace {
 
 namespace fs = std::filesystem;

@@ -25,6 +25,10 @@
 #include "pinbench/block_choice.hpp"
 
 namespace pinbench {
+using namespace experiments::blocks;
+using namespace experiments::lesson;
+using namespace experiments::pipeline;
+using namespace experiments::staged;
 namespace {
 
 // Whether V is one of its enum's enumerators: GCC and Clang name a template over V by the

@@ -28,6 +28,7 @@
 #include "pinbench/block_choice.hpp"
 
 namespace pinbench {
+using namespace experiments::check;
 namespace {
 
 namespace fs = std::filesystem;

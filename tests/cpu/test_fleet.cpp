@@ -27,6 +27,7 @@
 #include "framework/by_experiment.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
+#include "framework/host_pin_facts.hpp"
 #include "framework/input_limits.hpp"
 #include "framework/printable.hpp"
 #include "framework/render/csv.hpp"
@@ -38,6 +39,8 @@
 #include "framework/units.hpp"
 
 namespace pinbench {
+using namespace experiments::check;
+using namespace experiments::host;
 namespace {
 
 const std::string kBin = std::string(PINBENCH_BINARY) + " ";
@@ -926,7 +929,7 @@ RunRecord pin_check_record(const std::string& host, const std::vector<double>& p
   RunRecord r = check_record(host, std::vector<double>(pin_ms.size(), 1.2), uuid_prefix);
   r.config["pin_bytes"] = kCheckPinBytes;
   PinLimits l = healthy_limits();
-  put_fields(r.config["pin_limits"], pin_facts(l));
+  put_fields(r.config["pin_limits"], host_pin_facts(l));
   r.config["pin_warnings"] = to_json(warnings);
   for (std::size_t i = 0; i < pin_ms.size(); ++i) {
     const std::string gate = fmt::format("check/gpu{}/pin", i);

@@ -12,6 +12,7 @@
 #include "framework/units.hpp"
 
 namespace pinbench {
+using namespace experiments::lesson;
 namespace {
 
 using test::LessonFigures;

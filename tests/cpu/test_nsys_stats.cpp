@@ -4,11 +4,12 @@
 
 #include <filesystem>
 
-#include "framework/errors.hpp"
 #include "experiments/lesson/nsys_stats.hpp"
 #include "fixtures.hpp"
+#include "framework/errors.hpp"
 
 namespace pinbench {
+using namespace experiments::lesson;
 namespace {
 
 namespace fs = std::filesystem;

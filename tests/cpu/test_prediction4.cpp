@@ -17,6 +17,7 @@
 #include "trace_fixtures.hpp"
 
 namespace pinbench {
+using namespace experiments::lesson;
 namespace {
 
 using test::lesson_trace;

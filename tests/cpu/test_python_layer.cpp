@@ -19,6 +19,7 @@
 #include "framework/units.hpp"
 
 namespace pinbench {
+using namespace experiments::staged;
 namespace {
 
 RunRecord real_staged() {

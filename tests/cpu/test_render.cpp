@@ -12,6 +12,7 @@
 #include "framework/render/text_table.hpp"
 
 namespace pinbench {
+using namespace experiments::lesson;
 namespace {
 
 using test::expect_matches_golden;

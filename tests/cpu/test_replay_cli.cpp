@@ -21,6 +21,7 @@
 #include "pinbench/staged_options.hpp"
 
 namespace pinbench {
+using namespace experiments::staged;
 namespace {
 
 const std::string kBin = std::string(PINBENCH_BINARY) + " ";

@@ -21,6 +21,7 @@
 #include "framework/units.hpp"
 
 namespace pinbench {
+using namespace experiments::lesson;
 namespace {
 
 using test::expect_matches_golden;

@@ -15,6 +15,7 @@
 #include "golden_normalise.hpp"
 
 namespace pinbench {
+using namespace experiments::staged;
 namespace {
 
 const std::string kBin = std::string(PINBENCH_BINARY) + " ";

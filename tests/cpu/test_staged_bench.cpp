@@ -27,6 +27,8 @@
 #include "framework/units.hpp"
 
 namespace pinbench {
+using namespace experiments::pipeline;
+using namespace experiments::staged;
 namespace {
 
 // What each experiment's printer makes of a record, from the record's model as every caller

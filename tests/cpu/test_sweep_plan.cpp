@@ -2,12 +2,13 @@
 
 #include <cmath>
 
+#include "experiments/sweep/plan.hpp"
 #include "framework/errors.hpp"
 #include "framework/numa.hpp"
-#include "experiments/sweep/plan.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench {
+using namespace experiments::sweep;
 namespace {
 
 TEST(SweepPlan, KindsHaveOneNameEach) {

@@ -14,6 +14,8 @@
 #include "framework/units.hpp"
 
 namespace pinbench {
+using namespace experiments::race;
+using namespace experiments::sweep;
 namespace {
 
 std::string run_path(const std::string& name) {

@@ -20,6 +20,7 @@
 #include "framework/report_model.hpp"
 
 namespace pinbench {
+using namespace experiments::doctor;
 namespace {
 
 namespace fs = std::filesystem;

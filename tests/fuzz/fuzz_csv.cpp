@@ -26,6 +26,7 @@ void tolerate_bad_input(F&& f) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pinbench;
+  using namespace pinbench::experiments::lesson;
   const std::string text(reinterpret_cast<const char*>(data), size);
   tolerate_bad_input([&] { parse_csv(text, "fuzz.csv"); });
   Trace trace;

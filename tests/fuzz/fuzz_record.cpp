@@ -24,6 +24,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pinbench;
+  using namespace pinbench::compare;
   RunRecord record;
   try {
     record = record_from_json(

@@ -65,6 +65,7 @@ class Bytes {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pinbench;
+  using namespace pinbench::experiments::lesson;
   Bytes in(data, size);
   Trace t;
   t.source = in.text();

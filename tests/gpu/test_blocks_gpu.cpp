@@ -29,6 +29,7 @@
 #include "pinbench/staged_copy.hpp"
 
 namespace pinbench {
+using namespace experiments::blocks;
 namespace {
 
 const ProgressFn kQuiet = [](const std::string&) {};

@@ -27,6 +27,8 @@
 #include "gpu_test.hpp"
 
 namespace pinbench {
+using namespace experiments::check;
+using namespace experiments::host;
 namespace {
 
 TEST(GpuDevice, OutOfRangeIsRefusedNamingTheCount) {

@@ -24,6 +24,7 @@
 #include "gpu_test.hpp"
 
 namespace pinbench {
+using namespace experiments::doctor;
 namespace {
 
 // $PINBENCH_DOCTOR_DIR/NAME where it is set, else NAME beside this binary, else the build tree's.

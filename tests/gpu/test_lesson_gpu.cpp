@@ -11,6 +11,7 @@
 #include "gpu_test.hpp"
 
 namespace pinbench {
+using namespace experiments::lesson;
 namespace {
 
 LessonConfig short_config() {

@@ -14,6 +14,8 @@
 #include "gpu_test.hpp"
 
 namespace pinbench {
+using namespace experiments::pipeline;
+using namespace experiments::staged;
 namespace {
 
 const ProgressFn kQuiet = [](const std::string&) {};

@@ -15,6 +15,9 @@
 #include "gpu_test.hpp"
 
 namespace pinbench {
+using namespace experiments::bandwidthtest;
+using namespace experiments::race;
+using namespace experiments::sweep;
 namespace {
 
 const ProgressFn kQuiet = [](const std::string&) {};

@@ -21,7 +21,8 @@ import sys
 # the engine's public headers ("pinbench/"), or, for an experiment's files, "own:KIND" (its own
 # folder's files of that kind; "own:*" any).
 RULES = [
-    ("`main.cpp`", "main", ["cli/", "framework/", "experiments/registry.def", "version.hpp"]),
+    ("`main.cpp`", "main", ["cli/", "compare/command.hpp", "framework/", "experiments/registry.def",
+                          "version.hpp"]),
     ("`experiments/registry.cpp`", "registry", ["framework/", "experiments/registry.def"]),
     ("`experiments/registry.def`", "registry.def", []),
     ("an experiment's commands (`COMMAND`)", "exp:COMMAND",
@@ -35,7 +36,7 @@ RULES = [
      "`mpi/`)", "exp:RUNTIME",
      ["own:RUNTIME", "own:CUDA_FREE", "cuda/cupti_api.hpp", "cuda/driver_watch.hpp", "transfer/",
       "pinbench/"]),
-    ("`compare/command.cpp`", "compare-command", ["compare/", "cli/", "framework/"]),
+    ("`compare/command.*`", "compare-command", ["compare/", "cli/", "framework/"]),
     ("`compare/`", "compare/", ["framework/"]),
     ("`cli/`", "cli/",
      ["framework/", "cuda/device.hpp", "cuda/cupti_trace.hpp", "pinbench/staged_copy.hpp",
@@ -108,7 +109,7 @@ class Layout:
             return "registry", None
         if rel == "experiments/registry.def":
             return "registry.def", None
-        if rel == "compare/command.cpp":
+        if rel in ("compare/command.cpp", "compare/command.hpp"):
             return "compare-command", None
         if parts[0] == "experiments" and len(parts) > 2:
             name, inside = parts[1], "/".join(parts[2:])

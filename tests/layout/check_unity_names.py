@@ -3,8 +3,10 @@
 pinbench_cli: CMakeLists.txt, PINBENCH_UNITY) define the same name at the top of an anonymous
 namespace: a function, a type, a constant or an alias. Such files compile alone, and also in one
 batch until a file added elsewhere shifts the batches and puts them together, when the build
-breaks far from the change. The check holds every pair, batched together or not, so the next
-file cannot break a build that passed.
+breaks far from the change. Also where one of them defines there a name that a header of src/
+declares in the same namespace: a file batched after it that looks the name up finds both. The
+check holds every pair, batched together or not, so the next file cannot break a build that
+passed.
 
 Usage: check_unity_names.py SOURCE_ROOT"""
 import os
@@ -78,16 +80,18 @@ def parameter_types(rest):
     return ",".join(t for t in types if t)
 
 
-def anonymous_names(path):
-    """What the file defines at the top level of its anonymous namespaces: a type, constant or
-    alias by its name, a function by its name and parameters' types."""
+def top_names(path, anonymous):
+    """What the file declares at the top level of its anonymous namespaces (`anonymous`) or of
+    its named ones: each as (the namespace it is in, a type, constant or alias by its name or a
+    function by its name and parameters' types)."""
     text = strip(open(path, encoding="utf-8", errors="replace").read())
     names = set()
-    depth, anonymous_at = 0, []
+    depth, opened = 0, []  # opened: (depth, qualified name, anonymous) of each open namespace
     lines = text.split("\n")
     for at, line in enumerate(lines):
         stripped = line.strip()
-        at_top = bool(anonymous_at) and depth == anonymous_at[-1] and line[:1] not in (" ", "\t")
+        at_top = (bool(opened) and depth == opened[-1][0] and opened[-1][2] == anonymous and
+                  line[:1] not in (" ", "\t"))
         if at_top and stripped:
             for kind, pattern in enumerate(DECLARATIONS):
                 m = pattern.match(stripped)
@@ -97,20 +101,41 @@ def anonymous_names(path):
                     rest = stripped[m.end(1):].lstrip() + " " + " ".join(lines[at + 1:at + 8])
                     types = parameter_types(rest)
                     if types is not None:
-                        names.add(f"{m.group(1)}({types})")
+                        names.add((opened[-1][1], f"{m.group(1)}({types})"))
                 else:
-                    names.add(m.group(1))
+                    names.add((opened[-1][1], m.group(1)))
                 break
         for k, ch in enumerate(line):
             if ch == "{":
                 depth += 1
-                if re.search(r"\bnamespace\s*$", line[:k]):
-                    anonymous_at.append(depth)
+                m = re.search(r"\bnamespace\s*([\w:]*)\s*$", line[:k])
+                if m:
+                    outer = opened[-1][1] if opened else ""
+                    own = m.group(1)
+                    opened.append((depth, "::".join(p for p in (outer, own) if p), not own))
             elif ch == "}":
-                if anonymous_at and anonymous_at[-1] == depth:
-                    anonymous_at.pop()
+                if opened and opened[-1][0] == depth:
+                    opened.pop()
                 depth -= 1
     return names
+
+
+def anonymous_names(path):
+    """What the file defines at the top level of its anonymous namespaces."""
+    return {name for _, name in top_names(path, anonymous=True)}
+
+
+def header_names(root):
+    """(namespace, name) -> the header of src/ that declares it at its namespace's top level."""
+    out = {}
+    for dirpath, dirs, files in os.walk(os.path.join(root, "src")):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith((".hpp", ".cuh")):
+                path = os.path.join(dirpath, f)
+                for key in top_names(path, anonymous=False):
+                    out.setdefault(key, os.path.relpath(path, root))
+    return out
 
 
 def unity_sources(root):
@@ -141,16 +166,26 @@ def unity_sources(root):
 def main(argv):
     root = argv[1] if len(argv) > 1 else "."
     where = defaultdict(list)
+    declared = header_names(root)
+    hidden = []
     for path in unity_sources(root):
-        for name in anonymous_names(path):
-            where[name].append(os.path.relpath(path, root))
+        rel = os.path.relpath(path, root)
+        for namespace, name in sorted(top_names(path, anonymous=True)):
+            where[name].append(rel)
+            if (namespace, name) in declared:
+                hidden.append((rel, name, namespace, declared[(namespace, name)]))
     clashes = {n: files for n, files in where.items() if len(files) > 1}
     for name, files in sorted(clashes.items()):
         print(f"'{name}' at the top of an anonymous namespace in {len(files)} files of one "
               f"unity-built library: {', '.join(files)}")
-    if clashes:
-        print(f"{len(clashes)} names clash; rename each to say what it does where it is, or move "
-              "a shared one into a header of its folder")
+    # A file-local name that a header declares in the same namespace: the file compiles, but a
+    # file after it in one batch that looks the name up finds both.
+    for rel, name, namespace, header in hidden:
+        print(f"'{name}' at the top of an anonymous namespace in {rel} is also {namespace}'s, "
+              f"declared in {header}: a file batched after it finds both")
+    if clashes or hidden:
+        print(f"{len(clashes) + len(hidden)} names clash; rename each to say what it does where "
+              "it is, or use the header's")
         return 1
     print(f"no clash among the anonymous names of {len(unity_sources(root))} unity-built files")
     return 0

@@ -48,6 +48,8 @@
 extern char** environ;
 
 namespace pinbench::test {
+using namespace experiments::doctor;
+using namespace compare;
 namespace {
 
 // The most the CPU time per unit may grow from N to 8N units. Linear readers measure 0.6 to 1.4

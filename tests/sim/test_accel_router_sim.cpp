@@ -12,7 +12,7 @@
 #include "framework/pattern.hpp"
 #include "sim_cudart.hpp"
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 constexpr std::size_t kKiB = 1024;
@@ -68,7 +68,7 @@ class Router : public ::testing::Test {
   }
 
   ProcessCounters counters{};
-  accel::Router router{&counters};
+  pinbench::experiments::accel::Router router{&counters};
   int passed_on = 0;
 };
 
@@ -256,4 +256,4 @@ TEST_F(Router, AForkedChildPassesEveryCopyOnAndCountsInItsOwnFile) {
 }
 
 }  // namespace
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

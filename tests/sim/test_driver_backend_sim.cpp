@@ -28,6 +28,7 @@ extern "C" cudaError_t pinbench_accel_cudaEventQuery(cudaEvent_t e);
 extern "C" cudaError_t pinbench_accel_cudaEventDestroy(cudaEvent_t e);
 
 namespace pinbench {
+using namespace experiments::accel;
 namespace {
 
 class DriverBackend : public ::testing::Test {
@@ -35,7 +36,8 @@ class DriverBackend : public ::testing::Test {
   void SetUp() override {
     sim::set_copy_rate(50000.0);
     sim::fail_memcpy_after(-1);
-    ASSERT_FALSE(accel::shared_runtime_loaded()) << "a libcudart is loaded: not the driver backend";
+    ASSERT_FALSE(pinbench::experiments::accel::shared_runtime_loaded())
+        << "a libcudart is loaded: not the driver backend";
   }
   void TearDown() override { sim::fail_memcpy_after(-1); }
 };

@@ -35,7 +35,7 @@ namespace pinbench::experiments::accel {
 namespace {
 
 using namespace pinbench::cli;
-namespace acc = pinbench::accel;
+namespace acc = pinbench::experiments::accel;
 
 constexpr const char* kLibraryName = "libpinbench_accel.so";
 

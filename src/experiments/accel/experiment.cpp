@@ -13,7 +13,7 @@ ExperimentDescriptor accel_descriptor() {
   ExperimentDescriptor d{"accel", "pinbench accel", "Accel", "accel run"};
   d.config_fields = fields_of<ProgramRecordConfig>();
   // What the program's copies did, process by process: its AccelRun (summary.hpp).
-  d.section_key = pinbench::accel::kAccelSection;
+  d.section_key = pinbench::experiments::accel::kAccelSection;
   return d;
 }
 
@@ -21,16 +21,16 @@ class Accel final : public Experiment {
  public:
   Accel() : Experiment(accel_descriptor()) {}
   void validate(const RunRecord& record) const override {
-    const nlohmann::json& section = record.section(pinbench::accel::kAccelSection);
-    if (!section.is_null()) pinbench::accel::accel_run_from_json(section);
+    const nlohmann::json& section = record.section(pinbench::experiments::accel::kAccelSection);
+    if (!section.is_null()) pinbench::experiments::accel::accel_run_from_json(section);
   }
   void analyse(const RunRecord& record, ReportModel& model) const override {
-    pinbench::accel::build_accel_model(record, model);
+    pinbench::experiments::accel::build_accel_model(record, model);
   }
   // An accel record has no cases: what it routed, and how fast, is what two of them differ in.
   std::optional<ExperimentComparison> compare(const RunRecord& a,
                                               const RunRecord& b) const override {
-    return pinbench::accel::compare_accel(a, b);
+    return pinbench::experiments::accel::compare_accel(a, b);
   }
 };
 

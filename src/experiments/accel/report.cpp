@@ -17,7 +17,7 @@
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 std::optional<double> rate_of(const AccelTally& t) {
@@ -335,4 +335,4 @@ ExperimentComparison compare_accel(const RunRecord& a, const RunRecord& b) {
   return out;
 }
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

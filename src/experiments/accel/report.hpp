@@ -6,7 +6,7 @@
 #include "framework/record.hpp"
 #include "framework/report_model.hpp"
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 
 void build_accel_model(const RunRecord& record, ReportModel& model);
 
@@ -20,4 +20,4 @@ constexpr double kAccelSlower = 0.20;
 // kAccelSlower. Records without an accel section compare as having counted nothing.
 ExperimentComparison compare_accel(const RunRecord& a, const RunRecord& b);
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

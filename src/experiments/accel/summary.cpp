@@ -14,7 +14,7 @@
 #include "framework/json_fields.hpp"
 #include "framework/text_file.hpp"
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 using nlohmann::json;
@@ -300,4 +300,4 @@ AccelRun accel_run_from_json(const json& j) {
   return run;
 }
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

@@ -15,7 +15,7 @@
 #include "experiments/accel/interpose/counters.hpp"
 #include "framework/program_sight.hpp"
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 
 struct AccelTally {
   std::uint64_t copies = 0;
@@ -111,4 +111,4 @@ AccelRun accel_run_from_json(const nlohmann::json& j);
 // Totals over processes, for one direction and outcome ("" matches any).
 AccelTally total(const AccelRun& run, const std::string& direction, const std::string& outcome);
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

@@ -20,7 +20,7 @@
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::bandwidthtest {
 namespace {
 
 // Each copy on its own between two events on the legacy default stream, after the warm-ups.
@@ -88,4 +88,4 @@ RunRecord run_bandwidthtest(const BandwidthTestConfig& cfg) {
   return record;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::bandwidthtest

@@ -8,10 +8,10 @@
 #include "experiments/bandwidthtest/plan.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::bandwidthtest {
 
 // Cases of part "bandwidthtest": h2d and d2h for pageable and pinned. A case whose copied-back
 // bytes differ has verified = false and a failed gate naming the first differing byte.
 RunRecord run_bandwidthtest(const BandwidthTestConfig& config);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::bandwidthtest

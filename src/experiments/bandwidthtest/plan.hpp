@@ -6,7 +6,7 @@
 
 #include "framework/config_schema.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::bandwidthtest {
 
 struct BandwidthTestConfig {
   std::uint64_t bytes = 16ull << 20;  // 4 Mi floats
@@ -22,4 +22,4 @@ struct BandwidthTestConfig {
   }
 };
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::bandwidthtest

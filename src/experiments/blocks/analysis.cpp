@@ -16,7 +16,7 @@
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::blocks {
 namespace {
 
 const char* const kReference = to_string(BlocksMethod::kContiguous);
@@ -596,4 +596,4 @@ CaseShape blocks_case_shape(const Case& c) {
   return {{x.block_bytes, x.count}, fmt::format("{} x {}", x.count, format_size(x.block_bytes))};
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::blocks

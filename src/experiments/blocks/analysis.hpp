@@ -16,7 +16,7 @@
 #include "framework/experiment.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::blocks {
 
 // A method within this factor of the fastest one's rate is as good a pick (3%).
 constexpr double kBlocksTie = 1.03;
@@ -132,4 +132,4 @@ std::string cell_words(std::uint64_t block_bytes, std::uint64_t count);
 // named "16 x 4 KiB".
 CaseShape blocks_case_shape(const Case& c);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::blocks

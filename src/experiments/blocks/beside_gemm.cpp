@@ -13,7 +13,7 @@
 #include "cuda/check.hpp"
 #include "framework/errors.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::blocks {
 
 struct CublasGemm::Api {
   void* lib = nullptr;
@@ -100,4 +100,4 @@ void CublasGemm::run(int n, cudaStream_t stream) {
   }
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::blocks

@@ -12,7 +12,7 @@
 
 #include "cuda/buffers.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::blocks {
 
 class CublasGemm {
  public:
@@ -36,4 +36,4 @@ class CublasGemm {
   cuda::DeviceBuffer a_, b_, c_;
 };
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::blocks

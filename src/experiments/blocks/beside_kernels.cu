@@ -1,7 +1,7 @@
 #include "cuda/check.hpp"
 #include "experiments/blocks/beside_kernels.cuh"
 
-namespace pinbench::cuda {
+namespace pinbench::experiments::blocks::kernels {
 namespace {
 
 constexpr unsigned kThreads = 512;
@@ -46,4 +46,4 @@ void launch_beside_memory(unsigned work, const float* src, float* dst, std::size
   PINBENCH_CUDA_TRY(cudaGetLastError());
 }
 
-}  // namespace pinbench::cuda
+}  // namespace pinbench::experiments::blocks::kernels

@@ -9,7 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
-namespace pinbench::cuda {
+namespace pinbench::experiments::blocks::kernels {
 
 // `work` rounds of dependent fused multiply-adds per thread, over registers only; the result
 // goes to `sink` (one float per thread block) so the compiler keeps the work.
@@ -20,4 +20,4 @@ void launch_beside_compute(unsigned work, float* sink, unsigned sms, cudaStream_
 void launch_beside_memory(unsigned work, const float* src, float* dst, std::size_t n, unsigned sms,
                           cudaStream_t stream);
 
-}  // namespace pinbench::cuda
+}  // namespace pinbench::experiments::blocks::kernels

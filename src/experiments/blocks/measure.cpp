@@ -41,7 +41,7 @@
 #include "pinbench/staged_copy.hpp"
 #include "transfer/blocks/block_kernels.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::blocks {
 namespace {
 
 using transfer::BlockCopy;
@@ -245,10 +245,10 @@ struct Beside {
     if (gemm) {
       gemm->run(static_cast<int>(work), stream.get());
     } else if (kind == "memory") {
-      cuda::launch_beside_memory(work, static_cast<const float*>(src.data()),
-                                 static_cast<float*>(dst.data()), kFloats, sms, stream.get());
+      kernels::launch_beside_memory(work, static_cast<const float*>(src.data()),
+                                    static_cast<float*>(dst.data()), kFloats, sms, stream.get());
     } else {
-      cuda::launch_beside_compute(work, static_cast<float*>(sink.data()), sms, stream.get());
+      kernels::launch_beside_compute(work, static_cast<float*>(sink.data()), sms, stream.get());
     }
   }
   // Queues `n` launches between the two events.
@@ -669,4 +669,4 @@ RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
   return record;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::blocks

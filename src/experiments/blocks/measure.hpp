@@ -7,7 +7,7 @@
 #include "measure/corrupt_hook.hpp"
 #include "measure/progress.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::blocks {
 
 // The byte changed is the first block's destination's.
 using BlocksHooks = CorruptHook;
@@ -19,4 +19,4 @@ using BlocksHooks = CorruptHook;
 RunRecord run_blocks(const BlocksConfig& config, const ProgressFn& progress,
                      const BlocksHooks& hooks = {});
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::blocks

@@ -15,7 +15,7 @@
 #include "framework/text.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::blocks {
 namespace {
 
 // A whole number of blocks, 1 to kMaxBlocks, from `text`.
@@ -281,4 +281,4 @@ BlockPlacement place_blocks(const BlockCell& cell, std::uint64_t arena_bytes, st
           draw_offsets(slots, cell.count, cell.block_bytes, device_seed)};
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::blocks

@@ -19,7 +19,7 @@
 #include "framework/memory_kind.hpp"
 #include "framework/sampling.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::blocks {
 
 // The ways to move a cell's blocks. Names are used in flags, records and tables alike.
 enum class BlocksMethod {
@@ -167,4 +167,4 @@ struct BlockPlacement {
 };
 BlockPlacement place_blocks(const BlockCell& cell, std::uint64_t arena_bytes, std::uint64_t seed);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::blocks

@@ -16,7 +16,7 @@
 #include "framework/printable.hpp"
 #include "framework/stats.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 namespace {
 
 using nlohmann::json;
@@ -330,4 +330,4 @@ CheckAnalysis analyse_check(const RunRecord& r) {
   return a;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

@@ -17,7 +17,7 @@
 #include "framework/record.hpp"
 #include "framework/stats.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 
 // What `pinbench check` was asked for (measure.hpp), as the record's config holds it.
 struct CheckConfig {
@@ -115,7 +115,7 @@ CheckAnalysis check_figures(const RunRecord& record);
 // with one line naming a bad one), why the host had no GPU to check (measure.cpp), the pin asked
 // for (CheckConfig's pin_bytes) and why none was made, and the limits' warnings (pin_check.hpp),
 // each field beside the floors and the warnings under its record key and kind, one list for
-// writing, reading back and validating. The limits as read (config.pin_limits, CheckPinFacts)
+// writing, reading back and validating. The limits as read (config.pin_limits, HostPinFacts)
 // are written for the reader and validated, not read back.
 struct CheckRecordConfig {
   CheckFloors floors;
@@ -132,4 +132,4 @@ struct CheckRecordConfig {
 CheckRecordConfig check_config_from(const nlohmann::json& config);
 void judge_check(CheckAnalysis& analysis);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

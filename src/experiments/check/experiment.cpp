@@ -5,6 +5,7 @@
 #include "experiments/check/floors.hpp"
 #include "experiments/check/pin_check.hpp"
 #include "experiments/check/report.hpp"
+#include "framework/host_pin_facts.hpp"
 
 namespace pinbench::experiments::check {
 namespace {
@@ -15,8 +16,9 @@ ExperimentDescriptor check_descriptor() {
                             fields_of<CheckRecordConfig>(),
                             fields_of<CheckConfig>(),
                             // The limits on pinning as read, and the warnings they gave
-                            // (pin_check.hpp).
-                            fields_of<CheckPinFacts>(),
+                            // (framework/host_pin_facts.hpp,
+                            // pin_check.hpp).
+                            fields_of<HostPinFacts>(),
                             fields_of<PinWarningFields>(),
                             // The devices, written by hand (CheckConfig says why), the list of
                             // warnings, and a key today's check no longer writes.

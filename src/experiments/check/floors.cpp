@@ -11,7 +11,7 @@
 #include "framework/json_fields.hpp"
 #include "framework/numbers.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 namespace {
 
 using nlohmann::json;
@@ -205,4 +205,4 @@ void apply_floor(CheckFloors& floors, const std::string& key, double value,
   set_floor(floors, key, value);
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

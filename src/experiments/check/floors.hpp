@@ -10,7 +10,7 @@
 
 #include "framework/numbers.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 
 // What a GPU must reach. A rate floor is absolute (GB/s) when set, else a share of the link's
 // rate for its maximum generation and width (host_info.hpp pcie_link_gb_per_s).
@@ -56,4 +56,4 @@ RealRange floor_range(const std::string& key);
 void apply_floor(CheckFloors& floors, const std::string& key, double value,
                  const std::string& where);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

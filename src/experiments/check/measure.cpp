@@ -29,13 +29,14 @@
 #include "experiments/check/pin_check.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/host_info.hpp"
+#include "framework/host_pin_facts.hpp"
 #include "framework/pattern.hpp"
 #include "framework/units.hpp"
 #include "measure/gpu_host_buffers.hpp"
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 namespace {
 
 constexpr std::uint64_t kSeed = 0xc4ec4;
@@ -214,7 +215,7 @@ RunRecord run_check(const CheckConfig& cfg) {
   const PinLimits limits = read_pin_limits();
   const CheckPinPlan pin = check_pin_plan(limits, cfg.pin_bytes);
   nlohmann::json facts = nlohmann::json::object();
-  put_fields(facts, pin_facts(limits));
+  put_fields(facts, host_pin_facts(limits));
   record.config["pin_limits"] = std::move(facts);
   record.config["pin_warnings"] = to_json(pin_warnings(limits, cfg.pin_bytes));
   if (!pin.refused.empty()) record.config["pin_refused"] = pin.refused;
@@ -239,4 +240,4 @@ RunRecord no_gpu_check_record(const CheckConfig& cfg, const std::string& why) {
   return record;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

@@ -10,7 +10,7 @@
 #include "experiments/check/fleet/analysis.hpp"
 #include "framework/errors.hpp"
 
-namespace pinbench::cli {
+namespace pinbench::experiments::check {
 
 struct MpiSession::Api {
   void* handle = nullptr;
@@ -65,4 +65,4 @@ std::vector<std::string> MpiSession::gather(const std::string& text) {
   return split_gathered(bytes, lens);
 }
 
-}  // namespace pinbench::cli
+}  // namespace pinbench::experiments::check

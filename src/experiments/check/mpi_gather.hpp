@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace pinbench::cli {
+namespace pinbench::experiments::check {
 
 class MpiSession {
  public:
@@ -31,4 +31,4 @@ class MpiSession {
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
 };
 
-}  // namespace pinbench::cli
+}  // namespace pinbench::experiments::check

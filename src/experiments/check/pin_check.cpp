@@ -8,7 +8,7 @@
 #include "framework/json_fields.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 namespace {
 
 // The most one call may pin under `l`: its bytes, or one byte less where a call must stay below.
@@ -95,21 +95,6 @@ CheckPinPlan check_pin_plan(const PinLimits& l, std::uint64_t asked) {
   return plan;
 }
 
-CheckPinFacts pin_facts(const PinLimits& l) {
-  CheckPinFacts f;
-  f.available_bytes = l.available_bytes;
-  f.usable_bytes = l.usable_bytes();
-  f.cgroup_memory_bytes = l.cgroup_memory_bytes;
-  f.cgroup_memory_used = l.cgroup_memory_used;
-  f.memlock_bytes = l.memlock_bytes;
-  f.max_map_count = l.max_map_count;
-  f.map_count = l.map_count;
-  f.thp_mode = l.thp_mode;
-  f.kernel_release = l.kernel_release;
-  f.driver_release = l.driver_release;
-  return f;
-}
-
 nlohmann::json to_json(const std::vector<PinWarning>& warnings) {
   nlohmann::json out = nlohmann::json::array();
   for (const PinWarning& w : warnings) out.push_back({{"limit", w.limit}, {"warning", w.warning}});
@@ -130,4 +115,4 @@ std::vector<PinWarning> pin_warnings_from_json(const nlohmann::json& j, const st
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

@@ -1,7 +1,9 @@
 // The check's pin: how much each GPU's check page-locks (one cudaHostAlloc, as a serving engine
 // pins its offload pool), and the host's limits on pinning (base/pin_limits.hpp) as warnings
-// where they would bite. CUDA-free: the plan and the warnings are pure functions of the limits
-// read, tested on crafted ones, and the record keeps both (analysis.hpp reads them back).
+// where they would bite (the limits themselves, as the record's config.pin_limits holds them, are
+// framework/host_pin_facts.hpp's HostPinFacts). CUDA-free: the plan and the warnings are pure
+// functions of the limits read, tested on crafted ones, and the record keeps both (analysis.hpp
+// reads them back).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +16,7 @@
 #include "base/pin_limits.hpp"
 #include "framework/config_schema.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 
 // What each GPU's check pins by default: 2 GiB, a second or two on a healthy host (the H100 VM
 // pinned 1.97 GB/s with one cudaHostAlloc of 32 GiB; smaller sizes pin faster per byte).
@@ -54,33 +56,6 @@ struct CheckPinPlan {
 };
 CheckPinPlan check_pin_plan(const PinLimits& limits, std::uint64_t asked);
 
-// The limits as a check record's config.pin_limits holds them (read before anything was pinned),
-// each field under its key and kind, one list for writing and validating.
-struct CheckPinFacts {
-  std::uint64_t available_bytes = 0;
-  std::uint64_t usable_bytes = 0;
-  std::optional<std::uint64_t> cgroup_memory_bytes, cgroup_memory_used;
-  std::optional<std::uint64_t> memlock_bytes;  // absent: unlimited
-  std::optional<std::uint64_t> max_map_count;
-  std::uint64_t map_count = 0;
-  std::string thp_mode, kernel_release, driver_release;
-
-  static constexpr auto fields() {
-    return std::make_tuple(
-        field("available_bytes", &CheckPinFacts::available_bytes, FieldKind::kSizeOrZero),
-        field("usable_bytes", &CheckPinFacts::usable_bytes, FieldKind::kSizeOrZero),
-        field("cgroup_memory_bytes", &CheckPinFacts::cgroup_memory_bytes, FieldKind::kSizeOrZero),
-        field("cgroup_memory_used", &CheckPinFacts::cgroup_memory_used, FieldKind::kSizeOrZero),
-        field("memlock_bytes", &CheckPinFacts::memlock_bytes, FieldKind::kSizeOrZero),
-        field("max_map_count", &CheckPinFacts::max_map_count, FieldKind::kBigCount),
-        field("map_count", &CheckPinFacts::map_count, FieldKind::kBigCount),
-        field("thp_mode", &CheckPinFacts::thp_mode, FieldKind::kText),
-        field("kernel_release", &CheckPinFacts::kernel_release, FieldKind::kText),
-        field("driver_release", &CheckPinFacts::driver_release, FieldKind::kText));
-  }
-};
-CheckPinFacts pin_facts(const PinLimits& limits);
-
 // A warning's keys in the record (config.pin_warnings[i]), for validation.
 struct PinWarningFields {
   std::string limit, warning;
@@ -95,4 +70,4 @@ nlohmann::json to_json(const std::vector<PinWarning>& warnings);
 // the field for one that is not an object, names no known limit, or says nothing.
 std::vector<PinWarning> pin_warnings_from_json(const nlohmann::json& j, const std::string& where);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

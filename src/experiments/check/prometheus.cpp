@@ -8,7 +8,7 @@
 
 #include "framework/printable.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 namespace {
 
 struct Metric {
@@ -187,4 +187,4 @@ std::string check_metrics(const std::vector<MetricsGpu>& gpus) {
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

@@ -14,7 +14,7 @@
 
 #include "experiments/check/analysis.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 
 // One GPU's figures, with its host, when its check ran and, in a fleet, whether it was flagged.
 struct MetricsGpu {
@@ -44,4 +44,4 @@ std::string check_record_metrics(const RunRecord& check);
 // c\\x01d in the file, one named "c\x01d" (a backslash, then x01) c\\\\x01d.
 std::string metric_label(const std::string& value);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

@@ -8,7 +8,7 @@
 #include "framework/experiment.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 namespace {
 
 ReportTable check_items_table(const std::string& id, const std::string& title,
@@ -137,4 +137,4 @@ void build_check_section(const RunRecord& r, ReportModel& m) {
       r.gates.size());
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

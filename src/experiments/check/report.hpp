@@ -10,7 +10,7 @@
 #include "framework/record.hpp"
 #include "framework/report_model.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 
 void build_check_section(const RunRecord& record, ReportModel& model);
 
@@ -20,4 +20,4 @@ std::string link_cell(const GpuInfo& gpu);
 ChartSpec gpu_rate_chart(const std::string& id, const std::string& title,
                          const std::vector<std::pair<std::string, const GpuCheck*>>& gpus);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

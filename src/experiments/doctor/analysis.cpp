@@ -22,11 +22,11 @@
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::doctor {
 
 // The findings' shared parts (what a call is, the rates, the page-locked ranges) are this file's
 // words too: the summary and the calibration plan read the trace as the findings do.
-using namespace doctor_findings;
+using namespace findings;
 
 namespace {
 
@@ -38,7 +38,7 @@ struct Finding {
 
 // Every finding, in the order they are judged (findings.def).
 constexpr Finding kFindings[] = {
-#define PINBENCH_DOCTOR_FINDING(id, function) {id, &doctor_findings::function},
+#define PINBENCH_DOCTOR_FINDING(id, function) {id, &findings::function},
 #include "experiments/doctor/findings/findings.def"
 #undef PINBENCH_DOCTOR_FINDING
 };
@@ -218,4 +218,4 @@ DoctorAnalysis analyse_doctor(const RunRecord& r, const DoctorTrace& t) {
   return a;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::doctor

@@ -12,8 +12,10 @@
 #include "experiments/doctor/trace.hpp"
 #include "framework/config_schema.hpp"
 #include "framework/record.hpp"
+#include "framework/report_model.hpp"
+#include "framework/trace_model.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::doctor {
 
 // What the analysis reads back of a doctor record's config: the record its rates came from
 // (--rates-from, named by command.cpp); none when a calibration after the program measured
@@ -155,7 +157,7 @@ constexpr std::uint64_t kPinnedUnusedMinBytes = std::uint64_t{1} << 20;
 // reported when their host time reaches this; each call above it is named as slow.
 constexpr double kSlowPinningMs = 1.0;
 // small-copy-storm: a call site of at least kStormCalls copies each smaller than kSmallCopyBytes.
-constexpr std::uint64_t kSmallCopyBytes = doctor_events::kSmallCopyBytes;
+constexpr std::uint64_t kSmallCopyBytes = events::kSmallCopyBytes;
 constexpr std::uint64_t kStormCalls = 100;
 // The small-copy calibration's copies per sample.
 constexpr std::uint64_t kSmallCopyBatch = 256;
@@ -192,12 +194,6 @@ const std::vector<std::string>& doctor_finding_ids();
 // An API as CUPTI names it without its version: "cudaMemcpyAsync" for "cudaMemcpyAsync_v3020".
 std::string doctor_api_name(const std::string& api);
 
-}  // namespace pinbench
-
-namespace pinbench {
-
-struct ReportModel;
-
 // The doctor record's part of the report model (report_model.hpp): a summary table, one table
 // per finding (its evidence, fix and code under it, its call sites as rows), the rates used, and
 // a chart of time lost per call site, and the program's calls as the run's own timeline
@@ -206,7 +202,6 @@ void build_doctor_model(const RunRecord& record, ReportModel& model);
 
 // The doctor trace in a record's "doctor" section as a timeline (framework/trace_model.hpp),
 // for --trace and the report.
-struct Trace;
 Trace doctor_timeline(const DoctorTrace& trace);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::doctor

@@ -37,7 +37,7 @@
 #include "measure/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::doctor {
 
 std::vector<CalibrationSize> calibration_sizes(
     const std::vector<std::pair<std::string, std::uint64_t>>& copies, std::size_t per_direction,
@@ -285,4 +285,4 @@ void calibrate_doctor_plan(RunRecord& record, const DoctorCalibrationPlan& plan)
   for (const DoctorCalibrationPlan::Numa& numa : plan.numa) calibrate_numa(record, numa, stream);
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::doctor

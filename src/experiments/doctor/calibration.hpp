@@ -9,7 +9,7 @@
 #include "experiments/doctor/analysis.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::doctor {
 
 struct CalibrationSize {
   std::string direction;  // "h2d" or "d2h"
@@ -32,4 +32,4 @@ void calibrate_doctor(RunRecord& record, const std::vector<CalibrationSize>& siz
 // gated as the others. Nothing for an empty plan. Throws NoGpuError without a usable GPU.
 void calibrate_doctor_plan(RunRecord& record, const DoctorCalibrationPlan& plan);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::doctor

@@ -157,10 +157,10 @@ int exit_for(const DoctorTrace& t, const RunRecord& record, const std::vector<st
   return 0;
 }
 
-// The collector's file (doctor_events::EventFile): its header, then room for the lines, sparse,
+// The collector's file (events::EventFile): its header, then room for the lines, sparse,
 // so it takes on disk what the program writes. Its path; InputError when it cannot be made.
 std::string create_collector_file() {
-  using File = doctor_events::EventFile;
+  using File = events::EventFile;
   const std::string dir = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp";
   std::string path = dir + "/pinbench-doctor-XXXXXX";
   const int fd = mkstemp(path.data());
@@ -186,7 +186,7 @@ std::string create_collector_file() {
 // the overflow file's. "" when neither can be read (the program never started the collector).
 std::string read_collector_file(const std::string& path, const std::string& overflow,
                                 std::uint64_t& cut) {
-  using File = doctor_events::EventFile;
+  using File = events::EventFile;
   cut = 0;
   std::string lines;
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -249,7 +249,7 @@ struct Collected {
 Collected run_collected(const cli::ProgramToRun& program, const DoctorFlags& flags) {
   // The collector's file: created here, written by every process of the program, read after.
   const std::string events_path = create_collector_file();
-  const std::string overflow_path = events_path + doctor_events::EventFile::kOverflowSuffix;
+  const std::string overflow_path = events_path + events::EventFile::kOverflowSuffix;
 
   Collected out;
   out.start = SteadyClock::now();
@@ -280,7 +280,7 @@ Collected run_collected(const cli::ProgramToRun& program, const DoctorFlags& fla
   static_cast<ProgramRun&>(t) = ran;
   t.sight.recorded = true;
   t.sight.driver = done.driver;
-  pinbench::doctor::symbolise(t);
+  pinbench::experiments::doctor::symbolise(t);
   for (const std::string& n : t.notes) {
     if (n.find("held by another profiler") != std::string::npos) {
       std::fprintf(stderr, "pinbench: note: %s; the program ran without doctor\n",

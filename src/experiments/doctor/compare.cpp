@@ -11,7 +11,7 @@
 #include "framework/render/text_table.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::doctor {
 namespace {
 
 DoctorAnalysis analysed(const RunRecord& r, const char* which) {
@@ -156,4 +156,4 @@ std::string render_doctor_comparison(const DoctorComparison& c) {
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::doctor

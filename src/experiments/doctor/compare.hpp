@@ -10,7 +10,7 @@
 #include "experiments/doctor/analysis.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::doctor {
 
 struct DoctorSiteChange {
   std::string where;
@@ -42,4 +42,4 @@ DoctorComparison compare_doctor(const RunRecord& a, const RunRecord& b);
 // call sites under them, A's figures beside B's and what changed, and a closing line.
 std::string render_doctor_comparison(const DoctorComparison& comparison);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::doctor

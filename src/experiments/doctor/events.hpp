@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 
-namespace pinbench::doctor_events {
+namespace pinbench::experiments::doctor::events {
 
 // The collector's file, which doctor creates and every process of the program maps shared: a
 // header whose `used` counter each writer advances atomically to claim room for a whole line,
@@ -371,4 +371,4 @@ struct End {
   }
 };
 
-}  // namespace pinbench::doctor_events
+}  // namespace pinbench::experiments::doctor::events

@@ -11,7 +11,7 @@
 #include "framework/trace_model.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::doctor {
 namespace {
 
 std::string doctor_ms(const std::optional<double>& v) {
@@ -346,4 +346,4 @@ void build_doctor_model(const RunRecord& r, ReportModel& m) {
   add_chart(m, std::move(chart));
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::doctor

@@ -17,7 +17,7 @@
 #include "cli/program.hpp"
 #include "framework/errors.hpp"
 
-namespace pinbench::doctor {
+namespace pinbench::experiments::doctor {
 namespace {
 
 // addr2line (binutils) names native frames where the module has debug information; without it
@@ -162,4 +162,4 @@ void symbolise(DoctorTrace& t) {
       "native frames named by {} where the module has debug information, else module+offset", tool);
 }
 
-}  // namespace pinbench::doctor
+}  // namespace pinbench::experiments::doctor

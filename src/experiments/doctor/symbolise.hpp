@@ -5,8 +5,8 @@
 
 #include "experiments/doctor/trace.hpp"
 
-namespace pinbench::doctor {
+namespace pinbench::experiments::doctor {
 
 void symbolise(DoctorTrace& t);
 
-}  // namespace pinbench::doctor
+}  // namespace pinbench::experiments::doctor

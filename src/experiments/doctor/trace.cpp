@@ -18,10 +18,10 @@
 #include "framework/interrupt.hpp"
 #include "framework/json_fields.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::doctor {
 
 using nlohmann::json;
-namespace ev = doctor_events;
+namespace ev = events;
 
 const DoctorSite* DoctorTrace::find_site(const std::string& id, int pid) const {
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -859,4 +859,4 @@ DoctorTrace doctor_trace_from_json(const json& j) {
   return t;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::doctor

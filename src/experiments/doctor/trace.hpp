@@ -21,7 +21,7 @@
 #include "framework/program_sight.hpp"
 #include "framework/trace_model.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::doctor {
 
 // One frame of a call site: native (module and offset, named by function and file:line where a
 // symboliser found debug information) or Python (file:line and function).
@@ -68,7 +68,7 @@ struct DoctorCall {
   // own host times, its stream 0.
   bool from_api = false;
   // alloc/register: the NUMA node most of the range's pages lie on; a copy from or to pageable
-  // memory of at least doctor_events::kNumaSampleBytes (1 MiB): the node of its host pages; -1
+  // memory of at least events::kNumaSampleBytes (1 MiB): the node of its host pages; -1
   // where not read.
   int numa_node = -1;
   // alloc/register: whether the driver called the range page-locked once the call returned (its
@@ -175,4 +175,4 @@ nlohmann::json to_json(const DoctorTrace& t);
 // Validates as record_from_json does: InputError naming the field ("doctor.calls[3].bytes").
 DoctorTrace doctor_trace_from_json(const nlohmann::json& j);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::doctor

@@ -8,7 +8,7 @@
 #include "framework/errors.hpp"
 #include "framework/report_model.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::host {
 namespace {
 
 // A host case's GPU (its extra's "gpu"), or -1.
@@ -140,4 +140,4 @@ std::vector<ReportTable> host_tables(const HostAnalysis& a) {
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::host

@@ -13,7 +13,7 @@
 #include "framework/report_model.hpp"
 #include "framework/report_tables.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::host {
 
 // What `pinbench host` was asked for (measure.hpp), as the record's config holds it.
 struct HostConfig {
@@ -65,4 +65,4 @@ std::vector<ReportTable> host_tables(const HostAnalysis& a);
 // kind, as bars (the aggregate's too where there are two GPUs or more).
 ChartSpec host_chart(const HostAnalysis& a);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::host

@@ -31,7 +31,7 @@
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::host {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x405;
@@ -273,4 +273,4 @@ RunRecord run_host(const HostConfig& cfg) {
   return record;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::host

@@ -11,7 +11,7 @@
 #include "framework/stats.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 
 using nlohmann::json;
 
@@ -651,4 +651,4 @@ ReferenceComparison compare_with_reference(const LessonAnalysis& run, const RunR
   return c;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

@@ -16,7 +16,7 @@
 #include "framework/record.hpp"
 #include "framework/verdict.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 
 // One size of part 1, one direction. A figure is absent when its case is missing or unverified.
 struct CopyRow {
@@ -101,4 +101,4 @@ LessonAnalysis analyse_lesson(const RunRecord& record);
 
 ReferenceComparison compare_with_reference(const LessonAnalysis& run, const RunRecord& reference);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

@@ -14,12 +14,11 @@
 #include "framework/record.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::cli {
-// trace_check_command.cpp: `pinbench trace-check`, prediction 4 judged from a trace or an export.
-Command add_trace_check(CLI::App& app);
-}  // namespace pinbench::cli
-
 namespace pinbench::experiments::lesson {
+
+// trace_check_command.cpp: `pinbench trace-check`, prediction 4 judged from a trace or an export.
+cli::Command add_trace_check(CLI::App& app);
+
 namespace {
 
 using namespace pinbench::cli;
@@ -76,7 +75,7 @@ Command add_lesson(CLI::App& app) {
 }  // namespace
 
 std::vector<Command> commands(CLI::App& app) {
-  return {add_lesson(app), cli::add_trace_check(app)};
+  return {add_lesson(app), add_trace_check(app)};
 }
 
 }  // namespace pinbench::experiments::lesson

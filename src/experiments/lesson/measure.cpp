@@ -9,17 +9,16 @@
 
 #include <fmt/format.h>
 
+#include "cuda/buffers.hpp"
+#include "cuda/device.hpp"
+#include "experiments/lesson/measure_parts.hpp"
 #include "framework/errors.hpp"
 #include "framework/host_info.hpp"
 #include "framework/pattern.hpp"
 #include "framework/units.hpp"
-#include "cuda/buffers.hpp"
-#include "cuda/device.hpp"
-#include "experiments/lesson/measure_parts.hpp"
 #include "measure/run_record.hpp"
 
-namespace pinbench {
-namespace lesson {
+namespace pinbench::experiments::lesson {
 
 CopyBuffers::CopyBuffers(std::size_t bytes, std::uint64_t seed)
     : expected(bytes, MemoryKind::kPageable),
@@ -52,8 +51,6 @@ Case run_case(PartContext& ctx, CaseSpec spec, bool kind_ok, const CaseMethod& m
       sampled_gate(spec.gate, t, bytes_gate(spec.gate, std::nullopt, spec.bytes).detail));
   return make_case(spec, t, kind_ok);
 }
-
-}  // namespace lesson
 
 RunRecord run_lesson(const LessonConfig& config, const ProgressFn& progress) {
   const auto start = SteadyClock::now();
@@ -94,4 +91,4 @@ RunRecord run_lesson(const LessonConfig& config, const ProgressFn& progress) {
   return record;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

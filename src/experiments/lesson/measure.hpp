@@ -6,11 +6,11 @@
 #include "framework/record.hpp"
 #include "measure/progress.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 
 // Checks that the run fits the device and the host (InputError when it cannot), then measures
 // parts 1 to 3. Throws NoGpuError without a usable GPU and CudaError when CUDA fails; a failed
 // byte-exact gate is recorded, not thrown.
 RunRecord run_lesson(const LessonConfig& config, const ProgressFn& progress);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

@@ -11,16 +11,16 @@
 
 #include <fmt/format.h>
 
-#include "framework/pattern.hpp"
-#include "framework/units.hpp"
 #include "base/nvtx_domain.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/stream.hpp"
 #include "experiments/lesson/measure_parts.hpp"
+#include "framework/pattern.hpp"
+#include "framework/units.hpp"
 #include "measure/run_record.hpp"
 
-namespace pinbench::lesson {
+namespace pinbench::experiments::lesson {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x5EED0053;
@@ -117,4 +117,4 @@ void run_copies(PartContext& ctx) {
   }
 }
 
-}  // namespace pinbench::lesson
+}  // namespace pinbench::experiments::lesson

@@ -6,14 +6,14 @@
 #include <optional>
 #include <string>
 
+#include "cuda/buffers.hpp"
 #include "experiments/lesson/analysis.hpp"
+#include "experiments/lesson/measure.hpp"
 #include "framework/case_builder.hpp"
 #include "framework/record.hpp"
-#include "cuda/buffers.hpp"
-#include "experiments/lesson/measure.hpp"
 #include "measure/sampler.hpp"
 
-namespace pinbench::lesson {
+namespace pinbench::experiments::lesson {
 
 struct PartContext {
   const LessonConfig& config;
@@ -62,4 +62,4 @@ struct CaseMethod {
 // when the bytes held before and after timing and `kind_ok`.
 Case run_case(PartContext& ctx, CaseSpec spec, bool kind_ok, const CaseMethod& method);
 
-}  // namespace pinbench::lesson
+}  // namespace pinbench::experiments::lesson

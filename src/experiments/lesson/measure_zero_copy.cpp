@@ -11,17 +11,17 @@
 
 #include <fmt/format.h>
 
-#include "framework/pattern.hpp"
-#include "framework/units.hpp"
 #include "base/nvtx_domain.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels.cuh"
 #include "cuda/stream.hpp"
 #include "experiments/lesson/measure_parts.hpp"
+#include "framework/pattern.hpp"
+#include "framework/units.hpp"
 #include "measure/run_record.hpp"
 
-namespace pinbench::lesson {
+namespace pinbench::experiments::lesson {
 namespace {
 
 // Scaling by 3 is exact for these inputs (multiples of 1/4 below 2^14), so the device's output
@@ -140,4 +140,4 @@ void run_zero_copy(PartContext& ctx) {
   }
 }
 
-}  // namespace pinbench::lesson
+}  // namespace pinbench::experiments::lesson

@@ -17,7 +17,7 @@
 #include "framework/csv_reader.hpp"
 #include "framework/errors.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 namespace {
 
 namespace fs = std::filesystem;
@@ -528,4 +528,4 @@ NsysExport load_nsys_export(const std::string& dir, const std::string& prefix) {
   return x;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

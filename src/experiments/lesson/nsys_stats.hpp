@@ -17,7 +17,7 @@
 
 #include "framework/trace_model.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 
 enum class NsysReport { kApiTrace, kApiSum, kMemTimeSum, kMemSizeSum, kNvtxSum, kGpuTrace };
 
@@ -73,4 +73,4 @@ struct NsysExport {
 // InputError naming the file and the reason for anything missing, unreadable or inconsistent.
 NsysExport load_nsys_export(const std::string& dir, const std::string& prefix = "");
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

@@ -7,7 +7,7 @@
 #include "framework/errors.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 
 using nlohmann::json;
 
@@ -64,4 +64,4 @@ LessonConfig lesson_config_from(const json& j) {
   }
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

@@ -8,7 +8,7 @@
 
 #include "framework/config_schema.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 
 struct LessonConfig {
   std::vector<std::uint64_t> sizes;  // part 1 sweep
@@ -48,4 +48,4 @@ struct LessonConfig {
 nlohmann::json to_json(const LessonConfig& c);
 LessonConfig lesson_config_from(const nlohmann::json& j);  // throws InputError
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

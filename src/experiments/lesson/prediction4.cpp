@@ -15,7 +15,7 @@
 #include "framework/trace_gates.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 
 using nlohmann::json;
 
@@ -315,4 +315,4 @@ void attach_trace(RunRecord& record, const Trace& trace, const std::string& perf
   record.trace["prediction4"] = to_json(select_prediction4(trace, options));
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

@@ -27,7 +27,7 @@
 #include "framework/trace_model.hpp"
 #include "framework/verdict.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 
 enum class Selection { kNvtxRanges, kMemoryKinds, kPageRule };
 inline constexpr EnumName<Selection> kSelectionNames[] = {{Selection::kNvtxRanges, "nvtx_ranges"},
@@ -85,4 +85,4 @@ Prediction4Evidence prediction4_from_json(const nlohmann::json& j);  // throws I
 // `perfetto_file` is the timeline written beside it ("" when none).
 void attach_trace(RunRecord& record, const Trace& trace, const std::string& perfetto_file);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

@@ -12,7 +12,7 @@
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 namespace {
 
 std::string num_cell(const std::optional<double>& v, const char* spec = "{:.3f}") {
@@ -187,4 +187,4 @@ void build_lesson_section(const RunRecord& r, ReportModel& m) {
   add_chart(m, std::move(share));
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

@@ -4,8 +4,8 @@
 #include "framework/record.hpp"
 #include "framework/report_model.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 
 void build_lesson_section(const RunRecord& record, ReportModel& model);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

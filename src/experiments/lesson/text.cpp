@@ -7,7 +7,7 @@
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 namespace {
 
 std::string figure_or(const std::optional<double>& v, const char* spec = "{:.3f}") {
@@ -147,4 +147,4 @@ std::string render_lesson_text(const RunRecord& rec, const LessonAnalysis& a,
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

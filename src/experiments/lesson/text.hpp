@@ -8,9 +8,9 @@
 #include "experiments/lesson/analysis.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::lesson {
 
 std::string render_lesson_text(const RunRecord& record, const LessonAnalysis& analysis,
                                const std::optional<ReferenceComparison>& reference);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::lesson

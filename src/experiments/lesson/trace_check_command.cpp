@@ -15,7 +15,7 @@
 #include "framework/errors.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::cli {
+namespace pinbench::experiments::lesson {
 namespace {
 
 struct TraceCheckOptions {
@@ -119,4 +119,4 @@ Command add_trace_check(CLI::App& app) {
   return {sub, [opts] { return run(*opts); }};
 }
 
-}  // namespace pinbench::cli
+}  // namespace pinbench::experiments::lesson

@@ -17,7 +17,7 @@
 #include "framework/json_fields.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pin {
 namespace {
 
 using nlohmann::json;
@@ -67,11 +67,6 @@ PinNeighbour neighbour_from(const JsonFields& x, const std::string& prefix) {
   return n;
 }
 
-std::optional<std::uint64_t> bytes_or_null_from(const JsonFields& x, const char* key) {
-  if (x.at(key).is_null()) return std::nullopt;
-  return x.bytes(key);
-}
-
 PinLimit limit_from(const JsonFields& x) {
   PinLimit l;
   l.name = x.name_text("name");
@@ -84,16 +79,7 @@ PinLimit limit_from(const JsonFields& x) {
 
 PinFacts facts_from(const JsonFields& x) {
   PinFacts f;
-  f.available_bytes = x.bytes("available_bytes");
-  f.usable_bytes = x.bytes("usable_bytes");
-  f.cgroup_memory_bytes = bytes_or_null_from(x, "cgroup_memory_bytes");
-  f.memlock_bytes = bytes_or_null_from(x, "memlock_bytes");
-  if (!x.at("max_map_count").is_null()) f.max_map_count = x.count("max_map_count", kMostBytes);
-  f.map_count = x.count("map_count", kMostBytes);
-  f.thp_mode = x.text("thp_mode");
-  f.kernel_release = x.text("kernel_release");
-  f.driver_release = x.text("driver_release");
-  f.hugetlbfs_free_bytes = x.bytes("hugetlbfs_free_bytes");
+  static_cast<HostPinFacts&>(f) = host_pin_facts_from(x);
   if (x.has("arena_default_chunk_bytes") || x.has("arena_default_threads")) {
     f.arena_default_chunk_bytes = x.bytes("arena_default_chunk_bytes");
     f.arena_default_threads = static_cast<int>(x.count("arena_default_threads", 1, 1024));
@@ -201,18 +187,9 @@ json to_json(const PinSection& s) {
     refused.push_back({{"method", r.method}, {"bytes", r.bytes}, {"why", r.why}});
   }
   for (const PinSkip& k : s.skipped) skipped.push_back({{"method", k.method}, {"why", k.why}});
-  const auto or_null = [](const auto& v) { return v ? json(*v) : json(nullptr); };
   const PinFacts& f = s.facts;
-  json facts{{"available_bytes", f.available_bytes},
-             {"usable_bytes", f.usable_bytes},
-             {"cgroup_memory_bytes", or_null(f.cgroup_memory_bytes)},
-             {"memlock_bytes", or_null(f.memlock_bytes)},
-             {"max_map_count", or_null(f.max_map_count)},
-             {"map_count", f.map_count},
-             {"thp_mode", f.thp_mode},
-             {"kernel_release", f.kernel_release},
-             {"driver_release", f.driver_release},
-             {"hugetlbfs_free_bytes", f.hugetlbfs_free_bytes}};
+  json facts = json::object();
+  put_fields(facts, static_cast<const HostPinFacts&>(f));
   if (f.arena_default_chunk_bytes && f.arena_default_threads) {
     facts["arena_default_chunk_bytes"] = *f.arena_default_chunk_bytes;
     facts["arena_default_threads"] = *f.arena_default_threads;
@@ -970,4 +947,4 @@ CaseShape pin_case_shape(const Case& c) {
           fmt::format("{} x {}", exact_size(chunk), threads)};
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pin

@@ -19,11 +19,12 @@
 #include "base/pin_limits.hpp"
 #include "framework/config_schema.hpp"
 #include "framework/experiment.hpp"
+#include "framework/host_pin_facts.hpp"
 #include "framework/record.hpp"
 #include "framework/report_model.hpp"
 #include "framework/verdict.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pin {
 
 // The ways `pinbench pin` gets page-locked memory, as the record's methods name them.
 inline const char* const kPinHostAlloc = "cudaHostAlloc";
@@ -86,18 +87,11 @@ struct PinNeighbour {
   double p50_ms = 0, p99_ms = 0, max_ms = 0;
 };
 
-// What the host said before anything was pinned (base/pin_limits.hpp's PinLimits, as recorded).
-struct PinFacts {
-  std::uint64_t available_bytes = 0;  // MemAvailable
-  std::uint64_t usable_bytes = 0;     // what the process may still pin
-  std::optional<std::uint64_t> cgroup_memory_bytes;
-  std::optional<std::uint64_t> memlock_bytes;  // RLIMIT_MEMLOCK; nullopt: unlimited
-  std::optional<std::uint64_t> max_map_count;
-  std::uint64_t map_count = 0;
-  std::string thp_mode, kernel_release, driver_release;
-  std::uint64_t hugetlbfs_free_bytes = 0;
-  // The arena's defaults on this host (PinnedArenaOptions' chunk, PinnedArena::default_threads),
-  // the configuration its goals are judged on; absent in records made before pin wrote them.
+// What the host said before anything was pinned (framework/host_pin_facts.hpp: the description
+// check records share), and the arena's defaults on this host (PinnedArenaOptions' chunk,
+// PinnedArena::default_threads), the configuration its goals are judged on; absent in records
+// made before pin wrote them.
+struct PinFacts : HostPinFacts {
   std::optional<std::uint64_t> arena_default_chunk_bytes;
   std::optional<int> arena_default_threads;
 };
@@ -201,4 +195,4 @@ std::vector<ChartSpec> pin_charts(const PinAnalysis& a);
 // The goals, as every printer shows them.
 VerdictGroup pin_goals(const PinAnalysis& a);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pin

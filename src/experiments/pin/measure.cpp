@@ -45,7 +45,7 @@
 
 extern char** environ;
 
-namespace pinbench {
+namespace pinbench::experiments::pin {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x9147;
@@ -485,18 +485,9 @@ RunRecord run_pin(const PinConfig& config, const ProgressFn& progress) {
   Runner run{cfg, progress, record, limits, nullptr};
   PinSection section;
   section.limits = limits.limits();
-  section.facts = {limits.available_bytes,
-                   limits.usable_bytes(),
-                   limits.cgroup_memory_bytes,
-                   limits.memlock_bytes,
-                   limits.max_map_count,
-                   limits.map_count,
-                   limits.thp_mode,
-                   limits.kernel_release,
-                   limits.driver_release,
-                   limits.hugetlbfs_free_bytes,
-                   PinnedArenaOptions::kDefaultChunkBytes,
-                   static_cast<int>(PinnedArena::default_threads())};
+  static_cast<HostPinFacts&>(section.facts) = host_pin_facts(limits);
+  section.facts.arena_default_chunk_bytes = PinnedArenaOptions::kDefaultChunkBytes;
+  section.facts.arena_default_threads = static_cast<int>(PinnedArena::default_threads());
   // Written now and again at the end: a run stopped by an error still says what bounded it.
   record.sections[kPinSection] = to_json(section);
 
@@ -540,4 +531,4 @@ RunRecord run_pin(const PinConfig& config, const ProgressFn& progress) {
   return record;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pin

@@ -6,10 +6,10 @@
 #include "framework/record.hpp"
 #include "measure/progress.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pin {
 
 // The pin record (see analysis.hpp). Sizes or methods past the host's limits are refused before
 // anything is pinned and listed in the record's section. NoGpuError without a GPU.
 RunRecord run_pin(const PinConfig& config, const ProgressFn& progress = {});
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pin

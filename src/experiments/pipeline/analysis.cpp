@@ -10,7 +10,7 @@
 #include "framework/case_figures.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pipeline {
 
 PipelineRecordConfig pipeline_config_from(const nlohmann::json& config) {
   PipelineRecordConfig c;
@@ -95,4 +95,4 @@ PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency,
   return a;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pipeline

@@ -11,7 +11,7 @@
 #include "framework/record.hpp"
 #include "framework/verdict.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pipeline {
 
 struct PipelineRow {
   std::string source;  // "pinned", "staged"
@@ -52,4 +52,4 @@ struct PipelineAnalysis {
 PipelineAnalysis analyse_pipeline(const RunRecord& record, double efficiency = 0.95,
                                   double staged_efficiency = 0.90);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pipeline

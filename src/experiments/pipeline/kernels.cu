@@ -1,7 +1,7 @@
 #include "cuda/check.hpp"
 #include "experiments/pipeline/kernels.cuh"
 
-namespace pinbench::cuda {
+namespace pinbench::experiments::pipeline::kernels {
 namespace {
 
 constexpr unsigned kThreads = 256;
@@ -25,4 +25,4 @@ void launch_affine(float* x, std::size_t n, float a, float b, int rounds, unsign
   PINBENCH_CUDA_TRY(cudaGetLastError());
 }
 
-}  // namespace pinbench::cuda
+}  // namespace pinbench::experiments::pipeline::kernels

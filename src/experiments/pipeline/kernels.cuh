@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-namespace pinbench::cuda {
+namespace pinbench::experiments::pipeline::kernels {
 
 // x[i] = a * x[i] + b for i < n, then `rounds` times x[i] = (x[i] + 1024) - 1024, which is exact
 // for the pipeline's values and so leaves them unchanged while costing two adds each. `blocks`
@@ -14,4 +14,4 @@ namespace pinbench::cuda {
 void launch_affine(float* x, std::size_t n, float a, float b, int rounds, unsigned blocks,
                    cudaStream_t stream);
 
-}  // namespace pinbench::cuda
+}  // namespace pinbench::experiments::pipeline::kernels

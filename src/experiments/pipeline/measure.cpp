@@ -44,7 +44,7 @@
 #include "measure/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pipeline {
 namespace {
 
 constexpr float kScale = 3.0f;
@@ -135,8 +135,8 @@ void run_pinned(const Setup& s, float* in, float* out) {
     char* host_out = reinterpret_cast<char*>(out) + off;
     PINBENCH_CUDA_TRY(
         cudaMemcpyAsync(s.slot(k), host_in, len, cudaMemcpyHostToDevice, s.stream(k)));
-    cuda::launch_affine(s.slot(k), len / sizeof(float), kScale, kOffset, s.cfg.kernel_rounds,
-                        s.blocks(len), s.stream(k));
+    kernels::launch_affine(s.slot(k), len / sizeof(float), kScale, kOffset, s.cfg.kernel_rounds,
+                           s.blocks(len), s.stream(k));
     PINBENCH_CUDA_TRY(
         cudaMemcpyAsync(host_out, s.slot(k), len, cudaMemcpyDeviceToHost, s.stream(k)));
   }
@@ -157,8 +157,8 @@ void run_staged(const Setup& s, StagedCopier& copier, float* in, float* out) {
       char* host_out = reinterpret_cast<char*>(out) + off;
       copies.push_back(copier.copy_to_device_async(s.slot(k), host_in, len, s.stream(k)));
       copies.back().stream_wait(s.stream(k));
-      cuda::launch_affine(s.slot(k), len / sizeof(float), kScale, kOffset, s.cfg.kernel_rounds,
-                          s.blocks(len), s.stream(k));
+      kernels::launch_affine(s.slot(k), len / sizeof(float), kScale, kOffset, s.cfg.kernel_rounds,
+                             s.blocks(len), s.stream(k));
       copies.push_back(copier.copy_to_host_async(host_out, s.slot(k), len, s.stream(k)));
     }
     for (const StagedCopy& c : copies) c.wait();
@@ -196,8 +196,8 @@ void run_kernel_bound(const Setup& s) {
   const std::size_t total = s.cfg.array_bytes;
   for (std::size_t k = 0; k < s.c.count; ++k) {
     const std::size_t len = s.c.len(k, total);
-    cuda::launch_affine(s.slot(k), len / sizeof(float), kScale, kOffset, s.cfg.kernel_rounds,
-                        s.blocks(len), s.stream(k));
+    kernels::launch_affine(s.slot(k), len / sizeof(float), kScale, kOffset, s.cfg.kernel_rounds,
+                           s.blocks(len), s.stream(k));
   }
   s.sync();
 }
@@ -554,4 +554,4 @@ RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress)
   return record;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pipeline

@@ -5,7 +5,7 @@
 #include "framework/record.hpp"
 #include "measure/progress.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pipeline {
 
 // Checks that the run fits (InputError), then for each stream count measures the bound (both
 // copy directions at once from page-locked memory, and the kernel alone on device-resident
@@ -13,4 +13,4 @@ namespace pinbench {
 // the host after every run.
 RunRecord run_pipeline(const PipelineConfig& config, const ProgressFn& progress);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pipeline

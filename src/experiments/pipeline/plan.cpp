@@ -13,7 +13,7 @@
 #include "framework/text.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pipeline {
 
 PipelineSource parse_pipeline_source(std::string_view name) {
   return parse_name(kPipelineSourceNames, name, "source");
@@ -101,4 +101,4 @@ std::string pipeline_fit_problem(const PipelineConfig& c, std::uint64_t device_f
   return "";
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pipeline

@@ -15,7 +15,7 @@
 #include "framework/engine_options.hpp"
 #include "pinbench/staged_options.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pipeline {
 
 // The Day 54 pipeline: a host array of floats through a device window, chunk by chunk: copy in,
 // a kernel, copy out, round-robin over N streams, from page-locked memory and from pageable
@@ -82,4 +82,4 @@ constexpr auto PipelineConfig::fields() {
 std::string pipeline_fit_problem(const PipelineConfig& c, std::uint64_t device_free,
                                  std::uint64_t host_total, std::uint64_t host_available);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pipeline

@@ -9,7 +9,7 @@
 #include "framework/units.hpp"
 #include "framework/verdict.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pipeline {
 
 std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis& a) {
   const std::uint64_t array = a.config.array_bytes;
@@ -52,4 +52,4 @@ std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pipeline

@@ -7,8 +7,8 @@
 #include "experiments/pipeline/analysis.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::pipeline {
 
 std::string render_pipeline_text(const RunRecord& record, const PipelineAnalysis& analysis);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::pipeline

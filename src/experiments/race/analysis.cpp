@@ -2,7 +2,7 @@
 
 #include "framework/stats.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::race {
 
 namespace {
 
@@ -32,4 +32,4 @@ std::vector<RaceRow> race_rows(const RunRecord& record) {
   return rows_of<RaceRow>(record, "race", race_row_from);
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::race

@@ -9,7 +9,7 @@
 #include "framework/config_schema.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::race {
 
 // What `pinbench race` was asked for (measure.hpp), as the record's config holds it.
 struct RaceConfig {
@@ -33,4 +33,4 @@ struct RaceRow {
 };
 std::vector<RaceRow> race_rows(const RunRecord& record);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::race

@@ -23,7 +23,7 @@
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::race {
 namespace {
 
 struct Counts {
@@ -143,4 +143,4 @@ RunRecord run_race(const RaceConfig& config, const ProgressFn& progress) {
   return record;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::race

@@ -14,7 +14,7 @@
 #include "framework/stats.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 namespace {
 
 std::optional<double> rate(const Case& c) {
@@ -566,4 +566,4 @@ std::vector<TuneChoice> tune_choices(const std::vector<TuneRow>& rows) {
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

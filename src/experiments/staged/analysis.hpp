@@ -14,7 +14,7 @@
 #include "framework/record.hpp"
 #include "framework/verdict.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 
 // --- staged -----------------------------------------------------------------------------------
 
@@ -196,4 +196,4 @@ struct TuneAnalysis {
   std::vector<TuneChoice> choices;
 };
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

@@ -59,7 +59,7 @@
 #include "measure/sampler.hpp"
 #include "pinbench/staged_copy.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x57A6EDB;
@@ -825,4 +825,4 @@ RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& prog
   return record;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

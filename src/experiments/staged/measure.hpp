@@ -6,7 +6,7 @@
 #include "framework/record.hpp"
 #include "measure/progress.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 
 // Checks that the run fits the device and the host (InputError), then measures every method,
 // direction and size, each sample timed with the host clock from the call to completion and
@@ -17,4 +17,4 @@ RunRecord run_staged(const StagedBenchConfig& config, const ProgressFn& progress
 // size. Each shape's last sample is checked byte for byte.
 RunRecord run_staged_tune(const StagedTuneConfig& config, const ProgressFn& progress);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

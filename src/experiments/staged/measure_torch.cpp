@@ -28,7 +28,7 @@
 #include "measure/run_record.hpp"
 #include "measure/sampler.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 namespace {
 
 struct ChildResult {
@@ -227,4 +227,4 @@ void add_staged_torch(RunRecord& record, const StagedBenchConfig& config,
   }
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

@@ -9,7 +9,7 @@
 #include "framework/record.hpp"
 #include "measure/progress.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 
 struct StagedTorchConfig {
   std::string python = "python3";  // the interpreter that has torch
@@ -31,4 +31,4 @@ void add_staged_torch(RunRecord& record, const StagedBenchConfig& config,
 // Separate so the CPU tests turn recorded output into cases without a GPU or Python.
 void add_torch_cases(RunRecord& record, const nlohmann::json& out);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

@@ -14,7 +14,7 @@
 #include "framework/text.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 namespace {
 
 void check_directions(const std::vector<Direction>& directions) {
@@ -147,4 +147,4 @@ nlohmann::json to_json(const StagedTuneConfig& c) {
   return j;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

@@ -17,7 +17,7 @@
 #include "framework/memory_kind.hpp"
 #include "pinbench/staged_options.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 
 // Every way a user could move pageable data, plus the page-locked ceiling. Names are used in
 // flags, records and tables alike.
@@ -165,4 +165,4 @@ struct StagedTuneConfig {
 };
 nlohmann::json to_json(const StagedTuneConfig& c);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

@@ -18,7 +18,7 @@
 #include "framework/skipped.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 namespace {
 
 // Short column names for the methods; the legend under each table spells them out.
@@ -366,4 +366,4 @@ std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis&
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

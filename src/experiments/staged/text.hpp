@@ -9,7 +9,7 @@
 #include "experiments/staged/analysis.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 
 // A direction's columns, as the terminal's tables and the report model's table both show them:
 // the methods measured that way (no column of dashes for a path of the other direction), then
@@ -42,4 +42,4 @@ extern const char* const kStagedCpuLegend;
 std::string render_staged_text(const RunRecord& record, const StagedAnalysis& analysis);
 std::string render_staged_tune_text(const RunRecord& record, const TuneAnalysis& analysis);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

@@ -4,11 +4,11 @@
 // (analysis.cpp, add_torch_goals).
 #pragma once
 
-namespace pinbench {
+namespace pinbench::experiments::staged {
 
 // The methods `pinbench staged --torch` records (python/pinbench/torch_paths.py measures them).
 constexpr const char* kTorchPageableTo = "torch-pageable-to";     // x.to("cuda", non_blocking)
 constexpr const char* kTorchPinMemoryTo = "torch-pin-memory-to";  // x.pin_memory().to("cuda")
 constexpr const char* kPythonStaged = "python-staged";            // the engine from Python
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::staged

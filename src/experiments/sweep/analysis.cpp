@@ -2,7 +2,7 @@
 
 #include "framework/stats.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::sweep {
 
 SweepRecordConfig sweep_config_from(const nlohmann::json& config) {
   SweepRecordConfig c;
@@ -19,4 +19,4 @@ std::vector<PinCostRow> pin_cost_rows(const RunRecord& record) {
   return rows;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::sweep

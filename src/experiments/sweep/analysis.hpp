@@ -11,7 +11,7 @@
 #include "framework/rate_rows.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::sweep {
 
 struct PinCostRow {
   std::string memory, step;
@@ -40,4 +40,4 @@ struct SweepAnalysis {
   std::optional<std::string> placement;
 };
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::sweep

@@ -19,7 +19,7 @@
 #include "framework/units.hpp"
 #include "measure/run_record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::sweep {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x5EEB;
@@ -109,4 +109,4 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
   return record;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::sweep

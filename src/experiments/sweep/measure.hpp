@@ -7,7 +7,7 @@
 #include "measure/corrupt_hook.hpp"
 #include "measure/progress.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::sweep {
 
 using SweepHooks = CorruptHook;
 
@@ -20,4 +20,4 @@ RunRecord run_sweep(const SweepConfig& config, const ProgressFn& progress,
 std::vector<Case> measure_pin_cost(std::uint64_t bytes, int repetitions,
                                    const ProgressFn& progress);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::sweep

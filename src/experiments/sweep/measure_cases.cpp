@@ -18,7 +18,7 @@
 #include "measure/latch.hpp"
 #include "measure/sampler.hpp"
 
-namespace pinbench::sweep {
+namespace pinbench::experiments::sweep {
 namespace {
 
 constexpr int kMaxBatch = 32;  // samples behind one latch: the counters and events it needs
@@ -432,4 +432,4 @@ std::string Measurer::measure(KindBuffers& b, Direction direction, CopyMethod me
   return "";
 }
 
-}  // namespace pinbench::sweep
+}  // namespace pinbench::experiments::sweep

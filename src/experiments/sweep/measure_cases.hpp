@@ -23,7 +23,7 @@
 #include "experiments/sweep/plan.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench::sweep {
+namespace pinbench::experiments::sweep {
 
 // Buffers for one host-memory kind, sized for the largest case.
 struct KindBuffers {
@@ -54,4 +54,4 @@ class Measurer {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace pinbench::sweep
+}  // namespace pinbench::experiments::sweep

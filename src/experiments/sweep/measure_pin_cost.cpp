@@ -10,14 +10,14 @@
 
 #include <fmt/format.h>
 
-#include "framework/case_builder.hpp"
-#include "framework/units.hpp"
 #include "cuda/buffers.hpp"
 #include "cuda/check.hpp"
-#include "measure/sampler.hpp"
 #include "experiments/sweep/measure.hpp"
+#include "framework/case_builder.hpp"
+#include "framework/units.hpp"
+#include "measure/sampler.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::sweep {
 namespace {
 
 double time_ms(const std::function<void()>& f) {
@@ -114,4 +114,4 @@ std::vector<Case> measure_pin_cost(std::uint64_t bytes, int repetitions,
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::sweep

@@ -9,7 +9,7 @@
 #include "framework/plan_checks.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::sweep {
 
 SweepConfig SweepConfig::defaults() {
   SweepConfig c;
@@ -65,4 +65,4 @@ std::string sweep_fit_problem(const SweepConfig& c, std::uint64_t device_free,
   return "";
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::sweep

@@ -14,7 +14,7 @@
 #include "framework/memory_kind.hpp"
 #include "framework/sampling.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::sweep {
 
 // Everything `pinbench sweep` was asked to do.
 struct SweepConfig {
@@ -70,4 +70,4 @@ struct SweepSkip {
 std::string sweep_fit_problem(const SweepConfig& c, std::uint64_t device_free,
                               std::uint64_t host_total, std::uint64_t host_available);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::sweep

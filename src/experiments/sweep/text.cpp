@@ -14,7 +14,7 @@
 #include "framework/skipped.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::sweep {
 namespace {}  // namespace
 
 std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {
@@ -107,4 +107,4 @@ std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& a) {
   return out;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::sweep

@@ -7,8 +7,8 @@
 #include "experiments/sweep/analysis.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::sweep {
 
 std::string render_sweep_text(const RunRecord& record, const SweepAnalysis& analysis);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::sweep

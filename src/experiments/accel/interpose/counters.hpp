@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 
 constexpr char kCountersMagic[8] = {'P', 'B', 'A', 'C', 'C', 'E', 'L', '1'};
 constexpr std::uint32_t kCountersVersion = 2;
@@ -81,4 +81,4 @@ struct ProcessCounters {
   Tally routed_by_size[2][kSizeBuckets];  // kToDevice, kToHost
 };
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

@@ -8,7 +8,7 @@
 
 #include "experiments/accel/interpose/symbols.hpp"
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 // The names as libcuda exports them: cuda.h's macros give the versioned ones (cuEventDestroy
@@ -102,4 +102,4 @@ CUcontext active_primary_context(CUdevice device) {
   return c;
 }
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

@@ -7,7 +7,7 @@
 
 #include <cuda.h>
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 
 struct DriverApi {
   decltype(&::cuInit) init = nullptr;
@@ -55,4 +55,4 @@ void* driver_symbol(const char* name);
 // program that made only contexts of its own has none, and asking must not make one.
 CUcontext active_primary_context(CUdevice device);
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

@@ -48,7 +48,7 @@ __attribute__((visibility("hidden"))) void* pinbench_accel_dlsym_answer(void* ha
                                                                         const char* name);
 }
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 // The copy functions accel hands out: a family, in its two stream forms.
@@ -246,9 +246,10 @@ CUresult copy_2d_async(const CUDA_MEMCPY2D* c, CUstream s) {
 }
 
 }  // namespace
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel
 
-using namespace pinbench::accel;  // NOLINT: the definitions below are the program's names
+using namespace pinbench::experiments::accel;  // NOLINT: the definitions below are the program's
+                                               // names
 
 // The driver's copy functions, under their exported names.
 #define PINBENCH_DRIVER_COPY(label, ret_params, call)                         \
@@ -292,7 +293,7 @@ pinbench_accel_get_proc(const char* symbol, void** pfn, int version, cuuint64_t 
 PINBENCH_EXPORT CUresult pinbench_accel_get_proc_v1(const char* symbol, void** pfn, int version,
                                                     cuuint64_t flags) __asm__("cuGetProcAddress");
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 void fill_slots() {
@@ -390,7 +391,7 @@ void* real_get_proc_v1() {
 
 }  // namespace
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel
 
 CUresult pinbench_accel_get_proc(const char* symbol, void** pfn, int version, cuuint64_t flags,
                                  CUdriverProcAddressQueryResult* status) {

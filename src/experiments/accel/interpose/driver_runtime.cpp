@@ -16,7 +16,7 @@
 
 #include "experiments/accel/interpose/driver_api.hpp"
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 thread_local cudaError_t t_last_error = cudaSuccess;
@@ -66,17 +66,17 @@ CUresult ensure_context() {
   return a->ctx_set_current(ctx);
 }
 
-#define PINBENCH_NEED(field)                   \
-  const DriverApi* a = pinbench::accel::api(); \
+#define PINBENCH_NEED(field)                                \
+  const DriverApi* a = pinbench::experiments::accel::api(); \
   if (a == nullptr || a->field == nullptr) return missing()
 
 }  // namespace
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel
 
-using pinbench::accel::DriverApi;
-using pinbench::accel::ensure_context;
-using pinbench::accel::keep;
-using pinbench::accel::missing;
+using pinbench::experiments::accel::DriverApi;
+using pinbench::experiments::accel::ensure_context;
+using pinbench::experiments::accel::keep;
+using pinbench::experiments::accel::missing;
 
 extern "C" {
 
@@ -149,13 +149,13 @@ pinbench_accel_driver_cudaGetDriverEntryPointByVersion(const char* s, void** f, 
 }
 
 __attribute__((visibility("hidden"))) cudaError_t pinbench_accel_driver_cudaGetLastError(void) {
-  const cudaError_t e = pinbench::accel::t_last_error;
-  pinbench::accel::t_last_error = cudaSuccess;
+  const cudaError_t e = pinbench::experiments::accel::t_last_error;
+  pinbench::experiments::accel::t_last_error = cudaSuccess;
   return e;
 }
 
 __attribute__((visibility("hidden"))) cudaError_t pinbench_accel_driver_cudaPeekAtLastError(void) {
-  return pinbench::accel::t_last_error;
+  return pinbench::experiments::accel::t_last_error;
 }
 
 __attribute__((visibility("hidden"))) cudaError_t pinbench_accel_driver_cudaHostAlloc(
@@ -215,7 +215,8 @@ __attribute__((visibility("hidden"))) cudaError_t pinbench_accel_driver_cudaPoin
 __attribute__((visibility("hidden"))) cudaError_t pinbench_accel_driver_cudaSetDevice(int d) {
   PINBENCH_NEED(ctx_set_current);
   CUcontext ctx = nullptr;
-  if (const CUresult r = pinbench::accel::primary_of(d, &ctx); r != CUDA_SUCCESS) return keep(r);
+  if (const CUresult r = pinbench::experiments::accel::primary_of(d, &ctx); r != CUDA_SUCCESS)
+    return keep(r);
   return keep(a->ctx_set_current(ctx));
 }
 
@@ -274,7 +275,7 @@ pinbench_accel_driver_cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode*
 
 __attribute__((visibility("hidden"))) const char* pinbench_accel_driver_cudaGetErrorName(
     cudaError_t e) {
-  const DriverApi* a = pinbench::accel::api();
+  const DriverApi* a = pinbench::experiments::accel::api();
   const char* s = nullptr;
   if (a != nullptr && a->get_error_name != nullptr &&
       a->get_error_name(static_cast<CUresult>(e), &s) == CUDA_SUCCESS && s != nullptr) {
@@ -285,7 +286,7 @@ __attribute__((visibility("hidden"))) const char* pinbench_accel_driver_cudaGetE
 
 __attribute__((visibility("hidden"))) const char* pinbench_accel_driver_cudaGetErrorString(
     cudaError_t e) {
-  const DriverApi* a = pinbench::accel::api();
+  const DriverApi* a = pinbench::experiments::accel::api();
   const char* s = nullptr;
   if (a != nullptr && a->get_error_string != nullptr &&
       a->get_error_string(static_cast<CUresult>(e), &s) == CUDA_SUCCESS && s != nullptr) {

@@ -11,7 +11,7 @@
 #include "experiments/accel/interpose/counters.hpp"
 #include "experiments/accel/interpose/router.hpp"
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 
 // Calls of accel's entry points, and of the engine's runtime calls, on this thread now.
 inline thread_local int t_inside = 0;
@@ -56,4 +56,4 @@ cudaError_t enter_passing(const CopyCall& call, std::uint32_t way_in, Outcome wh
   return router().pass_on(call, why, pass);
 }
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

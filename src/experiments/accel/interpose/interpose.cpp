@@ -35,7 +35,7 @@
 
 #define PINBENCH_EXPORT extern "C" __attribute__((visibility("default")))
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 // How long the exit handler waits for routed copies still on the device.
@@ -196,12 +196,12 @@ void after_copy() {
   }
 }
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel
 
-using pinbench::accel::CopyCall;
-using pinbench::accel::enter_runtime;
-using pinbench::accel::next;
-using pinbench::accel::per_thread;
+using pinbench::experiments::accel::CopyCall;
+using pinbench::experiments::accel::enter_runtime;
+using pinbench::experiments::accel::next;
+using pinbench::experiments::accel::per_thread;
 
 using Copy1D = cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind);
 using Copy1DAsync = cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
@@ -278,10 +278,10 @@ PINBENCH_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, con
 
 PINBENCH_EXPORT cudaError_t cudaGetLastError() {
   PINBENCH_REAL(LastError, cudaGetLastError);
-  return pinbench::accel::router().last_error(real(), true);
+  return pinbench::experiments::accel::router().last_error(real(), true);
 }
 
 PINBENCH_EXPORT cudaError_t cudaPeekAtLastError() {
   PINBENCH_REAL(LastError, cudaPeekAtLastError);
-  return pinbench::accel::router().last_error(real(), false);
+  return pinbench::experiments::accel::router().last_error(real(), false);
 }

@@ -30,15 +30,16 @@ extern "C" {
 #include "transfer/runtime_calls.def"
 #undef PINBENCH_RUNTIME_CALL
 
-#define PINBENCH_RUNTIME_CALL(ret, name, params, args)                                        \
-  ret pinbench_accel_##name params {                                                          \
-    using Fn = ret(*) params;                                                                 \
-    static const Fn real = pinbench::accel::shared_runtime_loaded()                           \
-                               ? reinterpret_cast<Fn>(pinbench::accel::runtime_symbol(#name)) \
-                               : &pinbench_accel_driver_##name;                               \
-    if (real == nullptr) return missing<ret>();                                               \
-    const pinbench::accel::Inside inside;                                                     \
-    return real args;                                                                         \
+#define PINBENCH_RUNTIME_CALL(ret, name, params, args)                                  \
+  ret pinbench_accel_##name params {                                                    \
+    using Fn = ret(*) params;                                                           \
+    static const Fn real =                                                              \
+        pinbench::experiments::accel::shared_runtime_loaded()                           \
+            ? reinterpret_cast<Fn>(pinbench::experiments::accel::runtime_symbol(#name)) \
+            : &pinbench_accel_driver_##name;                                            \
+    if (real == nullptr) return missing<ret>();                                         \
+    const pinbench::experiments::accel::Inside inside;                                  \
+    return real args;                                                                   \
   }
 #include "transfer/runtime_calls.def"
 #undef PINBENCH_RUNTIME_CALL

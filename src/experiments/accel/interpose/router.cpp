@@ -11,7 +11,7 @@
 #include <thread>
 #include <utility>
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 // A routed copy's failure that the runtime never saw, until the program's thread asks for it.
@@ -231,4 +231,4 @@ void Router::quiesce(std::chrono::milliseconds limit) {
   }
 }
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

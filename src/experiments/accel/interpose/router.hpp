@@ -37,7 +37,7 @@
 #include "experiments/accel/interpose/counters.hpp"
 #include "pinbench/staged_copy.hpp"
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 
 // One copy call as the program made it. `stream` is the stream the runtime would use: the
 // per-thread entry points (_ptsz, _ptds) have already turned 0 into cudaStreamPerThread.
@@ -132,4 +132,4 @@ class Router {
   std::vector<pinbench::StagedCopy> in_flight_;  // ordered copies to the device, maybe running
 };
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

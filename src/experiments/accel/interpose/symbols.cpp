@@ -9,10 +9,11 @@
 
 extern "C" {
 // The C library's dlsym, found once: accel's dlsym (driver_entry.cpp) jumps to it.
-__attribute__((visibility("hidden"))) pinbench::accel::DlsymFn pinbench_accel_real_dlsym = nullptr;
+__attribute__((visibility("hidden")))
+pinbench::experiments::accel::DlsymFn pinbench_accel_real_dlsym = nullptr;
 }
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 namespace {
 
 DlsymFn c_library_dlsym() {
@@ -91,4 +92,4 @@ bool loaded(const char* part) {
   return s.found;
 }
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

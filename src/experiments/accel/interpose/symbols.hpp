@@ -4,7 +4,7 @@
 // No CUDA here.
 #pragma once
 
-namespace pinbench::accel {
+namespace pinbench::experiments::accel {
 
 // `name` from the program's libcudart: for the engine's and the router's own calls, which must
 // reach the runtime itself. nullptr when no libcudart is loaded or it lacks the name.
@@ -29,4 +29,4 @@ using DlsymFn = void* (*)(void*, const char*);
 void* real_dlsym(void* handle, const char* name);
 bool c_library_dlsym_found();
 
-}  // namespace pinbench::accel
+}  // namespace pinbench::experiments::accel

@@ -15,7 +15,7 @@
 #include "framework/stats.hpp"
 #include "version.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 namespace {
 
 using nlohmann::json;
@@ -511,4 +511,4 @@ RunRecord fleet_from_rank_texts(const std::vector<std::string>& texts,
   return make_fleet_record(fleet_members(checks, sources), hostname);
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

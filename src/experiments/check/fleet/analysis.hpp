@@ -21,7 +21,7 @@
 #include "framework/config_schema.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 
 // A fleet record's experiment.
 inline constexpr const char* kFleetExperiment = "fleet";
@@ -160,4 +160,4 @@ std::vector<std::string> split_gathered(const std::string& bytes,
 // any record; InputError "rank N sent ...: WHY" for one that is not a valid check record.
 RunRecord fleet_from_rank_texts(const std::vector<std::string>& texts, const std::string& hostname);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

@@ -12,7 +12,7 @@
 #include "framework/report_model.hpp"
 #include "framework/text_file.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 namespace {
 
 // Every GPU the fleet judged, each with the time its host's check ran and whether it was flagged.
@@ -47,4 +47,4 @@ int print_fleet(const RunRecord& fleet, const FleetOutputs& out) {
   return model.check_failures.empty() ? 0 : 1;
 }
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

@@ -6,7 +6,7 @@
 
 #include "framework/record.hpp"
 
-namespace pinbench {
+namespace pinbench::experiments::check {
 
 struct FleetOutputs {
   std::string json;         // the fleet record; empty: not written
@@ -19,4 +19,4 @@ struct FleetOutputs {
 // saying where it went), and returns 0, or 1 when a check failed or a GPU was flagged.
 int print_fleet(const RunRecord& fleet, const FleetOutputs& out);
 
-}  // namespace pinbench
+}  // namespace pinbench::experiments::check

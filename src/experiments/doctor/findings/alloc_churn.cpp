@@ -10,7 +10,7 @@
 #include "experiments/doctor/findings/sites.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 // Page-locked memory allocated and freed kLoopCalls times or more at one call site: one
 // allocation, kept, would have served them all.
@@ -60,4 +60,4 @@ void alloc_churn(const FindingInput& in, DoctorAnalysis& a) {
   a.findings.push_back(std::move(f));
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

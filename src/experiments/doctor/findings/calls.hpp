@@ -7,7 +7,7 @@
 
 #include "experiments/doctor/trace.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 inline bool host_side(const Copy& c) {
   return c.direction == CopyDirection::kH2D || c.direction == CopyDirection::kD2H;
@@ -60,4 +60,4 @@ inline std::string call_direction(const DoctorCall& c) {
   return "";
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 struct CudaErrorName {
   int code;
@@ -43,4 +43,4 @@ inline std::string cuda_error_words(bool runtime, int status) {
   return "error " + std::to_string(status);
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -8,7 +8,7 @@
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 namespace {
 
 bool python_program(const DoctorTrace& t) {
@@ -113,4 +113,4 @@ bool judge_on_host_page_tables(const RunRecord& r, const std::vector<const Docto
   return true;
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -13,7 +13,7 @@
 #include "experiments/doctor/trace.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 // A finding's inputs: the record (its machine and calibration cases), its trace, and what
 // several findings read of the trace, worked out once.
@@ -65,4 +65,4 @@ CopyCost count_copy_call(const RunRecord& r, const DoctorCall& c, DoctorFinding&
 bool judge_on_host_page_tables(const RunRecord& r, const std::vector<const DoctorCall*>& calls,
                                DoctorFinding& f, DoctorAnalysis& a);
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -14,7 +14,7 @@
 #include "experiments/doctor/findings/sites.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 namespace {
 
 // The busy time of [a, b) covered by the union of `spans`.
@@ -67,4 +67,4 @@ void managed_migration(const FindingInput& in, DoctorAnalysis& a) {
   a.findings.push_back(std::move(f));
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

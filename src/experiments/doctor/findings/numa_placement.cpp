@@ -19,7 +19,7 @@
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 NumaSeen numa_seen(const MachineInfo& m, const DoctorTrace& t, const PinnedRanges& pinned) {
   NumaSeen n;
@@ -28,7 +28,7 @@ NumaSeen numa_seen(const MachineInfo& m, const DoctorTrace& t, const PinnedRange
     if (c.status != 0) continue;
     const bool buffer = c.kind == "alloc" || c.kind == "register";
     const bool large_pageable =
-        is_copy(c) && has_pageable(c) && call_bytes(c) >= doctor_events::kNumaSampleBytes;
+        is_copy(c) && has_pageable(c) && call_bytes(c) >= events::kNumaSampleBytes;
     anything = anything || buffer || large_pageable;
     read = read || ((buffer || is_copy(c)) && c.numa_node >= 0);
   }
@@ -150,4 +150,4 @@ void numa_placement(const FindingInput& in, DoctorAnalysis& a) {
   a.findings.push_back(std::move(f));
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -9,7 +9,7 @@
 #include "experiments/doctor/trace.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 struct Misplaced {
   const DoctorCall* copy;
@@ -28,4 +28,4 @@ struct NumaSeen {
 // on this machine or record.
 NumaSeen numa_seen(const MachineInfo& m, const DoctorTrace& t, const PinnedRanges& pinned);
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

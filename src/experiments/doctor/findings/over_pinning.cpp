@@ -13,7 +13,7 @@
 #include "experiments/doctor/findings/sites.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 void over_pinning(const FindingInput& in, DoctorAnalysis& a) {
   const RunRecord& r = in.record;
@@ -47,4 +47,4 @@ void over_pinning(const FindingInput& in, DoctorAnalysis& a) {
   a.findings.push_back(std::move(f));
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -15,7 +15,7 @@
 #include "experiments/doctor/findings/sites.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 namespace {
 
 // The time other streams' work kept the GPU busy inside a window, for every pageable call of a
@@ -231,4 +231,4 @@ void pageable_async_d2h(const FindingInput& in, DoctorAnalysis& a) {
   judge_pageable_async(in, a, true);
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -12,7 +12,7 @@
 #include "experiments/doctor/findings/sites.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 // Blocking copy calls of pageable memory at a call site that made kLoopCalls of them or more.
 void pageable_sync_loop(const FindingInput& in, DoctorAnalysis& a) {
@@ -76,4 +76,4 @@ void pageable_sync_loop(const FindingInput& in, DoctorAnalysis& a) {
   if (judge_on_host_page_tables(r, all, f, a)) a.findings.push_back(std::move(f));
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -6,7 +6,7 @@
 #include "experiments/doctor/findings/calls.hpp"
 #include "experiments/doctor/findings/sites.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 PinnedRanges pinned_ranges(const DoctorTrace& t) {
   PinnedRanges out;
@@ -93,4 +93,4 @@ std::set<std::string> churn_sites(const AllocationPairs& pairs) {
   return churn;
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -12,7 +12,7 @@
 
 #include "experiments/doctor/trace.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 // A range the program page-locked (an allocation or a registration), alive from the call's
 // return to the start of its free, and the copies whose host pointer lay in it meanwhile.
@@ -46,4 +46,4 @@ AllocationPairs allocation_pairs(const DoctorTrace& t);
 // more): alloc-churn reports them, and pinning-critical-path leaves their calls to it.
 std::set<std::string> churn_sites(const AllocationPairs& pairs);
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

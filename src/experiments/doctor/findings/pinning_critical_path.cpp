@@ -15,7 +15,7 @@
 #include "experiments/doctor/findings/sites.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 // Page-locked allocations and registrations made once the process's copies had begun (its first
 // copy or synchronisation), outside the sites alloc-churn already reports.
@@ -93,4 +93,4 @@ void pinning_critical_path(const FindingInput& in, DoctorAnalysis& a) {
   a.findings.push_back(std::move(f));
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -17,7 +17,7 @@
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 namespace {
 
 // A page-locking call that left its range (or, for an allocation that failed, nothing)
@@ -271,4 +271,4 @@ void pinning_failed(const FindingInput& in, DoctorAnalysis& a) {
   if (judge_on_host_page_tables(r, all, f, a)) a.findings.push_back(std::move(f));
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

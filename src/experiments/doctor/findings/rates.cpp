@@ -8,7 +8,7 @@
 #include "framework/case_figures.hpp"
 #include "pinbench/staged_options.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 namespace {
 
 std::optional<double> per_copy_ms(const Case* c, std::uint64_t copies) {
@@ -158,4 +158,4 @@ std::optional<double> numa_rate(const std::vector<DoctorNumaRate>& rates, const 
   return best != nullptr ? best->gb_per_s : std::nullopt;
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

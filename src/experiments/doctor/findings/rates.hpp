@@ -13,7 +13,7 @@
 #include "experiments/doctor/trace.hpp"
 #include "framework/record.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 // The item of `items` that `fits` whose size (`size_of`) is nearest `bytes` in log2, or nullptr.
 template <class T, class Fits, class Size>
@@ -77,4 +77,4 @@ std::vector<DoctorNumaRate> numa_rates(const RunRecord& r);
 std::optional<double> numa_rate(const std::vector<DoctorNumaRate>& rates, const std::string& dir,
                                 const std::string& memory, int node, std::uint64_t bytes);
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -11,7 +11,7 @@
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 namespace {
 
 // The lambda a C++ library template runs, from the template's name: code of the program's own
@@ -147,4 +147,4 @@ std::vector<DoctorSiteCost> ranked(const std::map<std::string, SiteSum>& sites) 
   return out;
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

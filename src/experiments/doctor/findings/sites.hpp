@@ -11,7 +11,7 @@
 #include "experiments/doctor/analysis.hpp"
 #include "experiments/doctor/trace.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 // Where a call was made, as one line, and the frames beneath it.
 std::pair<std::string, std::vector<std::string>> describe(const DoctorTrace& t,
@@ -30,4 +30,4 @@ void add_to_site(std::map<std::string, SiteSum>& sites, const DoctorTrace& t, co
 // The sites ranked by time lost, then host time.
 std::vector<DoctorSiteCost> ranked(const std::map<std::string, SiteSum>& sites);
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -19,7 +19,7 @@
 #include "framework/report_tables.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 std::vector<Storm> storms(const DoctorTrace& t) {
   std::map<std::string, std::vector<const DoctorCall*>> by_site;
@@ -115,4 +115,4 @@ void small_copy_storm(const FindingInput& in, DoctorAnalysis& a) {
   a.findings.push_back(std::move(f));
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -7,7 +7,7 @@
 
 #include "experiments/doctor/trace.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 
 struct Storm {
   std::string where;
@@ -18,4 +18,4 @@ struct Storm {
 // (one call per copy: a batch is the fix already).
 std::vector<Storm> storms(const DoctorTrace& t);
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -15,7 +15,7 @@
 #include "experiments/doctor/findings/sites.hpp"
 #include "framework/units.hpp"
 
-namespace pinbench::doctor_findings {
+namespace pinbench::experiments::doctor::findings {
 namespace {
 
 // The first start and last end of a call's copies; none without copies.
@@ -123,4 +123,4 @@ void sync_after_copy(const FindingInput& in, DoctorAnalysis& a) {
   a.findings.push_back(std::move(f));
 }
 
-}  // namespace pinbench::doctor_findings
+}  // namespace pinbench::experiments::doctor::findings

@@ -47,7 +47,7 @@
 
 namespace {
 
-namespace events = pinbench::doctor_events;
+namespace events = pinbench::experiments::doctor::events;
 using events::CallClass;
 using events::kAlloc;
 using events::kBatch;

@@ -1,7 +1,9 @@
-// A planted clash for check_unity_names.py: `shown(double)` here and in second.cpp.
+// A planted clash for check_unity_names.py: `shown(double)` here and in second.cpp, and
+// kPlantedDash here and in dash.hpp.
 #include <string>
 namespace pinbench {
 namespace {
+const std::string kPlantedDash = "-";
 std::string shown(double v) {
   return std::to_string(v);
 }
