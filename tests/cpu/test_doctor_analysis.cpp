@@ -142,12 +142,10 @@ TEST(DoctorParse, EachProcessAndHowItEnded) {
 // be what the parser reads, at the extremes too.
 TEST(DoctorParse, TheCollectorsApiLineReadsBack) {
   char line[512];
-  const std::size_t n = pinbench::experiments::doctor::events::Api::write(
-      line, sizeof line, 4242, true, pinbench::experiments::doctor::events::kCopyAsync, 4000000000u,
-      77, 1000000 + 5000, 1000000 + 9000, -3, 0xdeadbeefcafeull, std::uint64_t{1} << 40, 0xab,
-      pinbench::experiments::doctor::events::Api::kToHost,
-      pinbench::experiments::doctor::events::Api::kPageable, -1, "cudaMemcpyAsync_v3020",
-      pinbench::experiments::doctor::events::Api::kLockedUnread);
+  const std::size_t n = events::Api::write(
+      line, sizeof line, 4242, true, events::kCopyAsync, 4000000000u, 77, 1000000 + 5000,
+      1000000 + 9000, -3, 0xdeadbeefcafeull, std::uint64_t{1} << 40, 0xab, events::Api::kToHost,
+      events::Api::kPageable, -1, "cudaMemcpyAsync_v3020", events::Api::kLockedUnread);
   ASSERT_GT(n, 0u);
   EXPECT_EQ(std::string(line, n),
             "A\t4242\tR\tcopy_async\t4000000000\t77\t1005000\t1009000\t-3\t0xdeadbeefcafe\t"
@@ -163,9 +161,8 @@ TEST(DoctorParse, TheCollectorsApiLineReadsBack) {
   EXPECT_FALSE(t.calls[0].locked.has_value());
   // A buffer too small still gets a line that ends with '\n' (and the parser skips it).
   char small[24];
-  const std::size_t m = pinbench::experiments::doctor::events::Api::write(
-      small, sizeof small, 1, false, pinbench::experiments::doctor::events::kSync, 1, 1, 1, 2, 0, 0,
-      0, 0, '-', '-', -1, "x", '-');
+  const std::size_t m = events::Api::write(small, sizeof small, 1, false, events::kSync, 1, 1, 1, 2,
+                                           0, 0, 0, 0, '-', '-', -1, "x", '-');
   ASSERT_EQ(m, sizeof small);
   EXPECT_EQ(small[m - 1], '\n');
   EXPECT_EQ(std::string(small, m).find('\n'), m - 1);
@@ -225,13 +222,12 @@ TEST(DoctorParse, ThePageLockedStateAfterACallAndLinesWithoutIt) {
 
 TEST(DoctorParse, TheCollectorsCopyAndKernelLinesReadBack) {
   char copy[256], kernel[256];
-  const std::size_t c = pinbench::experiments::doctor::events::Memcpy::write(
-      copy, sizeof copy, 10, 4000000000u, 7, 1, 4 * kMiB, 1, 3, 1000000 + 10000, 1000000 + 11000,
-      13, 0, 1);
+  const std::size_t c = events::Memcpy::write(copy, sizeof copy, 10, 4000000000u, 7, 1, 4 * kMiB, 1,
+                                              3, 1000000 + 10000, 1000000 + 11000, 13, 0, 1);
   EXPECT_EQ(std::string(copy, c),
             "M\t10\t4000000000\t7\t1\t4194304\t1\t3\t1010000\t1011000\t13\t0\t1\n");
-  const std::size_t k = pinbench::experiments::doctor::events::Kernel::write(
-      kernel, sizeof kernel, 10, 9, 1000000 + 10000, 1000000 + 20000, 14, "spin(int)");
+  const std::size_t k = events::Kernel::write(kernel, sizeof kernel, 10, 9, 1000000 + 10000,
+                                              1000000 + 20000, 14, "spin(int)");
   EXPECT_EQ(std::string(kernel, k), "K\t10\t9\t1010000\t1020000\t14\tspin(int)\n");
   const DoctorTrace t = parse_doctor_events(
       head() + api("R", "copy_async", 7, 10, 11, kNone, "cudaMemcpyAsync_v3020") +

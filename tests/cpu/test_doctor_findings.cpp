@@ -343,16 +343,15 @@ TEST(DoctorPinningFailed, ErrorNamesAreTheHeadersNumbers) {
       PINBENCH_NAMED(CUDA_ERROR_SYSTEM_NOT_READY),
       PINBENCH_NAMED(CUDA_ERROR_UNKNOWN)};
 #undef PINBENCH_NAMED
-  for (const pinbench::experiments::doctor::findings::CudaErrorName& e :
-       pinbench::experiments::doctor::findings::kCudaErrorNames) {
+  for (const findings::CudaErrorName& e : findings::kCudaErrorNames) {
     ASSERT_EQ(runtime.count(e.runtime), 1u) << e.runtime;
     EXPECT_EQ(runtime.at(e.runtime), e.code) << e.runtime;
     ASSERT_EQ(driver.count(e.driver), 1u) << e.driver;
     EXPECT_EQ(driver.at(e.driver), e.code) << e.driver;
   }
-  EXPECT_EQ(pinbench::experiments::doctor::findings::cuda_error_words(true, 712),
+  EXPECT_EQ(findings::cuda_error_words(true, 712),
             "error 712 (cudaErrorHostMemoryAlreadyRegistered)");
-  EXPECT_EQ(pinbench::experiments::doctor::findings::cuda_error_words(false, 57), "error 57");
+  EXPECT_EQ(findings::cuda_error_words(false, 57), "error 57");
 }
 
 // --- small-copy-storm --------------------------------------------------------------------------

@@ -115,13 +115,11 @@ TEST(UnseenCuda, AccelSaysTheDriverWasMissingNotThatNoProcessUsedCuda) {
   EXPECT_TRUE(has(csv.out, "none: the CUDA driver did not load")) << csv.out;
 
   const RunRecord rec = load_record(dir + "/run.json");
-  const pinbench::experiments::accel::AccelRun run =
-      pinbench::experiments::accel::accel_run_from_json(rec.section("accel"));
+  const AccelRun run = accel_run_from_json(rec.section("accel"));
   EXPECT_TRUE(run.driver.missing());
   ASSERT_EQ(run.processes.size(), 1u);
   EXPECT_TRUE(run.processes[0].asked_driver);
-  EXPECT_EQ(pinbench::experiments::accel::cuda_seen(run, 0),
-            pinbench::experiments::accel::CudaSeen::kAsked);
+  EXPECT_EQ(cuda_seen(run, 0), CudaSeen::kAsked);
 }
 
 // A program that makes no CUDA call is seen to make none, driver or no driver: the library saw
@@ -289,8 +287,8 @@ TEST(UnseenCuda, TheDoctorSightRoundTripsAndABadOneIsRefused) {
 
 // --- hand-made accel runs ----------------------------------------------------------------------
 
-pinbench::experiments::accel::AccelProcess process(int pid, bool exit_ran, bool asked) {
-  pinbench::experiments::accel::AccelProcess p;
+AccelProcess process(int pid, bool exit_ran, bool asked) {
+  AccelProcess p;
   p.pid = pid;
   p.program = "./app";
   p.exit_ran = exit_ran;
@@ -298,41 +296,36 @@ pinbench::experiments::accel::AccelProcess process(int pid, bool exit_ran, bool 
   return p;
 }
 
-std::string accel_text(const pinbench::experiments::accel::AccelRun& run) {
+std::string accel_text(const AccelRun& run) {
   RunRecord r;
   r.experiment = "accel";
-  r.sections[pinbench::experiments::accel::kAccelSection] =
-      pinbench::experiments::accel::to_json(run);
+  r.sections[kAccelSection] = to_json(run);
   return text_of(r);
 }
 
 TEST(UnseenCuda, AccelSaysNoProcessUsedCudaOnlyWhereItSawThemEnd) {
-  pinbench::experiments::accel::AccelRun run;
+  AccelRun run;
   run.command = {"./app"};
   run.driver.state = DriverSight::State::kLoaded;
   run.processes = {process(10, true, false)};
-  EXPECT_EQ(pinbench::experiments::accel::cuda_seen(run, 0),
-            pinbench::experiments::accel::CudaSeen::kNone);
+  EXPECT_EQ(cuda_seen(run, 0), CudaSeen::kNone);
   EXPECT_TRUE(has(accel_text(run), "None of the program's 1 process used CUDA."));
 
   // Ended without its exit handlers (a signal), before asking for anything: not seen.
   run.processes = {process(10, false, false)};
-  EXPECT_EQ(pinbench::experiments::accel::cuda_seen(run, 0),
-            pinbench::experiments::accel::CudaSeen::kUnseen);
+  EXPECT_EQ(cuda_seen(run, 0), CudaSeen::kUnseen);
   std::string s = accel_text(run);
   EXPECT_FALSE(has(s, "used CUDA.")) << s;
   EXPECT_TRUE(has(s, "whether it used CUDA was not seen")) << s;
 
   // Replaced by exec (a later image of the same pid), without asking: seen to that end.
   run.processes = {process(10, false, false), process(10, true, false)};
-  EXPECT_EQ(pinbench::experiments::accel::cuda_seen(run, 0),
-            pinbench::experiments::accel::CudaSeen::kNone);
+  EXPECT_EQ(cuda_seen(run, 0), CudaSeen::kNone);
 
   // No driver, and the process asked for it.
   run.driver = {DriverSight::State::kMissing, "libcuda.so.1: cannot open shared object file"};
   run.processes = {process(10, false, true)};
-  EXPECT_EQ(pinbench::experiments::accel::cuda_seen(run, 0),
-            pinbench::experiments::accel::CudaSeen::kAsked);
+  EXPECT_EQ(cuda_seen(run, 0), CudaSeen::kAsked);
   s = accel_text(run);
   EXPECT_TRUE(has(s, "No CUDA driver on this machine")) << s;
   EXPECT_TRUE(has(s, "accel could not see or route them")) << s;
@@ -347,8 +340,7 @@ TEST(UnseenCuda, AccelSaysNoProcessUsedCudaOnlyWhereItSawThemEnd) {
   // A record made before accel wrote the driver: whether the processes used CUDA is not known.
   run.driver = DriverSight{};
   run.processes = {process(10, true, false)};
-  EXPECT_EQ(pinbench::experiments::accel::cuda_seen(run, 0),
-            pinbench::experiments::accel::CudaSeen::kUnseen);
+  EXPECT_EQ(cuda_seen(run, 0), CudaSeen::kUnseen);
   s = accel_text(run);
   EXPECT_FALSE(has(s, "used CUDA.")) << s;
   EXPECT_TRUE(has(s, "was not recorded")) << s;

@@ -62,15 +62,13 @@ std::string program(const std::string& name) {
 }
 
 // The tally of one outcome in one direction over every process.
-pinbench::experiments::accel::AccelTally tally(const pinbench::experiments::accel::AccelRun& r,
-                                               const std::string& dir, const std::string& o) {
-  return pinbench::experiments::accel::total(r, dir, o);
+AccelTally tally(const AccelRun& r, const std::string& dir, const std::string& o) {
+  return total(r, dir, o);
 }
 
 // Runs program `name` without accel and under it: both exit 0, print the same transcript and
 // check every byte; `*r` is what accel counted.
-void run_both_ways(const std::string& name, const std::string& args,
-                   pinbench::experiments::accel::AccelRun* r) {
+void run_both_ways(const std::string& name, const std::string& args, AccelRun* r) {
   const std::string prog = program(name) + (args.empty() ? "" : " " + args);
   const ProgramRun plain = run(name + "-plain", prog);
   ASSERT_EQ(plain.code, 0) << plain.transcript;
@@ -80,11 +78,11 @@ void run_both_ways(const std::string& name, const std::string& args,
   EXPECT_EQ(accel.code, 0) << read_file(out_dir() + "/" + name + "-accel.out.err");
   EXPECT_EQ(accel.transcript, plain.transcript);
   EXPECT_NE(accel.transcript.find("every byte right"), std::string::npos);
-  *r = pinbench::experiments::accel::accel_run_from_json(load_record(json).section("accel"));
+  *r = accel_run_from_json(load_record(json).section("accel"));
 }
 
 void same_program_both_ways(const std::string& name, const std::string& args) {
-  pinbench::experiments::accel::AccelRun r;
+  AccelRun r;
   ASSERT_NO_FATAL_FAILURE(run_both_ways(name, args, &r));
   ASSERT_EQ(r.processes.size(), 2u);  // the program, and the child it forks
   EXPECT_TRUE(r.processes[0].called);
@@ -122,8 +120,7 @@ TEST(AccelGpu, EveryProcessOfAShellScriptIsCountedInAFileOfItsOwn) {
   const ProgramRun r = run("shell", pinbench_bin() + " accel --json " + json + " -- /bin/sh -c '" +
                                         program("accel_program") + " --quick; exit 5'");
   EXPECT_EQ(r.code, 5);
-  const pinbench::experiments::accel::AccelRun a =
-      pinbench::experiments::accel::accel_run_from_json(load_record(json).section("accel"));
+  const AccelRun a = accel_run_from_json(load_record(json).section("accel"));
   EXPECT_GE(a.processes.size(), 3u);  // the shell, the program, its forked child
   EXPECT_GT(tally(a, "h2d", "routed").copies, 0u);
 }
@@ -135,8 +132,7 @@ TEST(AccelGpu, AKilledProgramExitsWith128PlusTheSignalAndKeepsItsCounts) {
       run("killed", pinbench_bin() + " accel --json " + json + " -- /bin/sh -c '" +
                         program("accel_program") + " --quick >/dev/null; kill -9 $$'");
   EXPECT_EQ(r.code, 137);
-  const pinbench::experiments::accel::AccelRun a =
-      pinbench::experiments::accel::accel_run_from_json(load_record(json).section("accel"));
+  const AccelRun a = accel_run_from_json(load_record(json).section("accel"));
   EXPECT_EQ(a.signal, "SIGKILL");
   EXPECT_GT(tally(a, "h2d", "routed").copies, 0u);
 }
@@ -145,13 +141,13 @@ TEST(AccelGpu, AKilledProgramExitsWith128PlusTheSignalAndKeepsItsCounts) {
 // driver's entry points (the static runtime looks them up with cuGetProcAddress), keep their
 // meaning byte for byte, and are counted once.
 void static_program_both_ways(const std::string& name) {
-  pinbench::experiments::accel::AccelRun r;
+  AccelRun r;
   ASSERT_NO_FATAL_FAILURE(run_both_ways(name, "", &r));
   ASSERT_EQ(r.processes.size(), 2u);  // the program, and the child it forks
   EXPECT_TRUE(r.processes[0].called);
   EXPECT_TRUE(r.processes[0].via_driver);
   EXPECT_FALSE(r.processes[0].via_runtime);
-  EXPECT_FALSE(pinbench::experiments::accel::out_of_reach(r.processes[0]));
+  EXPECT_FALSE(out_of_reach(r.processes[0]));
   EXPECT_EQ(r.processes[0].engines, 1);
   EXPECT_GT(tally(r, "h2d", "routed").copies, 20u);
   EXPECT_GT(tally(r, "d2h", "routed").copies, 20u);
@@ -180,12 +176,11 @@ TEST(AccelGpu, ASeedShapedProgramWithTheStaticRuntimeIsRouted) {
               test::beside_this_binary("doctor_pitfalls", PINBENCH_BUILD_DIR "/doctor_pitfalls") +
               " pageable-async");
   EXPECT_EQ(r.code, 0);
-  const pinbench::experiments::accel::AccelRun a =
-      pinbench::experiments::accel::accel_run_from_json(load_record(json).section("accel"));
+  const AccelRun a = accel_run_from_json(load_record(json).section("accel"));
   ASSERT_EQ(a.processes.size(), 1u);
-  EXPECT_FALSE(pinbench::experiments::accel::out_of_reach(a.processes[0]));
+  EXPECT_FALSE(out_of_reach(a.processes[0]));
   EXPECT_TRUE(a.processes[0].via_driver);
-  EXPECT_GT(pinbench::experiments::accel::total(a, "", "").copies, 0u);
+  EXPECT_GT(total(a, "", "").copies, 0u);
 }
 
 }  // namespace

@@ -36,8 +36,7 @@ class DriverBackend : public ::testing::Test {
   void SetUp() override {
     sim::set_copy_rate(50000.0);
     sim::fail_memcpy_after(-1);
-    ASSERT_FALSE(pinbench::experiments::accel::shared_runtime_loaded())
-        << "a libcudart is loaded: not the driver backend";
+    ASSERT_FALSE(shared_runtime_loaded()) << "a libcudart is loaded: not the driver backend";
   }
   void TearDown() override { sim::fail_memcpy_after(-1); }
 };
