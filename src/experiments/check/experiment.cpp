@@ -15,9 +15,8 @@ ExperimentDescriptor check_descriptor() {
   d.config_fields = joined({sampling_fields(),
                             fields_of<CheckRecordConfig>(),
                             fields_of<CheckConfig>(),
-                            // The limits on pinning as read, and the warnings they gave
-                            // (framework/host_pin_facts.hpp,
-                            // pin_check.hpp).
+                            // The limits on pinning as read (framework/host_pin_facts.hpp)
+                            // and the warnings they gave (pin_check.hpp).
                             fields_of<HostPinFacts>(),
                             fields_of<PinWarningFields>(),
                             // The devices, written by hand (CheckConfig says why), the list of
