@@ -2,8 +2,9 @@
 a minimal slurm.conf in a temporary folder, deploy/slurm/pinbench-healthcheck as the node's
 HealthCheckProgram (every 2 s), and a replayed check record standing in for the GPU. A passing
 record leaves the node idle; a failing one drains it with the check's own line as the reason,
-naming the GPU and the check; a passing record again resumes nothing. Then every daemon stops
-and nothing of them is left.
+naming the GPU and the check; a passing record again resumes nothing. After the operator resumes
+it, settings the check refuses (exit 2) drain nothing, and a node drained for another reason
+keeps that reason when the check fails. Then every daemon stops and nothing of them is left.
 
     test_slurm.py PINBENCH_BINARY"""
 
@@ -46,11 +47,15 @@ def main():
         # The health check as an operator installs it, its settings in the file it reads.
         record = d.path("check.json")
         write_json(record, check_record(node))
-        with open(d.path("healthcheck.conf"), "w", encoding="utf-8") as f:
-            f.write(f"PINBENCH={pinbench}\n"
-                    f"PINBENCH_CHECK_ARGS='--replay {record}'\n"
-                    f"PINBENCH_HEALTHCHECK_LOG={d.path('healthcheck.log')}\n"
-                    f"export SLURM_CONF={d.path('slurm.conf')}\n")
+
+        def settings(check_args):
+            with open(d.path("healthcheck.conf"), "w", encoding="utf-8") as f:
+                f.write(f"PINBENCH={pinbench}\n"
+                        f"PINBENCH_CHECK_ARGS='{check_args}'\n"
+                        f"PINBENCH_HEALTHCHECK_LOG={d.path('healthcheck.log')}\n"
+                        f"export SLURM_CONF={d.path('slurm.conf')}\n")
+
+        settings(f"--replay {record}")
         with open(d.path("healthcheck"), "w", encoding="utf-8") as f:
             f.write(f"#!/bin/sh\nPINBENCH_HEALTHCHECK_CONF={d.path('healthcheck.conf')} exec "
                     f"{os.path.join(DEPLOY, 'slurm', 'pinbench-healthcheck')}\n")
@@ -131,11 +136,35 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
         state = node_state()
         assert state == ["drained", reason], state
 
+        def scontrol_update(*words):
+            subprocess.run(["scontrol", "update", f"nodename={node}", *words], check=True,
+                           capture_output=True, env=env, timeout=10)
+
+        # The operator resumes it; settings the check refuses (exit 2) then drain nothing.
+        scontrol_update("state=resume")
+        wait_until("the node idle again", lambda: (node_state() or [""])[0] == "idle", 30)
+        settings("--no-such-option")
+        after_more_checks(2)
+        state = node_state()
+        assert state[0] == "idle", state
+        assert " exit 2: " in checks_run()[-1], checks_run()
+
+        # A node drained for another reason keeps it: a failing check does not write over it.
+        theirs = "maintenance: PSU swap"
+        scontrol_update("state=drain", f"reason={theirs}")
+        settings(f"--replay {record}")
+        write_json(record, check_record(node, failing=True))
+        after_more_checks(2)
+        state = node_state()
+        assert state[0] in ("drained", "draining") and state[1] == theirs, state
+        assert " exit 1: pinbench: GPU 0 " in checks_run()[-1], checks_run()
+
         d.stop("slurmd")
         d.stop("slurmctld")
         d.stop("munged")
     print(f"slurm: a passing check left the node idle, a failing one drained it with the check's "
-          f"reason ('{reason}'), a passing one resumed nothing; every daemon stopped, nothing left "
+          f"reason ('{reason}'), a passing one resumed nothing; bad settings (exit 2) drained "
+          f"nothing; another's drain reason was kept; every daemon stopped, nothing left "
           f"({time.monotonic() - began:.1f} s)")
 
 
