@@ -7,14 +7,21 @@ a writer: the file is opened without blocking and looked at before a byte is rea
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
     from script_input import fail, input_folder, load_json, open_input, squeezed_files
 
+A script's output piped into a reader that stops early (`| head`) ends it as it ends any Unix
+tool: quietly, by SIGPIPE, never with a BrokenPipeError traceback. Importing this module is what
+sets that, so every script that reads an input (all of them but the generators) has it.
+
 tests/scripts/check_script_inputs.py runs every script under scripts/ on a missing path, a FIFO
-and a folder.
+and a folder, and a script's output into a reader that stops.
 """
 import fcntl
 import json
 import os
+import signal
 import stat
 import sys
+
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def fail(message):

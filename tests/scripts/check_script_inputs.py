@@ -6,12 +6,15 @@ reads), each must exit 2 with one line on stderr, `NAME: error: ...`, within a f
 opened as a file would wait for a writer for ever). Each script says how it takes its inputs in
 SCRIPTS below, by its path in the repository; a script under scripts/ that is not there fails
 this check, so a new one is tried too. Every script that reads a file opens it through
-scripts/lib/script_input.py.
+scripts/lib/script_input.py, which also lets a reader that stops early (`| head`) end the script
+quietly: a script printing a million lines into one that reads one must end by SIGPIPE with
+nothing on stderr.
 
   check_script_inputs.py REPO_ROOT
 """
 import glob
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -80,9 +83,33 @@ def tries(work, how):
     return out
 
 
+def quiet_when_the_reader_goes(root):
+    """A problem, or None: a script that imports script_input and prints a million lines into a
+    reader that takes one must end by SIGPIPE, within the timeout, with nothing on stderr."""
+    lib = os.path.join(root, "scripts", "lib")
+    code = ("import sys; sys.path.insert(0, %r); import script_input\n"
+            "for i in range(1000000): print('line', i)\n" % lib)
+    writer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    writer.stdout.readline()
+    writer.stdout.close()
+    try:
+        _, err = writer.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        writer.kill()
+        return "a script whose reader went: still running after %d s" % TIMEOUT_S
+    if writer.returncode != -signal.SIGPIPE or err.strip():
+        return ("a script whose reader went: exit %d, stderr %r (want SIGPIPE, nothing said)"
+                % (writer.returncode, err.decode(errors="replace")[-300:]))
+    return None
+
+
 def main():
     root = os.path.abspath(sys.argv[1])
     problems = []
+    broken_pipe = quiet_when_the_reader_goes(root)
+    if broken_pipe:
+        problems.append(broken_pipe)
     found = {os.path.relpath(p, root)
              for p in glob.glob(os.path.join(root, "scripts", "**", "*.py"), recursive=True)}
     for script in sorted(found | set(SCRIPTS)):
