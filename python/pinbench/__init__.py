@@ -444,7 +444,9 @@ class BlockCopier:
             if value is not None:
                 texts[name] = _checks.path(value, name)
         if max_slowdown_pct is not None:
-            max_slowdown_pct = _checks.real(max_slowdown_pct, "max_slowdown_pct", 0, "a percentage")
+            # A slowdown budget: 0 to the most a slowdown can be (base/slowdown_range.hpp).
+            max_slowdown_pct = _checks.real(max_slowdown_pct, "max_slowdown_pct", 0, "a percentage",
+                                            maximum=10000)
         kernel_sms = _checks.whole(kernel_sms, "kernel_sms", _ct.c_uint)
         L = _load()
         o = _BlockOptions()

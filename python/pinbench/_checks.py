@@ -36,13 +36,15 @@ def whole(value, what, ctype, minimum=0, noun="a count"):
     return value
 
 
-def real(value, what, minimum, noun="a number"):
-    """`value` as a finite float of at least `minimum`: a bool, NaN or an infinity is refused."""
+def real(value, what, minimum, noun="a number", maximum=None):
+    """`value` as a finite float of at least `minimum` (and at most `maximum`, where given): a
+    bool, NaN or an infinity is refused."""
+    bounds = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ArgumentError(f"pinbench: {what} must be {noun} >= {minimum}, not {value!r}")
+        raise ArgumentError(f"pinbench: {what} must be {noun} {bounds}, not {value!r}")
     value = float(value)
-    if not math.isfinite(value) or value < minimum:
-        raise ArgumentError(f"pinbench: {what} must be {noun} >= {minimum}, not {value!r}")
+    if not math.isfinite(value) or value < minimum or (maximum is not None and value > maximum):
+        raise ArgumentError(f"pinbench: {what} must be {noun} {bounds}, not {value!r}")
     return value
 
 

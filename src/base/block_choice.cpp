@@ -554,8 +554,8 @@ BlockRules rules_from_json(std::string_view text, const BlockDeviceIdentity& exp
     }
   }
   if (const Value* b = find(doc, "max_slowdown_pct")) {
-    if (!is(*b, JsonKind::kNumber) || !(b->get<double>() >= 0)) {
-      malformed(where, "\"max_slowdown_pct\" is not a percentage");
+    if (!is(*b, JsonKind::kNumber) || !slowdown_budget_in_range(b->get<double>())) {
+      malformed(where, "\"max_slowdown_pct\" is " + b->dump() + ", not " + kSlowdownBudgetWords);
     }
     r.max_slowdown_pct = b->get<double>();
   }

@@ -17,4 +17,14 @@ constexpr bool slowdown_in_range(double pct) {
   return pct >= kLeastSlowdownPct && pct <= kMostSlowdownPct;  // false for NaN
 }
 
+// Whether `pct` is a slowdown budget a caller may set (`blocks --max-slowdown`, a rules file's
+// max_slowdown_pct, BlockCopierOptions::max_slowdown_pct): 0 to the most a slowdown can be. A
+// budget past that admits every figure, and one below 0 none a measurement can pass.
+constexpr bool slowdown_budget_in_range(double pct) {
+  return pct >= 0 && pct <= kMostSlowdownPct;  // false for NaN
+}
+
+// "0 to 10000": the budget's range in words, for a refusal.
+inline constexpr const char* kSlowdownBudgetWords = "a slowdown budget in percent from 0 to 10000";
+
 }  // namespace pinbench

@@ -384,7 +384,9 @@ pinbench_status pinbench_block_copier_create(const pinbench_block_options* optio
     if (o.rules_file != nullptr) b.rules_file = o.rules_file;
     if (o.cache_dir != nullptr) b.cache_dir = o.cache_dir;
     b.use_cache = o.use_cache != 0;
-    if (o.max_slowdown_pct >= 0) b.max_slowdown_pct = o.max_slowdown_pct;
+    // Below 0 is "no budget" (pinbench_c.h); anything else, NaN included, is the copier's to
+    // refuse.
+    if (!(o.max_slowdown_pct < 0)) b.max_slowdown_pct = o.max_slowdown_pct;
     b.kernel_sms = o.kernel_sms;
     *out = new pinbench_block_copier(b);
   });

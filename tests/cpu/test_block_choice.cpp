@@ -372,6 +372,20 @@ TEST(BlockRules, ForeignStaleAndMalformedRulesAreRefused) {
             BlockCalibrationError::Kind::kMalformed);
   EXPECT_EQ(kind(replaced(text, "\"min_blocks\": 16", "\"min_blocks\": 16, \"max_blocks\": 2")),
             BlockCalibrationError::Kind::kMalformed);
+  // A budget is a slowdown a measurement can give, 0 to 10,000% (base/slowdown_range.hpp): past
+  // it every figure passes, below 0 none; one at either end is read.
+  for (const char* budget : {"-1", "10000.5", "1e308"}) {
+    const std::string with =
+        replaced(text, "\"good_within\"",
+                 std::string("\"max_slowdown_pct\": ") + budget + ",\n  \"good_within\"");
+    EXPECT_EQ(kind(with), BlockCalibrationError::Kind::kMalformed) << budget;
+  }
+  for (const char* budget : {"0", "10000"}) {
+    const std::string with =
+        replaced(text, "\"good_within\"",
+                 std::string("\"max_slowdown_pct\": ") + budget + ",\n  \"good_within\"");
+    EXPECT_EQ(kind(with), static_cast<BlockCalibrationError::Kind>(-1)) << budget;
+  }
 }
 
 // Text that is not one JSON value is malformed, with what the reader found.

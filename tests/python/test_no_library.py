@@ -60,9 +60,9 @@ class BeforeTheLibrary(unittest.TestCase):
         self.assertIn("must be a count >= 0", refused(self, pinbench.StagedCopier, h2d_depth=2.0))
         self.assertIn("must be a count >= 0", refused(self, pinbench.StagedCopier, h2d_depth=-1))
 
-    def test_max_slowdown_is_a_finite_percentage(self):
-        for bad in (-1, float("nan"), float("inf"), True, "5"):
-            self.assertIn("max_slowdown_pct must be a percentage",
+    def test_max_slowdown_is_a_budget_from_0_to_10000_percent(self):
+        for bad in (-1, 10000.5, 1e308, float("nan"), float("inf"), True, "5"):
+            self.assertIn("max_slowdown_pct must be a percentage from 0 to 10000",
                           refused(self, pinbench.BlockCopier, max_slowdown_pct=bad))
 
     def test_block_copier_paths_without_a_nul(self):

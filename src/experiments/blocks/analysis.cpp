@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "base/slowdown_range.hpp"
 #include "experiments/blocks/plan.hpp"
 #include "framework/case_figures.hpp"
 #include "framework/errors.hpp"
@@ -571,8 +572,8 @@ nlohmann::json recommend_json(const RunRecord& record, const BlocksAnalysis& a,
 }
 
 RunRecord within_slowdown(const RunRecord& record, double pct) {
-  if (!std::isfinite(pct) || pct < 0) {
-    throw InputError(fmt::format("--max-slowdown {} is not a percentage of at least 0", pct));
+  if (!slowdown_budget_in_range(pct)) {
+    throw InputError(fmt::format("--max-slowdown {} is not {}", pct, kSlowdownBudgetWords));
   }
   const auto has = [](const Case& c) { return blocks_extra_from(c).has_slowdown; };
   if (std::none_of(record.cases.begin(), record.cases.end(), has)) {

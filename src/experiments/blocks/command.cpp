@@ -74,7 +74,7 @@ std::vector<Command> commands(CLI::App& app) {
       real(blocks.sub().add_option("--max-slowdown", *max_slowdown,
                                    "With --recommend: rules from the methods whose kernel "
                                    "slowdown (a run with --beside) is at most PCT percent"),
-           {0.0, 10000.0})
+           {0.0, 10000.0})  // a slowdown budget's range: base/slowdown_range.hpp
           ->type_name("PCT");
   blocks.keep_in_replay(max_slowdown_option);
   blocks.keep_in_replay(

@@ -20,6 +20,7 @@
 
 #include "base/batch_copy.hpp"
 #include "base/cuda_error_text.hpp"
+#include "base/slowdown_range.hpp"
 #include "transfer/blocks/block_kernels.hpp"
 #include "transfer/device_guard.hpp"
 
@@ -569,8 +570,11 @@ struct BlockCopier::Impl {
 
 BlockCopier::BlockCopier(const BlockCopierOptions& options) : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
-  if (options.max_slowdown_pct && !(*options.max_slowdown_pct >= 0)) {
-    throw bad("max_slowdown_pct must be a percentage of at least 0");
+  if (options.max_slowdown_pct && !slowdown_budget_in_range(*options.max_slowdown_pct)) {
+    std::ostringstream given;
+    given << *options.max_slowdown_pct;
+    throw bad("max_slowdown_pct must be " + std::string(kSlowdownBudgetWords) + ", not " +
+              given.str());
   }
   int device = options.device;
   if (device < 0) check(cudaGetDevice(&device), "cudaGetDevice");
