@@ -4,12 +4,14 @@
 // method (work queued before the call is seen by the copy, work queued after it sees the blocks);
 // the calibration measured, cached, read back, and measured again over a malformed or foreign
 // cache; copy() at shapes off the calibration's grid, with blocks of several sizes, and on the
-// legacy default stream; and rules from a --recommend file.
+// legacy default stream; rules from a --recommend file; and a slowdown budget out of its range
+// refused.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -391,6 +393,30 @@ TEST(GpuBlockCopier, ChosenMethodsMoveShapesOffTheGridMixedSizesAndOnTheLegacySt
     }
   }
   std::printf("%s\n", copier.stats().last->reason.c_str());
+}
+
+// A slowdown budget is 0 to 10,000% (base/slowdown_range.hpp): the copier refuses one outside,
+// NaN included, naming it, before it touches the device; one at either end is taken.
+TEST(GpuBlockCopier, ASlowdownBudgetOutsideItsRangeIsRefused) {
+  PINBENCH_REQUIRE_GPU();
+  for (const double budget : {-1.0, 10000.5, 1e308, std::nan("")}) {
+    BlockCopierOptions o = no_cache();
+    o.max_slowdown_pct = budget;
+    try {
+      BlockCopier refused(o);
+      ADD_FAILURE() << budget << " was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("max_slowdown_pct must be a slowdown budget in percent "
+                                           "from 0 to 10000"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  for (const double budget : {0.0, 10000.0}) {
+    BlockCopierOptions o = no_cache();
+    o.max_slowdown_pct = budget;
+    EXPECT_NO_THROW(BlockCopier taken(o)) << budget;
+  }
 }
 
 TEST(GpuBlockCopier, RulesFromARecommendFileDecideAndAnotherDevicesAreRefused) {
