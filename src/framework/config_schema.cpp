@@ -6,8 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "framework/sampling.hpp"
-
 namespace pinbench {
 namespace {
 
@@ -144,11 +142,6 @@ std::vector<ConfigField> joined(std::initializer_list<std::vector<ConfigField>> 
   std::vector<ConfigField> out;
   for (const std::vector<ConfigField>& l : lists) out.insert(out.end(), l.begin(), l.end());
   return out;
-}
-
-const std::vector<ConfigField>& sampling_fields() {
-  static const std::vector<ConfigField> fields = fields_of<StopRule>();
-  return fields;
 }
 
 }  // namespace pinbench

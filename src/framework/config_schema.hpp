@@ -150,10 +150,6 @@ void get_fields(const nlohmann::json& j, Struct& s) {
 // Concatenated lists, for an experiment whose config shares another's keys.
 std::vector<ConfigField> joined(std::initializer_list<std::vector<ConfigField>> lists);
 
-// The sampler's rules (StopRule's fields, framework/sampling.hpp), in the config of every
-// experiment that samples with it.
-const std::vector<ConfigField>& sampling_fields();
-
 // A list of a config's choices (memory kinds, directions, methods) as the names records carry:
 // each value's to_string.
 template <class T>

@@ -5,6 +5,11 @@
 
 namespace pinbench {
 
+const std::vector<ConfigField>& sampling_fields() {
+  static const std::vector<ConfigField> fields = fields_of<StopRule>();
+  return fields;
+}
+
 StopRule StopRule::fixed(int n) {
   StopRule r;
   r.max_spread = 0.0;

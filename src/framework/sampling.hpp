@@ -37,6 +37,10 @@ struct StopRule {
   void validate() const;
 };
 
+// The sampler's rules (StopRule's fields), in the config of every experiment that samples with
+// it.
+const std::vector<ConfigField>& sampling_fields();
+
 // Why a case's sampling stopped. kCount: a fixed count was reached; kGateFailed: a sample's bytes
 // were wrong, so there was nothing more worth timing.
 enum class StopReason { kContinue, kCount, kSpread, kTimeCap, kSampleCap, kGateFailed };

@@ -18,6 +18,7 @@
 #include "framework/experiment.hpp"
 #include "framework/json_fields.hpp"
 #include "framework/report_tables.hpp"
+#include "framework/sampling.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench::experiments::blocks {

@@ -6,6 +6,7 @@
 #include "experiments/check/pin_check.hpp"
 #include "experiments/check/report.hpp"
 #include "framework/host_pin_facts.hpp"
+#include "framework/sampling.hpp"
 
 namespace pinbench::experiments::check {
 namespace {

@@ -9,6 +9,7 @@
 #include "experiments/pipeline/text.hpp"
 #include "framework/experiment.hpp"
 #include "framework/render/text.hpp"
+#include "framework/sampling.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench::experiments::pipeline {

@@ -14,6 +14,7 @@
 #include "experiments/staged/text.hpp"
 #include "framework/experiment.hpp"
 #include "framework/render/text.hpp"
+#include "framework/sampling.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench::experiments::staged {

@@ -11,6 +11,7 @@
 #include "framework/experiment.hpp"
 #include "framework/render/text.hpp"
 #include "framework/report_tables.hpp"
+#include "framework/sampling.hpp"
 #include "framework/units.hpp"
 
 namespace pinbench::experiments::sweep {
