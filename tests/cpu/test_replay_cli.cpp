@@ -397,8 +397,9 @@ TEST(ReplayCli, SizeDefaultsInTheHelpPrintAsAUserTypesThem) {
     ASSERT_EQ(r.exit_code, 0);
     for (const std::string& entry : help_entries(r.out)) {
       const std::size_t at = entry.find("(default: ");
-      if (at != std::string::npos)
+      if (at != std::string::npos) {
         EXPECT_FALSE(std::regex_search(entry.substr(at), spaced)) << entry;
+      }
     }
   }
   const std::vector<std::array<std::string, 3>> shown = {

@@ -180,26 +180,26 @@ void build_staged_tune(const RunRecord& r, ReportModel& m) {
   const std::vector<TuneRow>& rows = section<TuneAnalysis>(m).rows;
   const std::vector<TuneChoice>& choices = section<TuneAnalysis>(m).choices;
   using Shape = std::tuple<std::uint64_t, int, int>;
-  using Column = std::pair<std::string, std::uint64_t>;  // (direction, bytes)
+  using ShapeColumn = std::pair<std::string, std::uint64_t>;  // (direction, bytes)
   // Each shape's rate in each column, the first row's where a record holds two: looked up, not
   // searched, so the heatmap costs its cells.
-  std::map<std::pair<Shape, Column>, std::optional<double>> rates;
+  std::map<std::pair<Shape, ShapeColumn>, std::optional<double>> rates;
   std::set<Shape> shape_set;
-  std::set<Column> column_set;
+  std::set<ShapeColumn> column_set;
   for (const TuneRow& row : rows) {
     const Shape shape{row.chunk_bytes, row.depth, row.threads};
-    const Column column{row.direction, row.bytes};
+    const ShapeColumn column{row.direction, row.bytes};
     shape_set.insert(shape);
     column_set.insert(column);
     rates.emplace(std::make_pair(shape, column), row.gb_per_s);
   }
   std::vector<Shape> shapes(shape_set.begin(), shape_set.end());
-  std::vector<Column> columns(column_set.begin(), column_set.end());
+  std::vector<ShapeColumn> columns(column_set.begin(), column_set.end());
   std::stable_sort(columns.begin(), columns.end(), [](const auto& x, const auto& y) {
     const int dx = x.first == "h2d" ? 0 : 1, dy = y.first == "h2d" ? 0 : 1;
     return std::tie(dx, x.second) < std::tie(dy, y.second);
   });
-  const auto rate_at = [&](const Shape& s, const Column& col) {
+  const auto rate_at = [&](const Shape& s, const ShapeColumn& col) {
     const auto it = rates.find({s, col});
     return it == rates.end() ? std::optional<double>() : it->second;
   };
